@@ -1,0 +1,32 @@
+/*
+ * kernels.h - the dense kernels the layer is made of (internal).
+ *
+ * Row-major float64 matrices. M, K, N are the usual matmul sizes: A is (M,K), B is (K,N) and the
+ * product is (M,N). Every kernel sums its K terms in increasing k order starting from 0.0 (or, when
+ * accumulating, starting from the value already in out), so results are identical run to run and
+ * between the native and the WebAssembly build.
+ */
+#ifndef MHA_KERNELS_H
+#define MHA_KERNELS_H
+
+#include <stddef.h>
+
+/* out (M,N) = a (M,K) @ b (K,N) */
+void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N);
+
+/* out (M,N) = a (M,K) @ b^T, with b stored as (N,K); accumulate != 0 adds to out instead */
+void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
+               int accumulate);
+
+/* out (M,N) = a^T @ b, with a stored as (K,M) and b as (K,N); accumulate != 0 adds to out */
+void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
+               int accumulate);
+
+/* att (T,T) = softmax of each row of scores (T,T); with causal != 0 the keys after the query
+ * (column > row) are masked: their weight is exactly 0. The max is subtracted before exp. */
+void softmax_rows(double *att, const double *scores, size_t T, int causal);
+
+/* dscores (T,T) from att (T,T) and datt (T,T): dscores = att * (datt - rowsum(datt * att)) */
+void softmax_backward_rows(double *dscores, const double *att, const double *datt, size_t T);
+
+#endif

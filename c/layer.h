@@ -1,0 +1,66 @@
+/*
+ * layer.h - the layer struct and the internal stages shared by mha.c and train.c (internal).
+ *
+ * B = batch, T = tokens, C = channels, h = heads, hs = C / h.
+ * One allocation holds the parameters, one the gradients, one the forward/backward cache. The
+ * cache grows to the largest B*T*C and B*h*T*T seen (never shrinks, never per call); the tensor
+ * pointers below are recomputed from it by cache_layout after every growth.
+ */
+#ifndef MHA_LAYER_H
+#define MHA_LAYER_H
+
+#include "mha.h"
+
+/* Internal forward stages, in order; forward_from(l, s) recomputes stage s and everything after. */
+enum {
+    STAGE_PROJ = 0,     /* Q, K, V = split_heads(X @ Wq), ... */
+    STAGE_ATT_QK,       /* scores = Q K^T / sqrt(hs), then att, headout */
+    STAGE_ATT_SCORES,   /* att = softmax(mask(scores)), then headout */
+    STAGE_HEADOUT,      /* headout = att @ V */
+    STAGE_MERGE,        /* concat = merge_heads(headout) */
+    STAGE_OUT           /* Y = concat @ Wo */
+};
+
+struct mha_layer {
+    int C, h, hs;
+    double *params;            /* (4,C,C): Wq, Wk, Wv, Wo */
+    double *grads;             /* (4,C,C): dWq, dWk, dWv, dWo */
+
+    double *cache;             /* one block: 16 (B,T,C) tensors + 4 (B,h,T,T) tensors */
+    size_t cap_btc, cap_bhtt;  /* capacity of the block, in elements per tensor */
+
+    int B, T, flags;           /* sizes of the last forward */
+    int have_forward, have_backward;
+    int gc_loss;               /* gradient check: loss kind prepared by mha_gradcheck_prepare */
+    int gc_ready;
+
+    /* views into cache, (B,T,C) unless noted */
+    double *X, *Q, *K, *V;     /* Q, K, V split: (B,h,T,hs) */
+    double *scores, *att;      /* (B,h,T,T) */
+    double *headout;           /* (B,h,T,hs) */
+    double *concat, *Y;
+    double *dY, *dconcat, *dheadout, *dV;   /* dheadout, dV: (B,h,T,hs) */
+    double *datt, *dscores;    /* (B,h,T,T) */
+    double *dQ, *dK;           /* (B,h,T,hs) */
+    double *dX;
+    double *work;              /* (B,T,C) scratch: X @ W before split, merged dQ/dK/dV */
+    double *aux;               /* (B,T,C) gradient check: G or target */
+};
+
+/* Make room for a forward of size (B,T); on failure the layer is unchanged. */
+int layer_reserve(mha_layer *l, int B, int T);
+
+/* Run the forward pass from stage `from` on the cache (sizes l->B, l->T, l->flags). */
+void forward_from(mha_layer *l, int from);
+
+/* One projection only: which = 0 (Q from Wq), 1 (K from Wk), 2 (V from Wv); no later stage. */
+void forward_project(mha_layer *l, int which);
+
+/* Backward of the cached forward with l->dY already filled: fills the intermediate gradients,
+ * adds to l->grads, writes l->dX. */
+void backward_core(mha_layer *l);
+
+/* Validates B, T and flags and the byte counts for a forward; MHA_OK or an error code. */
+int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags);
+
+#endif

@@ -1,0 +1,630 @@
+/*
+ * mha.c - the multi-head self-attention layer: create/free, weight init, split_heads/merge_heads,
+ * forward, backward, access to every tensor, and single-head attention for lesson 1.
+ *
+ * B = batch, T = tokens, C = channels, h = heads, hs = C / h. Row-major float64 throughout.
+ * Forward (lessons 2-3):  Q,K,V = split_heads(X @ Wq), ...        (B,h,T,hs)
+ *                         scores = Q K^T / sqrt(hs)                (B,h,T,T)
+ *                         att = softmax(mask(scores))              (B,h,T,T)
+ *                         headout = att @ V                        (B,h,T,hs)
+ *                         concat = merge_heads(headout)            (B,T,C)
+ *                         Y = concat @ Wo                          (B,T,C)
+ * Backward (lesson 4) walks the same lines in reverse; see backward_core.
+ */
+#include "mha.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "layer.h"
+#include "rng.h"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* messages */
+
+const char *mha_strerror(int code)
+{
+    switch (code) {
+    case MHA_OK: return "ok";
+    case MHA_ENULL: return "a required pointer argument is NULL";
+    case MHA_EDIM: return "sizes must be positive integers";
+    case MHA_EDIVISIBLE: return "C must be divisible by the number of heads";
+    case MHA_EOVERFLOW: return "sizes too large: the byte count overflows";
+    case MHA_ENOMEM: return "out of memory (nothing was changed)";
+    case MHA_ENOFORWARD: return "no forward pass has been run yet";
+    case MHA_ESEED: return "seed out of range (the legacy generator takes 0 ... 2^32-1)";
+    case MHA_ERNG: return "unknown random generator kind";
+    case MHA_EFLAGS: return "unknown flags";
+    case MHA_EVALUE: return "a real-valued argument is NaN, infinite or out of range";
+    case MHA_ETENSOR: return "unknown tensor id";
+    case MHA_ELOSS: return "unknown loss kind";
+    case MHA_ERANGE: return "index range outside the tensor";
+    case MHA_ENOBACKWARD: return "no backward pass has been run yet";
+    case MHA_EDIVERGED: return "training diverged: the loss is no longer finite (weights kept from the last finite step)";
+    default: return "unknown error code";
+    }
+}
+
+#define MHA_STR2(x) #x
+#define MHA_STR(x) MHA_STR2(x)
+
+const char *mha_version(void)
+{
+    return MHA_STR(MHA_VERSION_MAJOR) "." MHA_STR(MHA_VERSION_MINOR) "." MHA_STR(MHA_VERSION_PATCH);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* sizes with overflow checks */
+
+/* *out = a * b; returns 0 if it overflows size_t */
+static int mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+
+/* Element counts of the per-forward tensors: btc = B*T*C, bhtt = B*h*T*T, and the total bytes of
+ * the cache block (16 btc + 4 bhtt doubles). MHA_OK or MHA_EOVERFLOW. */
+static int cache_sizes(int B, int T, int C, int h, size_t *btc, size_t *bhtt, size_t *bytes)
+{
+    size_t bt, bh, bht, n_btc, n_bhtt, a, b, total;
+    if (!mul_size((size_t)B, (size_t)T, &bt) || !mul_size(bt, (size_t)C, &n_btc) ||
+        !mul_size((size_t)B, (size_t)h, &bh) || !mul_size(bh, (size_t)T, &bht) ||
+        !mul_size(bht, (size_t)T, &n_bhtt) || !mul_size(n_btc, 16, &a) ||
+        !mul_size(n_bhtt, 4, &b) || a > SIZE_MAX - b || !mul_size(a + b, sizeof(double), &total)) {
+        return MHA_EOVERFLOW;
+    }
+    *btc = n_btc;
+    *bhtt = n_bhtt;
+    *bytes = total;
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* create / free */
+
+int mha_create(int C, int h, mha_layer **out)
+{
+    if (!out) {
+        return MHA_ENULL;
+    }
+    *out = NULL;
+    if (C <= 0 || h <= 0) {
+        return MHA_EDIM;
+    }
+    if (C % h != 0) {
+        return MHA_EDIVISIBLE;
+    }
+    size_t cc, n, bytes;
+    if (!mul_size((size_t)C, (size_t)C, &cc) || !mul_size(cc, 4, &n) ||
+        !mul_size(n, sizeof(double), &bytes)) {
+        return MHA_EOVERFLOW;
+    }
+    mha_layer *l = calloc(1, sizeof *l);
+    if (!l) {
+        return MHA_ENOMEM;
+    }
+    l->params = calloc(n, sizeof(double));
+    l->grads = calloc(n, sizeof(double));
+    if (!l->params || !l->grads) {
+        free(l->params);
+        free(l->grads);
+        free(l);
+        return MHA_ENOMEM;
+    }
+    l->C = C;
+    l->h = h;
+    l->hs = C / h;
+    *out = l;
+    return MHA_OK;
+}
+
+void mha_free(mha_layer *l)
+{
+    if (!l) {
+        return;
+    }
+    free(l->params);
+    free(l->grads);
+    free(l->cache);
+    free(l);
+}
+
+int mha_layer_C(const mha_layer *l) { return l ? l->C : 0; }
+int mha_layer_heads(const mha_layer *l) { return l ? l->h : 0; }
+double *mha_params(mha_layer *l) { return l ? l->params : NULL; }
+double *mha_grads(mha_layer *l) { return l ? l->grads : NULL; }
+size_t mha_num_params(const mha_layer *l) { return l ? 4 * (size_t)l->C * (size_t)l->C : 0; }
+
+int mha_init_weights(mha_layer *l, uint32_t seed_lo, uint32_t seed_hi, int rng_kind, double scale)
+{
+    if (!l) {
+        return MHA_ENULL;
+    }
+    if (!isfinite(scale)) {
+        return MHA_EVALUE;
+    }
+    struct mha_rng rng;
+    int rc = rng_init(&rng, rng_kind, seed_lo, seed_hi);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    /* NumPy: W = rng.standard_normal((C, C)) * scale for Wq, Wk, Wv, Wo in turn; a (C,C) draw
+     * fills row-major, so the four matrices are simply the next 4*C*C values of the stream. */
+    const size_t n = mha_num_params(l);
+    for (size_t i = 0; i < n; i++) {
+        l->params[i] = rng_next_standard_normal(&rng) * scale;
+    }
+    memset(l->grads, 0, n * sizeof(double));
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the cache */
+
+/* Point every tensor at its slice of the cache block. */
+static void cache_layout(mha_layer *l)
+{
+    double *p = l->cache;
+    double **btc_tensors[] = {&l->X, &l->Q, &l->K, &l->V, &l->headout, &l->concat, &l->Y,
+                              &l->dY, &l->dconcat, &l->dheadout, &l->dV, &l->dQ, &l->dK,
+                              &l->dX, &l->work, &l->aux};
+    double **bhtt_tensors[] = {&l->scores, &l->att, &l->datt, &l->dscores};
+    for (size_t i = 0; i < sizeof btc_tensors / sizeof btc_tensors[0]; i++) {
+        *btc_tensors[i] = p;
+        p += l->cap_btc;
+    }
+    for (size_t i = 0; i < sizeof bhtt_tensors / sizeof bhtt_tensors[0]; i++) {
+        *bhtt_tensors[i] = p;
+        p += l->cap_bhtt;
+    }
+}
+
+int layer_reserve(mha_layer *l, int B, int T)
+{
+    size_t btc, bhtt, bytes;
+    int rc = cache_sizes(B, T, l->C, l->h, &btc, &bhtt, &bytes);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    if (l->cache && btc <= l->cap_btc && bhtt <= l->cap_bhtt) {
+        return MHA_OK;
+    }
+    /* grow each part to the larger of what we have and what is needed */
+    size_t new_btc = btc > l->cap_btc ? btc : l->cap_btc;
+    size_t new_bhtt = bhtt > l->cap_bhtt ? bhtt : l->cap_bhtt;
+    size_t a, b;
+    if (!mul_size(new_btc, 16, &a) || !mul_size(new_bhtt, 4, &b) || a > SIZE_MAX - b ||
+        !mul_size(a + b, sizeof(double), &bytes)) {
+        return MHA_EOVERFLOW;
+    }
+    double *block = malloc(bytes);
+    if (!block) {
+        return MHA_ENOMEM;   /* the old cache and everything in it stay as they were */
+    }
+    free(l->cache);
+    l->cache = block;
+    l->cap_btc = new_btc;
+    l->cap_bhtt = new_bhtt;
+    l->have_forward = 0;
+    l->have_backward = 0;
+    l->gc_ready = 0;
+    cache_layout(l);
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* split_heads / merge_heads (lesson 2) */
+
+/* x (B,T,C) -> out (B,h,T,hs): reshape to (B,T,h,hs), then swap the T and h axes */
+static void split_heads(double *out, const double *x, size_t B, size_t T, size_t C, size_t h)
+{
+    const size_t hs = C / h;
+    for (size_t b = 0; b < B; b++) {
+        for (size_t t = 0; t < T; t++) {
+            const double *x_bt = x + (b * T + t) * C;
+            for (size_t head = 0; head < h; head++) {
+                memcpy(out + ((b * h + head) * T + t) * hs, x_bt + head * hs, hs * sizeof(double));
+            }
+        }
+    }
+}
+
+/* x (B,h,T,hs) -> out (B,T,C): the exact inverse of split_heads */
+static void merge_heads(double *out, const double *x, size_t B, size_t T, size_t C, size_t h)
+{
+    const size_t hs = C / h;
+    for (size_t b = 0; b < B; b++) {
+        for (size_t t = 0; t < T; t++) {
+            double *out_bt = out + (b * T + t) * C;
+            for (size_t head = 0; head < h; head++) {
+                memcpy(out_bt + head * hs, x + ((b * h + head) * T + t) * hs, hs * sizeof(double));
+            }
+        }
+    }
+}
+
+static int check_split_args(const double *x, int B, int T, int C, int h, const double *out)
+{
+    if (!x || !out) {
+        return MHA_ENULL;
+    }
+    if (B <= 0 || T <= 0 || C <= 0 || h <= 0) {
+        return MHA_EDIM;
+    }
+    if (C % h != 0) {
+        return MHA_EDIVISIBLE;
+    }
+    size_t btc, bhtt, bytes;
+    return cache_sizes(B, T, C, 1, &btc, &bhtt, &bytes);
+}
+
+int mha_split_heads(const double *x, int B, int T, int C, int h, double *out)
+{
+    int rc = check_split_args(x, B, T, C, h, out);
+    if (rc == MHA_OK) {
+        split_heads(out, x, (size_t)B, (size_t)T, (size_t)C, (size_t)h);
+    }
+    return rc;
+}
+
+int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out)
+{
+    int rc = check_split_args(x, B, T, C, h, out);
+    if (rc == MHA_OK) {
+        merge_heads(out, x, (size_t)B, (size_t)T, (size_t)C, (size_t)h);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* forward (lesson 3) */
+
+/* scores (T,T) = q (T,hs) k^T / sqrt(hs) for one (batch, head) */
+static void attention_scores(double *scores, const double *q, const double *k, size_t T, size_t hs)
+{
+    const double root = sqrt((double)hs);
+    matmul_nt(scores, q, k, T, hs, T, 0);
+    for (size_t i = 0; i < T * T; i++) {
+        scores[i] /= root;
+    }
+}
+
+void forward_project(mha_layer *l, int which)
+{
+    /* Q = split_heads(X @ Wq): (B,T,C) @ (C,C) -> (B,T,C) -> (B,h,T,hs); which = 1, 2: K, V */
+    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
+    double *dst = which == 0 ? l->Q : which == 1 ? l->K : l->V;
+    matmul_nn(l->work, l->X, l->params + (size_t)which * C * C, B * T, C, C);
+    split_heads(dst, l->work, B, T, C, h);
+}
+
+void forward_from(mha_layer *l, int from)
+{
+    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
+    const size_t hs = (size_t)l->hs, BT = B * T;
+    const double *Wo = l->params + 3 * C * C;
+    const int causal = (l->flags & MHA_CAUSAL) != 0;
+
+    if (from <= STAGE_PROJ) {
+        forward_project(l, 0);
+        forward_project(l, 1);
+        forward_project(l, 2);
+    }
+    for (size_t bh = 0; bh < B * h; bh++) {
+        const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
+        const double *v_bh = l->V + bh * T * hs;
+        double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
+        double *headout_bh = l->headout + bh * T * hs;
+        if (from <= STAGE_ATT_QK) {
+            attention_scores(scores_bh, q_bh, k_bh, T, hs);        /* (T,T) */
+        }
+        if (from <= STAGE_ATT_SCORES) {
+            softmax_rows(att_bh, scores_bh, T, causal);            /* (T,T), rows sum to 1 */
+        }
+        if (from <= STAGE_HEADOUT) {
+            matmul_nn(headout_bh, att_bh, v_bh, T, T, hs);         /* (T,T) @ (T,hs) */
+        }
+    }
+    if (from <= STAGE_MERGE) {
+        merge_heads(l->concat, l->headout, B, T, C, h);            /* (B,h,T,hs) -> (B,T,C) */
+    }
+    matmul_nn(l->Y, l->concat, Wo, BT, C, C);                      /* (B,T,C) @ (C,C) */
+}
+
+int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags)
+{
+    if (!l || !X) {
+        return MHA_ENULL;
+    }
+    if (B <= 0 || T <= 0) {
+        return MHA_EDIM;
+    }
+    if (flags & ~MHA_CAUSAL) {
+        return MHA_EFLAGS;
+    }
+    size_t btc, bhtt, bytes;
+    return cache_sizes(B, T, l->C, l->h, &btc, &bhtt, &bytes);
+}
+
+int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *Y)
+{
+    int rc = check_forward_args(l, X, B, T, flags);
+    if (rc == MHA_OK) {
+        rc = layer_reserve(l, B, T);
+    }
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    const size_t btc = (size_t)B * (size_t)T * (size_t)l->C;
+    memmove(l->X, X, btc * sizeof(double));   /* X may be a view of the cache itself */
+    l->B = B;
+    l->T = T;
+    l->flags = flags;
+    forward_from(l, STAGE_PROJ);
+    l->have_forward = 1;
+    l->have_backward = 0;
+    l->gc_ready = 0;
+    if (Y) {
+        memmove(Y, l->Y, btc * sizeof(double));
+    }
+    return MHA_OK;
+}
+
+int mha_forward_from(mha_layer *l, int stage)
+{
+    if (!l) {
+        return MHA_ENULL;
+    }
+    int from;
+    switch (stage) {
+    case MHA_T_Q: case MHA_T_K: from = STAGE_ATT_QK; break;
+    case MHA_T_V: from = STAGE_HEADOUT; break;
+    case MHA_T_SCORES: from = STAGE_ATT_SCORES; break;
+    case MHA_T_ATT: from = STAGE_HEADOUT; break;
+    case MHA_T_HEADOUT: from = STAGE_MERGE; break;
+    case MHA_T_CONCAT: from = STAGE_OUT; break;
+    default: return MHA_ETENSOR;
+    }
+    if (!l->have_forward) {
+        return MHA_ENOFORWARD;
+    }
+    forward_from(l, from);
+    l->have_backward = 0;
+    l->gc_ready = 0;
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* backward (lesson 4) */
+
+void backward_core(mha_layer *l)
+{
+    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
+    const size_t hs = (size_t)l->hs, BT = B * T;
+    const double *Wq = l->params, *Wk = Wq + C * C, *Wv = Wk + C * C, *Wo = Wv + C * C;
+    double *dWq = l->grads, *dWk = dWq + C * C, *dWv = dWk + C * C, *dWo = dWv + C * C;
+    const double root = sqrt((double)hs);
+
+    /* forward: Y = concat @ Wo  =>  dWo += concat^T dY,  dconcat = dY @ Wo^T */
+    matmul_tn(dWo, l->concat, l->dY, C, BT, C, 1);
+    matmul_nt(l->dconcat, l->dY, Wo, BT, C, C, 0);
+    /* forward: concat = merge_heads(headout)  =>  dheadout = split_heads(dconcat) */
+    split_heads(l->dheadout, l->dconcat, B, T, C, h);
+
+    for (size_t bh = 0; bh < B * h; bh++) {
+        const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
+        const double *v_bh = l->V + bh * T * hs, *att_bh = l->att + bh * T * T;
+        const double *dheadout_bh = l->dheadout + bh * T * hs;
+        double *dV_bh = l->dV + bh * T * hs, *datt_bh = l->datt + bh * T * T;
+        double *dscores_bh = l->dscores + bh * T * T;
+        double *dQ_bh = l->dQ + bh * T * hs, *dK_bh = l->dK + bh * T * hs;
+        /* forward: headout = att @ V  =>  dV = att^T dheadout,  datt = dheadout V^T */
+        matmul_tn(dV_bh, att_bh, dheadout_bh, T, T, hs, 0);
+        matmul_nt(datt_bh, dheadout_bh, v_bh, T, hs, T, 0);
+        /* forward: att = softmax(mask(scores))  =>  dscores = att * (datt - rowsum(datt*att)) */
+        softmax_backward_rows(dscores_bh, att_bh, datt_bh, T);
+        /* forward: scores = Q K^T / sqrt(hs)  =>  dQ = dscores K / sqrt(hs), dK = dscores^T Q / sqrt(hs) */
+        matmul_nn(dQ_bh, dscores_bh, k_bh, T, T, hs);
+        matmul_tn(dK_bh, dscores_bh, q_bh, T, T, hs, 0);
+        for (size_t i = 0; i < T * hs; i++) {
+            dQ_bh[i] /= root;
+            dK_bh[i] /= root;
+        }
+    }
+
+    /* forward: Q = split_heads(X @ Wq)  =>  merge dQ back to (B,T,C), dWq += X^T dQ, dX = dQ Wq^T;
+     * the same for K and V, with dX summing the three paths */
+    merge_heads(l->work, l->dQ, B, T, C, h);
+    matmul_tn(dWq, l->X, l->work, C, BT, C, 1);
+    matmul_nt(l->dX, l->work, Wq, BT, C, C, 0);
+    merge_heads(l->work, l->dK, B, T, C, h);
+    matmul_tn(dWk, l->X, l->work, C, BT, C, 1);
+    matmul_nt(l->dX, l->work, Wk, BT, C, C, 1);
+    merge_heads(l->work, l->dV, B, T, C, h);
+    matmul_tn(dWv, l->X, l->work, C, BT, C, 1);
+    matmul_nt(l->dX, l->work, Wv, BT, C, C, 1);
+}
+
+int mha_backward(mha_layer *l, const double *dY, double *dX)
+{
+    if (!l || !dY) {
+        return MHA_ENULL;
+    }
+    if (!l->have_forward) {
+        return MHA_ENOFORWARD;
+    }
+    const size_t btc = (size_t)l->B * (size_t)l->T * (size_t)l->C;
+    memmove(l->dY, dY, btc * sizeof(double));
+    backward_core(l);
+    l->have_backward = 1;
+    if (dX) {
+        memmove(dX, l->dX, btc * sizeof(double));
+    }
+    return MHA_OK;
+}
+
+int mha_zero_grad(mha_layer *l)
+{
+    if (!l) {
+        return MHA_ENULL;
+    }
+    memset(l->grads, 0, mha_num_params(l) * sizeof(double));
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* tensor access */
+
+/* Shape kinds of the tensors: 0 = (C,C), 1 = (B,T,C), 2 = (B,h,T,hs), 3 = (B,h,T,T) */
+static int tensor_kind(int id)
+{
+    switch (id) {
+    case MHA_T_WQ: case MHA_T_WK: case MHA_T_WV: case MHA_T_WO:
+    case MHA_T_DWQ: case MHA_T_DWK: case MHA_T_DWV: case MHA_T_DWO:
+        return 0;
+    case MHA_T_X: case MHA_T_CONCAT: case MHA_T_Y: case MHA_T_DY: case MHA_T_DCONCAT: case MHA_T_DX:
+        return 1;
+    case MHA_T_Q: case MHA_T_K: case MHA_T_V: case MHA_T_HEADOUT: case MHA_T_DHEADOUT:
+    case MHA_T_DV: case MHA_T_DQ: case MHA_T_DK:
+        return 2;
+    case MHA_T_SCORES: case MHA_T_ATT: case MHA_T_DATT: case MHA_T_DSCORES:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+const char *mha_tensor_name(int id)
+{
+    static const char *const names[MHA_T_COUNT] = {
+        "Wq", "Wk", "Wv", "Wo", "dWq", "dWk", "dWv", "dWo", "X", "Q", "K", "V", "scores", "att",
+        "headout", "concat", "Y", "dY", "dconcat", "dheadout", "dV", "datt", "dscores", "dQ", "dK",
+        "dX"};
+    return id >= 0 && id < MHA_T_COUNT ? names[id] : NULL;
+}
+
+static int is_backward_tensor(int id)
+{
+    return id >= MHA_T_DY && id <= MHA_T_DX;
+}
+
+int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
+{
+    if (!l || !rank || !dims) {
+        return MHA_ENULL;
+    }
+    const int kind = tensor_kind(id);
+    if (kind < 0) {
+        return MHA_ETENSOR;
+    }
+    if (kind > 0 && !l->have_forward) {
+        return MHA_ENOFORWARD;
+    }
+    switch (kind) {
+    case 0: *rank = 2; dims[0] = l->C; dims[1] = l->C; break;
+    case 1: *rank = 3; dims[0] = l->B; dims[1] = l->T; dims[2] = l->C; break;
+    case 2: *rank = 4; dims[0] = l->B; dims[1] = l->h; dims[2] = l->T; dims[3] = l->hs; break;
+    default: *rank = 4; dims[0] = l->B; dims[1] = l->h; dims[2] = l->T; dims[3] = l->T; break;
+    }
+    return MHA_OK;
+}
+
+double *mha_tensor(mha_layer *l, int id, size_t *len)
+{
+    if (len) {
+        *len = 0;
+    }
+    if (!l) {
+        return NULL;
+    }
+    const int kind = tensor_kind(id);
+    if (kind < 0 || (kind > 0 && !l->have_forward) || (is_backward_tensor(id) && !l->have_backward)) {
+        return NULL;
+    }
+    const size_t C = (size_t)l->C, CC = C * C;
+    const size_t btc = (size_t)l->B * (size_t)l->T * C;
+    const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
+    double *p = NULL;
+    switch (id) {
+    case MHA_T_WQ: case MHA_T_WK: case MHA_T_WV: case MHA_T_WO:
+        p = l->params + (size_t)(id - MHA_T_WQ) * CC; break;
+    case MHA_T_DWQ: case MHA_T_DWK: case MHA_T_DWV: case MHA_T_DWO:
+        p = l->grads + (size_t)(id - MHA_T_DWQ) * CC; break;
+    case MHA_T_X: p = l->X; break;
+    case MHA_T_Q: p = l->Q; break;
+    case MHA_T_K: p = l->K; break;
+    case MHA_T_V: p = l->V; break;
+    case MHA_T_SCORES: p = l->scores; break;
+    case MHA_T_ATT: p = l->att; break;
+    case MHA_T_HEADOUT: p = l->headout; break;
+    case MHA_T_CONCAT: p = l->concat; break;
+    case MHA_T_Y: p = l->Y; break;
+    case MHA_T_DY: p = l->dY; break;
+    case MHA_T_DCONCAT: p = l->dconcat; break;
+    case MHA_T_DHEADOUT: p = l->dheadout; break;
+    case MHA_T_DV: p = l->dV; break;
+    case MHA_T_DATT: p = l->datt; break;
+    case MHA_T_DSCORES: p = l->dscores; break;
+    case MHA_T_DQ: p = l->dQ; break;
+    case MHA_T_DK: p = l->dK; break;
+    case MHA_T_DX: p = l->dX; break;
+    default: return NULL;
+    }
+    if (len) {
+        *len = kind == 0 ? CC : kind == 3 ? bhtt : btc;
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* single-head attention (lesson 1) */
+
+int mha_single_head(const double *X, int B, int T, int C, int hs, const double *Wq,
+                    const double *Wk, const double *Wv, int flags, double *att, double *out)
+{
+    if (!X || !Wq || !Wk || !Wv) {
+        return MHA_ENULL;
+    }
+    if (B <= 0 || T <= 0 || C <= 0 || hs <= 0) {
+        return MHA_EDIM;
+    }
+    if (flags & ~MHA_CAUSAL) {
+        return MHA_EFLAGS;
+    }
+    /* temporaries: q, k, v (B,T,hs) and att (B,T,T) */
+    size_t bt, bths, btt, btc, n, bytes, tmp;
+    if (!mul_size((size_t)B, (size_t)T, &bt) || !mul_size(bt, (size_t)hs, &bths) ||
+        !mul_size(bt, (size_t)T, &btt) || !mul_size(bt, (size_t)C, &btc) ||
+        !mul_size(bths, 3, &n) || n > SIZE_MAX - btt || !mul_size(n + btt, sizeof(double), &bytes) ||
+        !mul_size((size_t)C, (size_t)hs, &tmp) || !mul_size(btc, sizeof(double), &tmp)) {
+        return MHA_EOVERFLOW;
+    }
+    double *q = malloc(bytes);
+    if (!q) {
+        return MHA_ENOMEM;
+    }
+    double *k = q + bths, *v = k + bths, *a = v + bths;
+    const size_t Ts = (size_t)T, HS = (size_t)hs, Cs = (size_t)C;
+    matmul_nn(q, X, Wq, bt, Cs, HS);   /* (B*T,C) @ (C,hs) */
+    matmul_nn(k, X, Wk, bt, Cs, HS);
+    matmul_nn(v, X, Wv, bt, Cs, HS);
+    for (size_t b = 0; b < (size_t)B; b++) {
+        double *a_b = a + b * Ts * Ts;
+        attention_scores(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS);
+        softmax_rows(a_b, a_b, Ts, flags & MHA_CAUSAL);
+        if (out) {
+            matmul_nn(out + b * Ts * HS, a_b, v + b * Ts * HS, Ts, Ts, HS);
+        }
+    }
+    if (att) {
+        memcpy(att, a, btt * sizeof(double));
+    }
+    free(q);
+    return MHA_OK;
+}

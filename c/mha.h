@@ -1,0 +1,278 @@
+/*
+ * mha.h - multi-head self-attention in float64, the public C API of mha-wasm.
+ *
+ * This is the only header a caller needs. The same code builds natively (gcc/clang, C11) and to
+ * WebAssembly (emcc, standalone module); every function below is a wasm export of the same name.
+ *
+ * Conventions (the course's):
+ *   B = batch size, T = tokens (sequence length), C = channels (model width), h = heads, hs = C / h.
+ *   All arrays are row-major float64. X is (B,T,C). Weights Wq, Wk, Wv, Wo are (C,C) and used as
+ *   Y = X @ W (no bias). Q, K, V are (B,T,C), split into heads as (B,h,T,hs). scores and att are
+ *   (B,h,T,T): scores = Q K^T / sqrt(hs) (before the mask), att = softmax over the last axis of the
+ *   masked scores. headout is (B,h,T,hs), merged to concat (B,T,C); Y = concat @ Wo.
+ *
+ * Errors: every function that can fail returns MHA_OK (0) or a negative MHA_E* code; mha_strerror()
+ * gives its message. The library never aborts, exits, prints or asserts. On error nothing the caller
+ * owns is modified, and a layer stays usable with everything it had already computed.
+ *
+ * Ownership: a layer owns its weights, gradients and forward/backward cache. Pointers returned by
+ * mha_params, mha_grads and mha_tensor stay valid until the next mha_forward that grows the cache
+ * (a larger B*T than any seen before) or mha_free. Arrays passed in (X, dY, target, ...) stay the
+ * caller's; the library copies what it needs to keep.
+ */
+#ifndef MHA_H
+#define MHA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MHA_VERSION_MAJOR 0
+#define MHA_VERSION_MINOR 1
+#define MHA_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------- */
+/* status codes */
+
+enum {
+    MHA_OK = 0,
+    MHA_ENULL = -1,        /* a required pointer argument is NULL */
+    MHA_EDIM = -2,         /* a size (C, h, B, T, n, steps) is zero or negative */
+    MHA_EDIVISIBLE = -3,   /* C is not divisible by h */
+    MHA_EOVERFLOW = -4,    /* the sizes are too large: a byte count would overflow */
+    MHA_ENOMEM = -5,       /* out of memory (the layer is unchanged and still usable) */
+    MHA_ENOFORWARD = -6,   /* backward or a cached tensor was asked for before any forward */
+    MHA_ESEED = -7,        /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
+    MHA_ERNG = -8,         /* unknown random generator kind */
+    MHA_EFLAGS = -9,       /* unknown bits in flags */
+    MHA_EVALUE = -10,      /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */
+    MHA_ETENSOR = -11,     /* unknown tensor id */
+    MHA_ELOSS = -12,       /* unknown loss kind */
+    MHA_ERANGE = -13,      /* an index range lies outside the tensor */
+    MHA_ENOBACKWARD = -14, /* a gradient of an intermediate was asked for before any backward */
+    MHA_EDIVERGED = -15    /* training stopped: the loss is no longer finite (weights kept) */
+};
+
+/* The message for a status code (a static string; never NULL, "unknown error code" if unknown). */
+const char *mha_strerror(int code);
+
+/* The library version as "MAJOR.MINOR.PATCH" (a static string). */
+const char *mha_version(void);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* random streams identical to NumPy's (see README: "Random numbers") */
+
+enum {
+    MHA_RNG_DEFAULT = 0,   /* np.random.default_rng(seed): SeedSequence + PCG64, ziggurat normals */
+    MHA_RNG_LEGACY = 1     /* np.random.seed(seed); np.random.randn: MT19937, polar Box-Muller */
+};
+
+typedef struct mha_rng mha_rng;
+
+/* Creates a generator seeded like NumPy. The seed is the non-negative integer seed_hi*2^32+seed_lo.
+ * Legacy seeds must be < 2^32 (seed_hi == 0), as NumPy requires. Errors: MHA_ENULL, MHA_ERNG,
+ * MHA_ESEED, MHA_ENOMEM. The caller frees *out with mha_rng_free. */
+int mha_rng_create(int kind, uint32_t seed_lo, uint32_t seed_hi, mha_rng **out);
+void mha_rng_free(mha_rng *rng);
+
+/* Fill out[0..n-1] with the next n values of the stream, exactly as NumPy would return them:
+ *   standard_normal: default_rng: rng.standard_normal(n);  legacy: np.random.randn(n)
+ *   random:          default_rng: rng.random(n);           legacy: np.random.rand(n)
+ *   normal:          loc + scale * z for each standard normal z (rng.normal / np.random.normal)
+ * Errors: MHA_ENULL (rng, or out with n > 0), MHA_EVALUE (loc/scale not finite, normal only). */
+int mha_rng_standard_normal(mha_rng *rng, double *out, size_t n);
+int mha_rng_random(mha_rng *rng, double *out, size_t n);
+int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the layer */
+
+typedef struct mha_layer mha_layer;
+
+enum { MHA_CAUSAL = 1 };   /* flags: mask keys after the query (attention exactly 0 above the diagonal) */
+
+/* Creates a layer of width C with h heads; weights are zero until mha_init_weights.
+ * Errors: MHA_ENULL (out), MHA_EDIM (C <= 0 or h <= 0), MHA_EDIVISIBLE (C % h != 0),
+ * MHA_EOVERFLOW, MHA_ENOMEM. On error *out is set to NULL. Free with mha_free. */
+int mha_create(int C, int h, mha_layer **out);
+void mha_free(mha_layer *layer);                  /* NULL is allowed */
+int mha_layer_C(const mha_layer *layer);          /* 0 for NULL */
+int mha_layer_heads(const mha_layer *layer);      /* 0 for NULL */
+
+/* Weights from a NumPy stream: W = scale * standard_normal((C, C)), drawn in the order
+ * Wq, Wk, Wv, Wo from one generator, i.e. in NumPy:
+ *   rng = np.random.default_rng(seed)            (or np.random.seed(seed) for MHA_RNG_LEGACY)
+ *   Wq = rng.standard_normal((C, C)) * scale; Wk = ...; Wv = ...; Wo = ...
+ * Gradients are zeroed. Errors: MHA_ENULL, MHA_ERNG, MHA_ESEED, MHA_EVALUE (scale not finite). */
+int mha_init_weights(mha_layer *layer, uint32_t seed_lo, uint32_t seed_hi, int rng_kind, double scale);
+
+/* The parameter buffer [Wq | Wk | Wv | Wo], 4*C*C doubles, and the gradient buffer of the same
+ * layout. Owned by the layer, writable, valid until mha_free. NULL for a NULL layer. */
+double *mha_params(mha_layer *layer);
+double *mha_grads(mha_layer *layer);
+size_t mha_num_params(const mha_layer *layer);   /* 4*C*C */
+
+/* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout and concat for
+ * backward and for mha_tensor. flags: 0 or MHA_CAUSAL. Y may be NULL (read MHA_T_Y instead).
+ * Errors: MHA_ENULL (layer, X), MHA_EDIM (B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
+int mha_forward(mha_layer *layer, const double *X, int B, int T, int flags, double *Y);
+
+/* Backward pass of the last forward, in the order of the course's lesson 4: dWo, dconcat,
+ * dheadout, dV, datt, dscores, dQ, dK, merge, dWq, dWk, dWv, dX. dY and dX are (B,T,C) of the last
+ * forward's B and T. dWq ... dWo are ADDED to the gradient buffer (call mha_zero_grad first);
+ * the intermediate gradients are kept for mha_tensor. dX may be NULL.
+ * Errors: MHA_ENULL (layer, dY), MHA_ENOFORWARD. */
+int mha_backward(mha_layer *layer, const double *dY, double *dX);
+int mha_zero_grad(mha_layer *layer);
+
+/* Recompute everything downstream of one cached intermediate after the caller edited it in place
+ * (through mha_tensor): stage is one of MHA_T_Q, MHA_T_K, MHA_T_V (then scores, att, headout,
+ * concat, Y are recomputed), MHA_T_SCORES, MHA_T_ATT, MHA_T_HEADOUT or MHA_T_CONCAT. Used by the
+ * gradient check of intermediates and by the page's "perturb one head" view.
+ * Errors: MHA_ENULL, MHA_ENOFORWARD, MHA_ETENSOR. */
+int mha_forward_from(mha_layer *layer, int stage);
+
+/* Tensors readable (and writable) through mha_tensor. The shape of each is given by
+ * mha_tensor_shape; the sizes of cached ones follow the last forward's B and T. */
+enum {
+    MHA_T_WQ = 0, MHA_T_WK, MHA_T_WV, MHA_T_WO,          /* (C,C) weights */
+    MHA_T_DWQ, MHA_T_DWK, MHA_T_DWV, MHA_T_DWO,          /* (C,C) their gradients */
+    MHA_T_X,                                              /* (B,T,C)    copy of the forward input */
+    MHA_T_Q, MHA_T_K, MHA_T_V,                            /* (B,h,T,hs) split heads */
+    MHA_T_SCORES,                                         /* (B,h,T,T)  Q K^T / sqrt(hs), unmasked */
+    MHA_T_ATT,                                            /* (B,h,T,T)  softmax rows (masked) */
+    MHA_T_HEADOUT,                                        /* (B,h,T,hs) att @ V */
+    MHA_T_CONCAT,                                         /* (B,T,C)    merge_heads(headout) */
+    MHA_T_Y,                                              /* (B,T,C)    concat @ Wo */
+    MHA_T_DY,                                             /* (B,T,C)    copy of backward's dY */
+    MHA_T_DCONCAT,                                        /* (B,T,C) */
+    MHA_T_DHEADOUT,                                       /* (B,h,T,hs) */
+    MHA_T_DV,                                             /* (B,h,T,hs) */
+    MHA_T_DATT,                                           /* (B,h,T,T) */
+    MHA_T_DSCORES,                                        /* (B,h,T,T) */
+    MHA_T_DQ, MHA_T_DK,                                   /* (B,h,T,hs) */
+    MHA_T_DX,                                             /* (B,T,C) */
+    MHA_T_COUNT
+};
+
+/* Pointer to tensor `id` (owned by the layer) and its element count in *len (len may be NULL).
+ * Returns NULL with *len = 0 if the id is unknown or the tensor does not exist yet (cache tensors
+ * before the first forward, gradients of intermediates before the first backward). */
+double *mha_tensor(mha_layer *layer, int id, size_t *len);
+
+/* The name of tensor `id` as the course writes it ("Wq", "scores", "dscores", ...), or NULL if
+ * the id is unknown. */
+const char *mha_tensor_name(int id);
+
+/* The shape of tensor `id`: writes its rank (2, 3 or 4) to *rank and dims to dims[0..rank-1].
+ * Errors: MHA_ENULL, MHA_ETENSOR, MHA_ENOFORWARD (a cached tensor before any forward). */
+int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[4]);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* loss, optimiser, training */
+
+/* Mean squared error over n elements: *loss = mean((Y - target)^2); dY (may be NULL) receives
+ * dloss/dY = 2 (Y - target) / n. Errors: MHA_ENULL, MHA_EDIM (n == 0). */
+int mha_mse_loss(const double *Y, const double *target, size_t n, double *loss, double *dY);
+
+/* params -= lr * grads. Errors: MHA_ENULL, MHA_EVALUE (lr not finite). */
+int mha_sgd_step(mha_layer *layer, double lr);
+
+/* `steps` steps of gradient descent on the MSE loss between forward(X) and target (both (B,T,C)).
+ * Each step: zero_grad, forward, loss, backward, sgd_step. losses[s] is the loss before step s
+ * (losses has `steps` entries and may be NULL). X and target must be finite (MHA_EVALUE otherwise:
+ * a NaN would silently destroy the weights). If the loss stops being finite (lr far too large),
+ * training stops before that step's update and returns MHA_EDIVERGED; the weights are those of
+ * the last finite step and the remaining losses are NaN. Other errors: as mha_forward, plus
+ * MHA_EDIM (steps < 0) and MHA_EVALUE (lr not finite). steps == 0 only validates. */
+int mha_train(mha_layer *layer, const double *X, const double *target, int B, int T, int flags,
+              double lr, int steps, double *losses);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* gradient check (float64 central finite differences) */
+
+enum {
+    MHA_LOSS_DOT = 0,      /* L = sum(G * Y), aux = G (B,T,C): dL/dY = G */
+    MHA_LOSS_MSE = 1       /* L = mean((Y - aux)^2), aux = target (B,T,C) */
+};
+
+/* Checked tensors, in this order. The first five are the layer's inputs; the rest are
+ * intermediates, perturbed in the cache and propagated forward from there. */
+enum {
+    MHA_CHECK_WQ = 0, MHA_CHECK_WK, MHA_CHECK_WV, MHA_CHECK_WO, MHA_CHECK_X,
+    MHA_CHECK_Q, MHA_CHECK_K, MHA_CHECK_V, MHA_CHECK_SCORES, MHA_CHECK_ATT,
+    MHA_CHECK_HEADOUT, MHA_CHECK_CONCAT,
+    MHA_CHECK_COUNT
+};
+
+/* The name of checked tensor `which` ("Wq", ..., "X", "Q", ..., "concat"), or NULL. */
+const char *mha_check_name(int which);
+
+/* Relative errors are |a - n| / max(|a|, |n|, MHA_GRADCHECK_TINY) */
+#define MHA_GRADCHECK_TINY 1e-12
+/* The default step of the finite differences */
+#define MHA_GRADCHECK_EPS 1e-3
+
+/* One row of the gradient-check table. All fields are doubles, so a report is a flat
+ * Float64Array of MHA_CHECK_COUNT * 8 values in JS. A non-finite gradient counts as an infinite
+ * error. */
+typedef struct {
+    double size;         /* elements in the tensor */
+    double checked;      /* elements compared */
+    double max_abs;      /* max |analytic - numeric| */
+    double max_rel;      /* max relative error */
+    double worst;        /* index of the element with the largest relative error (-1: none) */
+    double analytic;     /* analytic gradient at `worst` */
+    double numeric;      /* numeric gradient at `worst` */
+    double mean_rel;     /* mean relative error over the checked elements */
+} mha_check_row;
+
+/* Compares the analytic gradient of the loss with float64 central differences, the five-point
+ * stencil (8 (L(x+eps) - L(x-eps)) - (L(x+2eps) - L(x-2eps))) / (12 eps), whose error is O(eps^4):
+ * with eps = MHA_GRADCHECK_EPS the rounding in L stays far below even small gradients. The loss
+ * is summed with compensation. It checks the entries of every checked tensor:
+ * all of them (samples == 0) or `samples` entries spread evenly over each tensor (sampled mode,
+ * for large sizes). report has MHA_CHECK_COUNT rows, indexed by MHA_CHECK_*. Afterwards the
+ * weights are exactly as before, the gradient buffer holds the analytic gradient of this loss
+ * (it is zeroed first), and the cache holds the unperturbed forward and backward.
+ * Errors: as mha_forward, plus MHA_ENULL (aux, report), MHA_ELOSS, MHA_EVALUE (eps not finite
+ * or <= 0), MHA_EDIM (samples < 0). */
+int mha_gradcheck(mha_layer *layer, const double *X, int B, int T, int flags, int loss_kind,
+                  const double *aux, double eps, int samples, mha_check_row *report);
+
+/* The same check in pieces, for callers that show progress (the page runs it in chunks):
+ * mha_gradcheck_prepare runs forward + backward for the loss (zeroing the gradient buffer first);
+ * then each mha_gradcheck_slice checks sample positions first ... first+count-1 of tensor `which`
+ * (out of `samples` positions, 0 = every entry) and merges them into *row, which the caller
+ * zeroes with worst = -1 before its first slice. Any mha_forward, mha_forward_from, mha_backward
+ * or mha_train in between cancels the preparation (MHA_ENOFORWARD).
+ * Errors: as mha_gradcheck, plus MHA_ERANGE (positions past the end), MHA_ETENSOR (which). */
+int mha_gradcheck_prepare(mha_layer *layer, const double *X, int B, int T, int flags,
+                          int loss_kind, const double *aux);
+int mha_gradcheck_slice(mha_layer *layer, int which, int samples, int first, int count,
+                        double eps, mha_check_row *row);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* building blocks of the lessons (no layer needed) */
+
+/* split_heads: x (B,T,C) -> out (B,h,T,hs); merge_heads: x (B,h,T,hs) -> out (B,T,C).
+ * Pure data movement, so merge_heads(split_heads(x)) == x exactly. x and out must not overlap.
+ * Errors: MHA_ENULL, MHA_EDIM, MHA_EDIVISIBLE, MHA_EOVERFLOW. */
+int mha_split_heads(const double *x, int B, int T, int C, int h, double *out);
+int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out);
+
+/* Single-head self-attention with its own projections (lesson 1): X (B,T,C), Wq/Wk/Wv (C,hs).
+ * att (B,T,T) = softmax(mask(X Wq (X Wk)^T / sqrt(hs))), out (B,T,hs) = att X Wv. Either output
+ * may be NULL. Uses a temporary allocation of 3*B*T*hs doubles.
+ * Errors: MHA_ENULL, MHA_EDIM, MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
+int mha_single_head(const double *X, int B, int T, int C, int hs, const double *Wq,
+                    const double *Wk, const double *Wv, int flags, double *att, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MHA_H */

@@ -1,0 +1,367 @@
+/*
+ * train.c - MSE loss, SGD step, the training loop (lesson 5) and the finite-difference gradient
+ * check (lesson 4).
+ *
+ * B = batch, T = tokens, C = channels, h = heads, hs = C / h.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "layer.h"
+#include "mha.h"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* loss and optimiser */
+
+/* Neumaier-compensated running sum: the finite-difference check subtracts nearby losses, so the
+ * rounding of the sum itself must stay far below the differences being measured. */
+typedef struct {
+    double sum, comp;
+} csum;
+
+static void csum_add(csum *s, double term)
+{
+    const double t = s->sum + term;
+    s->comp += fabs(s->sum) >= fabs(term) ? (s->sum - t) + term : (term - t) + s->sum;
+    s->sum = t;
+}
+
+/* mean((Y - target)^2) over n elements */
+static double mse_value(const double *Y, const double *target, size_t n)
+{
+    csum s = {0.0, 0.0};
+    for (size_t i = 0; i < n; i++) {
+        const double d = Y[i] - target[i];
+        csum_add(&s, d * d);
+    }
+    return (s.sum + s.comp) / (double)n;
+}
+
+/* dY = dloss/dY = 2 (Y - target) / n */
+static void mse_grad(double *dY, const double *Y, const double *target, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        dY[i] = 2.0 * (Y[i] - target[i]) / (double)n;
+    }
+}
+
+int mha_mse_loss(const double *Y, const double *target, size_t n, double *loss, double *dY)
+{
+    if (!Y || !target || !loss) {
+        return MHA_ENULL;
+    }
+    if (n == 0) {
+        return MHA_EDIM;
+    }
+    const double value = mse_value(Y, target, n);
+    if (dY) {
+        mse_grad(dY, Y, target, n);
+    }
+    *loss = value;
+    return MHA_OK;
+}
+
+static void sgd_update(mha_layer *l, double lr)
+{
+    const size_t n = mha_num_params(l);
+    for (size_t i = 0; i < n; i++) {
+        l->params[i] -= lr * l->grads[i];
+    }
+}
+
+int mha_sgd_step(mha_layer *l, double lr)
+{
+    if (!l) {
+        return MHA_ENULL;
+    }
+    if (!isfinite(lr)) {
+        return MHA_EVALUE;
+    }
+    sgd_update(l, lr);
+    return MHA_OK;
+}
+
+static int all_finite(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Validate and set up a forward of (B,T) on X: reserve the cache, copy X, record the sizes. */
+static int begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
+{
+    int rc = check_forward_args(l, X, B, T, flags);
+    if (rc == MHA_OK) {
+        rc = layer_reserve(l, B, T);
+    }
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
+    l->B = B;
+    l->T = T;
+    l->flags = flags;
+    l->have_forward = 1;
+    l->have_backward = 0;
+    l->gc_ready = 0;
+    return MHA_OK;
+}
+
+int mha_train(mha_layer *l, const double *X, const double *target, int B, int T, int flags,
+              double lr, int steps, double *losses)
+{
+    int rc = check_forward_args(l, X, B, T, flags);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    if (!target) {
+        return MHA_ENULL;
+    }
+    if (steps < 0) {
+        return MHA_EDIM;
+    }
+    const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
+    if (!isfinite(lr) || !all_finite(X, n) || !all_finite(target, n)) {
+        return MHA_EVALUE;
+    }
+    if (steps == 0) {
+        return MHA_OK;
+    }
+    rc = begin_forward(l, X, B, T, flags);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    for (int s = 0; s < steps; s++) {
+        /* one step: zero_grad, forward, loss, backward, sgd_step */
+        memset(l->grads, 0, mha_num_params(l) * sizeof(double));
+        forward_from(l, STAGE_PROJ);
+        const double loss = mse_value(l->Y, target, n);
+        if (losses) {
+            losses[s] = loss;
+        }
+        if (!isfinite(loss)) {
+            for (int r = s + 1; losses && r < steps; r++) {
+                losses[r] = NAN;
+            }
+            return MHA_EDIVERGED;
+        }
+        mse_grad(l->dY, l->Y, target, n);
+        backward_core(l);
+        l->have_backward = 1;
+        sgd_update(l, lr);
+    }
+    /* the cache holds the forward/backward of the last step, before its update */
+    return MHA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* gradient check */
+
+const char *mha_check_name(int which)
+{
+    static const char *const names[MHA_CHECK_COUNT] = {
+        "Wq", "Wk", "Wv", "Wo", "X", "Q", "K", "V", "scores", "att", "headout", "concat"};
+    return which >= 0 && which < MHA_CHECK_COUNT ? names[which] : NULL;
+}
+
+/* The checked value (p) and its analytic gradient (g) for MHA_CHECK_* `which`, with the number
+ * of elements and the forward stage to rerun after changing one of them. */
+typedef struct {
+    double *p, *g;
+    size_t n;
+    int project;   /* -1, or which projection (0..2) to recompute before `from` */
+    int from;
+} check_target;
+
+static int check_target_of(mha_layer *l, int which, check_target *ct)
+{
+    const size_t C = (size_t)l->C, CC = C * C;
+    const size_t btc = (size_t)l->B * (size_t)l->T * C;
+    const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
+    ct->project = -1;
+    switch (which) {
+    case MHA_CHECK_WQ: case MHA_CHECK_WK: case MHA_CHECK_WV: case MHA_CHECK_WO: {
+        const size_t w = (size_t)(which - MHA_CHECK_WQ);
+        ct->p = l->params + w * CC;
+        ct->g = l->grads + w * CC;
+        ct->n = CC;
+        ct->project = which == MHA_CHECK_WO ? -1 : (int)w;
+        ct->from = which == MHA_CHECK_WO ? STAGE_OUT : which == MHA_CHECK_WV ? STAGE_HEADOUT
+                                                                              : STAGE_ATT_QK;
+        return MHA_OK;
+    }
+    case MHA_CHECK_X: ct->p = l->X; ct->g = l->dX; ct->n = btc; ct->from = STAGE_PROJ; break;
+    case MHA_CHECK_Q: ct->p = l->Q; ct->g = l->dQ; ct->n = btc; ct->from = STAGE_ATT_QK; break;
+    case MHA_CHECK_K: ct->p = l->K; ct->g = l->dK; ct->n = btc; ct->from = STAGE_ATT_QK; break;
+    case MHA_CHECK_V: ct->p = l->V; ct->g = l->dV; ct->n = btc; ct->from = STAGE_HEADOUT; break;
+    case MHA_CHECK_SCORES:
+        ct->p = l->scores; ct->g = l->dscores; ct->n = bhtt; ct->from = STAGE_ATT_SCORES; break;
+    case MHA_CHECK_ATT: ct->p = l->att; ct->g = l->datt; ct->n = bhtt; ct->from = STAGE_HEADOUT; break;
+    case MHA_CHECK_HEADOUT:
+        ct->p = l->headout; ct->g = l->dheadout; ct->n = btc; ct->from = STAGE_MERGE; break;
+    case MHA_CHECK_CONCAT:
+        ct->p = l->concat; ct->g = l->dconcat; ct->n = btc; ct->from = STAGE_OUT; break;
+    default:
+        return MHA_ETENSOR;
+    }
+    return MHA_OK;
+}
+
+/* The loss of the cached Y: sum(G * Y) or mean((Y - target)^2), with G / target in l->aux */
+static double check_loss(const mha_layer *l)
+{
+    const size_t n = (size_t)l->B * (size_t)l->T * (size_t)l->C;
+    if (l->gc_loss == MHA_LOSS_MSE) {
+        return mse_value(l->Y, l->aux, n);
+    }
+    csum s = {0.0, 0.0};
+    for (size_t i = 0; i < n; i++) {
+        csum_add(&s, l->aux[i] * l->Y[i]);
+    }
+    return s.sum + s.comp;
+}
+
+/* The loss with element i of the target set to x (the element is left at x) */
+static double loss_at(mha_layer *l, const check_target *ct, size_t i, double x)
+{
+    ct->p[i] = x;
+    if (ct->project >= 0) {
+        forward_project(l, ct->project);
+    }
+    forward_from(l, ct->from);
+    return check_loss(l);
+}
+
+int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags, int loss_kind,
+                          const double *aux)
+{
+    int rc = check_forward_args(l, X, B, T, flags);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    if (!aux) {
+        return MHA_ENULL;
+    }
+    if (loss_kind != MHA_LOSS_DOT && loss_kind != MHA_LOSS_MSE) {
+        return MHA_ELOSS;
+    }
+    rc = begin_forward(l, X, B, T, flags);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
+    memmove(l->aux, aux, n * sizeof(double));
+    l->gc_loss = loss_kind;
+    forward_from(l, STAGE_PROJ);
+    if (loss_kind == MHA_LOSS_MSE) {
+        mse_grad(l->dY, l->Y, l->aux, n);
+    } else {
+        memcpy(l->dY, l->aux, n * sizeof(double));
+    }
+    memset(l->grads, 0, mha_num_params(l) * sizeof(double));
+    backward_core(l);
+    l->have_backward = 1;
+    l->gc_ready = 1;
+    return MHA_OK;
+}
+
+int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int count, double eps,
+                        mha_check_row *row)
+{
+    if (!l || !row) {
+        return MHA_ENULL;
+    }
+    if (!l->gc_ready) {
+        return MHA_ENOFORWARD;
+    }
+    if (!isfinite(eps) || eps <= 0.0) {
+        return MHA_EVALUE;
+    }
+    if (samples < 0 || first < 0 || count < 0) {
+        return MHA_EDIM;
+    }
+    check_target ct;
+    int rc = check_target_of(l, which, &ct);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    /* sample position j checks element floor(j * n / samples); samples == 0 means every element */
+    const size_t positions = samples == 0 || (size_t)samples >= ct.n ? ct.n : (size_t)samples;
+    if ((size_t)first > positions || (size_t)count > positions - (size_t)first) {
+        return MHA_ERANGE;
+    }
+    row->size = (double)ct.n;
+    for (size_t j = (size_t)first; j < (size_t)first + (size_t)count; j++) {
+        const size_t i = positions == ct.n ? j : (size_t)floor((double)j * (double)ct.n / (double)positions);
+        const double x = ct.p[i];
+        /* five-point central stencil: L'(x) = (8 (L(x+e) - L(x-e)) - (L(x+2e) - L(x-2e))) / 12e,
+         * error O(e^4) instead of O(e^2), so e can be large enough that rounding in L stays far
+         * below the gradients being checked */
+        const double d2 = loss_at(l, &ct, i, x + 2.0 * eps) - loss_at(l, &ct, i, x - 2.0 * eps);
+        const double d1 = loss_at(l, &ct, i, x + eps) - loss_at(l, &ct, i, x - eps);
+        ct.p[i] = x;
+        const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
+        const double analytic = ct.g[i];
+        double abs_err = fabs(analytic - numeric);
+        double denom = fmax(fmax(fabs(analytic), fabs(numeric)), MHA_GRADCHECK_TINY);
+        double rel = abs_err / denom;
+        if (!isfinite(analytic) || !isfinite(numeric)) {
+            abs_err = rel = INFINITY;
+        }
+        if (row->worst < 0 || rel > row->max_rel) {
+            row->max_rel = rel;
+            row->worst = (double)i;
+            row->analytic = analytic;
+            row->numeric = numeric;
+        }
+        row->max_abs = fmax(row->max_abs, abs_err);
+        row->mean_rel = (row->mean_rel * row->checked + rel) / (row->checked + 1.0);
+        row->checked += 1.0;
+    }
+    /* put the cache back to the unperturbed forward (the same inputs give the same bits) */
+    if (ct.project >= 0) {
+        forward_project(l, ct.project);
+    }
+    forward_from(l, ct.from);
+    return MHA_OK;
+}
+
+int mha_gradcheck(mha_layer *l, const double *X, int B, int T, int flags, int loss_kind,
+                  const double *aux, double eps, int samples, mha_check_row *report)
+{
+    if (!report) {
+        return MHA_ENULL;
+    }
+    if (!isfinite(eps) || eps <= 0.0) {
+        return MHA_EVALUE;
+    }
+    if (samples < 0) {
+        return MHA_EDIM;
+    }
+    int rc = mha_gradcheck_prepare(l, X, B, T, flags, loss_kind, aux);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    for (int which = 0; which < MHA_CHECK_COUNT; which++) {
+        mha_check_row *row = &report[which];
+        memset(row, 0, sizeof *row);
+        row->worst = -1.0;
+        check_target ct;
+        check_target_of(l, which, &ct);
+        const size_t positions = samples == 0 || (size_t)samples >= ct.n ? ct.n : (size_t)samples;
+        const size_t chunk = 1u << 20;   /* slices take int counts */
+        for (size_t first = 0; first < positions && (size_t)first <= (size_t)INT_MAX; first += chunk) {
+            const size_t count = positions - first < chunk ? positions - first : chunk;
+            rc = mha_gradcheck_slice(l, which, samples, (int)first, (int)count, eps, row);
+            if (rc != MHA_OK) {
+                return rc;
+            }
+        }
+    }
+    return MHA_OK;
+}
