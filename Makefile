@@ -63,6 +63,7 @@ $(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_s
 	$(PYTHON) tests/reference/rng_streams.py $(BUILD)/reference
 	@touch $@
 
+test-c: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1
 test-c: $(addprefix $(BUILD)/san/,$(C_TESTS)) reference
 	$(BUILD)/san/test_npmath
 	$(BUILD)/san/test_rng $(BUILD)/reference

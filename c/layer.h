@@ -56,6 +56,17 @@ void forward_from(mha_layer *l, int from);
 /* One projection only: which = 0 (Q from Wq), 1 (K from Wk), 2 (V from Wv); no later stage. */
 void forward_project(mha_layer *l, int which);
 
+/* The forward from stage `from` (>= STAGE_ATT_QK) restricted to batches b0..b1-1 and heads
+ * h0..h1-1: attention and merge for those (batch, head) pairs, then the rows of Y of those
+ * batches. Gives the same bits as the full forward_from for the entries it writes. */
+void forward_part(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1);
+
+/* Recompute single entries of the projections with the same arithmetic as the full matmul:
+ * column j of Q/K/V (which = 0/1/2) for all (b,t); row (b,t) of Q, K and V; column j of Y. */
+void forward_project_column(mha_layer *l, int which, size_t j);
+void forward_project_row(mha_layer *l, size_t b, size_t t);
+void forward_output_column(mha_layer *l, size_t j);
+
 /* Backward of the cached forward with l->dY already filled: fills the intermediate gradients,
  * adds to l->grads, writes l->dX. */
 void backward_core(mha_layer *l);

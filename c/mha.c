@@ -304,37 +304,98 @@ void forward_project(mha_layer *l, int which)
     split_heads(dst, l->work, B, T, C, h);
 }
 
-void forward_from(mha_layer *l, int from)
+void forward_part(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1)
 {
-    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
-    const size_t hs = (size_t)l->hs, BT = B * T;
+    const size_t T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h, hs = (size_t)l->hs;
     const double *Wo = l->params + 3 * C * C;
     const int causal = (l->flags & MHA_CAUSAL) != 0;
 
+    for (size_t b = b0; b < b1; b++) {
+        for (size_t head = h0; head < h1; head++) {
+            const size_t bh = b * h + head;
+            const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
+            const double *v_bh = l->V + bh * T * hs;
+            double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
+            double *headout_bh = l->headout + bh * T * hs;
+            if (from <= STAGE_ATT_QK) {
+                attention_scores(scores_bh, q_bh, k_bh, T, hs);        /* (T,T) */
+            }
+            if (from <= STAGE_ATT_SCORES) {
+                softmax_rows(att_bh, scores_bh, T, causal);            /* (T,T), rows sum to 1 */
+            }
+            if (from <= STAGE_HEADOUT) {
+                matmul_nn(headout_bh, att_bh, v_bh, T, T, hs);         /* (T,T) @ (T,hs) */
+            }
+            if (from <= STAGE_MERGE) {
+                /* concat[b, t, head*hs : (head+1)*hs] = headout[b, head, t, :] */
+                for (size_t t = 0; t < T; t++) {
+                    memcpy(l->concat + (b * T + t) * C + head * hs, headout_bh + t * hs,
+                           hs * sizeof(double));
+                }
+            }
+        }
+    }
+    /* Y[b0:b1] = concat[b0:b1] @ Wo: (n,T,C) @ (C,C) */
+    matmul_nn(l->Y + b0 * T * C, l->concat + b0 * T * C, Wo, (b1 - b0) * T, C, C);
+}
+
+void forward_from(mha_layer *l, int from)
+{
     if (from <= STAGE_PROJ) {
         forward_project(l, 0);
         forward_project(l, 1);
         forward_project(l, 2);
     }
-    for (size_t bh = 0; bh < B * h; bh++) {
-        const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
-        const double *v_bh = l->V + bh * T * hs;
-        double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
-        double *headout_bh = l->headout + bh * T * hs;
-        if (from <= STAGE_ATT_QK) {
-            attention_scores(scores_bh, q_bh, k_bh, T, hs);        /* (T,T) */
-        }
-        if (from <= STAGE_ATT_SCORES) {
-            softmax_rows(att_bh, scores_bh, T, causal);            /* (T,T), rows sum to 1 */
-        }
-        if (from <= STAGE_HEADOUT) {
-            matmul_nn(headout_bh, att_bh, v_bh, T, T, hs);         /* (T,T) @ (T,hs) */
+    forward_part(l, from < STAGE_ATT_QK ? STAGE_ATT_QK : from, 0, (size_t)l->B, 0, (size_t)l->h);
+}
+
+void forward_project_column(mha_layer *l, int which, size_t j)
+{
+    /* column j of X @ W: for every (b,t), sum_c X[b,t,c] W[c,j], in the order matmul_nn uses,
+     * written to Q/K/V[b, j / hs, t, j % hs] */
+    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
+    const size_t hs = (size_t)l->hs, head = j / hs, d = j % hs;
+    const double *W = l->params + (size_t)which * C * C;
+    double *dst = which == 0 ? l->Q : which == 1 ? l->K : l->V;
+    for (size_t b = 0; b < B; b++) {
+        for (size_t t = 0; t < T; t++) {
+            const double *x_bt = l->X + (b * T + t) * C;
+            double s = 0.0;
+            for (size_t c = 0; c < C; c++) {
+                s += x_bt[c] * W[c * C + j];
+            }
+            dst[((b * h + head) * T + t) * hs + d] = s;
         }
     }
-    if (from <= STAGE_MERGE) {
-        merge_heads(l->concat, l->headout, B, T, C, h);            /* (B,h,T,hs) -> (B,T,C) */
+}
+
+void forward_project_row(mha_layer *l, size_t b, size_t t)
+{
+    /* row (b,t) of X @ Wq, X @ Wk, X @ Wv, split into the heads */
+    const size_t T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h, hs = (size_t)l->hs;
+    double *dsts[3] = {l->Q, l->K, l->V};
+    for (int which = 0; which < 3; which++) {
+        matmul_nn(l->work, l->X + (b * T + t) * C, l->params + (size_t)which * C * C, 1, C, C);
+        for (size_t head = 0; head < h; head++) {
+            memcpy(dsts[which] + ((b * h + head) * T + t) * hs, l->work + head * hs,
+                   hs * sizeof(double));
+        }
     }
-    matmul_nn(l->Y, l->concat, Wo, BT, C, C);                      /* (B,T,C) @ (C,C) */
+}
+
+void forward_output_column(mha_layer *l, size_t j)
+{
+    /* column j of Y = concat @ Wo, in the order matmul_nn uses */
+    const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C;
+    const double *Wo = l->params + 3 * C * C;
+    for (size_t bt = 0; bt < BT; bt++) {
+        const double *concat_bt = l->concat + bt * C;
+        double s = 0.0;
+        for (size_t c = 0; c < C; c++) {
+            s += concat_bt[c] * Wo[c * C + j];
+        }
+        l->Y[bt * C + j] = s;
+    }
 }
 
 int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags)

@@ -169,13 +169,11 @@ const char *mha_check_name(int which)
     return which >= 0 && which < MHA_CHECK_COUNT ? names[which] : NULL;
 }
 
-/* The checked value (p) and its analytic gradient (g) for MHA_CHECK_* `which`, with the number
- * of elements and the forward stage to rerun after changing one of them. */
+/* The checked tensor `which` (MHA_CHECK_*): its values p, its analytic gradient g, n elements */
 typedef struct {
+    int which;
     double *p, *g;
     size_t n;
-    int project;   /* -1, or which projection (0..2) to recompute before `from` */
-    int from;
 } check_target;
 
 static int check_target_of(mha_layer *l, int which, check_target *ct)
@@ -183,33 +181,68 @@ static int check_target_of(mha_layer *l, int which, check_target *ct)
     const size_t C = (size_t)l->C, CC = C * C;
     const size_t btc = (size_t)l->B * (size_t)l->T * C;
     const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
-    ct->project = -1;
+    ct->which = which;
     switch (which) {
     case MHA_CHECK_WQ: case MHA_CHECK_WK: case MHA_CHECK_WV: case MHA_CHECK_WO: {
         const size_t w = (size_t)(which - MHA_CHECK_WQ);
-        ct->p = l->params + w * CC;
-        ct->g = l->grads + w * CC;
-        ct->n = CC;
-        ct->project = which == MHA_CHECK_WO ? -1 : (int)w;
-        ct->from = which == MHA_CHECK_WO ? STAGE_OUT : which == MHA_CHECK_WV ? STAGE_HEADOUT
-                                                                              : STAGE_ATT_QK;
-        return MHA_OK;
+        ct->p = l->params + w * CC; ct->g = l->grads + w * CC; ct->n = CC;
+        break;
     }
-    case MHA_CHECK_X: ct->p = l->X; ct->g = l->dX; ct->n = btc; ct->from = STAGE_PROJ; break;
-    case MHA_CHECK_Q: ct->p = l->Q; ct->g = l->dQ; ct->n = btc; ct->from = STAGE_ATT_QK; break;
-    case MHA_CHECK_K: ct->p = l->K; ct->g = l->dK; ct->n = btc; ct->from = STAGE_ATT_QK; break;
-    case MHA_CHECK_V: ct->p = l->V; ct->g = l->dV; ct->n = btc; ct->from = STAGE_HEADOUT; break;
-    case MHA_CHECK_SCORES:
-        ct->p = l->scores; ct->g = l->dscores; ct->n = bhtt; ct->from = STAGE_ATT_SCORES; break;
-    case MHA_CHECK_ATT: ct->p = l->att; ct->g = l->datt; ct->n = bhtt; ct->from = STAGE_HEADOUT; break;
-    case MHA_CHECK_HEADOUT:
-        ct->p = l->headout; ct->g = l->dheadout; ct->n = btc; ct->from = STAGE_MERGE; break;
-    case MHA_CHECK_CONCAT:
-        ct->p = l->concat; ct->g = l->dconcat; ct->n = btc; ct->from = STAGE_OUT; break;
-    default:
-        return MHA_ETENSOR;
+    case MHA_CHECK_X: ct->p = l->X; ct->g = l->dX; ct->n = btc; break;
+    case MHA_CHECK_Q: ct->p = l->Q; ct->g = l->dQ; ct->n = btc; break;
+    case MHA_CHECK_K: ct->p = l->K; ct->g = l->dK; ct->n = btc; break;
+    case MHA_CHECK_V: ct->p = l->V; ct->g = l->dV; ct->n = btc; break;
+    case MHA_CHECK_SCORES: ct->p = l->scores; ct->g = l->dscores; ct->n = bhtt; break;
+    case MHA_CHECK_ATT: ct->p = l->att; ct->g = l->datt; ct->n = bhtt; break;
+    case MHA_CHECK_HEADOUT: ct->p = l->headout; ct->g = l->dheadout; ct->n = btc; break;
+    case MHA_CHECK_CONCAT: ct->p = l->concat; ct->g = l->dconcat; ct->n = btc; break;
+    default: return MHA_ETENSOR;
     }
     return MHA_OK;
+}
+
+/* After element i of the checked tensor changed, recompute exactly the part of the forward that
+ * depends on it (the same bits a full forward would give) */
+static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
+{
+    const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
+    const size_t hs = (size_t)l->hs;
+    switch (ct->which) {
+    case MHA_CHECK_WQ: case MHA_CHECK_WK: case MHA_CHECK_WV: {
+        /* W[c, j] feeds column j of Q/K/V, i.e. head j / hs of every batch item */
+        const size_t j = i % C, head = j / hs;
+        forward_project_column(l, ct->which - MHA_CHECK_WQ, j);
+        forward_part(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head, head + 1);
+        break;
+    }
+    case MHA_CHECK_WO:
+        forward_output_column(l, i % C);                      /* Wo[c, j] feeds column j of Y */
+        break;
+    case MHA_CHECK_X: {
+        const size_t b = i / (T * C), t = (i / C) % T;      /* X[b, t, :] feeds row t of Q, K, V */
+        forward_project_row(l, b, t);
+        forward_part(l, STAGE_ATT_QK, b, b + 1, 0, h);
+        break;
+    }
+    case MHA_CHECK_Q: case MHA_CHECK_K: case MHA_CHECK_V: case MHA_CHECK_HEADOUT: {
+        const size_t bh = i / (T * hs);                       /* (B,h,T,hs) layout */
+        const int from = ct->which == MHA_CHECK_V ? STAGE_HEADOUT
+                       : ct->which == MHA_CHECK_HEADOUT ? STAGE_MERGE : STAGE_ATT_QK;
+        forward_part(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        break;
+    }
+    case MHA_CHECK_SCORES: case MHA_CHECK_ATT: {
+        const size_t bh = i / (T * T);                        /* (B,h,T,T) layout */
+        const int from = ct->which == MHA_CHECK_SCORES ? STAGE_ATT_SCORES : STAGE_HEADOUT;
+        forward_part(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        break;
+    }
+    default: {                                                /* concat (B,T,C): rows of Y */
+        const size_t b = i / (T * C);
+        forward_part(l, STAGE_OUT, b, b + 1, 0, 0);
+        break;
+    }
+    }
 }
 
 /* The loss of the cached Y: sum(G * Y) or mean((Y - target)^2), with G / target in l->aux */
@@ -226,14 +259,11 @@ static double check_loss(const mha_layer *l)
     return s.sum + s.comp;
 }
 
-/* The loss with element i of the target set to x (the element is left at x) */
+/* The loss with element i of the checked tensor set to x (the element is left at x) */
 static double loss_at(mha_layer *l, const check_target *ct, size_t i, double x)
 {
     ct->p[i] = x;
-    if (ct->project >= 0) {
-        forward_project(l, ct->project);
-    }
-    forward_from(l, ct->from);
+    recompute_after(l, ct, i);
     return check_loss(l);
 }
 
@@ -305,6 +335,7 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
         const double d2 = loss_at(l, &ct, i, x + 2.0 * eps) - loss_at(l, &ct, i, x - 2.0 * eps);
         const double d1 = loss_at(l, &ct, i, x + eps) - loss_at(l, &ct, i, x - eps);
         ct.p[i] = x;
+        recompute_after(l, &ct, i);   /* the next element starts from the unperturbed forward */
         const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
         const double analytic = ct.g[i];
         double abs_err = fabs(analytic - numeric);
@@ -323,11 +354,6 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
         row->mean_rel = (row->mean_rel * row->checked + rel) / (row->checked + 1.0);
         row->checked += 1.0;
     }
-    /* put the cache back to the unperturbed forward (the same inputs give the same bits) */
-    if (ct.project >= 0) {
-        forward_project(l, ct.project);
-    }
-    forward_from(l, ct.from);
     return MHA_OK;
 }
 

@@ -1,0 +1,273 @@
+/*
+ * test_mha.c - native unit tests of the layer (c/mha.c, c/train.c, c/kernels.c), built together
+ * with the library under AddressSanitizer + UndefinedBehaviorSanitizer by `make test-c`.
+ * Exit status 0 only if every check passes. The NumPy cross-check and the course-size figures
+ * live in the Node suites (tests/NAME.test.mjs); here the point is memory safety of every path,
+ * the error contract, and small-size gradient checks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mha.h"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        checks++;                                                         \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+        }                                                                 \
+    } while (0)
+
+static double *normals(uint32_t seed, size_t n)
+{
+    mha_rng *r = NULL;
+    double *x = malloc(n * sizeof(double));
+    if (!x || mha_rng_create(MHA_RNG_DEFAULT, seed, 0, &r) != MHA_OK) {
+        printf("setup failed\n");
+        exit(2);
+    }
+    mha_rng_standard_normal(r, x, n);
+    mha_rng_free(r);
+    return x;
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        m = fmax(m, fabs(a[i] - b[i]));
+    }
+    return m;
+}
+
+static void test_create_errors(void)
+{
+    mha_layer *l = (mha_layer *)1;
+    CHECK(mha_create(0, 1, &l) == MHA_EDIM && l == NULL, "C = 0");
+    CHECK(mha_create(8, 0, &l) == MHA_EDIM, "h = 0");
+    CHECK(mha_create(-8, 2, &l) == MHA_EDIM, "C < 0");
+    CHECK(mha_create(6, 4, &l) == MHA_EDIVISIBLE, "6 %% 4");
+    CHECK(mha_create(8, 2, NULL) == MHA_ENULL, "NULL out");
+    mha_free(NULL);
+    CHECK(strcmp(mha_strerror(MHA_EDIVISIBLE), "C must be divisible by the number of heads") == 0, "message");
+    CHECK(strcmp(mha_strerror(12345), "unknown error code") == 0, "unknown code");
+    CHECK(strcmp(mha_version(), "0.1.0") == 0, "version %s", mha_version());
+    CHECK(mha_params(NULL) == NULL && mha_num_params(NULL) == 0, "NULL layer accessors");
+}
+
+static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flags)
+{
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, h, &l) == MHA_OK, "create %d %d", C, h);
+    CHECK(mha_init_weights(l, 42, 0, MHA_RNG_DEFAULT, 1.0 / sqrt((double)C)) == MHA_OK, "init");
+    const size_t n = (size_t)B * T * C;
+    double *X = normals(7, n), *G = normals(8, n), *Y = malloc(n * sizeof(double));
+    double *dX = malloc(n * sizeof(double));
+    size_t len = 0;
+    CHECK(mha_tensor(l, MHA_T_ATT, &len) == NULL && len == 0, "no att before forward");
+    CHECK(mha_backward(l, G, dX) == MHA_ENOFORWARD, "backward before forward");
+    CHECK(mha_forward(l, X, B, T, flags, Y) == MHA_OK, "forward");
+    const double *att = mha_tensor(l, MHA_T_ATT, &len);
+    CHECK(att && len == (size_t)B * h * T * T, "att len %zu", len);
+    double worst_row = 0.0;
+    for (size_t r = 0; att && r < (size_t)B * h * T; r++) {
+        double s = 0.0;
+        for (int j = 0; j < T; j++) {
+            s += att[r * T + j];
+            if ((flags & MHA_CAUSAL) && (size_t)j > r % (size_t)T) {
+                CHECK(att[r * T + j] == 0.0, "masked entry not 0");
+            }
+        }
+        worst_row = fmax(worst_row, fabs(s - 1.0));
+    }
+    CHECK(worst_row <= 1e-15, "row sums off by %g", worst_row);
+    CHECK(mha_tensor(l, MHA_T_DQ, &len) == NULL, "no dQ before backward");
+    CHECK(mha_zero_grad(l) == MHA_OK && mha_backward(l, G, dX) == MHA_OK, "backward");
+    CHECK(mha_tensor(l, MHA_T_DQ, &len) != NULL && len == n, "dQ after backward");
+    int rank = 0, dims[4] = {0};
+    CHECK(mha_tensor_shape(l, MHA_T_SCORES, &rank, dims) == MHA_OK && rank == 4 && dims[0] == B &&
+              dims[1] == h && dims[2] == T && dims[3] == T, "scores shape");
+
+    /* the gradient check, every entry, both losses */
+    mha_check_row rep[MHA_CHECK_COUNT];
+    for (int loss = MHA_LOSS_DOT; loss <= MHA_LOSS_MSE; loss++) {
+        CHECK(mha_gradcheck(l, X, B, T, flags, loss, G, MHA_GRADCHECK_EPS, 0, rep) == MHA_OK, "gradcheck");
+        for (int w = 0; w < MHA_CHECK_COUNT; w++) {
+            CHECK(rep[w].checked == rep[w].size, "%s checked %g of %g", mha_check_name(w),
+                  rep[w].checked, rep[w].size);
+            CHECK(rep[w].max_rel <= 1e-6, "C=%d h=%d B=%d T=%d flags=%d loss=%d %s max_rel %g",
+                  C, h, B, T, flags, loss, mha_check_name(w), rep[w].max_rel);
+        }
+    }
+    /* the check leaves the forward as it was: same Y bits */
+    const double *Yc = mha_tensor(l, MHA_T_Y, &len);
+    CHECK(Yc && memcmp(Yc, Y, n * sizeof(double)) == 0, "cache restored after gradcheck");
+
+    /* a sampled check covers exactly `samples` entries */
+    CHECK(mha_gradcheck(l, X, B, T, flags, MHA_LOSS_DOT, G, MHA_GRADCHECK_EPS, 5, rep) == MHA_OK, "sampled");
+    CHECK(rep[MHA_CHECK_WQ].checked == 5, "sampled count %g", rep[MHA_CHECK_WQ].checked);
+
+    /* slices: bad arguments */
+    mha_check_row row = {0};
+    row.worst = -1;
+    CHECK(mha_forward(l, X, B, T, flags, NULL) == MHA_OK, "a forward cancels the preparation");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_ENOFORWARD, "slice unprepared");
+    CHECK(mha_gradcheck_prepare(l, X, B, T, flags, MHA_LOSS_DOT, G) == MHA_OK, "prepare");
+    CHECK(mha_gradcheck_slice(l, 99, 0, 0, 1, 1e-3, &row) == MHA_ETENSOR, "bad which");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, C * C, 1, 1e-3, &row) == MHA_ERANGE, "range");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 0.0, &row) == MHA_EVALUE, "eps 0");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, NAN, &row) == MHA_EVALUE, "eps NaN");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_OK && row.checked == 1, "one");
+    CHECK(mha_gradcheck(l, X, B, T, flags, 7, G, 1e-3, 0, rep) == MHA_ELOSS, "loss kind");
+
+    free(X);
+    free(G);
+    free(Y);
+    free(dX);
+    mha_free(l);
+}
+
+static void test_split_merge_single_head(void)
+{
+    const int B = 2, T = 3, C = 8, h = 4;
+    const size_t n = (size_t)B * T * C;
+    double *x = normals(1, n), *s = malloc(n * sizeof(double)), *m = malloc(n * sizeof(double));
+    CHECK(mha_split_heads(x, B, T, C, h, s) == MHA_OK, "split");
+    CHECK(mha_merge_heads(s, B, T, C, h, m) == MHA_OK, "merge");
+    CHECK(memcmp(x, m, n * sizeof(double)) == 0, "round trip exact");
+    /* split moves x[b, t, head*hs + d] to s[b, head, t, d] */
+    CHECK(s[((1 * h + 3) * T + 2) * 2 + 1] == x[(1 * T + 2) * C + 3 * 2 + 1], "index formula");
+    CHECK(mha_split_heads(x, B, T, C, 3, s) == MHA_EDIVISIBLE, "split C %% h");
+    CHECK(mha_merge_heads(NULL, B, T, C, h, m) == MHA_ENULL, "merge NULL");
+
+    /* with one head, the layer's attention equals single-head attention with Wq, Wk, Wv */
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, 1, &l) == MHA_OK, "create");
+    mha_init_weights(l, 3, 0, MHA_RNG_LEGACY, 0.5);
+    CHECK(mha_forward(l, x, B, T, MHA_CAUSAL, NULL) == MHA_OK, "forward");
+    const double *W = mha_params(l);
+    double att[2 * 3 * 3], out[2 * 3 * 8];
+    CHECK(mha_single_head(x, B, T, C, C, W, W + C * C, W + 2 * C * C, MHA_CAUSAL, att, out) == MHA_OK, "single");
+    size_t len;
+    CHECK(max_abs_diff(att, mha_tensor(l, MHA_T_ATT, &len), sizeof att / sizeof att[0]) == 0.0, "att equal");
+    CHECK(max_abs_diff(out, mha_tensor(l, MHA_T_HEADOUT, &len), sizeof out / sizeof out[0]) == 0.0, "out equal");
+    CHECK(mha_single_head(x, B, T, C, C, W, W, W, 4, att, out) == MHA_EFLAGS, "flags");
+    mha_free(l);
+    free(x);
+    free(s);
+    free(m);
+}
+
+static void test_train_and_errors(void)
+{
+    const int C = 16, h = 4, B = 2, T = 5;
+    const size_t n = (size_t)B * T * C;
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, h, &l) == MHA_OK, "create");
+    CHECK(mha_init_weights(l, 5, 0, MHA_RNG_DEFAULT, 0.25) == MHA_OK, "init");
+    CHECK(mha_init_weights(l, 5, 1, MHA_RNG_LEGACY, 0.25) == MHA_ESEED, "legacy seed");
+    CHECK(mha_init_weights(l, 5, 0, 9, 0.25) == MHA_ERNG, "rng kind");
+    CHECK(mha_init_weights(l, 5, 0, MHA_RNG_DEFAULT, INFINITY) == MHA_EVALUE, "scale");
+    double *X = normals(11, n), *target = normals(12, n), losses[10];
+    double *Y0 = malloc(n * sizeof(double)), *Y1 = malloc(n * sizeof(double));
+    CHECK(mha_forward(l, X, B, T, 0, Y0) == MHA_OK, "forward");
+
+    /* errors leave the layer as it was */
+    CHECK(mha_forward(l, X, 0, T, 0, Y1) == MHA_EDIM, "B = 0");
+    CHECK(mha_forward(l, X, B, T, 2, Y1) == MHA_EFLAGS, "flags");
+    CHECK(mha_forward(l, NULL, B, T, 0, Y1) == MHA_ENULL, "X NULL");
+    CHECK(mha_forward(l, X, 1 << 30, 1 << 30, 0, Y1) == MHA_EOVERFLOW, "overflow");
+    /* 1 x 300000 tokens needs ~2.9 TB of attention: the allocation fails cleanly */
+    CHECK(mha_forward(l, X, 1, 300000, 0, Y1) == MHA_ENOMEM, "out of memory");
+    CHECK(mha_forward_from(l, MHA_T_Y) == MHA_ETENSOR, "forward_from Y");
+    size_t len;
+    const double *Yc = mha_tensor(l, MHA_T_Y, &len);
+    CHECK(Yc && len == n && memcmp(Yc, Y0, n * sizeof(double)) == 0, "cache kept after errors");
+    CHECK(mha_forward(l, X, B, T, 0, Y1) == MHA_OK && memcmp(Y0, Y1, n * sizeof(double)) == 0, "same bits");
+
+    /* forward_from after editing headout of one head changes Y */
+    double *headout = mha_tensor(l, MHA_T_HEADOUT, &len);
+    headout[0] += 1.0;
+    CHECK(mha_forward_from(l, MHA_T_HEADOUT) == MHA_OK, "forward_from");
+    CHECK(max_abs_diff(mha_tensor(l, MHA_T_Y, &len), Y0, n) > 0.0, "Y changed");
+
+    /* training: the loss goes down step by step; the same run twice gives the same bits */
+    double *W0 = malloc(mha_num_params(l) * sizeof(double));
+    memcpy(W0, mha_params(l), mha_num_params(l) * sizeof(double));
+    CHECK(mha_train(l, X, target, B, T, 0, 0.5, 10, losses) == MHA_OK, "train");
+    for (int s = 1; s < 10; s++) {
+        CHECK(losses[s] < losses[s - 1], "loss %d: %g >= %g", s, losses[s], losses[s - 1]);
+    }
+    double losses2[10];
+    memcpy(mha_params(l), W0, mha_num_params(l) * sizeof(double));
+    CHECK(mha_train(l, X, target, B, T, 0, 0.5, 10, losses2) == MHA_OK, "train again");
+    CHECK(memcmp(losses, losses2, sizeof losses) == 0, "reproducible");
+
+    /* divergence stops before the update that would make the weights non-finite */
+    CHECK(mha_train(l, X, target, B, T, 0, 1e300, 10, losses) == MHA_EDIVERGED, "diverged");
+    int finite = 1;
+    for (size_t i = 0; i < mha_num_params(l); i++) {
+        finite &= isfinite(mha_params(l)[i]) != 0;
+    }
+    CHECK(finite, "weights finite after divergence");
+    X[3] = NAN;
+    CHECK(mha_train(l, X, target, B, T, 0, 0.1, 1, losses) == MHA_EVALUE, "NaN in X rejected");
+    CHECK(mha_train(l, X, target, B, T, 0, NAN, 1, losses) == MHA_EVALUE, "lr NaN");
+    CHECK(mha_sgd_step(l, INFINITY) == MHA_EVALUE, "sgd lr inf");
+    CHECK(mha_mse_loss(Y0, Y1, 0, losses, NULL) == MHA_EDIM, "mse n 0");
+
+    /* NaN in forward data propagates (documented) */
+    CHECK(mha_forward(l, X, B, T, 0, Y1) == MHA_OK && isnan(Y1[0]), "forward propagates NaN");
+
+    free(W0);
+    free(X);
+    free(target);
+    free(Y0);
+    free(Y1);
+    mha_free(l);
+}
+
+static void test_growth(void)
+{
+    /* the cache grows to the largest (B,T) seen and is reused: shapes shrink and grow freely */
+    mha_layer *l = NULL;
+    mha_create(8, 2, &l);
+    mha_init_weights(l, 1, 0, MHA_RNG_DEFAULT, 0.3);
+    const int sizes[][2] = {{1, 3}, {4, 2}, {1, 9}, {2, 2}, {3, 5}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const int B = sizes[k][0], T = sizes[k][1];
+        double *X = normals((uint32_t)k, (size_t)B * T * 8), *G = normals(99, (size_t)B * T * 8);
+        CHECK(mha_forward(l, X, B, T, MHA_CAUSAL, NULL) == MHA_OK, "forward %d %d", B, T);
+        CHECK(mha_backward(l, G, NULL) == MHA_OK, "backward");
+        mha_check_row rep[MHA_CHECK_COUNT];
+        CHECK(mha_gradcheck(l, X, B, T, MHA_CAUSAL, MHA_LOSS_DOT, G, 1e-3, 0, rep) == MHA_OK, "gradcheck");
+        for (int w = 0; w < MHA_CHECK_COUNT; w++) {
+            CHECK(rep[w].max_rel <= 1e-6, "B=%d T=%d %s %g", B, T, mha_check_name(w), rep[w].max_rel);
+        }
+        free(X);
+        free(G);
+    }
+    mha_free(l);
+}
+
+int main(void)
+{
+    test_create_errors();
+    test_forward_backward_gradcheck(8, 2, 2, 3, 0);
+    test_forward_backward_gradcheck(8, 2, 2, 3, MHA_CAUSAL);
+    test_forward_backward_gradcheck(12, 3, 1, 5, MHA_CAUSAL);
+    test_forward_backward_gradcheck(6, 1, 3, 1, 0);
+    test_split_merge_single_head();
+    test_train_and_errors();
+    test_growth();
+    printf("test_mha: %d checks, %d failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}
