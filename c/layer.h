@@ -71,6 +71,10 @@ void forward_output_column(mha_layer *l, size_t j);
  * adds to l->grads, writes l->dX. */
 void backward_core(mha_layer *l);
 
+/* Validate, reserve the cache, copy X (memmove: X may alias the cache) and record B, T, flags;
+ * the caller then runs forward_from(l, STAGE_PROJ). On error the layer is unchanged. */
+int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags);
+
 /* Validates B, T and flags and the byte counts for a forward; MHA_OK or an error code. */
 int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags);
 

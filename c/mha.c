@@ -413,7 +413,7 @@ int check_forward_args(const mha_layer *l, const double *X, int B, int T, int fl
     return cache_sizes(B, T, l->C, l->h, &btc, &bhtt, &bytes);
 }
 
-int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *Y)
+int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
 {
     int rc = check_forward_args(l, X, B, T, flags);
     if (rc == MHA_OK) {
@@ -422,17 +422,25 @@ int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *
     if (rc != MHA_OK) {
         return rc;
     }
-    const size_t btc = (size_t)B * (size_t)T * (size_t)l->C;
-    memmove(l->X, X, btc * sizeof(double));   /* X may be a view of the cache itself */
+    memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
     l->B = B;
     l->T = T;
     l->flags = flags;
-    forward_from(l, STAGE_PROJ);
     l->have_forward = 1;
     l->have_backward = 0;
     l->gc_ready = 0;
+    return MHA_OK;
+}
+
+int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *Y)
+{
+    int rc = layer_begin_forward(l, X, B, T, flags);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    forward_from(l, STAGE_PROJ);
     if (Y) {
-        memmove(Y, l->Y, btc * sizeof(double));
+        memmove(Y, l->Y, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
     }
     return MHA_OK;
 }

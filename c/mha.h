@@ -117,6 +117,8 @@ size_t mha_num_params(const mha_layer *layer);   /* 4*C*C */
 
 /* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout and concat for
  * backward and for mha_tensor. flags: 0 or MHA_CAUSAL. Y may be NULL (read MHA_T_Y instead).
+ * X may be the layer's own MHA_T_X tensor only if B*T does not grow the cache.
+ * NaN or Inf in X propagate to Y (they are not rejected).
  * Errors: MHA_ENULL (layer, X), MHA_EDIM (B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
 int mha_forward(mha_layer *layer, const double *X, int B, int T, int flags, double *Y);
 

@@ -92,26 +92,6 @@ static int all_finite(const double *x, size_t n)
     return 1;
 }
 
-/* Validate and set up a forward of (B,T) on X: reserve the cache, copy X, record the sizes. */
-static int begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
-{
-    int rc = check_forward_args(l, X, B, T, flags);
-    if (rc == MHA_OK) {
-        rc = layer_reserve(l, B, T);
-    }
-    if (rc != MHA_OK) {
-        return rc;
-    }
-    memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
-    l->B = B;
-    l->T = T;
-    l->flags = flags;
-    l->have_forward = 1;
-    l->have_backward = 0;
-    l->gc_ready = 0;
-    return MHA_OK;
-}
-
 int mha_train(mha_layer *l, const double *X, const double *target, int B, int T, int flags,
               double lr, int steps, double *losses)
 {
@@ -132,7 +112,7 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
     if (steps == 0) {
         return MHA_OK;
     }
-    rc = begin_forward(l, X, B, T, flags);
+    rc = layer_begin_forward(l, X, B, T, flags);
     if (rc != MHA_OK) {
         return rc;
     }
@@ -280,7 +260,7 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     if (loss_kind != MHA_LOSS_DOT && loss_kind != MHA_LOSS_MSE) {
         return MHA_ELOSS;
     }
-    rc = begin_forward(l, X, B, T, flags);
+    rc = layer_begin_forward(l, X, B, T, flags);
     if (rc != MHA_OK) {
         return rc;
     }
