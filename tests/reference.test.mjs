@@ -31,9 +31,9 @@ function close(errs, label, actual, expected, shape) {
   return e;
 }
 
-function report(t, errs) {
+function report(t, name, errs) {
   const worst = errs.reduce((m, [, e]) => Math.max(m, e), 0);
-  t.diagnostic(`max rel err ${fmt(worst)}: ${errs.map(([l, e]) => `${l} ${fmt(e)}`).join(', ')}`);
+  t.diagnostic(`${name}: max rel err ${fmt(worst)}: ${errs.map(([l, e]) => `${l} ${fmt(e)}`).join(', ')}`);
 }
 
 for (const name of names) {
@@ -96,7 +96,7 @@ for (const name of names) {
     errs.push(['mse loss', eM]);
     assert.ok(eM <= TOL, `mse loss ${mse.loss} vs ${fx.mse.loss}`);
     close(errs, 'mse dY', mse.dY, fx.mse.dY);
-    report(t, errs);
+    report(t, name, errs);
     layer.free();
   });
 
@@ -114,7 +114,7 @@ for (const name of names) {
     }
     assert.ok(eLoss <= TOL, `elementwise loss error ${eLoss}`);
     errs.push(['losses (elementwise)', eLoss]);
-    report(t, errs);
+    report(t, name, errs);
     t.diagnostic(`loss ${losses[0]} -> ${losses[steps - 1]} (NumPy ${fx.train.losses[0]} -> ${fx.train.losses[steps - 1]})`);
     layer.free();
   });
@@ -127,6 +127,6 @@ for (const name of names) {
     });
     close(errs, 'att', att, fx.single_head.att);
     close(errs, 'out', out, fx.single_head.out);
-    report(t, errs);
+    report(t, name, errs);
   });
 }

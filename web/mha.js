@@ -17,6 +17,7 @@ const LOSS_KINDS = { dot: 0, mse: 1 };
 const MHA_CAUSAL = 1;
 const CHECK_ROW_FIELDS = 8; // doubles per mha_check_row
 const MAX_SEED = 2 ** 53 - 1;
+const FORWARD_FROM = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'];
 
 async function readWasmBytes(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
@@ -69,7 +70,8 @@ function describe(v) {
   if (typeof v === 'bigint') return `${v}n`;
   if (v === null || typeof v !== 'object') return String(v);
   if (Array.isArray(v)) return `an array of length ${v.length}`;
-  return `a ${v.constructor?.name ?? 'object'}`;
+  const name = v.constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
 function checkOptions(fn, opts) {
@@ -95,6 +97,13 @@ function checkArray(fn, name, a, n, what) {
     throw new Error(`${fn}: ${name} must hold numbers, not BigInts`);
   }
   return a;
+}
+
+// Training would spread a NaN into every weight, so its data must be finite.
+function checkFinite(fn, name, a) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new Error(`${fn}: ${name}[${i}] is ${a[i]}; training data must be finite`);
+  }
 }
 
 function checkSeed(fn, seed, kind) {
@@ -346,7 +355,6 @@ class Rng {
 class Layer {
   #m;
   #ptr;
-  #last = null;  // { B, T, causal } of the last forward
 
   constructor(m, ptr, C, heads) {
     this.#m = m;
@@ -372,8 +380,8 @@ class Layer {
     return { o, B, T, causal };
   }
 
-  #views(base) {
-    const ptr = this.#live('weights');
+  #views(fn, base) {
+    const ptr = this.#live(fn);
     const cc = this.C * this.C;
     const p = base(ptr) >>> 0;
     const views = {};
@@ -382,9 +390,9 @@ class Layer {
   }
 
   /** Live views {Wq, Wk, Wv, Wo} (each C*C) of the weights; writable; fresh on each access. */
-  get weights() { return this.#views((p) => this.#m.exports.mha_params(p)); }
+  get weights() { return this.#views('weights', (p) => this.#m.exports.mha_params(p)); }
   /** Live views {Wq, Wk, Wv, Wo} of the accumulated gradients dWq ... dWo. */
-  get grads() { return this.#views((p) => this.#m.exports.mha_grads(p)); }
+  get grads() { return this.#views('grads', (p) => this.#m.exports.mha_grads(p)); }
   /** All parameters [Wq | Wk | Wv | Wo] as one live view (4*C*C). */
   get params() { return this.#m._f64(this.#m.exports.mha_params(this.#live('params')), 4 * this.C * this.C); }
   /** All gradients as one live view (4*C*C). */
@@ -400,21 +408,29 @@ class Layer {
     const [px] = this.#m._scratch(`layer.${fn}`, [n]);
     this.#m._f64(px, n).set(X);
     this.#m._check(`layer.${fn}`, this.#m.exports.mha_forward(ptr, px, B, T, causal ? MHA_CAUSAL : 0, 0));
-    this.#last = { B, T, causal };
     return { Y: this.tensor('Y').data, attention: this.tensor('att').data };
   }
 
   /** Backward pass of the last forward: dY (B,T,C) -> { dX }; adds to layer.grads. */
   backward(dY) {
-    const fn = 'backward';
-    const ptr = this.#live(fn);
-    if (!this.#last) throw new Error(`layer.${fn}: call forward first`);
-    const n = this.#last.B * this.#last.T * this.C;
-    checkArray(`layer.${fn}`, 'dY', dY, n, 'B*T*C of the last forward');
-    const [pdy] = this.#m._scratch(`layer.${fn}`, [n]);
+    const fn = 'layer.backward';
+    const ptr = this.#live('backward');
+    const [B, T] = this.#cachedSize(fn);
+    const n = B * T * this.C;
+    checkArray(fn, 'dY', dY, n, `B*T*C of the last forward = ${B}*${T}*${this.C}`);
+    const [pdy] = this.#m._scratch(fn, [n]);
     this.#m._f64(pdy, n).set(dY);
-    this.#m._check(`layer.${fn}`, this.#m.exports.mha_backward(ptr, pdy, 0));
+    this.#m._check(fn, this.#m.exports.mha_backward(ptr, pdy, 0));
     return { dX: this.tensor('dX').data };
+  }
+
+  // [B, T] of the forward held in the C cache (the single source of truth)
+  #cachedSize(fn) {
+    const out = this.#m._out();
+    const code = this.#m.exports.mha_tensor_shape(this.#ptr, this.#m._tensorId(fn, 'X'), out, out + 4);
+    if (code !== 0) throw new Error(`${fn}: call forward first`);
+    const dims = this.#m._i32(out + 4, 3);
+    return [dims[0], dims[1]];
   }
 
   /** Zero the gradient buffer. */
@@ -440,6 +456,8 @@ class Layer {
     const n = B * T * this.C;
     checkArray(fn, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
     checkArray(fn, 'target', target, n, `B*T*C = ${B}*${T}*${this.C}`);
+    checkFinite(fn, 'X', X);
+    checkFinite(fn, 'target', target);
     const [px, pt, pl] = this.#m._scratch(fn, [n, n, Math.max(steps, 1)]);
     this.#m._f64(px, n).set(X);
     this.#m._f64(pt, n).set(target);
@@ -450,7 +468,6 @@ class Layer {
       err.losses = losses;
       throw err;
     }
-    if (steps > 0) this.#last = { B, T, causal };
     return losses;
   }
 
@@ -498,7 +515,6 @@ class Layer {
     this.#m._f64(px, n).set(X);
     this.#m._f64(paux, n).set(aux);
     this.#m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, causal ? MHA_CAUSAL : 0, LOSS_KINDS[lossName], paux));
-    this.#last = { B, T, causal };
 
     // The rows live in JS between slices; each slice merges into a copy in wasm memory.
     const names = this.#m.checkNames;
@@ -524,7 +540,9 @@ class Layer {
         const live = this.#live('gradcheck');
         const [prow] = this.#m._scratch(fn, [CHECK_ROW_FIELDS]);
         this.#m._f64(prow, CHECK_ROW_FIELDS).set(row);
-        this.#m._check(fn, ex.mha_gradcheck_slice(live, w, samples, first, count, eps, prow));
+        const code = ex.mha_gradcheck_slice(live, w, samples, first, count, eps, prow);
+        if (code === -6) throw new Error(`${fn}: the check was interrupted: another call on this layer ran while it was in progress`);
+        this.#m._check(fn, code);
         row.set(this.#m._f64(prow, CHECK_ROW_FIELDS));
         first += count;
         done += count;
@@ -576,8 +594,10 @@ class Layer {
   forwardFrom(name) {
     const fn = 'layer.forwardFrom';
     const ptr = this.#live('forwardFrom');
-    const id = this.#m._tensorId(fn, name);
-    this.#m._check(fn, this.#m.exports.mha_forward_from(ptr, id));
+    if (!FORWARD_FROM.includes(name)) {
+      throw new Error(`${fn}: name must be one of ${FORWARD_FROM.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`);
+    }
+    this.#m._check(fn, this.#m.exports.mha_forward_from(ptr, this.#m._tensorId(fn, name)));
     return { Y: this.tensor('Y').data, attention: this.tensor('att').data };
   }
 
