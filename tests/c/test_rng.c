@@ -474,7 +474,7 @@ static int json_u64(const char *line, const char *key, unsigned long long *out)
 
 /* Regenerates one stream and compares it with the file; returns the mismatch count, or -1 if
  * the entry could not be processed. */
-static long compare_stream(const char *dir, const char *line, size_t *compared)
+static long compare_stream(const char *dir, const char *line, int exact, size_t *compared)
 {
     char file[128], kind[32], fn[32], path[1024], name[300];
     unsigned long long seed, n;
@@ -542,17 +542,27 @@ static long compare_stream(const char *dir, const char *line, size_t *compared)
         free(got);
         return -1;
     }
+    long far = 0;   /* mismatches by more than two ulps */
     for (i = 0; i < (size_t)n; i++) {
         if (bits(got[i]) != bits(want[i])) {
             if (mism == 0)
                 first = i;
             mism++;
+            const uint64_t a = bits(got[i]), b = bits(want[i]);
+            far += (a > b ? a - b : b - a) > 2;
         }
     }
     *compared = (size_t)n;
     snprintf(name, sizeof name, "stream %-7s %-15s seed %-13llu compared %7llu mismatched %ld",
              kind, fn, seed, n, mism);
-    check(mism == 0, name);
+    /* With NumPy on another libm (not glibc-FMA) a normal may differ in its last bits: about one
+     * legacy normal in 20,000, by 1 or 2 ulps once the 1-ulp log difference has gone through
+     * sqrt and the product (numpy-rng.md, section C). Then allow exactly that, and only that. */
+    int ok = mism == 0;
+    if (!exact && strcmp(fn, "random") != 0) {
+        ok = far == 0 && mism * 1000 <= (long)n;
+    }
+    check(ok, name);
     if (mism > 0)
         printf("      first at [%zu]: got 0x%016llx want 0x%016llx\n", first,
                (unsigned long long)bits(got[first]), (unsigned long long)bits(want[first]));
@@ -574,10 +584,16 @@ static void test_streams(const char *dir)
         printf("note  %s not found: stream comparison skipped\n", path);
         return;
     }
+    int exact = 1;
     while (fgets(line, sizeof line, f) != NULL) {
+        if (strstr(line, "\"libm\":") != NULL && strstr(line, "\"glibc-fma\"") == NULL) {
+            exact = 0;
+            printf("note  NumPy here does not use the glibc-FMA libm: differences of at most "
+                   "2 ulps allowed in the normal streams\n");
+        }
         if (strstr(line, "\"file\":") == NULL)
             continue;
-        m = compare_stream(dir, line, &c);
+        m = compare_stream(dir, line, exact, &c);
         if (m < 0) {
             n_checks++;
             n_failed++;

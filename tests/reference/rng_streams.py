@@ -47,6 +47,16 @@ def draw(kind, fn, seed, n):
     return rs.normal(LOC, SCALE, n)
 
 
+def libm_flavour():
+    """Which log NumPy calls here. The normal streams use log/exp/log1p from the C library, whose
+    last bits differ between builds; c/npmath.c reproduces glibc >= 2.29 on x86-64 with FMA. This
+    input separates the two glibc builds: its exact log lies 0.497 ulp from -0x1.507886acd4268p-3,
+    and only the FMA build rounds it to ...267."""
+    x = np.float64(float.fromhex("0x1.b26dcad1efc2cp-1"))
+    got = float(np.log(np.array([x]))[0]).hex()
+    return "glibc-fma" if got == "-0x1.507886acd4267p-3" else "other (log gives %s)" % got
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: /usr/bin/python3 tests/reference/rng_streams.py OUTDIR\n")
@@ -71,6 +81,7 @@ def main():
                 })
     # One file entry per line, so simple line-based readers (the C test) can parse it too.
     lines = ["{", '  "numpy_version": %s,' % json.dumps(np.__version__),
+             '  "libm": %s,' % json.dumps(libm_flavour()),
              '  "loc": %s,' % json.dumps(LOC), '  "scale": %s,' % json.dumps(SCALE),
              '  "files": [']
     lines += ["    " + json.dumps(e) + ("," if i + 1 < len(entries) else "")
