@@ -49,7 +49,9 @@ web/mha.wasm: $(SRC) $(HDR)
 PAGE_JS := web/app.js web/mha.js $(wildcard web/lessons/*.js web/render/*.js web/*.js)
 ESBUILD ?= node_modules/.bin/esbuild
 bundle: web/app.bundle.js
-web/app.bundle.js: web/mha.wasm $(filter-out web/app.bundle.js,$(PAGE_JS))
+$(ESBUILD):
+	npm ci --no-audit --no-fund
+web/app.bundle.js: web/mha.wasm $(filter-out web/app.bundle.js,$(PAGE_JS)) | $(ESBUILD)
 	@mkdir -p $(BUILD)
 	$(ESBUILD) web/app.js --bundle --format=iife --platform=browser --target=es2022 \
 		--external:node:* --log-override:empty-import-meta=silent --log-level=warning \

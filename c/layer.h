@@ -47,8 +47,10 @@ struct mha_layer {
     double *aux;               /* (B,T,C) gradient check: G or target */
 };
 
-/* Make room for a forward of size (B,T); on failure the layer is unchanged. */
-int layer_reserve(mha_layer *l, int B, int T);
+/* Make room for a forward of size (B,T); on failure the layer is unchanged. When the cache is
+ * reallocated and X is not NULL, the B*T*C doubles at X are copied to the new l->X first (X may
+ * point into the old cache). */
+int layer_reserve(mha_layer *l, int B, int T, const double *X);
 
 /* Run the forward pass from stage `from` on the cache (sizes l->B, l->T, l->flags). */
 void forward_from(mha_layer *l, int from);
@@ -74,6 +76,9 @@ void backward_core(mha_layer *l);
 /* Validate, reserve the cache, copy X (memmove: X may alias the cache) and record B, T, flags;
  * the caller then runs forward_from(l, STAGE_PROJ). On error the layer is unchanged. */
 int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags);
+
+/* 1 if the n doubles at p overlap the layer's cache block */
+int layer_owns(const mha_layer *l, const double *p, size_t n);
 
 /* Validates B, T and flags and the byte counts for a forward; MHA_OK or an error code. */
 int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags);

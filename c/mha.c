@@ -42,6 +42,7 @@ const char *mha_strerror(int code)
     case MHA_ELOSS: return "unknown loss kind";
     case MHA_ERANGE: return "index range outside the tensor";
     case MHA_ENOBACKWARD: return "no backward pass has been run yet";
+    case MHA_EALIAS: return "an input array points into the layer's own buffers (pass a copy)";
     case MHA_EDIVERGED: return "training diverged: the loss is no longer finite (weights kept from the last finite step)";
     default: return "unknown error code";
     }
@@ -185,7 +186,7 @@ static void cache_layout(mha_layer *l)
     }
 }
 
-int layer_reserve(mha_layer *l, int B, int T)
+int layer_reserve(mha_layer *l, int B, int T, const double *X)
 {
     size_t btc, bhtt, bytes;
     int rc = cache_sizes(B, T, l->C, l->h, &btc, &bhtt, &bytes);
@@ -206,6 +207,10 @@ int layer_reserve(mha_layer *l, int B, int T)
     double *block = malloc(bytes);
     if (!block) {
         return MHA_ENOMEM;   /* the old cache and everything in it stay as they were */
+    }
+    if (X) {
+        /* X may live in the old block (the layer's own MHA_T_X): move it before that goes */
+        memcpy(block, X, btc * sizeof(double));
     }
     free(l->cache);
     l->cache = block;
@@ -398,6 +403,18 @@ void forward_output_column(mha_layer *l, size_t j)
     }
 }
 
+int layer_owns(const mha_layer *l, const double *p, size_t n)
+{
+    if (!l->cache || !p || n == 0) {
+        return 0;
+    }
+    /* compared as integers: the arrays may be unrelated objects */
+    const uintptr_t lo = (uintptr_t)l->cache;
+    const uintptr_t hi = lo + (16 * l->cap_btc + 4 * l->cap_bhtt) * sizeof(double);
+    const uintptr_t a = (uintptr_t)p, b = a + n * sizeof(double);
+    return a < hi && lo < b;
+}
+
 int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags)
 {
     if (!l || !X) {
@@ -416,13 +433,17 @@ int check_forward_args(const mha_layer *l, const double *X, int B, int T, int fl
 int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
 {
     int rc = check_forward_args(l, X, B, T, flags);
-    if (rc == MHA_OK) {
-        rc = layer_reserve(l, B, T);
-    }
     if (rc != MHA_OK) {
         return rc;
     }
-    memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
+    double *old_cache = l->cache;
+    rc = layer_reserve(l, B, T, X);
+    if (rc != MHA_OK) {
+        return rc;
+    }
+    if (l->cache == old_cache) {
+        memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
+    }   /* else layer_reserve copied X into the new block, where l->X now starts */
     l->B = B;
     l->T = T;
     l->flags = flags;
@@ -532,6 +553,7 @@ int mha_backward(mha_layer *l, const double *dY, double *dX)
     memmove(l->dY, dY, btc * sizeof(double));
     backward_core(l);
     l->have_backward = 1;
+    l->gc_ready = 0;   /* the gradient buffer no longer holds the prepared check's gradient */
     if (dX) {
         memmove(dX, l->dX, btc * sizeof(double));
     }

@@ -53,7 +53,8 @@ enum {
     MHA_ELOSS = -12,       /* unknown loss kind */
     MHA_ERANGE = -13,      /* an index range lies outside the tensor */
     MHA_ENOBACKWARD = -14, /* a gradient of an intermediate was asked for before any backward */
-    MHA_EDIVERGED = -15    /* training stopped: the loss is no longer finite (weights kept) */
+    MHA_EDIVERGED = -15,   /* training stopped: the loss is no longer finite (weights kept) */
+    MHA_EALIAS = -16       /* target/aux/dY points into the layer's own buffers (pass a copy) */
 };
 
 /* The message for a status code (a static string; never NULL, "unknown error code" if unknown). */
@@ -117,7 +118,7 @@ size_t mha_num_params(const mha_layer *layer);   /* 4*C*C */
 
 /* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout and concat for
  * backward and for mha_tensor. flags: 0 or MHA_CAUSAL. Y may be NULL (read MHA_T_Y instead).
- * X may be the layer's own MHA_T_X tensor only if B*T does not grow the cache.
+ * X may be the layer's own MHA_T_X tensor (or any other of its tensors).
  * NaN or Inf in X propagate to Y (they are not rejected).
  * Errors: MHA_ENULL (layer, X), MHA_EDIM (B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
 int mha_forward(mha_layer *layer, const double *X, int B, int T, int flags, double *Y);
@@ -189,7 +190,8 @@ int mha_sgd_step(mha_layer *layer, double lr);
  * a NaN would silently destroy the weights). If the loss stops being finite (lr far too large),
  * training stops before that step's update and returns MHA_EDIVERGED; the weights are those of
  * the last finite step and the remaining losses are NaN. Other errors: as mha_forward, plus
- * MHA_EDIM (steps < 0) and MHA_EVALUE (lr not finite). steps == 0 only validates. */
+ * MHA_EDIM (steps < 0), MHA_EVALUE (lr not finite) and MHA_EALIAS (target points into the layer's
+ * own buffers, which every step rewrites). steps == 0 only validates. */
 int mha_train(mha_layer *layer, const double *X, const double *target, int B, int T, int flags,
               double lr, int steps, double *losses);
 
@@ -241,7 +243,7 @@ typedef struct {
  * weights are exactly as before, the gradient buffer holds the analytic gradient of this loss
  * (it is zeroed first), and the cache holds the unperturbed forward and backward.
  * Errors: as mha_forward, plus MHA_ENULL (aux, report), MHA_ELOSS, MHA_EVALUE (eps not finite
- * or <= 0), MHA_EDIM (samples < 0). */
+ * or <= 0), MHA_EDIM (samples < 0), MHA_EALIAS (aux points into the layer's own buffers). */
 int mha_gradcheck(mha_layer *layer, const double *X, int B, int T, int flags, int loss_kind,
                   const double *aux, double eps, int samples, mha_check_row *report);
 

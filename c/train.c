@@ -106,6 +106,9 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
         return MHA_EDIM;
     }
     const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
+    if (layer_owns(l, target, n)) {
+        return MHA_EALIAS;   /* every step rewrites the cache */
+    }
     if (!isfinite(lr) || !all_finite(X, n) || !all_finite(target, n)) {
         return MHA_EVALUE;
     }
@@ -259,6 +262,9 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     }
     if (loss_kind != MHA_LOSS_DOT && loss_kind != MHA_LOSS_MSE) {
         return MHA_ELOSS;
+    }
+    if (layer_owns(l, aux, (size_t)B * (size_t)T * (size_t)l->C)) {
+        return MHA_EALIAS;
     }
     rc = layer_begin_forward(l, X, B, T, flags);
     if (rc != MHA_OK) {

@@ -35,7 +35,7 @@ const tensorId = (name) => {
   return id;
 };
 
-test('the header parses: status codes 0, -1 ... -15, tensor ids, flags', (t) => {
+test('the header parses: status codes 0, -1 ... -16, tensor ids, flags', (t) => {
   assert.equal(K.MHA_OK, 0);
   assert.equal(K.MHA_ENULL, -1);
   assert.equal(K.MHA_EDIM, -2);
@@ -43,7 +43,7 @@ test('the header parses: status codes 0, -1 ... -15, tensor ids, flags', (t) => 
   assert.equal(K.MHA_ENOFORWARD, -6);
   assert.equal(K.MHA_ESEED, -7);
   assert.equal(K.MHA_EFLAGS, -9);
-  assert.deepEqual(codes.map(([, v]) => v).sort((a, b) => b - a), Array.from({ length: 16 }, (_, i) => 0 - i));
+  assert.deepEqual(codes.map(([, v]) => v).sort((a, b) => b - a), Array.from({ length: 17 }, (_, i) => 0 - i));
   assert.equal(K.MHA_CAUSAL, 1);
   assert.equal(K.MHA_RNG_LEGACY, 1);
   t.diagnostic(`${codes.length} status codes: ${codes.map(([k, v]) => `${k}=${v}`).join(' ')}`);
@@ -73,13 +73,13 @@ test('mha_strerror: a message per code, "unknown error code" otherwise; mha_vers
     assert.equal(mha.errorMessage(code), s);
   }
   assert.equal(new Set(msgs.values()).size, codes.length, 'two codes share a message');
-  for (const code of [1, -16, 12345, -2147483648]) assert.equal(cstr(ex.mha_strerror(code)), 'unknown error code');
+  for (const code of [1, -17, 12345, -2147483648]) assert.equal(cstr(ex.mha_strerror(code)), 'unknown error code');
   // each message says what its header comment says
   const says = {
     MHA_ENULL: /NULL/, MHA_EDIM: /size/i, MHA_EDIVISIBLE: /divisible/, MHA_EOVERFLOW: /overflow/,
     MHA_ENOMEM: /memory/, MHA_ENOFORWARD: /forward/, MHA_ESEED: /seed.*2\^32-1/, MHA_ERNG: /generator/,
     MHA_EFLAGS: /flags/, MHA_EVALUE: /NaN, infinite/, MHA_ETENSOR: /tensor/, MHA_ELOSS: /loss/,
-    MHA_ERANGE: /range/, MHA_ENOBACKWARD: /backward/, MHA_EDIVERGED: /diverged/,
+    MHA_ERANGE: /range/, MHA_ENOBACKWARD: /backward/, MHA_EDIVERGED: /diverged/, MHA_EALIAS: /own buffers/,
   };
   for (const [name, re] of Object.entries(says)) assert.match(msgs.get(name), re, name);
   const [maj, min, pat] = ['MAJOR', 'MINOR', 'PATCH'].map((p) => header.match(new RegExp(`#define MHA_VERSION_${p} (\\d+)`))[1]);
@@ -299,4 +299,35 @@ test('loss, optimiser and rng entry points: ENULL, EDIM, EVALUE, ERNG, ESEED', (
   assert.equal(ex.mha_merge_heads(px, 0, 1, 8, 2, a), K.MHA_EDIM);
   ex.mha_free(L);
   for (const p of [a, b, px, out]) ex.free(p);
+});
+
+test('inputs that point into the layer itself: X is copied first, target/aux are refused (EALIAS)', () => {
+  // The fuzzer found these: a forward whose X is the layer's own cached X, with a B,T that grows
+  // the cache, read freed memory; and a target inside the cache would be rewritten by training.
+  const layer = mha.createLayer({ C: 8, heads: 2, seed: 3 });
+  const X = mha.standardNormal(2 * 3 * 8, { seed: 4 });
+  layer.forward(X, { B: 2, T: 3 });
+  const out = ex.malloc(16);
+  assert.equal(ex.mha_create(8, 2, out), 0);
+  const raw = new Int32Array(ex.memory.buffer, out, 1)[0];
+  assert.equal(ex.mha_init_weights(raw, 3, 0, 0, 0.35), 0);
+  const px = ex.malloc(48 * 8);
+  new Float64Array(ex.memory.buffer, px, 48).set(X);
+  assert.equal(ex.mha_forward(raw, px, 2, 3, 0, 0), 0);
+  const y1 = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 16, 0), 48).slice();
+  // same B*T, different split: the attention part of the cache grows, so the block moves
+  const ownX = ex.mha_tensor(raw, 8, 0);
+  assert.equal(ex.mha_forward(raw, ownX, 1, 6, 0, 0), 0);
+  const xNow = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 8, 0), 48);
+  assert.deepEqual(Array.from(xNow), Array.from(X), 'X survived the move');
+  // back to (2,3): same Y bits as the first forward
+  assert.equal(ex.mha_forward(raw, ex.mha_tensor(raw, 8, 0), 2, 3, 0, 0), 0);
+  assert.deepEqual(new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 16, 0), 48).slice(), y1);
+  const ownY = ex.mha_tensor(raw, 16, 0);
+  assert.equal(ex.mha_train(raw, px, ownY, 2, 3, 0, 0.1, 1, 0), K.MHA_EALIAS);
+  assert.equal(ex.mha_gradcheck_prepare(raw, px, 2, 3, 0, 1, ownY), K.MHA_EALIAS);
+  ex.mha_free(raw);
+  ex.free(px);
+  ex.free(out);
+  layer.free();
 });
