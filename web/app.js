@@ -1,5 +1,19 @@
 // app.js - entry of the companion page (bundled into app.bundle.js by `make bundle`).
+//
+// Loads the wasm module, renders every lesson once (synchronously, in course order), marks
+// `mha:ready`, then starts the long gradient checks in small chunks on one scheduler.
+performance.mark('mha:start');
+
 import { loadMHA } from './mha.js';
+import { Scheduler, courseData } from './model.js';
+import { setFullPrecision, buildPendingFigures } from './lessons/common.js';
+import { renderSentence } from './lessons/sentence.js';
+import { renderLesson1 } from './lessons/lesson1.js';
+import { renderLesson2 } from './lessons/lesson2.js';
+import { renderLesson3 } from './lessons/lesson3.js';
+import { renderLesson4 } from './lessons/lesson4.js';
+import { renderLesson5 } from './lessons/lesson5.js';
+import { renderPlayground } from './lessons/playground.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
 function wasmSource() {
@@ -11,34 +25,110 @@ function wasmSource() {
   return bytes;
 }
 
-async function main() {
+function lessonError(body, name, err) {
+  const p = document.createElement('p');
+  p.className = 'error';
+  p.setAttribute('role', 'alert');
+  p.textContent = `${name} could not be computed: ${err.message}`;
+  body.replaceChildren(p);
+  console.error(err);
+}
 
-  
+/** The table of contents stays in view and marks the section being read. */
+function setupToc() {
+  const toc = document.getElementById('toc');
+  if (!toc) return;
+  toc.classList.add('is-sticky');
+  // compact, one line when it fits (inline styles: the stylesheet belongs to the render components)
+  const wide = typeof matchMedia !== 'function' || matchMedia('(min-width: 700px)').matches;
+  Object.assign(toc.style, { position: wide ? 'sticky' : 'static', top: '0', zIndex: '30', display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: '0.25rem 1rem', padding: '0.4rem 0.8rem', marginTop: '0.5rem', boxShadow: '0 2px 6px rgba(16, 24, 40, 0.08)' });
+  const ol = toc.querySelector('ol');
+  if (ol) Object.assign(ol.style, { columns: 'auto', display: 'flex', flexWrap: 'wrap', gap: '0.1rem 1rem', listStyle: 'none', padding: '0', margin: '0', flex: '1 1 auto', fontSize: '0.92rem' });
+  const tools = toc.querySelector('.toc-tools');
+  if (tools) Object.assign(tools.style, { display: 'flex', alignItems: 'center', gap: '0.35rem', fontSize: '0.9rem' });
+  const links = [...toc.querySelectorAll('a[href^="#"]')];
+  if (typeof IntersectionObserver !== 'function') return;
+  setTimeout(() => observeSections(links), 0);   // after the first render
+}
+
+function observeSections(links) {
+  const byId = new Map(links.map((a) => [a.getAttribute('href').slice(1), a]));
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      for (const a of links) a.removeAttribute('aria-current');
+      byId.get(e.target.id)?.setAttribute('aria-current', 'true');
+    }
+  }, { rootMargin: '-20% 0px -70% 0px' });
+  for (const id of byId.keys()) {
+    const s = document.getElementById(id);
+    if (s) io.observe(s);
+  }
+}
+
+async function main() {
   const status = document.getElementById('status');
-  function row(table, cells) {
-    const tr = document.createElement('tr');
-    for (const c of cells) { const td = document.createElement('td'); td.textContent = c; tr.append(td); }
-    document.querySelector(`#${table} tbody`).append(tr);
-  }
+  setupToc();
+  const precision = document.getElementById('full-precision');
+  precision?.addEventListener('change', () => setFullPrecision(precision.checked));
+
+  let mha;
   try {
-    const mha = await loadMHA(wasmSource());
-    const layer = mha.createLayer({ C: 64, heads: 4, seed: 42, rng: 'default_rng', scale: 0.125 });
-    const X = mha.standardNormal(2 * 6 * 64, { seed: 7 });
-    layer.forward(X, { B: 2, T: 6 });
-    layer.backward(mha.standardNormal(2 * 6 * 64, { seed: 8 }));
-    for (const name of mha.tensorNames) row('shapes', [name, `(${layer.tensor(name).shape.join(', ')})`]);
-    setTimeout(() => {
-      const t0 = performance.now();
-      for (const r of layer.gradcheck(X, { B: 2, T: 6, seed: 8 })) {
-        row('gradcheck', [r.tensor, `(${r.shape.join(', ')})`, r.checked, r.maxAbs.toExponential(2), r.maxRel.toExponential(2)]);
-      }
-      status.textContent = `done in ${(performance.now() - t0).toFixed(0)} ms`;
-    }, 0);
+    mha = await loadMHA(wasmSource());
+    performance.mark('mha:wasm');
   } catch (err) {
-    status.textContent = err.message;
+    status.textContent = `The WebAssembly module could not be loaded: ${err.message}`;
     status.className = 'error';
+    console.error(err);
+    return;
   }
-  
+
+  const scheduler = new Scheduler({ sliceMs: 12 });
+  const data = courseData(mha);        // lessons 3 and 4 share the course demo's X, W, dY
+  const lessons = {};
+  const steps = [
+    ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
+    ['lesson1', 'l1-body', 'Lesson 1', renderLesson1, 'mha:lesson-1'],
+    ['lesson2', 'l2-body', 'Lesson 2', renderLesson2, 'mha:lesson-2'],
+    ['lesson3', 'l3-body', 'Lesson 3', renderLesson3, 'mha:lesson-3'],
+    ['lesson4', 'l4-body', 'Lesson 4', renderLesson4, 'mha:lesson-4'],
+    ['lesson5', 'l5-body', 'Lesson 5', renderLesson5, 'mha:lesson-5'],
+    ['playground', 'pg-body', 'The playground', renderPlayground, 'mha:playground'],
+  ];
+  for (const [key, bodyId, name, render, mark] of steps) {
+    const body = document.getElementById(bodyId);
+    try {
+      lessons[key] = render({ mha, body, scheduler, data });
+    } catch (err) {
+      lessonError(body, name, err);
+    }
+    if (mark) performance.mark(mark);
+  }
+
+  window.mhaPage = {
+    figures() {
+      const f = {};
+      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) f[k] = lessons[k]?.figures() ?? null;
+      return JSON.parse(JSON.stringify(f));
+    },
+    settings() {
+      return lessons.playground?.settings() ?? null;
+    },
+  };
+
+  performance.mark('mha:ready');
+  performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
+  performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');
+  document.documentElement.dataset.ready = '1';
+  const ms = performance.getEntriesByName('mha:navigation-to-ready')[0]?.duration;
+  status.textContent = `Computed live by mha-wasm ${mha.version} in your browser${ms ? ` (ready ${Math.round(ms)} ms after navigation)` : ''}. Full gradient checks continue in the background.`;
+
+  // the figures not drawn yet, then the long checks, after the first render
+  buildPendingFigures(scheduler, 100);
+  for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
+  scheduler.idle().then(() => {
+    status.textContent = status.textContent.replace(' Full gradient checks continue in the background.', ' All gradient checks done.');
+  });
 }
 
 main();

@@ -1,0 +1,283 @@
+// export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
+// over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const XLINK_NS = 'http://www.w3.org/1999/xlink';
+
+/** A safe download file name: keeps letters, digits, '.', '_' and '-'. */
+export function safeFilename(name, fallback = 'figure') {
+  const s = String(name ?? '')
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  return s || fallback;
+}
+
+function withExt(filename, ext) {
+  const base = safeFilename(String(filename ?? '').replace(new RegExp(`\\.${ext}$`, 'i'), ''));
+  return `${base}.${ext}`;
+}
+
+/** Save a Blob under `filename` (a temporary <a download> with a Blob URL). */
+export function downloadBlob(filename, blob) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // revoke later: the download must have started reading the blob
+  setTimeout(() => URL.revokeObjectURL(url), 30000);
+}
+
+/** Download text (CSV, scripts, ...). */
+export function downloadText(filename, text, mime = 'text/plain;charset=utf-8') {
+  downloadBlob(String(filename || 'download.txt'), new Blob([text], { type: mime }));
+}
+
+/** Standalone SVG markup of an <svg> element (namespaces added), or the string itself. */
+export function svgMarkup(svgOrString) {
+  if (typeof svgOrString === 'string') return svgOrString;
+  const clone = svgOrString.cloneNode(true);
+  clone.setAttribute('xmlns', SVG_NS);
+  clone.setAttribute('xmlns:xlink', XLINK_NS);
+  // give the file a size even when the page scales the SVG by CSS
+  const vb = clone.viewBox && clone.viewBox.baseVal;
+  if (vb && vb.width && !clone.getAttribute('width')) {
+    clone.setAttribute('width', vb.width);
+    clone.setAttribute('height', vb.height);
+  }
+  if (!clone.getAttribute('font-family')) clone.setAttribute('font-family', FONT_STACK);
+  const body = new XMLSerializer().serializeToString(clone);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
+}
+
+export const FONT_STACK = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
+
+/** Download an <svg> element (or SVG markup string) as a .svg file. */
+export function downloadSVG(filename, svgElement) {
+  downloadBlob(withExt(filename, 'svg'), new Blob([svgMarkup(svgElement)], { type: 'image/svg+xml;charset=utf-8' }));
+}
+
+function canvasToBlob(canvas) {
+  return new Promise((resolve, reject) => {
+    if (canvas.toBlob) {
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))), 'image/png');
+    } else {
+      const bin = atob(canvas.toDataURL('image/png').split(',')[1]);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      resolve(new Blob([bytes], { type: 'image/png' }));
+    }
+  });
+}
+
+function loadImage(url) {
+  return new Promise((resolve, reject) => {
+    const img = new Image();
+    img.onload = () => resolve(img);
+    img.onerror = () => reject(new Error('could not load the SVG as an image'));
+    img.src = url;
+  });
+}
+
+/** Rasterise an <svg> element onto a new canvas (white background, `scale` x its size). */
+export async function svgToCanvas(svgElement, scale = 2) {
+  const markup = svgMarkup(svgElement);
+  const vb = svgElement.viewBox && svgElement.viewBox.baseVal;
+  const w = (vb && vb.width) || svgElement.width.baseVal.value || svgElement.getBoundingClientRect().width;
+  const h = (vb && vb.height) || svgElement.height.baseVal.value || svgElement.getBoundingClientRect().height;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.ceil(w * scale);
+  canvas.height = Math.ceil(h * scale);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  const blobUrl = URL.createObjectURL(new Blob([markup], { type: 'image/svg+xml;charset=utf-8' }));
+  let img;
+  try {
+    img = await loadImage(blobUrl);
+  } catch {
+    // a CSP without blob: in img-src; try a data: URL
+    img = await loadImage(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(markup)}`);
+  } finally {
+    URL.revokeObjectURL(blobUrl);
+  }
+  ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+  return canvas;
+}
+
+/**
+ * Download a PNG of a <canvas> (as is) or of an <svg> (rasterised at 2x through an Image).
+ * Returns a promise that settles when the download has been handed to the browser.
+ */
+export async function downloadPNG(filename, svgOrCanvas) {
+  const canvas = svgOrCanvas instanceof HTMLCanvasElement ? svgOrCanvas : await svgToCanvas(svgOrCanvas);
+  const blob = await canvasToBlob(canvas);
+  downloadBlob(withExt(filename, 'png'), blob);
+}
+
+// ------------------------------------------------------------------------------------------------
+// CSV
+
+/** One CSV field: quoted when needed; text that a spreadsheet would run as a formula gets a leading '. */
+export function csvField(v) {
+  let s;
+  if (typeof v === 'number') {
+    s = numberCSV(v);
+  } else {
+    s = String(v ?? '');
+    if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  }
+  return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Full precision (shortest round-trip), NumPy-readable spelling of non-finite values. */
+export function numberCSV(v) {
+  if (Number.isNaN(v)) return 'nan';
+  if (v === Infinity) return 'inf';
+  if (v === -Infinity) return '-inf';
+  if (Object.is(v, -0)) return '-0.0';
+  return String(v);
+}
+
+/** CSV of a list of rows (arrays of strings/numbers). */
+export function toCSV(rows) {
+  return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
+}
+
+/**
+ * A row-major rows x cols matrix as CSV: header row = column labels (or 0..cols-1), first column =
+ * row labels (or 0..rows-1), values at full precision. `corner` is the top-left cell.
+ */
+export function matrixCSV(data, rows, cols, rowLabels, colLabels, corner = '') {
+  const out = [];
+  const header = [corner];
+  for (let c = 0; c < cols; c++) header.push(colLabels && colLabels[c] !== undefined ? String(colLabels[c]) : String(c));
+  out.push(header.map(csvField).join(','));
+  for (let r = 0; r < rows; r++) {
+    const line = [csvField(rowLabels && rowLabels[r] !== undefined ? String(rowLabels[r]) : String(r))];
+    for (let c = 0; c < cols; c++) line.push(numberCSV(data[r * cols + c]));
+    out.push(line.join(','));
+  }
+  return `${out.join('\r\n')}\r\n`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// clipboard
+
+let liveRegion = null;
+/** Announce a short message to screen readers (one shared, visually hidden live region). */
+export function announce(message) {
+  if (!liveRegion || !liveRegion.isConnected) {
+    liveRegion = document.createElement('div');
+    liveRegion.className = 'visually-hidden';
+    liveRegion.setAttribute('role', 'status');
+    liveRegion.setAttribute('aria-live', 'polite');
+    document.body.append(liveRegion);
+  }
+  liveRegion.textContent = '';
+  // a new text node after a tick so repeated messages are announced again
+  setTimeout(() => { liveRegion.textContent = message; }, 30);
+}
+
+function legacyCopy(text) {
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  ta.setAttribute('readonly', '');
+  ta.className = 'offscreen-copy';
+  document.body.append(ta);
+  ta.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  ta.remove();
+  return ok;
+}
+
+/**
+ * A <button> that copies getText() to the clipboard and shows "Copied ✓" for a moment. When the
+ * clipboard is unavailable it shows the text in a selected <textarea> right after the button, with
+ * a hint to press Ctrl+C / ⌘C.
+ */
+export function copyButton(label, getText) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'btn copy-button';
+  const labelSpan = document.createElement('span');
+  labelSpan.textContent = label;
+  button.append(labelSpan);
+  let timer = 0;
+  let fallback = null;
+
+  function feedback(text, ok) {
+    labelSpan.textContent = text;
+    button.classList.toggle('is-copied', ok);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      labelSpan.textContent = label;
+      button.classList.remove('is-copied');
+    }, 1800);
+  }
+
+  function showFallback(text) {
+    if (!fallback || !fallback.isConnected) {
+      fallback = document.createElement('div');
+      fallback.className = 'copy-fallback';
+      const hint = document.createElement('p');
+      hint.className = 'note';
+      hint.textContent = 'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).';
+      const ta = document.createElement('textarea');
+      ta.readOnly = true;
+      ta.rows = 8;
+      ta.setAttribute('aria-label', `${label}: text to copy`);
+      const close = document.createElement('button');
+      close.type = 'button';
+      close.className = 'btn btn-small';
+      close.textContent = 'Close';
+      close.addEventListener('click', () => { fallback.remove(); button.focus(); });
+      fallback.append(hint, ta, close);
+      button.after(fallback);
+    }
+    const ta = fallback.querySelector('textarea');
+    ta.value = text;
+    ta.focus();
+    ta.select();
+  }
+
+  button.addEventListener('click', async () => {
+    let text;
+    try {
+      text = String(getText());
+    } catch (err) {
+      feedback('Could not build the text', false);
+      announce(`Could not copy: ${err.message}`);
+      return;
+    }
+    let ok = false;
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        await navigator.clipboard.writeText(text);
+        ok = true;
+      }
+    } catch {
+      ok = false;
+    }
+    if (!ok) ok = legacyCopy(text);
+    if (ok) {
+      feedback('Copied ✓', true);
+      announce('Copied to the clipboard');
+    } else {
+      showFallback(text);
+      announce('Copying is blocked; the text is selected in a box below the button');
+    }
+  });
+  return button;
+}

@@ -1,0 +1,292 @@
+// scales.js - colour scales and legends of the companion page.
+//
+// Both scales are colour-blind safe and readable in greyscale:
+//   sequentialColor(t)  t in [0, 1]  -> viridis (dark purple -> yellow); attention weights, probabilities
+//   divergingColor(t)   t in [-1, 1] -> PuOr (orange for negative, near-white at 0, purple for positive;
+//                                       the orientation of matplotlib's 'PuOr'); signed values, gradients
+// Colours come from d3-scale-chromatic (bundled) through 256-entry lookup tables, so colouring a
+// 64x64 matrix costs a few array reads. legend() draws a labelled gradient bar with ticks.
+
+import { interpolateViridis, interpolatePuOr } from 'd3-scale-chromatic';
+
+const LUT_SIZE = 256;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function parseColor(c) {
+  // d3 returns '#rrggbb' or 'rgb(r, g, b)'
+  if (c[0] === '#') return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  return c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+}
+
+function hex(rgb) {
+  return `#${rgb.map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** WCAG relative luminance of an [r, g, b] triple (0..255). */
+function luminance([r, g, b]) {
+  const lin = (v) => {
+    const s = v / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+function contrast(l1, l2) {
+  const [a, b] = l1 > l2 ? [l1, l2] : [l2, l1];
+  return (a + 0.05) / (b + 0.05);
+}
+
+const INK = '#111111';
+const PAPER = '#ffffff';
+const INK_L = luminance([17, 17, 17]);
+
+function buildLut(interp, reverse) {
+  const colors = new Array(LUT_SIZE);
+  const text = new Array(LUT_SIZE);
+  const packed = new Uint32Array(LUT_SIZE);
+  for (let i = 0; i < LUT_SIZE; i++) {
+    const u = i / (LUT_SIZE - 1);
+    const rgb = parseColor(interp(reverse ? 1 - u : u));
+    colors[i] = hex(rgb);
+    // RGBA bytes in memory order of a little-endian Uint32 view of ImageData
+    packed[i] = ((255 << 24) | (Math.round(rgb[2]) << 16) | (Math.round(rgb[1]) << 8) | Math.round(rgb[0])) >>> 0;
+    const l = luminance(rgb);
+    // whichever of near-black / white has the better contrast against this cell
+    text[i] = contrast(l, INK_L) >= contrast(l, 1) ? INK : PAPER;
+  }
+  return { colors, text, packed };
+}
+
+const VIRIDIS = buildLut(interpolateViridis, false);
+// d3's interpolatePuOr runs purple (0) -> orange (1); reversed so that -1 is orange, +1 is purple.
+const PUOR = buildLut(interpolatePuOr, true);
+
+function unitIndex(t) {
+  if (!(t > 0)) return 0; // also NaN
+  if (t >= 1) return LUT_SIZE - 1;
+  return Math.round(t * (LUT_SIZE - 1));
+}
+
+function signedIndex(t) {
+  if (Number.isNaN(t)) return (LUT_SIZE - 1) >> 1;
+  return unitIndex((t + 1) / 2);
+}
+
+/** t in [0, 1] -> CSS colour '#rrggbb' (viridis). Values outside are clamped. */
+export function sequentialColor(t) {
+  return VIRIDIS.colors[unitIndex(t)];
+}
+
+/** t in [-1, 1] -> CSS colour '#rrggbb' (PuOr: orange < 0, near-white at 0, purple > 0). Clamped. */
+export function divergingColor(t) {
+  return PUOR.colors[signedIndex(t)];
+}
+
+/** The text colour ('#111111' or '#ffffff') with the better contrast on sequentialColor(t). */
+export function sequentialTextColor(t) {
+  return VIRIDIS.text[unitIndex(t)];
+}
+
+/** The text colour ('#111111' or '#ffffff') with the better contrast on divergingColor(t). */
+export function divergingTextColor(t) {
+  return PUOR.text[signedIndex(t)];
+}
+
+/** sequentialColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
+export function sequentialPacked(t) {
+  return VIRIDIS.packed[unitIndex(t)];
+}
+
+/** divergingColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
+export function divergingPacked(t) {
+  return PUOR.packed[signedIndex(t)];
+}
+
+/** Colour stops [[offset 0..1, colour], ...] of a scale kind, for gradients (SVG or canvas). */
+export function gradientStops(kind, n = 17) {
+  const stops = [];
+  for (let i = 0; i < n; i++) {
+    const u = i / (n - 1);
+    stops.push([u, kind === 'diverging' ? divergingColor(2 * u - 1) : sequentialColor(u)]);
+  }
+  return stops;
+}
+
+// ------------------------------------------------------------------------------------------------
+// number formatting shared by the renderers
+
+const MINUS = '\u2212';
+
+/** A number for display: fixed decimals, a real minus sign, no '-0.00'. */
+export function formatFixed(v, digits = 2) {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '∞';
+  if (v === -Infinity) return `${MINUS}∞`;
+  let s = v.toFixed(digits);
+  if (/^-0\.?0*$/.test(s)) s = s.slice(1);
+  return s.replace('-', MINUS);
+}
+
+/** A tick / readout label: short, exponent for very small or large magnitudes. */
+export function formatTick(v, precision = 3) {
+  if (!Number.isFinite(v)) return formatFixed(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  let s;
+  if (a >= 1e-3 && a < 1e5) {
+    s = String(Number(v.toPrecision(precision)));
+  } else {
+    s = v.toExponential(Math.max(0, precision - 1)).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  }
+  return s.replace('-', MINUS);
+}
+
+/** Scientific notation for error columns: 1.23e-10 (real minus sign). */
+export function formatSci(v, digits = 2) {
+  if (!Number.isFinite(v)) return formatFixed(v);
+  if (v === 0) return '0';
+  return v.toExponential(digits).replace('e+', 'e').replace(/-/g, MINUS);
+}
+
+// ------------------------------------------------------------------------------------------------
+// legend
+
+let uid = 0;
+/** A document-unique id (for SVG gradients, aria references). */
+export function uniqueId(prefix = 'mha') {
+  uid += 1;
+  return `${prefix}-${uid}`;
+}
+
+function svgEl(name, attrs) {
+  const el = document.createElementNS(SVG_NS, name);
+  if (attrs) for (const k in attrs) el.setAttribute(k, attrs[k]);
+  return el;
+}
+
+/** The tick values of a legend. */
+export function legendTicks(kind, min, max) {
+  if (kind === 'diverging') {
+    const m = Math.max(Math.abs(min), Math.abs(max));
+    return [-m, 0, m];
+  }
+  return [0, 0.25, 0.5, 0.75, 1].map((u) => min + u * (max - min));
+}
+
+/** The default range of a legend kind. */
+export function legendRange(kind, min, max) {
+  if (kind === 'diverging') {
+    let m = Math.max(Math.abs(min ?? 1), Math.abs(max ?? 1));
+    if (!(m > 0) || !Number.isFinite(m)) m = 1;
+    return [-m, m];
+  }
+  const lo = Number.isFinite(min) ? min : 0;
+  const hi = Number.isFinite(max) && max > lo ? max : lo + 1;
+  return [lo, hi];
+}
+
+/** Describe a scale in words (for aria-labels: colour is never the only carrier). */
+export function describeScale(kind, min, max, label) {
+  const name = label ? `${label}: ` : '';
+  if (kind === 'diverging') {
+    return `${name}colour scale from ${formatTick(min)} (dark orange) through 0 (near white) to ${formatTick(max)} (dark purple)`;
+  }
+  return `${name}colour scale from ${formatTick(min)} (dark purple) through blue and green to ${formatTick(max)} (yellow)`;
+}
+
+export const LEGEND_WIDTH = 236;
+const LEGEND_BAR_X = 24;
+const LEGEND_BAR_W = LEGEND_WIDTH - 2 * LEGEND_BAR_X;
+
+/**
+ * Legend geometry shared by the SVG legend and the PNG export:
+ * { width, height, bar: {x, y, w, h}, label: {x, y}, ticks: [{x, text}], tickY, markerY }.
+ */
+export function legendLayout(kind, min, max) {
+  const [lo, hi] = legendRange(kind, min, max);
+  const bar = { x: LEGEND_BAR_X, y: 20, w: LEGEND_BAR_W, h: 10 };
+  const ticks = legendTicks(kind, lo, hi).map((v) => ({
+    x: bar.x + ((v - lo) / (hi - lo)) * bar.w,
+    text: formatTick(v),
+    value: v,
+  }));
+  return { width: LEGEND_WIDTH, height: 50, lo, hi, bar, label: { x: 2, y: 12 }, ticks, tickY: 45 };
+}
+
+/**
+ * Internal: a legend plus a marker that can point at a value (the hovered cell).
+ * Returns { element, svg, mark(value | null) }.
+ */
+export function createLegend({ kind = 'unit', min, max, label } = {}) {
+  const k = kind === 'diverging' ? 'diverging' : 'unit';
+  const lay = legendLayout(k, min, max);
+  const text = label ?? (k === 'unit' ? 'attention weight' : 'value');
+
+  const element = document.createElement('div');
+  element.className = `legend legend-${k}`;
+  const svg = svgEl('svg', {
+    viewBox: `0 0 ${lay.width} ${lay.height}`,
+    width: lay.width,
+    height: lay.height,
+    role: 'img',
+    class: 'legend-svg',
+  });
+  svg.setAttribute('aria-label', describeScale(k, lay.lo, lay.hi, text));
+
+  const gid = uniqueId('mha-grad');
+  const defs = svgEl('defs');
+  const grad = svgEl('linearGradient', { id: gid, x1: '0', x2: '1', y1: '0', y2: '0' });
+  for (const [off, col] of gradientStops(k)) {
+    grad.append(svgEl('stop', { offset: off.toFixed(4), 'stop-color': col }));
+  }
+  defs.append(grad);
+  svg.append(defs);
+
+  const title = svgEl('text', { x: lay.label.x, y: lay.label.y, class: 'legend-label' });
+  title.textContent = text;
+  svg.append(title);
+  const { bar } = lay;
+  svg.append(svgEl('rect', {
+    x: bar.x, y: bar.y, width: bar.w, height: bar.h, fill: `url(#${gid})`,
+    stroke: '#6b7280', 'stroke-width': '0.5',
+  }));
+  for (const t of lay.ticks) {
+    svg.append(svgEl('line', {
+      x1: t.x, x2: t.x, y1: bar.y + bar.h, y2: bar.y + bar.h + 4, stroke: '#4b5563', 'stroke-width': '1',
+    }));
+    const tx = svgEl('text', { x: t.x, y: lay.tickY, 'text-anchor': 'middle', class: 'legend-tick' });
+    tx.textContent = t.text;
+    svg.append(tx);
+  }
+  // hover marker: a small triangle above the bar plus a line through it
+  const marker = svgEl('g', { class: 'legend-marker', visibility: 'hidden' });
+  marker.append(svgEl('path', { d: `M-4,${bar.y - 6} L4,${bar.y - 6} L0,${bar.y - 1} Z`, fill: '#111' }));
+  marker.append(svgEl('line', {
+    x1: 0, x2: 0, y1: bar.y - 1, y2: bar.y + bar.h + 1, stroke: '#111', 'stroke-width': '2',
+  }));
+  marker.append(svgEl('line', {
+    x1: 0, x2: 0, y1: bar.y, y2: bar.y + bar.h, stroke: '#fff', 'stroke-width': '0.75',
+  }));
+  svg.append(marker);
+  element.append(svg);
+
+  function mark(value) {
+    if (value === null || value === undefined || Number.isNaN(value)) {
+      marker.setAttribute('visibility', 'hidden');
+      return;
+    }
+    let u = (value - lay.lo) / (lay.hi - lay.lo);
+    u = Math.min(1, Math.max(0, u));
+    marker.setAttribute('transform', `translate(${(bar.x + u * bar.w).toFixed(2)},0)`);
+    marker.setAttribute('visibility', 'visible');
+  }
+  return { element, svg, mark, layout: lay, label: text, kind: k };
+}
+
+/**
+ * A labelled gradient bar with ticks. kind 'unit': viridis over [min=0, max=1]; 'diverging':
+ * PuOr over the symmetric range [-m, m], m = max(|min|, |max|) (default 1). Returns a <div class="legend">.
+ */
+export function legend({ kind = 'unit', min, max, label } = {}) {
+  return createLegend({ kind, min, max, label }).element;
+}

@@ -1,0 +1,252 @@
+// tables.js - data tables (generic, shapes, gradient checks) and a progress bar.
+// Every cell is set with textContent; numeric columns are right-aligned with tabular figures.
+
+import { formatSci, formatTick, uniqueId } from './scales.js';
+
+const MINUS = '\u2212';
+
+/** Python-style shape text: (2, 4, 6, 16); (64,) for one axis; () for a scalar. */
+export function formatShape(shape) {
+  const dims = Array.from(shape ?? []);
+  if (dims.length === 1) return `(${dims[0]},)`;
+  return `(${dims.join(', ')})`;
+}
+
+/** A number in a table cell: integers as they are, others with 6 significant digits or an exponent. */
+export function formatCell(v) {
+  if (typeof v !== 'number') return String(v ?? '');
+  if (Number.isInteger(v)) return String(v).replace('-', MINUS);
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '∞' : `${MINUS}∞`;
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return formatSci(v, 3);
+  return formatTick(v, 6);
+}
+
+function wrap(tableEl, label) {
+  // a scroll container so wide tables never widen the page on a phone
+  const div = document.createElement('div');
+  div.className = 'table-wrap';
+  div.tabIndex = 0;
+  div.setAttribute('role', 'region');
+  div.setAttribute('aria-label', label || 'table');
+  div.append(tableEl);
+  return div;
+}
+
+function isNumericCol(numeric, i) {
+  if (Array.isArray(numeric)) {
+    if (numeric.length && typeof numeric[0] === 'boolean') return !!numeric[i];
+    return numeric.includes(i);
+  }
+  return false;
+}
+
+/**
+ * A table. headers: array of strings; rows: arrays of strings/numbers (numbers are formatted, see
+ * formatCell); caption: text; numeric: indices (or booleans) of right-aligned numeric columns.
+ * Additions: className (extra class of the <table>), rowHeaders (default true: the first cell of
+ * each row is a <th scope="row">). Returns a scrollable <div class="table-wrap"> holding the
+ * <table class="data-table">; the <table> is also at `.table` of the returned element.
+ */
+export function table({ headers = [], rows = [], caption, numeric = [], className, rowHeaders = true } = {}) {
+  const t = document.createElement('table');
+  t.className = `data-table${className ? ` ${className}` : ''}`;
+  if (caption) {
+    const cap = document.createElement('caption');
+    cap.textContent = caption;
+    t.append(cap);
+  }
+  if (headers.length) {
+    const thead = document.createElement('thead');
+    const tr = document.createElement('tr');
+    headers.forEach((h, i) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = h;
+      if (isNumericCol(numeric, i)) th.className = 'num';
+      tr.append(th);
+    });
+    thead.append(tr);
+    t.append(thead);
+  }
+  const tbody = document.createElement('tbody');
+  const frag = document.createDocumentFragment();
+  for (const row of rows) {
+    const tr = document.createElement('tr');
+    row.forEach((v, i) => {
+      const cell = document.createElement(i === 0 && rowHeaders ? 'th' : 'td');
+      if (i === 0 && rowHeaders) cell.scope = 'row';
+      if (v instanceof Node) cell.append(v);
+      else cell.textContent = formatCell(v);
+      if (isNumericCol(numeric, i)) cell.classList.add('num');
+      tr.append(cell);
+    });
+    frag.append(tr);
+  }
+  tbody.append(frag);
+  t.append(tbody);
+  const w = wrap(t, caption);
+  w.table = t;
+  return w;
+}
+
+/**
+ * The shapes of the stages of a computation: stages [{ stage, shape: [..], note }] -> a table
+ * "stage | shape | note", shapes as (2, 4, 6, 16).
+ */
+export function shapeTable(stages, { caption = 'Shapes at every stage' } = {}) {
+  const w = table({
+    headers: ['stage', 'shape', 'note'],
+    rows: stages.map((st) => {
+      const code = document.createElement('code');
+      code.className = 'shape';
+      code.textContent = formatShape(st.shape);
+      return [String(st.stage ?? ''), code, String(st.note ?? '')];
+    }),
+    caption,
+    className: 'shape-table',
+  });
+  return w;
+}
+
+/**
+ * The result of layer.gradcheck(): one row per tensor with its shape, how many entries were
+ * checked (of its size), the max absolute and relative errors and "✓ pass" / "✗ fail"
+ * (pass when maxRel <= threshold). Rows with nothing checked yet show "pending". When `sampled`
+ * (true or the number N), a note "sampled: N entries per tensor" is shown. A summary line says
+ * how many tensors pass. Returns <div class="gradcheck">.
+ */
+export function gradcheckTable(rows, { threshold = 1e-7, sampled = false, caption } = {}) {
+  const root = document.createElement('div');
+  root.className = 'gradcheck';
+  const list = Array.from(rows ?? []);
+  let pass = 0;
+  let fail = 0;
+  let pending = 0;
+  let worst = 0;
+  const body = list.map((r) => {
+    const checked = Number(r.checked ?? 0);
+    const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
+    const status = document.createElement('span');
+    let state;
+    if (!(checked > 0)) {
+      state = 'pending';
+      status.textContent = '… pending';
+      pending += 1;
+    } else if (r.maxRel <= threshold) {
+      state = 'pass';
+      status.textContent = '✓ pass';
+      pass += 1;
+    } else {
+      state = 'fail';
+      status.textContent = '✗ fail';
+      fail += 1;
+    }
+    if (checked > 0 && Number.isFinite(r.maxRel) && r.maxRel > worst) worst = r.maxRel;
+    if (checked > 0 && !Number.isFinite(r.maxRel)) worst = Infinity;
+    status.className = `status status-${state}`;
+    const shape = document.createElement('code');
+    shape.className = 'shape';
+    shape.textContent = formatShape(r.shape);
+    const checkedText = checked === size ? `all ${size}` : `${checked} of ${size}`;
+    return [
+      String(r.tensor),
+      shape,
+      checkedText,
+      checked > 0 ? formatSci(r.maxAbs, 2) : '—',
+      checked > 0 ? formatSci(r.maxRel, 2) : '—',
+      status,
+    ];
+  });
+  const w = table({
+    headers: ['tensor', 'shape', 'checked', 'max abs error', 'max rel error', 'result'],
+    rows: body,
+    caption,
+    numeric: [2, 3, 4],
+    className: 'gradcheck-table',
+  });
+  // mark each row's state for styling and tests
+  const trs = w.table.tBodies[0].rows;
+  list.forEach((r, i) => {
+    const st = body[i][5].className.replace('status status-', '');
+    trs[i].dataset.status = st;
+  });
+  root.append(w);
+
+  const summary = document.createElement('p');
+  summary.className = 'gradcheck-summary';
+  const thr = formatSci(threshold, 0);
+  if (list.length === 0) {
+    summary.textContent = 'No gradient check yet.';
+  } else if (pending === list.length) {
+    summary.textContent = 'Gradient check pending…';
+  } else if (fail === 0 && pending === 0) {
+    summary.textContent = `✓ All ${pass} tensors pass: max relative error ${formatSci(worst, 2)} ≤ ${thr}.`;
+    summary.classList.add('is-pass');
+  } else if (fail === 0) {
+    summary.textContent = `${pass} of ${list.length} tensors checked so far, all pass (max relative error ${formatSci(worst, 2)} ≤ ${thr}).`;
+  } else {
+    summary.textContent = `✗ ${fail} of ${list.length} tensors fail: max relative error ${formatSci(worst, 2)} > ${thr}.`;
+    summary.classList.add('is-fail');
+  }
+  root.append(summary);
+  root.dataset.pass = String(pass);
+  root.dataset.fail = String(fail);
+
+  if (sampled) {
+    let n = typeof sampled === 'number' ? sampled : 0;
+    if (!n) for (const r of list) n = Math.max(n, Number(r.checked ?? 0));
+    const note = document.createElement('p');
+    note.className = 'note gradcheck-sampled';
+    note.textContent = `sampled: ${n} entries per tensor (tensors with fewer entries are checked in full).`;
+    root.append(note);
+  }
+  return root;
+}
+
+/**
+ * A progress bar: <progress> plus a text "done / total (p %)". set(done, total) updates it;
+ * finish(text) fills it and shows `text`. Returns { element, set, finish }.
+ */
+export function progressBar({ label = 'Progress' } = {}) {
+  const element = document.createElement('div');
+  element.className = 'progress';
+  const id = uniqueId('progress');
+  const lab = document.createElement('label');
+  lab.className = 'progress-label';
+  lab.htmlFor = id;
+  lab.textContent = label;
+  const bar = document.createElement('progress');
+  bar.id = id;
+  bar.max = 1;
+  bar.value = 0;
+  const text = document.createElement('span');
+  text.className = 'progress-text';
+  text.textContent = 'waiting…';
+  const status = document.createElement('span');
+  status.className = 'visually-hidden';
+  status.setAttribute('role', 'status');
+  element.append(lab, bar, text, status);
+  let lastPct = -1;
+  return {
+    element,
+    set(done, total) {
+      const t = total > 0 ? total : 1;
+      const d = Math.max(0, Math.min(done, t));
+      bar.max = t;
+      bar.value = d;
+      const pct = Math.floor((100 * d) / t);
+      if (pct !== lastPct || d === t) {
+        text.textContent = `${d.toLocaleString('en-US')} / ${t.toLocaleString('en-US')} (${pct} %)`;
+        lastPct = pct;
+      }
+      element.classList.remove('is-done');
+    },
+    finish(message) {
+      bar.value = bar.max;
+      text.textContent = message ?? 'done';
+      status.textContent = `${label}: ${message ?? 'done'}`;
+      element.classList.add('is-done');
+    },
+  };
+}
