@@ -3,6 +3,7 @@
 #   make test       everything CI runs: native C tests, then npm test (Node + NumPy reference)
 #   make serve      build, then serve web/ on http://127.0.0.1:8000/
 #   make setup      install what a fresh Debian machine lacks (apt: emscripten, python3-numpy)
+#   make bench      benchmark, not a test: mha-wasm vs native C, NumPy (1 thread), tfjs-wasm; prints a table
 
 EMCC ?= emcc
 CC ?= gcc
@@ -36,7 +37,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: all wasm bundle native lib test test-c test-node reference serve setup clean
+.PHONY: all wasm bundle native lib test test-c test-node reference serve setup bench clean
 all: wasm bundle native
 
 wasm: web/mha.wasm
@@ -96,6 +97,9 @@ serve: wasm bundle
 
 setup:
 	bash .ci/setup
+
+bench:
+	node tests/bench/bench.mjs
 
 clean:
 	rm -rf $(BUILD) web/mha.wasm web/app.bundle.js
