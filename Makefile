@@ -27,7 +27,9 @@ EXPORTED_FUNCTIONS := $(subst $(space),$(comma),$(addprefix _,$(EXPORTS)))
 
 # No -ffast-math anywhere: results must be identical run to run and equal NumPy's streams.
 COMMON_CFLAGS := -std=c11 -Wall -Wextra -Werror -ffp-contract=off
-WASM_CFLAGS := $(COMMON_CFLAGS) -O3 -DNDEBUG
+# -msimd128: the f64x2 kernels of c/kernels.c (same roundings as the scalar loops; no relaxed SIMD,
+# no threads: this LLVM emits pre-standard relaxed opcodes and threads need emcc's JS glue).
+WASM_CFLAGS := $(COMMON_CFLAGS) -O3 -DNDEBUG -msimd128
 # Standalone module, no JS glue (web/mha.js is the loader). Memory grows on demand up to 1 GiB;
 # a larger request makes malloc return NULL, which the library reports as MHA_ENOMEM.
 WASM_LDFLAGS := --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=1GB \
@@ -40,9 +42,14 @@ BUILD := build
 .PHONY: all wasm bundle native lib test test-c test-node reference serve setup bench clean
 all: wasm bundle native
 
-wasm: web/mha.wasm
+wasm: web/mha.wasm $(BUILD)/mha-scalar.wasm
 web/mha.wasm: $(SRC) $(HDR)
 	$(EMCC) $(WASM_CFLAGS) $(SRC) -o $@ $(WASM_LDFLAGS)
+
+# The same library without SIMD: tests/simd.test.mjs checks both builds give identical bits.
+$(BUILD)/mha-scalar.wasm: $(SRC) $(HDR)
+	@mkdir -p $(BUILD)
+	$(EMCC) $(filter-out -msimd128,$(WASM_CFLAGS)) $(SRC) -o $@ $(WASM_LDFLAGS)
 
 # The page as one classic script (web/app.bundle.js): the ES modules of web/ bundled by esbuild,
 # with the wasm embedded as base64, so it also runs from file:// (where Chromium blocks module
