@@ -100,16 +100,19 @@ typedef struct {
     size_t a_rs, a_cs, b_rs, b_cs;
 } operands;
 
-/* Copy B(k0..k1-1, j0..j0+3) into panel[(k-k0)*4 + c], so the tile loop reads it contiguously */
-static void pack_b_panel(double *panel, const operands *op, size_t k0, size_t k1, size_t j0)
+/* Copy B(k0..k1-1, j0..j0+w-1) into panels of 4 columns: panel[(c/4)*KB*4 + (k-k0)*4 + c%4] for
+ * column j0+c, so the tile loop reads its 4 columns contiguously. w is a multiple of 4, up to PW;
+ * reading PW columns of a row at once uses whole cache lines of a row-major B. */
+enum { PW = 16 };
+
+static void pack_b_panels(double *panel, const operands *op, size_t k0, size_t k1, size_t j0,
+                          size_t w)
 {
     for (size_t k = k0; k < k1; k++) {
         const double *b_k = op->b + k * op->b_rs + j0 * op->b_cs;
-        double *p = panel + (k - k0) * 4;
-        p[0] = b_k[0];
-        p[1] = b_k[op->b_cs];
-        p[2] = b_k[2 * op->b_cs];
-        p[3] = b_k[3 * op->b_cs];
+        for (size_t c = 0; c < w; c++) {
+            panel[(c / 4) * KB * 4 + (k - k0) * 4 + c % 4] = b_k[c * op->b_cs];
+        }
     }
 }
 
@@ -161,20 +164,23 @@ static void element(double *out, size_t ldo, const operands *op, size_t i, size_
 
 static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
 {
-    double panel[KB * 4];   /* B(k0..k1-1, j0..j0+3), packed */
+    double panel[KB * PW];   /* B(k0..k1-1, j0..j0+PW-1), packed in panels of 4 columns */
     if (!accumulate) {
         memset(out, 0, M * N * sizeof(double));
     }
     const size_t M4 = M - M % 4, N4 = N - N % 4;
     for (size_t k0 = 0; k0 < K; k0 += KB) {
         const size_t k1 = K - k0 < KB ? K : k0 + KB;
-        for (size_t j0 = 0; j0 < N4; j0 += 4) {
-            pack_b_panel(panel, op, k0, k1, j0);
+        for (size_t jb = 0; jb < N4; jb += PW) {
+            const size_t w = N4 - jb < PW ? N4 - jb : PW;
+            pack_b_panels(panel, op, k0, k1, jb, w);
             for (size_t i0 = 0; i0 < M4; i0 += 4) {
-                tile4x4(out, N, op, panel, i0, j0, k0, k1);
+                for (size_t c = 0; c < w; c += 4) {
+                    tile4x4(out, N, op, panel + (c / 4) * KB * 4, i0, jb + c, k0, k1);
+                }
             }
             for (size_t i = M4; i < M; i++) {
-                for (size_t j = j0; j < j0 + 4; j++) {
+                for (size_t j = jb; j < jb + w; j++) {
                     element(out, N, op, i, j, k0, k1);
                 }
             }
