@@ -18,7 +18,19 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
   // T = 4096 with 4 heads needs 4 * (1*4*4096*4096) doubles of attention alone: 2 GiB > the cap.
   const T = 4096;
   const big = new Float64Array(T * 64);
-  assert.throws(() => layer.forward(big, { B: 1, T }), /layer\.forward: out of memory/);
+  // the JS API refuses it up front, naming B and T ...
+  assert.throws(() => layer.forward(big, { B: 1, T }), /layer\.forward: B = 1, T = 4096 is too large/);
+  // ... and the C library, asked directly, fails the allocation cleanly: MHA_ENOMEM, no trap
+  const ex = mha.exports;
+  const out = ex.malloc(4);
+  assert.equal(ex.mha_create(64, 4, out), 0);
+  const raw = new Int32Array(ex.memory.buffer, out, 1)[0];
+  const px = ex.malloc(T * 64 * 8);
+  assert.ok(px, 'malloc of the input');
+  assert.equal(ex.mha_forward(raw, px, 1, T, 0, 0), -5 /* MHA_ENOMEM */);
+  ex.mha_free(raw);
+  ex.free(px);
+  ex.free(out);
   t.diagnostic(`after the failed request: wasm memory ${(memoryBytes() / 2 ** 20).toFixed(0)} MiB (cap 1024 MiB)`);
   assert.ok(memoryBytes() <= GiB, 'memory stays within the cap');
   // nothing already computed is lost: the cache still holds the course forward ...
@@ -26,7 +38,8 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
   // ... and a new forward gives the same bits
   assert.deepEqual(layer.forward(X, { B: 2, T: 6 }).Y, Y);
   // a byte count that overflows 32 bits is refused before any allocation
-  assert.throws(() => layer.forward(new Float64Array(64 * 65536), { B: 1, T: 65536 }), /too large|overflow/);
+  assert.throws(() => layer.forward(new Float64Array(64 * 65536), { B: 1, T: 65536 }), /too large/);
+  assert.equal(mha.exports.mha_forward(0, 0, 1, 65536, 0, 0), -1 /* MHA_ENULL comes first for a NULL layer */);
   assert.deepEqual(layer.forward(X, { B: 2, T: 6 }).Y, Y);
   layer.free();
 });

@@ -18,6 +18,8 @@ const MHA_CAUSAL = 1;
 const CHECK_ROW_FIELDS = 8; // doubles per mha_check_row
 const MAX_SEED = 2 ** 53 - 1;
 const FORWARD_FROM = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'];
+const MEMORY_CAP = 2 ** 30; // the module's maximum memory (-sMAXIMUM_MEMORY=1GB in the Makefile)
+const MiB = (bytes) => `${Math.ceil(bytes / 2 ** 20)} MiB`;
 
 async function readWasmBytes(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
@@ -228,6 +230,10 @@ class MHA {
     const C = checkInt(fn, 'C', o.C);
     const heads = checkInt(fn, 'heads', o.heads);
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
+    const weightBytes = 2 * 4 * C * C * 8; // parameters and gradients
+    if (weightBytes > MEMORY_CAP) {
+      throw new Error(`${fn}: C = ${C} is too large: its weights and gradients need ${MiB(weightBytes)}, over the module's 1 GiB memory`);
+    }
     const kind = checkRngKind(fn, o.rng);
     const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind);
     const scale = o.scale === undefined ? 1 / Math.sqrt(C) : checkReal(fn, 'scale', o.scale);
@@ -372,11 +378,16 @@ class Layer {
     return this.#ptr;
   }
 
-  #dims(fn, opts, needT = true) {
+  #dims(fn, opts) {
     const o = checkOptions(`layer.${fn}`, opts);
     const B = checkInt(`layer.${fn}`, 'B', o.B);
-    const T = needT ? checkInt(`layer.${fn}`, 'T', o.T) : undefined;
+    const T = checkInt(`layer.${fn}`, 'T', o.T);
     const causal = checkBool(`layer.${fn}`, 'causal', o.causal);
+    // the forward cache: 16 (B,T,C) tensors and 4 (B,h,T,T) ones (c/layer.h)
+    const cacheBytes = 8 * (16 * B * T * this.C + 4 * B * this.heads * T * T);
+    if (cacheBytes > MEMORY_CAP) {
+      throw new Error(`layer.${fn}: B = ${B}, T = ${T} is too large: the forward cache needs ${MiB(cacheBytes)} (the attention alone is B*heads*T*T), over the module's 1 GiB memory`);
+    }
     return { o, B, T, causal };
   }
 
