@@ -77,7 +77,7 @@ void backward_core(mha_layer *l);
  * the caller then runs forward_from(l, STAGE_PROJ). On error the layer is unchanged. */
 int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags);
 
-/* 1 if the n doubles at p overlap the layer's cache block */
+/* 1 if the n doubles at p overlap the layer's cache, parameters or gradients */
 int layer_owns(const mha_layer *l, const double *p, size_t n);
 
 /* Validates B, T and flags and the byte counts for a forward; MHA_OK or an error code. */

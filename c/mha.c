@@ -403,16 +403,23 @@ void forward_output_column(mha_layer *l, size_t j)
     }
 }
 
-int layer_owns(const mha_layer *l, const double *p, size_t n)
+/* 1 if the n doubles at p overlap the n_block doubles at block (compared as integers: the arrays
+ * may be unrelated objects) */
+static int overlaps(const double *p, size_t n, const double *block, size_t n_block)
 {
-    if (!l->cache || !p || n == 0) {
+    if (!p || !block || n == 0 || n_block == 0) {
         return 0;
     }
-    /* compared as integers: the arrays may be unrelated objects */
-    const uintptr_t lo = (uintptr_t)l->cache;
-    const uintptr_t hi = lo + (16 * l->cap_btc + 4 * l->cap_bhtt) * sizeof(double);
+    const uintptr_t lo = (uintptr_t)block, hi = lo + n_block * sizeof(double);
     const uintptr_t a = (uintptr_t)p, b = a + n * sizeof(double);
     return a < hi && lo < b;
+}
+
+int layer_owns(const mha_layer *l, const double *p, size_t n)
+{
+    const size_t np = mha_num_params(l);
+    return overlaps(p, n, l->cache, 16 * l->cap_btc + 4 * l->cap_bhtt) ||
+           overlaps(p, n, l->params, np) || overlaps(p, n, l->grads, np);
 }
 
 int check_forward_args(const mha_layer *l, const double *X, int B, int T, int flags)
