@@ -1,5 +1,7 @@
 # mha-wasm: build the C layer to WebAssembly (web/mha.wasm) and natively (tests under ASan + UBSan).
 #   make            build web/mha.wasm and the native library
+#   make lib        the native static library build/libmha.a (link with -lm; header c/mha.h)
+#   make demo       build and run the terminal demo (c/demo.c): lessons 3 and 4 from the native library
 #   make test       everything CI runs: native C tests, then npm test (Node + NumPy reference)
 #   make serve      build, then serve web/ on http://127.0.0.1:8000/
 #   make setup      install what a fresh Debian machine lacks (apt: emscripten, python3-numpy)
@@ -39,7 +41,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: all wasm bundle native lib test test-c test-node reference serve setup bench clean
+.PHONY: all wasm bundle native lib demo test test-c test-node reference serve setup bench clean
 all: wasm bundle native
 
 wasm: web/mha.wasm $(BUILD)/mha-scalar.wasm
@@ -74,6 +76,12 @@ $(BUILD)/libmha.a: $(SRC) $(HDR)
 	@mkdir -p $(BUILD)/obj
 	for f in $(SRC); do $(CC) $(NATIVE_CFLAGS) -Ic -c $$f -o $(BUILD)/obj/$$(basename $$f .c).o || exit 1; done
 	ar rcs $@ $(patsubst c/%.c,$(BUILD)/obj/%.o,$(SRC))
+
+# The terminal demo: lesson 3's shape table and lesson 4's gradient check from the native library.
+demo: $(BUILD)/demo
+	$(BUILD)/demo
+$(BUILD)/demo: c/demo.c $(BUILD)/libmha.a $(HDR)
+	$(CC) $(NATIVE_CFLAGS) -Ic c/demo.c $(BUILD)/libmha.a -lm -o $@
 
 # Native unit tests: the library and each test built together under ASan + UBSan.
 C_TESTS := test_mha test_rng test_npmath

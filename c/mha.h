@@ -13,12 +13,20 @@
  *
  * Errors: every function that can fail returns MHA_OK (0) or a negative MHA_E* code; mha_strerror()
  * gives its message. The library never aborts, exits, prints or asserts. On error nothing the caller
- * owns is modified, and a layer stays usable with everything it had already computed.
+ * owns is modified, and a layer stays usable with everything it had already computed (the one
+ * exception is documented at mha_train: MHA_EDIVERGED keeps the steps already taken). Each
+ * function's comment lists every code it can return; a NULL layer is always MHA_ENULL.
  *
  * Ownership: a layer owns its weights, gradients and forward/backward cache. Pointers returned by
- * mha_params, mha_grads and mha_tensor stay valid until the next mha_forward that grows the cache
- * (a larger B*T than any seen before) or mha_free. Arrays passed in (X, dY, target, ...) stay the
- * caller's; the library copies what it needs to keep.
+ * mha_params and mha_grads stay valid until mha_free; pointers returned by mha_tensor into the
+ * cache stay valid until the next call that grows the cache (mha_forward, mha_train or
+ * mha_gradcheck* with a larger B*T than any seen before) or mha_free. Arrays passed in (X, dY,
+ * target, aux, weights) stay the caller's and are only read during the call; the library copies
+ * what it needs to keep. Output arrays (Y, dX, losses, report, out, ...) are the caller's,
+ * allocated by the caller with the size stated, and written only on success (except mha_train's
+ * losses, see there). Strings returned by the library are static: never free or modify them.
+ * The library has no global mutable state: distinct layers and generators may be used from
+ * different threads, but each one by one thread at a time.
  */
 #ifndef MHA_H
 #define MHA_H
@@ -44,7 +52,8 @@ enum {
     MHA_EDIVISIBLE = -3,   /* C is not divisible by h */
     MHA_EOVERFLOW = -4,    /* the sizes are too large: a byte count would overflow */
     MHA_ENOMEM = -5,       /* out of memory (the layer is unchanged and still usable) */
-    MHA_ENOFORWARD = -6,   /* backward or a cached tensor was asked for before any forward */
+    MHA_ENOFORWARD = -6,   /* backward or a cached tensor was asked for before any forward; or a
+                              gradient-check slice without a live mha_gradcheck_prepare */
     MHA_ESEED = -7,        /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
     MHA_ERNG = -8,         /* unknown random generator kind */
     MHA_EFLAGS = -9,       /* unknown bits in flags */
@@ -52,15 +61,18 @@ enum {
     MHA_ETENSOR = -11,     /* unknown tensor id */
     MHA_ELOSS = -12,       /* unknown loss kind */
     MHA_ERANGE = -13,      /* an index range lies outside the tensor */
-    MHA_ENOBACKWARD = -14, /* a gradient of an intermediate was asked for before any backward */
+    MHA_ENOBACKWARD = -14, /* reserved: no function returns it (mha_tensor returns NULL instead) */
     MHA_EDIVERGED = -15,   /* training stopped: the loss is no longer finite (weights kept) */
-    MHA_EALIAS = -16       /* target/aux/dY points into the layer's own buffers (pass a copy) */
+    MHA_EALIAS = -16       /* target/aux points into the layer's own buffers (pass a copy) */
 };
 
-/* The message for a status code (a static string; never NULL, "unknown error code" if unknown). */
+/* The message for a status code: a static string owned by the library; never NULL ("unknown error
+ * code" for a code that is not an MHA_* status). Cannot fail. */
 const char *mha_strerror(int code);
 
-/* The library version as "MAJOR.MINOR.PATCH" (a static string). */
+/* The library version as "MAJOR.MINOR.PATCH" from MHA_VERSION_*: a static string owned by the
+ * library (web/mha.js reports it as mha.version; package.json carries the same number). Cannot
+ * fail. */
 const char *mha_version(void);
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -73,17 +85,23 @@ enum {
 
 typedef struct mha_rng mha_rng;
 
-/* Creates a generator seeded like NumPy. The seed is the non-negative integer seed_hi*2^32+seed_lo.
- * Legacy seeds must be < 2^32 (seed_hi == 0), as NumPy requires. Errors: MHA_ENULL, MHA_ERNG,
- * MHA_ESEED, MHA_ENOMEM. The caller frees *out with mha_rng_free. */
+/* Creates a generator seeded like NumPy: kind is MHA_RNG_DEFAULT or MHA_RNG_LEGACY, the seed is
+ * the non-negative integer seed_hi*2^32+seed_lo. Legacy seeds must be < 2^32 (seed_hi == 0), as
+ * NumPy requires. On success *out is a new generator owned by the caller, freed with mha_rng_free.
+ * Errors: MHA_ENULL (out), MHA_ERNG (unknown kind), MHA_ESEED (legacy with seed_hi != 0),
+ * MHA_ENOMEM. On error *out is set to NULL (when out is not NULL) and nothing is allocated. */
 int mha_rng_create(int kind, uint32_t seed_lo, uint32_t seed_hi, mha_rng **out);
+/* Frees a generator from mha_rng_create; NULL is allowed. */
 void mha_rng_free(mha_rng *rng);
 
 /* Fill out[0..n-1] with the next n values of the stream, exactly as NumPy would return them:
  *   standard_normal: default_rng: rng.standard_normal(n);  legacy: np.random.randn(n)
  *   random:          default_rng: rng.random(n);           legacy: np.random.rand(n)
  *   normal:          loc + scale * z for each standard normal z (rng.normal / np.random.normal)
- * Errors: MHA_ENULL (rng, or out with n > 0), MHA_EVALUE (loc/scale not finite, normal only). */
+ * out: n doubles owned by the caller (may be NULL when n == 0, which draws nothing). A (C,C)
+ * NumPy draw is the next C*C values in row-major order, so out may be a weight matrix directly.
+ * Errors: MHA_ENULL (rng, or out with n > 0), MHA_EVALUE (loc/scale not finite, normal only).
+ * On error nothing is drawn: the stream is where it was. */
 int mha_rng_standard_normal(mha_rng *rng, double *out, size_t n);
 int mha_rng_random(mha_rng *rng, double *out, size_t n);
 int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n);
@@ -95,47 +113,71 @@ typedef struct mha_layer mha_layer;
 
 enum { MHA_CAUSAL = 1 };   /* flags: mask keys after the query (attention exactly 0 above the diagonal) */
 
-/* Creates a layer of width C with h heads; weights are zero until mha_init_weights.
+/* Creates a layer of width C with h heads (head size hs = C / h); weights and gradients are zero
+ * until mha_init_weights (or until written through mha_params). Allocates 2 * 4*C*C doubles; the
+ * forward cache is allocated by the first mha_forward. On success *out is a new layer owned by
+ * the caller, freed with mha_free.
  * Errors: MHA_ENULL (out), MHA_EDIM (C <= 0 or h <= 0), MHA_EDIVISIBLE (C % h != 0),
- * MHA_EOVERFLOW, MHA_ENOMEM. On error *out is set to NULL. Free with mha_free. */
+ * MHA_EOVERFLOW (4*C*C doubles overflow size_t), MHA_ENOMEM. On error *out is set to NULL (when
+ * out is not NULL) and nothing is allocated. */
 int mha_create(int C, int h, mha_layer **out);
-void mha_free(mha_layer *layer);                  /* NULL is allowed */
-int mha_layer_C(const mha_layer *layer);          /* 0 for NULL */
-int mha_layer_heads(const mha_layer *layer);      /* 0 for NULL */
+/* Frees the layer and everything it owns: every pointer from mha_params, mha_grads and mha_tensor
+ * dies with it. NULL is allowed. */
+void mha_free(mha_layer *layer);
+int mha_layer_C(const mha_layer *layer);          /* C, or 0 for NULL */
+int mha_layer_heads(const mha_layer *layer);      /* h, or 0 for NULL */
 
 /* Weights from a NumPy stream: W = scale * standard_normal((C, C)), drawn in the order
  * Wq, Wk, Wv, Wo from one generator, i.e. in NumPy:
  *   rng = np.random.default_rng(seed)            (or np.random.seed(seed) for MHA_RNG_LEGACY)
  *   Wq = rng.standard_normal((C, C)) * scale; Wk = ...; Wv = ...; Wo = ...
- * Gradients are zeroed. Errors: MHA_ENULL, MHA_ERNG, MHA_ESEED, MHA_EVALUE (scale not finite). */
+ * The seed is seed_hi*2^32+seed_lo, as for mha_rng_create. Gradients are zeroed; the cache of an
+ * earlier forward is left as it was (computed with the old weights) until the next forward.
+ * Errors: MHA_ENULL (layer), MHA_EVALUE (scale not finite), MHA_ERNG (unknown rng_kind),
+ * MHA_ESEED (legacy with seed_hi != 0). On error the weights are unchanged. */
 int mha_init_weights(mha_layer *layer, uint32_t seed_lo, uint32_t seed_hi, int rng_kind, double scale);
 
-/* The parameter buffer [Wq | Wk | Wv | Wo], 4*C*C doubles, and the gradient buffer of the same
- * layout. Owned by the layer, writable, valid until mha_free. NULL for a NULL layer. */
+/* The parameter buffer [Wq | Wk | Wv | Wo], 4*C*C doubles (each W is (C,C), row-major), and the
+ * gradient buffer [dWq | dWk | dWv | dWo] of the same layout. Owned by the layer, writable (write
+ * your own weights here), valid until mha_free. Writing does not recompute a cached forward.
+ * NULL for a NULL layer; cannot fail otherwise. */
 double *mha_params(mha_layer *layer);
 double *mha_grads(mha_layer *layer);
-size_t mha_num_params(const mha_layer *layer);   /* 4*C*C */
+size_t mha_num_params(const mha_layer *layer);   /* 4*C*C, or 0 for NULL */
 
-/* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout and concat for
- * backward and for mha_tensor. flags: 0 or MHA_CAUSAL. Y may be NULL (read MHA_T_Y instead).
- * X may be the layer's own MHA_T_X tensor (or any other of its tensors).
- * NaN or Inf in X propagate to Y (they are not rejected).
- * Errors: MHA_ENULL (layer, X), MHA_EDIM (B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
+/* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout, concat and Y
+ * for backward and for mha_tensor. flags: 0 or MHA_CAUSAL.
+ * X: B*T*C doubles, the caller's, copied into the cache first (so X may be the layer's own MHA_T_X
+ * tensor, or any other of its tensors). Y: B*T*C doubles, the caller's, or NULL (read MHA_T_Y
+ * instead). NaN or Inf in X propagate to Y (they are not rejected).
+ * The cache grows (one allocation) when B*T is larger than any seen before, which moves every
+ * pointer mha_tensor returned; otherwise nothing is allocated. A new forward discards the
+ * intermediate gradients of the last backward (mha_tensor returns NULL for them until the next
+ * mha_backward) and cancels an mha_gradcheck_prepare.
+ * Errors: MHA_ENULL (layer, X), MHA_EDIM (B or T <= 0), MHA_EFLAGS (bits other than MHA_CAUSAL),
+ * MHA_EOVERFLOW (the cache's byte count overflows size_t), MHA_ENOMEM (the cache could not grow;
+ * the layer keeps its previous cache). */
 int mha_forward(mha_layer *layer, const double *X, int B, int T, int flags, double *Y);
 
 /* Backward pass of the last forward, in the order of the course's lesson 4: dWo, dconcat,
  * dheadout, dV, datt, dscores, dQ, dK, merge, dWq, dWk, dWv, dX. dY and dX are (B,T,C) of the last
- * forward's B and T. dWq ... dWo are ADDED to the gradient buffer (call mha_zero_grad first);
- * the intermediate gradients are kept for mha_tensor. dX may be NULL.
- * Errors: MHA_ENULL (layer, dY), MHA_ENOFORWARD. */
+ * forward's B and T: B*T*C doubles each, the caller's. dY is copied first (it may point anywhere,
+ * the layer's own tensors included); dX may be NULL (read MHA_T_DX instead).
+ * dWq ... dWo are ADDED to the gradient buffer (call mha_zero_grad first); the intermediate
+ * gradients (dY, dconcat, ..., dX) are kept for mha_tensor. Allocates nothing.
+ * Errors: MHA_ENULL (layer, dY), MHA_ENOFORWARD (no forward yet). */
 int mha_backward(mha_layer *layer, const double *dY, double *dX);
+/* Sets the gradient buffer (dWq ... dWo) to zero. Errors: MHA_ENULL (layer). */
 int mha_zero_grad(mha_layer *layer);
 
 /* Recompute everything downstream of one cached intermediate after the caller edited it in place
- * (through mha_tensor): stage is one of MHA_T_Q, MHA_T_K, MHA_T_V (then scores, att, headout,
- * concat, Y are recomputed), MHA_T_SCORES, MHA_T_ATT, MHA_T_HEADOUT or MHA_T_CONCAT. Used by the
- * gradient check of intermediates and by the page's "perturb one head" view.
- * Errors: MHA_ENULL, MHA_ENOFORWARD, MHA_ETENSOR. */
+ * (through mha_tensor), with the last forward's B, T and flags: stage MHA_T_Q or MHA_T_K
+ * recomputes scores, att, headout, concat and Y; MHA_T_SCORES: att, headout, concat, Y;
+ * MHA_T_V or MHA_T_ATT: headout, concat, Y; MHA_T_HEADOUT: concat, Y; MHA_T_CONCAT: Y. Used by
+ * the gradient check of intermediates and by the page's "perturb one head" view. Allocates
+ * nothing; discards the last backward's intermediate gradients and cancels an
+ * mha_gradcheck_prepare, as mha_forward does.
+ * Errors: MHA_ENULL (layer), MHA_ETENSOR (stage is not one of the seven above), MHA_ENOFORWARD. */
 int mha_forward_from(mha_layer *layer, int stage);
 
 /* Tensors readable (and writable) through mha_tensor. The shape of each is given by
@@ -161,37 +203,54 @@ enum {
     MHA_T_COUNT
 };
 
-/* Pointer to tensor `id` (owned by the layer) and its element count in *len (len may be NULL).
- * Returns NULL with *len = 0 if the id is unknown or the tensor does not exist yet (cache tensors
- * before the first forward, gradients of intermediates before the first backward). */
+/* Pointer to tensor `id` (an MHA_T_* id) and its element count in *len (len may be NULL): the
+ * layer's own memory, readable and writable, laid out with the shape mha_tensor_shape gives. The
+ * weights and their gradients (MHA_T_WQ ... MHA_T_DWO) point into mha_params / mha_grads and live
+ * until mha_free; the cached tensors live until the cache grows (see mha_forward) or mha_free.
+ * Returns NULL with *len = 0 if layer is NULL, the id is unknown or the tensor does not exist yet:
+ * cached tensors (MHA_T_X ... MHA_T_Y) before a forward, and intermediate gradients (MHA_T_DY ...
+ * MHA_T_DX) when no mha_backward, mha_train step or mha_gradcheck ran since the last forward or
+ * mha_forward_from. */
 double *mha_tensor(mha_layer *layer, int id, size_t *len);
 
-/* The name of tensor `id` as the course writes it ("Wq", "scores", "dscores", ...), or NULL if
- * the id is unknown. */
+/* The name of tensor `id` as the course writes it ("Wq", "scores", "dscores", ...): a static
+ * string owned by the library, or NULL if the id is unknown (ids run from 0 to MHA_T_COUNT-1). */
 const char *mha_tensor_name(int id);
 
-/* The shape of tensor `id`: writes its rank (2, 3 or 4) to *rank and dims to dims[0..rank-1].
- * Errors: MHA_ENULL, MHA_ETENSOR, MHA_ENOFORWARD (a cached tensor before any forward). */
+/* The shape of tensor `id`: writes its rank (2, 3 or 4) to *rank and dims to dims[0..rank-1]
+ * (both the caller's): (C,C) for weights and their gradients, otherwise (B,T,C) or (B,h,T,hs) or
+ * (B,h,T,T) of the last forward, as listed in the enum above. Gradients of intermediates have a
+ * shape once a forward ran, even before their backward.
+ * Errors: MHA_ENULL (layer, rank, dims), MHA_ETENSOR (unknown id), MHA_ENOFORWARD (a cached
+ * tensor or intermediate gradient before any forward). Nothing is written on error. */
 int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[4]);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* loss, optimiser, training */
 
-/* Mean squared error over n elements: *loss = mean((Y - target)^2); dY (may be NULL) receives
- * dloss/dY = 2 (Y - target) / n. Errors: MHA_ENULL, MHA_EDIM (n == 0). */
+/* Mean squared error over n elements: *loss = mean((Y - target)^2) (compensated sum); dY (may be
+ * NULL) receives dloss/dY = 2 (Y - target) / n. Y, target, dY: n doubles each, the caller's; dY
+ * may be the same array as Y or target. No layer involved, nothing allocated.
+ * Errors: MHA_ENULL (Y, target, loss), MHA_EDIM (n == 0). */
 int mha_mse_loss(const double *Y, const double *target, size_t n, double *loss, double *dY);
 
-/* params -= lr * grads. Errors: MHA_ENULL, MHA_EVALUE (lr not finite). */
+/* One step of gradient descent: params -= lr * grads (the cache is not recomputed).
+ * Errors: MHA_ENULL (layer), MHA_EVALUE (lr not finite); on error the weights are unchanged. */
 int mha_sgd_step(mha_layer *layer, double lr);
 
-/* `steps` steps of gradient descent on the MSE loss between forward(X) and target (both (B,T,C)).
+/* `steps` steps of gradient descent on the MSE loss between forward(X) and target (both (B,T,C),
+ * B*T*C doubles, the caller's; X may point into the layer, target may not).
  * Each step: zero_grad, forward, loss, backward, sgd_step. losses[s] is the loss before step s
- * (losses has `steps` entries and may be NULL). X and target must be finite (MHA_EVALUE otherwise:
- * a NaN would silently destroy the weights). If the loss stops being finite (lr far too large),
- * training stops before that step's update and returns MHA_EDIVERGED; the weights are those of
- * the last finite step and the remaining losses are NaN. Other errors: as mha_forward, plus
- * MHA_EDIM (steps < 0), MHA_EVALUE (lr not finite) and MHA_EALIAS (target points into the layer's
- * own buffers, which every step rewrites). steps == 0 only validates. */
+ * (losses: `steps` doubles of the caller's, or NULL). X and target must be finite (MHA_EVALUE
+ * otherwise: a NaN would silently destroy the weights). Afterwards the cache holds the forward and
+ * backward of the last step (before its update) and the gradient buffer that step's gradient.
+ * If the loss stops being finite (lr far too large), training stops before that step's update and
+ * returns MHA_EDIVERGED: the weights are those of the last finite step, losses[s] holds the
+ * non-finite loss and the remaining losses are NaN. steps == 0 only validates (nothing changes).
+ * Errors: MHA_ENULL (layer, X, target), MHA_EDIM (B or T <= 0, steps < 0), MHA_EFLAGS,
+ * MHA_EOVERFLOW, MHA_EALIAS (target points into the layer's own buffers, which every step
+ * rewrites), MHA_EVALUE (lr, X or target not finite), MHA_ENOMEM (cache growth, as mha_forward),
+ * MHA_EDIVERGED. All but MHA_EDIVERGED are reported before anything changes. */
 int mha_train(mha_layer *layer, const double *X, const double *target, int B, int T, int flags,
               double lr, int steps, double *losses);
 
@@ -212,7 +271,9 @@ enum {
     MHA_CHECK_COUNT
 };
 
-/* The name of checked tensor `which` ("Wq", ..., "X", "Q", ..., "concat"), or NULL. */
+/* The name of checked tensor `which` ("Wq", ..., "X", "Q", ..., "concat"): a static string owned
+ * by the library, the same as mha_tensor_name of the tensor it checks; NULL if which is not in
+ * 0 ... MHA_CHECK_COUNT-1. */
 const char *mha_check_name(int which);
 
 /* Relative errors are |a - n| / max(|a|, |n|, MHA_GRADCHECK_TINY) */
@@ -239,21 +300,35 @@ typedef struct {
  * with eps = MHA_GRADCHECK_EPS the rounding in L stays far below even small gradients. The loss
  * is summed with compensation. It checks the entries of every checked tensor:
  * all of them (samples == 0) or `samples` entries spread evenly over each tensor (sampled mode,
- * for large sizes). report has MHA_CHECK_COUNT rows, indexed by MHA_CHECK_*. Afterwards the
- * weights are exactly as before, the gradient buffer holds the analytic gradient of this loss
- * (it is zeroed first), and the cache holds the unperturbed forward and backward.
- * Errors: as mha_forward, plus MHA_ENULL (aux, report), MHA_ELOSS, MHA_EVALUE (eps not finite
- * or <= 0), MHA_EDIM (samples < 0), MHA_EALIAS (aux points into the layer's own buffers). */
+ * for large sizes: position j checks entry floor(j * size / samples); samples >= size checks all).
+ * X (B,T,C) and aux (B,T,C: G for MHA_LOSS_DOT, the target for MHA_LOSS_MSE) are B*T*C doubles of
+ * the caller's, copied first; X may point into the layer, aux may not. report: MHA_CHECK_COUNT
+ * rows of the caller's, indexed by MHA_CHECK_*, written only on success. Afterwards the weights
+ * are exactly as before, the gradient buffer holds the analytic gradient of this loss (it is
+ * zeroed first), and the cache holds the unperturbed forward and backward. Allocates only if the
+ * cache grows. Cost: five partial forwards per checked entry (four perturbed, one restoring).
+ * Errors: MHA_ENULL (report, layer, X, aux), MHA_EVALUE (eps not finite or <= 0), MHA_EDIM
+ * (samples < 0, B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ELOSS (loss_kind not MHA_LOSS_*),
+ * MHA_EALIAS (aux points into the layer's own buffers), MHA_ENOMEM (cache growth). */
 int mha_gradcheck(mha_layer *layer, const double *X, int B, int T, int flags, int loss_kind,
                   const double *aux, double eps, int samples, mha_check_row *report);
 
 /* The same check in pieces, for callers that show progress (the page runs it in chunks):
- * mha_gradcheck_prepare runs forward + backward for the loss (zeroing the gradient buffer first);
- * then each mha_gradcheck_slice checks sample positions first ... first+count-1 of tensor `which`
- * (out of `samples` positions, 0 = every entry) and merges them into *row, which the caller
- * zeroes with worst = -1 before its first slice. Any mha_forward, mha_forward_from, mha_backward
- * or mha_train in between cancels the preparation (MHA_ENOFORWARD).
- * Errors: as mha_gradcheck, plus MHA_ERANGE (positions past the end), MHA_ETENSOR (which). */
+ * mha_gradcheck_prepare runs forward + backward for the loss (zeroing the gradient buffer first),
+ * copying X and aux as mha_gradcheck does; then each mha_gradcheck_slice checks sample positions
+ * first ... first+count-1 of tensor `which` (MHA_CHECK_*; out of `samples` positions, 0 = every
+ * entry) and merges them into *row (the caller's), which the caller zeroes with worst = -1 before
+ * its first slice; row->size is set to the tensor's size. A slice leaves weights and cache as it
+ * found them. Any mha_forward, mha_forward_from, mha_backward or mha_train in between cancels the
+ * preparation (MHA_ENOFORWARD). Don't change the weights in between
+ * (mha_init_weights, mha_sgd_step, writes through mha_params): the check would compare the
+ * prepared gradient with differences of the new weights.
+ * Errors of mha_gradcheck_prepare: MHA_ENULL (layer, X, aux), MHA_EDIM (B or T <= 0),
+ * MHA_EFLAGS, MHA_EOVERFLOW, MHA_ELOSS, MHA_EALIAS (aux), MHA_ENOMEM (cache growth).
+ * Errors of mha_gradcheck_slice: MHA_ENULL (layer, row), MHA_ENOFORWARD (not prepared, or
+ * cancelled), MHA_EVALUE (eps not finite or <= 0), MHA_EDIM (samples, first or count < 0),
+ * MHA_ETENSOR (which), MHA_ERANGE (first + count past the number of positions). Nothing is
+ * written on error. */
 int mha_gradcheck_prepare(mha_layer *layer, const double *X, int B, int T, int flags,
                           int loss_kind, const double *aux);
 int mha_gradcheck_slice(mha_layer *layer, int which, int samples, int first, int count,
@@ -263,15 +338,20 @@ int mha_gradcheck_slice(mha_layer *layer, int which, int samples, int first, int
 /* building blocks of the lessons (no layer needed) */
 
 /* split_heads: x (B,T,C) -> out (B,h,T,hs); merge_heads: x (B,h,T,hs) -> out (B,T,C).
- * Pure data movement, so merge_heads(split_heads(x)) == x exactly. x and out must not overlap.
- * Errors: MHA_ENULL, MHA_EDIM, MHA_EDIVISIBLE, MHA_EOVERFLOW. */
+ * x and out: B*T*C doubles each, the caller's; they must not overlap. Pure data movement (no
+ * allocation), so merge_heads(split_heads(x)) == x exactly.
+ * Errors: MHA_ENULL (x, out), MHA_EDIM (B, T, C or h <= 0), MHA_EDIVISIBLE (C % h != 0),
+ * MHA_EOVERFLOW (the byte counts of these sizes overflow size_t). Nothing is written on error. */
 int mha_split_heads(const double *x, int B, int T, int C, int h, double *out);
 int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out);
 
-/* Single-head self-attention with its own projections (lesson 1): X (B,T,C), Wq/Wk/Wv (C,hs).
- * att (B,T,T) = softmax(mask(X Wq (X Wk)^T / sqrt(hs))), out (B,T,hs) = att X Wv. Either output
- * may be NULL. Uses a temporary allocation of 3*B*T*hs doubles.
- * Errors: MHA_ENULL, MHA_EDIM, MHA_EFLAGS, MHA_EOVERFLOW, MHA_ENOMEM. */
+/* Single-head self-attention with its own projections (lesson 1): X (B,T,C), Wq/Wk/Wv (C,hs),
+ * all the caller's and only read. att (B,T,T) = softmax(mask(X Wq (X Wk)^T / sqrt(hs))),
+ * out (B,T,hs) = att X Wv: the caller's, either may be NULL, written after the inputs are read.
+ * hs is any positive size (C need not be divisible by it). flags: 0 or MHA_CAUSAL. Uses one
+ * temporary allocation of 3*B*T*hs + B*T*T doubles, freed before it returns.
+ * Errors: MHA_ENULL (X, Wq, Wk, Wv), MHA_EDIM (B, T, C or hs <= 0), MHA_EFLAGS, MHA_EOVERFLOW,
+ * MHA_ENOMEM. Nothing is written on error. */
 int mha_single_head(const double *X, int B, int T, int C, int hs, const double *Wq,
                     const double *Wk, const double *Wv, int flags, double *att, double *out);
 
