@@ -19,11 +19,16 @@ import { renderPlayground } from './lessons/playground.js';
 function wasmSource() {
   const b64 = globalThis.MHA_WASM_BASE64;
   if (!b64) return undefined;
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(b64);
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   return bytes;
 }
+
+// Compilation starts at once and runs off the main thread while the page sets itself up.
+const mhaPromise = loadMHA(wasmSource());
+mhaPromise.catch(() => {});   // reported by main()
 
 function lessonError(body, name, err) {
   const p = document.createElement('p');
@@ -34,18 +39,11 @@ function lessonError(body, name, err) {
   console.error(err);
 }
 
-/** The table of contents stays in view and marks the section being read. */
+/** The table of contents stays in view (nav.toc in style.css) and marks the section being read. */
 function setupToc() {
   const toc = document.getElementById('toc');
   if (!toc) return;
   toc.classList.add('is-sticky');
-  // compact, one line when it fits (inline styles: the stylesheet belongs to the render components)
-  const wide = typeof matchMedia !== 'function' || matchMedia('(min-width: 700px)').matches;
-  Object.assign(toc.style, { position: wide ? 'sticky' : 'static', top: '0', zIndex: '30', display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: '0.25rem 1rem', padding: '0.4rem 0.8rem', marginTop: '0.5rem', boxShadow: '0 2px 6px rgba(16, 24, 40, 0.08)' });
-  const ol = toc.querySelector('ol');
-  if (ol) Object.assign(ol.style, { columns: 'auto', display: 'flex', flexWrap: 'wrap', gap: '0.1rem 1rem', listStyle: 'none', padding: '0', margin: '0', flex: '1 1 auto', fontSize: '0.92rem' });
-  const tools = toc.querySelector('.toc-tools');
-  if (tools) Object.assign(tools.style, { display: 'flex', alignItems: 'center', gap: '0.35rem', fontSize: '0.9rem' });
   const links = [...toc.querySelectorAll('a[href^="#"]')];
   if (typeof IntersectionObserver !== 'function') return;
   setTimeout(() => observeSections(links), 0);   // after the first render
@@ -74,7 +72,7 @@ async function main() {
 
   let mha;
   try {
-    mha = await loadMHA(wasmSource());
+    mha = await mhaPromise;
     performance.mark('mha:wasm');
   } catch (err) {
     status.textContent = `The WebAssembly module could not be loaded: ${err.message}`;

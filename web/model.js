@@ -342,9 +342,9 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
   } finally {
     rng.free();
   }
-  const layer = mha.createLayer({ C, heads, seed: 0 });
+  // Q = x @ Wq depends on Wq only; the other weights are whatever the borrowed layer holds
+  const layer = borrowLayer(mha, C, heads, { Wq, Wk: Wq, Wv: Wq, Wo: Wq });
   try {
-    layer.weights.Wq.set(Wq);
     layer.forward(x, { B: 1, T });
     const Qheads = layer.tensor('Q').data;                       // (1, h, T, hs)
     const q = mha.mergeHeads(Qheads, { B: 1, T, C, heads });     // x @ Wq, (1, T, C)
@@ -372,7 +372,7 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
       shapes: { x: [1, T, C], q4: [1, T, heads, hs], heads: [1, heads, T, hs] },
     };
   } finally {
-    layer.free();
+    returnLayer(mha, layer);
   }
 }
 
@@ -393,9 +393,40 @@ export function courseData(mha, { seed = COURSE.seed, B = COURSE.B, T = COURSE.T
 /** A layer with the given weights (the layer's own init is overwritten). */
 export function layerWith(mha, C, heads, W) {
   const layer = mha.createLayer({ C, heads, seed: 0 });
+  setWeights(layer, W);
+  return layer;
+}
+
+function setWeights(layer, W) {
   const v = layer.weights;
   v.Wq.set(W.Wq); v.Wk.set(W.Wk); v.Wv.set(W.Wv); v.Wo.set(W.Wo);
+}
+
+// Short-lived layers (one computation, then gone) are borrowed from a small pool: createLayer
+// draws 4*C*C initial weights (16,384 normals at C = 64) that are overwritten at once, and the
+// first render alone would make seven such layers. A borrowed layer gets all four weights set;
+// forward rewrites its whole cache; gradients are zeroed before a backward (lesson 4), so what
+// a previous borrower left behind never shows.
+const layerPools = new WeakMap();   // mha -> Map('C/heads' -> [layers])
+const POOL_MAX = 3;
+
+/** A layer of width C with `heads` heads and weights W (Wq, Wk, Wv, Wo; all four required). */
+export function borrowLayer(mha, C, heads, W) {
+  const free = layerPools.get(mha)?.get(`${C}/${heads}`);
+  const layer = free?.length ? free.pop() : mha.createLayer({ C, heads, seed: 0 });
+  setWeights(layer, W);
   return layer;
+}
+
+/** Give a borrowed layer back (it must not be used afterwards). */
+export function returnLayer(mha, layer) {
+  let pools = layerPools.get(mha);
+  if (!pools) { pools = new Map(); layerPools.set(mha, pools); }
+  const key = `${layer.C}/${layer.heads}`;
+  const free = pools.get(key) ?? [];
+  pools.set(key, free);
+  if (free.length < POOL_MAX && !free.includes(layer)) free.push(layer);
+  else layer.free();
 }
 
 /** Wo with its off-diagonal (hs × hs) blocks zeroed. */
@@ -427,8 +458,8 @@ export function lesson3(mha, { causal = false, data } = {}) {
   const d = data ?? courseData(mha);
   const { X, W, B, T, C } = d;
   const heads = COURSE.heads, hs = C / heads;
-  const layer = layerWith(mha, C, heads, W);
-  const bdLayer = layerWith(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });
+  const layer = borrowLayer(mha, C, heads, W);
+  const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });
   try {
     layer.forward(X, { B, T, causal });
     const t = {};
@@ -483,8 +514,8 @@ export function lesson3(mha, { causal = false, data } = {}) {
       ],
     };
   } finally {
-    layer.free();
-    bdLayer.free();
+    returnLayer(mha, layer);
+    returnLayer(mha, bdLayer);
   }
 }
 
@@ -495,7 +526,7 @@ export function lesson4(mha, { data } = {}) {
   const d = data ?? courseData(mha);
   const { X, W, dY, B, T, C } = d;
   const heads = COURSE.heads;
-  const layer = layerWith(mha, C, heads, W);
+  const layer = borrowLayer(mha, C, heads, W);
   try {
     const { Y } = layer.forward(X, { B, T });
     layer.zeroGrad();
@@ -506,7 +537,7 @@ export function lesson4(mha, { data } = {}) {
     for (let i = 0; i < Y.length; i++) loss += dY[i] * Y[i];
     return { B, T, C, heads, hs: C / heads, X, W, dY, Y, grads, loss };
   } finally {
-    layer.free();
+    returnLayer(mha, layer);
   }
 }
 
@@ -515,14 +546,24 @@ export function lesson4(mha, { data } = {}) {
  * target = standard_normal((1, T, C)). rng: 'default_rng' or 'legacy' (np.random.seed + randn:
  * the same calls continue one stream).
  */
+const modelCache = [];   // the last two sentence models: [{ mha, key, model }]
+
 export function sentenceModel(mha, { tokens, C = 64, heads = 4, seed = 42, rng: kind = 'default_rng', pe = false, causal = false }) {
+  // lesson 5 and the playground's default view draw the very same stream: computed once. The
+  // model is read-only for everyone (its arrays are only ever copied into wasm memory).
+  const key = JSON.stringify([tokens, C, heads, seed, kind, pe, causal]);
+  const hit = modelCache.find((m) => m.mha === mha && m.key === key);
+  if (hit) return hit.model;
   const rng = mha.rng(seed, kind);
   try {
     const input = buildInput(rng, tokens, C, { pe });
     const W = {};
     for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
     const target = rng.standardNormal(tokens.length * C);
-    return { tokens, C, heads, hs: C / heads, seed, rng: kind, pe, causal, T: tokens.length, ...input, W, target };
+    const model = Object.freeze({ tokens, C, heads, hs: C / heads, seed, rng: kind, pe, causal, T: tokens.length, ...input, W: Object.freeze(W), target });
+    modelCache.unshift({ mha, key, model });
+    modelCache.length = Math.min(modelCache.length, 2);
+    return model;
   } finally {
     rng.free();
   }
@@ -562,10 +603,10 @@ export class Trainer {
     if (!Number.isFinite(this.loss)) {
       throw new Error(`the loss is ${this.loss}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.`);
     }
-    const { X, T, causal, target } = this.model;
+    // the layer's cache already holds the forward pass of the current weights (#evaluate ran it
+    // after the last change), so backward starts from there: one forward per step, not two
     this.layer.zeroGrad();
-    const { Y } = this.layer.forward(X, { B: 1, T, causal });
-    const { dY } = this.mha.mseLoss(Y, target);
+    const { dY } = this.mha.mseLoss(this.Y, this.model.target);
     this.layer.backward(dY);
     this.layer.sgdStep(lr);
     this.lrs.push(lr);

@@ -5,7 +5,7 @@
 
 import { copyButton } from '../render/export.js';
 import { heatmap } from '../render/heatmap.js';
-import { gradcheckTable, progressBar } from '../render/tables.js';
+import { gradcheckTable, progressBar, groupThousands } from '../render/tables.js';
 import { reportRows, summarize } from '../model.js';
 
 /**
@@ -60,6 +60,9 @@ export function fmt(x, digits = 6) {
   else s = String(Number(x.toPrecision(digits)));
   return s.replace(/-/g, MINUS);
 }
+
+/** An integer with thousands separators, 28160 -> "28,160" (toLocaleString's first call costs 50-150 ms). */
+export const thousands = groupThousands;
 
 /** Full precision: the shortest text that reads back as the same float64 (like Python's repr). */
 export function full(x) {
@@ -299,13 +302,13 @@ export class GradcheckPanel {
         this.rows = reportRows(p.report);
         this.sampled = sampled;
         const sum = summarize(p.report, this.threshold);
-        bar.finish(`${sum.checked.toLocaleString('en-US')} entries checked in ${secs.toFixed(1)} s`);
+        bar.finish(`${thousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`);
         this.tableSlot.replaceChildren(gradcheckTable(p.report, { threshold: this.threshold, sampled: sampled ? samples : false, caption: this.caption }));
         this.element.dataset.state = sampled ? 'sampled' : 'done';
         if (!sampled) this.element.dataset.done = '1';
         this.status.textContent = sampled
           ? `Sampled check: ${samples} evenly spaced entries per tensor (every entry of smaller tensors). Run the full check for every entry.`
-          : `Every entry checked (${sum.checked.toLocaleString('en-US')}).`;
+          : `Every entry checked (${thousands(sum.checked)}).`;
         onDone?.(this.rows);
         for (const f of this.listeners) f(this);
       },
@@ -362,11 +365,11 @@ function observe(lazy) {
   observer.observe(lazy.placeholder);
 }
 
-export function lazyHeatmap(options, { eager = false } = {}) {
+export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
   let opts = { ...options };
   let hm = null;
   let lastHighlight = null;
-  const placeholder = el('div', { className: 'figure-placeholder', attrs: { 'aria-busy': 'true' }, dataset: { pending: '1' } },
+  const placeholder = el('div', { className: `figure-placeholder ${className}`.trim(), attrs: { 'aria-busy': 'true' }, dataset: { pending: '1' } },
     el('p', { className: 'note', text: `${opts.title ?? 'figure'}: drawing…` }));
   placeholder.style.minHeight = `${estimateHeight(opts)}px`;
   const lazy = {
@@ -376,6 +379,7 @@ export function lazyHeatmap(options, { eager = false } = {}) {
       pending.delete(lazy);
       observer?.unobserve(placeholder);
       hm = heatmap(opts);
+      if (className) hm.element.classList.add(...className.split(/\s+/));
       if (placeholder.isConnected) placeholder.replaceWith(hm.element);
       if (lastHighlight) hm.highlight(...lastHighlight);
       checkAllBuilt();

@@ -69,8 +69,8 @@ export function renderLesson3({ mha, body, data }) {
   for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) rowLabelsBT.push(`b${b} t${t}`);
   const colLabelsC = Array.from({ length: C }, (_, c) => `h${Math.floor(c / hs)}:${c}`);
   const dm = () => Math.max(...Array.from(r.fullDeltaY, Math.abs));
-  const bdMap = lazyHeatmap({ data: r.bdDeltaY, rows: B * T, cols: C, rowLabels: rowLabelsBT, colLabels: colLabelsC, rowAxis: 'batch · token (row)', colAxis: 'output column of Y', title: 'ΔY with block-diagonal Wo', shape: `(${B}·${T}, ${C})`, scale: 'diverging', maxAbs: dm(), numbers: false, cellSize: 9, legendLabel: 'ΔY', exportName: 'lesson3-deltaY-blockdiag', caption: 'only columns 0…15 (head 0\'s block) change' });
-  const fullMap = lazyHeatmap({ data: r.fullDeltaY, rows: B * T, cols: C, rowLabels: rowLabelsBT, colLabels: colLabelsC, rowAxis: 'batch · token (row)', colAxis: 'output column of Y', title: 'ΔY with the full Wo', shape: `(${B}·${T}, ${C})`, scale: 'diverging', maxAbs: dm(), numbers: false, cellSize: 9, legendLabel: 'ΔY', exportName: 'lesson3-deltaY-full', caption: 'every block changes' });
+  const bdMap = lazyHeatmap({ data: r.bdDeltaY, rows: B * T, cols: C, rowLabels: rowLabelsBT, colLabels: colLabelsC, rowAxis: 'batch · token (row)', colAxis: 'output column of Y', title: 'ΔY with block-diagonal Wo', shape: `(${B}·${T}, ${C})`, scale: 'diverging', maxAbs: dm(), numbers: false, cellSize: 12, legendLabel: 'ΔY', exportName: 'lesson3-deltaY-blockdiag', caption: 'only columns 0…15 (head 0\'s block) change' });
+  const fullMap = lazyHeatmap({ data: r.fullDeltaY, rows: B * T, cols: C, rowLabels: rowLabelsBT, colLabels: colLabelsC, rowAxis: 'batch · token (row)', colAxis: 'output column of Y', title: 'ΔY with the full Wo', shape: `(${B}·${T}, ${C})`, scale: 'diverging', maxAbs: dm(), numbers: false, cellSize: 12, legendLabel: 'ΔY', exportName: 'lesson3-deltaY-full', caption: 'every block changes' });
   const blockSlot = el('div');
 
   const figs = figuresList();
@@ -135,7 +135,7 @@ export function renderLesson3({ mha, body, data }) {
     el('h3', { text: 'Block-diagonal vs full Wo' }),
     el('p', { className: 'note', text: 'Y = concat @ Wo. With Wo block-diagonal (the off-diagonal 16 × 16 blocks set to 0), output block j reads only head j; with the full Wo each output column reads all heads.' }),
     blockSlot,
-    el('div', { className: 'figure-grid cols-2' }, bdMap.element, fullMap.element),
+    el('div', { className: 'figure-grid cols-1' }, bdMap.element, fullMap.element),
     figs.element,
     script.element,
   );

@@ -3,7 +3,7 @@
 import { table } from '../render/tables.js';
 import { lesson4, pendingReport, GRAD_ORDER, maxAbs, frobenius, layerWith, gradcheckJob, gradcheckSize } from '../model.js';
 import { lesson4Script } from './numpy.js';
-import { el, figuresList, numpyBlock, num, field, shapeText, GradcheckPanel , lazyHeatmap } from './common.js';
+import { el, figuresList, numpyBlock, num, field, shapeText, thousands, GradcheckPanel, lazyHeatmap } from './common.js';
 
 export const L4_THRESHOLD = 1e-7;
 
@@ -52,13 +52,14 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     const v = view(name);
     const [rowAxis, colAxis, formula] = WHAT[name];
     const square = v.rows === v.cols && v.rows === T;
+    const thin = v.cols >= 64 && v.rows <= 12;   // (6, 64): two grid columns where there are three
     maps[name] = lazyHeatmap({
       data: v.data, rows: v.rows, cols: v.cols,
       rowLabels: v.rows === T ? toks : undefined, colLabels: square ? toks : undefined,
       rowAxis, colAxis, title: `${k + 1}. ${name}${v.where}`, shape: `of ${shapeText(r.grads[name].shape)}`,
       caption: formula, scale: 'diverging', numbers: square ? 'auto' : false, legendLabel: name,
-      cellSize: v.cols >= 64 ? (v.rows <= 12 ? 7 : 4) : v.cols >= 16 ? 12 : 30, exportName: `lesson4-${name}`,
-    });
+      cellSize: v.cols >= 64 ? (thin ? 9 : 4) : v.cols >= 16 ? 12 : 30, exportName: `lesson4-${name}`,
+    }, { className: thin ? 'figure-span-2' : '' });
   });
 
   const figs = figuresList();
@@ -94,10 +95,10 @@ export function renderLesson4({ mha, body, data, scheduler }) {
   body.append(
     el('p', { className: 'formula', text: 'loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)' }),
     controls,
-    el('div', { className: 'figure-grid' }, ...GRAD_ORDER.map((n) => maps[n].element)),
+    el('div', { className: 'figure-grid has-wide' }, ...GRAD_ORDER.map((n) => maps[n].element)),
     gradTable,
     el('h3', { text: 'Gradient check' }),
-    el('p', { className: 'note', text: `Each of the ${total.toLocaleString('en-US')} entries (the ${(4 * r.C * r.C + B * T * r.C).toLocaleString('en-US')} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.` }),
+    el('p', { className: 'note', text: `Each of the ${thousands(total)} entries (the ${thousands(4 * r.C * r.C + B * T * r.C)} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.` }),
     panel.element,
     figs.element,
     script.element,

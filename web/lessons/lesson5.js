@@ -68,12 +68,14 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
     sentence, tokens, C: 64, heads, seed: 42, rng: 'default_rng', lrs: trainer.lrs, threshold: L5_THRESHOLD,
   }), { what: 'lesson 5' });
 
-  function fill() {
+  function fill(initial = false) {
     const att = trainer.att;
-    for (let i = 0; i < heads; i++) attMaps[i].update(slice2d(att, i, T, T));
-    attMaps[heads].update(meanOverHeads(att, 0, heads, T));
+    if (!initial) {   // the maps and the chart were made with these very values
+      for (let i = 0; i < heads; i++) attMaps[i].update(slice2d(att, i, T, T));
+      attMaps[heads].update(meanOverHeads(att, 0, heads, T));
+      chart.update(trainer.losses);
+    }
     attTitle.textContent = trainer.steps === 0 ? 'Attention of the initial weights (step 0)' : `Attention after step ${trainer.steps}`;
-    chart.update(trainer.losses);
     lossSlot.replaceChildren(table({
       headers: ['step', 'lr used', 'loss after the step'],
       rows: trainer.losses.map((L, k) => [String(k), k === 0 ? '(initial weights)' : num(trainer.lrs[k - 1]), num(L, 10)]),
@@ -152,7 +154,7 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
   });
   lrInput.addEventListener('input', () => { readLr(); });
 
-  fill();
+  fill(true);
   body.append(
     el('p', { className: 'sentence-display' }, el('span', { className: 'label', text: 'Sentence: ' }), el('q', { text: sentence }),
       el('span', { className: 'note', text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))` })),

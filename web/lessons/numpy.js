@@ -46,8 +46,9 @@ randn = lambda *shape: rng.standard_normal(shape)`;
   const peBlock = pe ? `
 
 # Sinusoidal positional encoding (on): PE[t, 2i] = sin(t / 10000**(2i/C)),
-# PE[t, 2i+1] = cos(t / 10000**(2i/C)).  (The browser's Math.sin/cos/pow may
-# differ from NumPy's in the last bit, so X can differ by ~1e-16 here.)
+# PE[t, 2i+1] = cos(t / 10000**(2i/C)).  sin, cos and ** are not correctly
+# rounded: NumPy, JavaScript engines and browsers may differ in the last bit, so
+# with PE on this X agrees with the page's to ~1e-16 relative, not bit for bit.
 pos = np.arange(T)[:, None]
 two_i = np.arange(0, C, 2)[None, :]
 angle = pos / 10000 ** (two_i / C)

@@ -5,10 +5,10 @@ import { lossChart } from '../render/chart.js';
 import { copyButton } from '../render/export.js';
 import {
   DEFAULTS, C_OPTIONS, RNG_OPTIONS, MAX_STEPS, divisors, validateSettings, parseQuery, settingsToQuery,
-  sentenceModel, Trainer, layerWith, pendingReport, gradcheckJob, gradcheckSize, slice2d, meanOverHeads,
+  sentenceModel, Trainer, layerWith, borrowLayer, returnLayer, pendingReport, gradcheckJob, gradcheckSize, slice2d, meanOverHeads,
 } from '../model.js';
 import { trainingScript, xSnippet } from './numpy.js';
-import { el, num, field, errorLine, debounce, tokenChips, codeDetails, numpyBlock, figuresList, GradcheckPanel , lazyHeatmap } from './common.js';
+import { el, num, field, errorLine, debounce, tokenChips, codeDetails, numpyBlock, figuresList, thousands, GradcheckPanel, lazyHeatmap } from './common.js';
 import { L5_THRESHOLD } from './lesson5.js';
 
 const SAMPLES = 32;
@@ -56,7 +56,7 @@ export function renderPlayground({ mha, body, scheduler }) {
     field('training steps', stepsIn),
     err.element,
   );
-  const peNote = el('p', { className: 'note', text: 'Positional encoding uses the browser\'s Math.sin, Math.cos and **; they may differ from NumPy\'s in the last bit, so with it on X (and what follows) can differ from your notebook by ~1e-16.' });
+  const peNote = el('p', { className: 'note pe-note', text: 'Positional encoding: the page computes it with the browser\'s Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.' });
 
   function fillHeads(C, h) {
     const ds = divisors(C);
@@ -149,7 +149,7 @@ export function renderPlayground({ mha, body, scheduler }) {
     const title = v === 'mean' ? `mean over ${h} heads` : `head ${v}`;
     const opts = { rows: T, cols: T, rowLabels: cur.tokens, colLabels: cur.tokens, title, shape: v === 'mean' ? `att[0].mean(0) (${T}, ${T})` : `att[0, ${v}] (${T}, ${T})` };
     if (!focusMap) {
-      focusMap = lazyHeatmap({ data, ...opts, scale: 'unit', exportName: 'playground-attention' }, { eager: true });
+      focusMap = lazyHeatmap({ data, ...opts, scale: 'unit', exportName: 'playground-attention' });
       focusSlot.replaceChildren(focusMap.element);
     } else {
       focusMap.update(data, opts);
@@ -209,8 +209,8 @@ export function renderPlayground({ mha, body, scheduler }) {
     const auto = autoFull(s, T);
     const total = gradcheckSize({ T, C: s.C, heads: s.h });
     fullNote.textContent = auto
-      ? `the full check (${total.toLocaleString('en-US')} entries) runs by itself after the sampled one`
-      : `${total.toLocaleString('en-US')} entries: this size takes a while, so it runs only when you ask`;
+      ? `the full check (${thousands(total)} entries) runs by itself after the sampled one`
+      : `${thousands(total)} entries: this size takes a while, so it runs only when you ask`;
     const token = cur;
     panel.threshold = pgThreshold(T, s.C);
     thresholdNote.textContent = `Pass: max relative error ≤ ${panel.threshold.toPrecision(3).replace(/\.?0+$/, '')} for n = T·C = ${T * s.C}.`;
@@ -227,46 +227,73 @@ export function renderPlayground({ mha, body, scheduler }) {
     };
   }
 
+  /**
+   * The losses of `steps` SGD steps from the initial weights in one wasm call (layer.train: one
+   * forward per step): losses[k] = the loss after k steps, k = 0 ... steps (the last of the
+   * steps + 1 calls only measures). On divergence the list ends at the first non-finite loss and
+   * `error` says so, as Trainer.step would.
+   */
+  function trainAtOnce(s, model) {
+    const layer = borrowLayer(mha, s.C, s.h, model.W);
+    try {
+      return { losses: Array.from(layer.train(model.X, model.target, { B: 1, T: model.T, steps: s.steps + 1, lr: s.lr, causal: s.causal })) };
+    } catch (e) {
+      if (!e.losses) throw e;
+      const all = Array.from(e.losses);
+      const bad = all.findIndex((L) => !Number.isFinite(L));
+      const losses = bad < 0 ? all : all.slice(0, bad + 1);
+      // Trainer.step refuses to step from a non-finite loss; a non-finite final loss is just shown
+      if (bad < 0 || bad >= s.steps) return { losses };
+      return { losses, error: `the loss is ${losses[losses.length - 1]}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.` };
+    } finally {
+      returnLayer(mha, layer);
+    }
+  }
+
   function train() {
-    if (trainJob) { trainJob.cancel(); trainJob = null; }
+    if (trainJob) { trainJob.cancel(); trainJob.free?.(); trainJob = null; }
     const s = cur.settings;
     const token = cur;
-    const trainer = new Trainer(mha, cur.model);
-    cur.losses = [...trainer.losses];
     const cost = s.steps * cur.tokens.length * s.C * s.C;
     if (cost <= 4e6) {      // small: train right away (a few ms)
       try {
-        for (let k = 0; k < s.steps; k++) trainer.step(s.lr);
+        const r = trainAtOnce(s, cur.model);
+        cur.losses = r.losses;
+        if (r.error) err.set(`Training stopped: ${r.error}`);
       } catch (e) {
+        cur.losses = [];
         err.set(`Training stopped: ${e.message}`);
       }
-      cur.losses = [...trainer.losses];
-      trainer.free();
       renderTraining();
       return;
     }
+    const trainer = new Trainer(mha, cur.model);
+    let freed = false;
+    const free = () => { if (!freed) { freed = true; trainer.free(); } };
+    cur.losses = [...trainer.losses];
     renderTraining();
     trainJob = scheduler.submit({
       priority: 6,
       name: 'pg-train',
       start: () => ({
         iterator: (function* () { for (let k = 0; k < s.steps; k++) { trainer.step(s.lr); yield k + 1; } })(),
-        cleanup: () => trainer.free(),
+        cleanup: free,
       }),
       onProgress: () => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); setFigures(); } },
       onDone: () => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); setFigures(); } },
       onError: (e) => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); err.set(`Training stopped: ${e.message}`); } },
     });
+    trainJob.free = free;   // a job cancelled before its first slice has no cleanup yet
   }
 
   function render(settings, tokens) {
     const model = sentenceModel(mha, { tokens, C: settings.C, heads: settings.h, seed: settings.seed, rng: settings.rng, pe: settings.pe, causal: settings.causal });
-    const layer = layerWith(mha, settings.C, settings.h, model.W);
+    const layer = borrowLayer(mha, settings.C, settings.h, model.W);
     let att, Y;
     try {
       ({ attention: att, Y } = layer.forward(model.X, { B: 1, T: model.T, causal: settings.causal }));
     } finally {
-      layer.free();
+      returnLayer(mha, layer);
     }
     cur = { settings, tokens, model, att, Y, losses: [] };
     const T = model.T, h = settings.h;
@@ -293,7 +320,7 @@ export function renderPlayground({ mha, body, scheduler }) {
         data: slice2d(att, i, T, T), rows: T, cols: T, rowLabels: tokens, colLabels: tokens,
         title: `head ${i}`, shape: `(${T}, ${T})`, scale: 'unit', numbers, cellSize: T <= 8 ? 26 : undefined,
         exportName: `playground-att-h${i}`,
-      }, { eager: true }));
+      }));
     }
     gridSlot.replaceChildren(...gridMaps.map((m) => m.element));
 
@@ -365,7 +392,8 @@ export function renderPlayground({ mha, body, scheduler }) {
   setControls(raw);
   // validate what the URL says (a number field would turn 'NaN' into an empty string)
   const first = validateSettings(raw);
-  if (Object.keys(first.errors).length) {
+  const firstValid = !Object.keys(first.errors).length;
+  if (!firstValid) {
     showErrors(first.errors);
     const d = validateSettings({});
     render(d.settings, d.tokens);
@@ -398,7 +426,11 @@ export function renderPlayground({ mha, body, scheduler }) {
       losses: [...cur.losses], settings: { ...cur.settings },
     } : null),
     settings: () => (cur ? { ...cur.settings } : null),
-    afterReady() { /* the checks were queued by the first render */ },
+    afterReady() {
+      // the address bar holds the full state from the start (a link copied right away reproduces
+      // this view); a URL with bad settings is left as it is, with its error message showing
+      if (firstValid && cur) writeURL(cur.settings);
+    },
     panel,
   };
 }

@@ -32,7 +32,7 @@ export function renderSentence({ mha, body }) {
   const chips = tokenChips(tokens, inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
   const peBox = el('input', { id: 'x-pe', attrs: { type: 'checkbox' } });
   const peField = field('add the sinusoidal positional encoding', peBox,
-    'off by default. With it on, the browser\'s Math.sin/cos may differ from NumPy\'s in the last bit (about 1e-16).');
+    'off by default. Math.sin and Math.cos may differ in the last bit between NumPy, JavaScript engines and browsers, so with it on X agrees with NumPy to about 1e-16 relative, not bit for bit.');
 
   const hm = lazyHeatmap({
     data: inp.X, rows: tokens.length, cols: C, rowLabels: tokens,

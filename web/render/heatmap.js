@@ -86,6 +86,13 @@ function defaultCellSize(rows, cols) {
   return Math.max(3, Math.min(14, Math.floor(640 / n)));
 }
 
+/** The smallest of 1, 2, 4, 8, 16 ... that is >= x: label every step-th index. */
+function niceStep(x) {
+  let step = 1;
+  while (step < x) step *= 2;
+  return step;
+}
+
 function r2(v) {
   return Math.round(v * 100) / 100;
 }
@@ -132,11 +139,14 @@ function normalise(o) {
 /**
  * The cell size and number display for an available width (px; Infinity: the preferred size).
  * Cells shrink so the plot fits its container with labels at their full size; numbers are shown
- * ('auto') for at most 100 cells while cells stay >= 26 px.
+ * ('auto') for at most 100 cells while cells stay >= 26 px. A given cellSize is the preferred
+ * size: a figure with numbers in its cells keeps it and scales as a whole (numbers and labels
+ * together); one without numbers shrinks its cells instead, so its labels stay readable.
  */
 function fitted(s, avail) {
   let cell = s.cellPref;
-  if (!s.fixedCell && Number.isFinite(avail) && avail > 0) {
+  const wantsNumbers = s.numbers === true || (s.numbers !== false && s.rows * s.cols <= AUTO_NUMBERS_LIMIT);
+  if ((!s.fixedCell || !wantsNumbers) && Number.isFinite(avail) && avail > 0) {
     const min = s.rows * s.cols <= AUTO_NUMBERS_LIMIT && s.numbers !== false ? 20 : 3;
     let L = computeLayout({ ...s, cell, numbersOn: false });
     if (L.W > avail) {
@@ -197,16 +207,22 @@ function computeLayout(s) {
   const { rows, cols, cell } = s;
   const pad = 10;
   const axisFont = 12;
-  const labelFont = r2(Math.min(13, Math.max(8, cell * 0.8)));
-  const rowStep = Math.max(1, Math.ceil((labelFont * 1.05) / cell));
-  const colStep = Math.max(1, Math.ceil((labelFont * 1.15) / (cell * 1.4142)));
+  // Labels keep a readable size however small the cells get; dense axes label every 2nd, 4th,
+  // 8th ... index instead (hover readouts always name the exact row and column).
+  const rowFont = r2(Math.min(13, Math.max(9, cell * 0.9)));
+  const colFont = r2(Math.min(13, Math.max(10, cell * 0.8)));
+  const labelFont = colFont;
+  // rows: consecutive baselines at least ~0.85 font apart; rotated columns (-45°): the
+  // perpendicular gap between neighbours is step * cell * sin 45°, about 0.78 font at least
+  const rowStep = niceStep((rowFont * 0.85) / cell);
+  const colStep = niceStep((colFont * 1.1) / cell);
   const gap = cell >= 24 ? 2 : cell >= 12 ? 1 : 0;
   const rx = cell >= 30 ? 3 : cell >= 16 ? 1.5 : 0;
 
   const rowText = s.rowLabels.map((l, i) => truncate(l ?? String(i)));
   const colText = s.colLabels.map((l, i) => truncate(l ?? String(i)));
-  const rowW = rowText.map((t) => textWidth(t, labelFont));
-  const colW = colText.map((t) => textWidth(t, labelFont));
+  const rowW = rowText.map((t) => textWidth(t, rowFont));
+  const colW = colText.map((t) => textWidth(t, colFont));
   const maxRowW = Math.max(0, ...rowW.filter((_, i) => i % rowStep === 0));
   const maxColW = Math.max(0, ...colW.filter((_, i) => i % colStep === 0));
 
@@ -218,7 +234,7 @@ function computeLayout(s) {
 
   const leftW = Math.ceil(axisFont + 8 + maxRowW + 8);
   const mx = pad + leftW;
-  const labelsH = Math.ceil(maxColW * COS45 + labelFont * 0.8 + 6);
+  const labelsH = Math.ceil(maxColW * COS45 + colFont * 0.8 + 6);
   const titleY = pad + axisFont;
   const my = titleY + 8 + labelsH;
   const mw = cols * cell;
@@ -226,9 +242,9 @@ function computeLayout(s) {
 
   let overhang = 0;
   for (let c = 0; c < cols; c += colStep) {
-    overhang = Math.max(overhang, (c + 0.5) * cell + colW[c] * COS45 + labelFont * 0.5 - mw);
+    overhang = Math.max(overhang, (c + 0.5) * cell + colW[c] * COS45 + colFont * 0.5 - mw);
   }
-  const markerW = s.highlightRows.length ? labelFont + 8 : 0;
+  const markerW = s.highlightRows.length ? rowFont + 8 : 0;
   const W = Math.ceil(Math.max(mx + mw + Math.max(overhang, markerW) + pad, mx + topTitleW + pad));
   const H = Math.ceil(Math.max(my + mh + pad, my + mh / 2 + sideTitleW / 2 + pad));
 
@@ -243,7 +259,7 @@ function computeLayout(s) {
     numFont = r2(Math.max(6, Math.min(13, cell * 0.36, (cell - gap - 3) / (maxChars * 0.58))));
   }
   return {
-    W, H, pad, mx, my, mw, mh, cell, gap, rx, axisFont, labelFont, numFont, rowStep, colStep,
+    W, H, pad, mx, my, mw, mh, cell, gap, rx, axisFont, labelFont, rowFont, colFont, numFont, rowStep, colStep,
     rowText, colText, colW, topTitle, sideTitle, titleY, sideTitleX: pad + axisFont * 0.85, colLabelY: my - 5, markerX: mx + mw + 4,
   };
 }
@@ -259,14 +275,14 @@ function decorations(s, L) {
   const muted = (labels, i) => labels[i] === null;
   for (let r = 0; r < s.rows; r += L.rowStep) {
     items.push({
-      type: 'text', key: `row-${r}`, x: L.mx - 6, y: L.my + (r + 0.5) * L.cell + L.labelFont * 0.35,
-      text: L.rowText[r], size: L.labelFont, anchor: 'end', fill: muted(s.rowLabels, r) ? MUTED_INK : LABEL_INK, cls: 'row-label',
+      type: 'text', key: `row-${r}`, x: L.mx - 6, y: L.my + (r + 0.5) * L.cell + L.rowFont * 0.35,
+      text: L.rowText[r], size: L.rowFont, anchor: 'end', fill: muted(s.rowLabels, r) ? MUTED_INK : LABEL_INK, cls: 'row-label',
     });
   }
   for (let c = 0; c < s.cols; c += L.colStep) {
     items.push({
-      type: 'text', key: `col-${c}`, x: L.mx + (c + 0.5) * L.cell - L.labelFont * 0.25, y: L.colLabelY,
-      text: L.colText[c], size: L.labelFont, rotate: -45, fill: muted(s.colLabels, c) ? MUTED_INK : LABEL_INK, cls: 'col-label',
+      type: 'text', key: `col-${c}`, x: L.mx + (c + 0.5) * L.cell - L.colFont * 0.25, y: L.colLabelY,
+      text: L.colText[c], size: L.colFont, rotate: -45, fill: muted(s.colLabels, c) ? MUTED_INK : LABEL_INK, cls: 'col-label',
     });
   }
   return items;
@@ -278,7 +294,7 @@ function highlightItems(s, L) {
     const y = L.my + r * L.cell;
     items.push({ type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cell + 2, fill: 'none', stroke: '#ffffff', sw: 4, cls: 'hl-row-halo' });
     items.push({ type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cell + 2, fill: 'none', stroke: HIGHLIGHT_INK, sw: 2, dash: '5 3', cls: 'hl-row' });
-    items.push({ type: 'text', x: L.markerX, y: y + L.cell / 2 + L.labelFont * 0.35, text: '◀', size: L.labelFont, fill: HIGHLIGHT_INK, cls: 'hl-marker' });
+    items.push({ type: 'text', x: L.markerX, y: y + L.cell / 2 + L.rowFont * 0.35, text: '◀', size: L.rowFont, fill: HIGHLIGHT_INK, cls: 'hl-marker' });
   }
   return items;
 }
@@ -1135,8 +1151,8 @@ export function heatmap(options) {
     }
     if (y < my && y > L.titleY + 4) {
       const rise = L.colLabelY - y;
-      const c = Math.floor((x - rise - mx + L.labelFont * 0.25) / cell);
-      if (c >= 0 && c < s.cols && rise <= (L.colW[c] ?? 0) * COS45 + L.labelFont) return { r: -1, c };
+      const c = Math.floor((x - rise - mx + L.colFont * 0.25) / cell);
+      if (c >= 0 && c < s.cols && rise <= (L.colW[c] ?? 0) * COS45 + L.colFont) return { r: -1, c };
     }
     return null;
   }

@@ -7,7 +7,16 @@
 // Colours come from d3-scale-chromatic (bundled) through 256-entry lookup tables, so colouring a
 // 64x64 matrix costs a few array reads. legend() draws a labelled gradient bar with ticks.
 
-import { interpolateViridis, interpolatePuOr } from 'd3-scale-chromatic';
+// d3-scale-chromatic builds all of its ~40 schemes when it is evaluated (5-30 ms on a busy
+// machine), so it is loaded on first use: esbuild turns this require() into a lazy initialiser of
+// the bundled module. The page's first render draws no heatmap, so that happens after mha:ready.
+// (web/render/* is only ever used through the bundle.)
+let chromatic = null;
+function d3Chromatic() {
+  // eslint-disable-next-line no-undef
+  if (!chromatic) chromatic = require('d3-scale-chromatic');
+  return chromatic;
+}
 
 const LUT_SIZE = 256;
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -57,9 +66,19 @@ function buildLut(interp, reverse) {
   return { colors, text, packed };
 }
 
-const VIRIDIS = buildLut(interpolateViridis, false);
+// Built on first use (not at load): the page's first render draws no heatmap, so the 2 x 256
+// interpolations and colour parses happen only when the first figure is drawn.
+let VIRIDIS = null;
+let PUOR = null;
+function viridis() {
+  if (!VIRIDIS) VIRIDIS = buildLut(d3Chromatic().interpolateViridis, false);
+  return VIRIDIS;
+}
 // d3's interpolatePuOr runs purple (0) -> orange (1); reversed so that -1 is orange, +1 is purple.
-const PUOR = buildLut(interpolatePuOr, true);
+function puor() {
+  if (!PUOR) PUOR = buildLut(d3Chromatic().interpolatePuOr, true);
+  return PUOR;
+}
 
 function unitIndex(t) {
   if (!(t > 0)) return 0; // also NaN
@@ -74,32 +93,32 @@ function signedIndex(t) {
 
 /** t in [0, 1] -> CSS colour '#rrggbb' (viridis). Values outside are clamped. */
 export function sequentialColor(t) {
-  return VIRIDIS.colors[unitIndex(t)];
+  return (VIRIDIS ?? viridis()).colors[unitIndex(t)];
 }
 
 /** t in [-1, 1] -> CSS colour '#rrggbb' (PuOr: orange < 0, near-white at 0, purple > 0). Clamped. */
 export function divergingColor(t) {
-  return PUOR.colors[signedIndex(t)];
+  return (PUOR ?? puor()).colors[signedIndex(t)];
 }
 
 /** The text colour ('#111111' or '#ffffff') with the better contrast on sequentialColor(t). */
 export function sequentialTextColor(t) {
-  return VIRIDIS.text[unitIndex(t)];
+  return (VIRIDIS ?? viridis()).text[unitIndex(t)];
 }
 
 /** The text colour ('#111111' or '#ffffff') with the better contrast on divergingColor(t). */
 export function divergingTextColor(t) {
-  return PUOR.text[signedIndex(t)];
+  return (PUOR ?? puor()).text[signedIndex(t)];
 }
 
 /** sequentialColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
 export function sequentialPacked(t) {
-  return VIRIDIS.packed[unitIndex(t)];
+  return (VIRIDIS ?? viridis()).packed[unitIndex(t)];
 }
 
 /** divergingColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
 export function divergingPacked(t) {
-  return PUOR.packed[signedIndex(t)];
+  return (PUOR ?? puor()).packed[signedIndex(t)];
 }
 
 /** Colour stops [[offset 0..1, colour], ...] of a scale kind, for gradients (SVG or canvas). */

@@ -5,6 +5,12 @@ import { formatSci, formatTick, uniqueId } from './scales.js';
 
 const MINUS = '\u2212';
 
+/** 28160 -> "28,160" (not toLocaleString: its first call initialises ICU, 50-150 ms). */
+export function groupThousands(n) {
+  const s = String(Math.trunc(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return n < 0 ? `${MINUS}${s}` : s;
+}
+
 /** Python-style shape text: (2, 4, 6, 16); (64,) for one axis; () for a scalar. */
 export function formatShape(shape) {
   const dims = Array.from(shape ?? []);
@@ -237,7 +243,7 @@ export function progressBar({ label = 'Progress' } = {}) {
       bar.value = d;
       const pct = Math.floor((100 * d) / t);
       if (pct !== lastPct || d === t) {
-        text.textContent = `${d.toLocaleString('en-US')} / ${t.toLocaleString('en-US')} (${pct} %)`;
+        text.textContent = `${groupThousands(d)} / ${groupThousands(t)} (${pct} %)`;
         lastPct = pct;
       }
       element.classList.remove('is-done');
