@@ -20,7 +20,8 @@
  * Ownership: a layer owns its weights, gradients and forward/backward cache. Pointers returned by
  * mha_params and mha_grads stay valid until mha_free; pointers returned by mha_tensor into the
  * cache stay valid until the next call that grows the cache (mha_forward, mha_train or
- * mha_gradcheck* with a larger B*T than any seen before) or mha_free. Arrays passed in (X, dY,
+ * mha_gradcheck* with a B*T or a B*T*T larger than any seen before: the cache holds (B,T,C) and
+ * (B,h,T,T) tensors) or mha_free. Arrays passed in (X, dY,
  * target, aux, weights) stay the caller's and are only read during the call; the library copies
  * what it needs to keep. Output arrays (Y, dX, losses, report, out, ...) are the caller's,
  * allocated by the caller with the size stated, and written only on success (except mha_train's
