@@ -2,7 +2,9 @@
 #   make            build web/mha.wasm and the native library
 #   make lib        the native static library build/libmha.a (link with -lm; header c/mha.h)
 #   make demo       build and run the terminal demo (c/demo.c): lessons 3 and 4 from the native library
-#   make test       everything CI runs: native C tests, then npm test (Node + NumPy reference)
+#   make test       everything CI runs: native C tests, a short fuzz run, then npm test (Node +
+#                   NumPy reference + browser)
+#   make fuzz       libFuzzer over the C API for FUZZ_SECONDS (tests/fuzz/README.md)
 #   make serve      build, then serve web/ on http://127.0.0.1:8000/
 #   make setup      install what a fresh Debian machine lacks (apt: emscripten, python3-numpy)
 #   make bench      benchmark, not a test: mha-wasm vs native C, NumPy (1 thread), tfjs-wasm; prints a table
@@ -41,7 +43,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: all wasm bundle native lib demo test test-c test-node reference serve setup bench clean
+.PHONY: all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 wasm: web/mha.wasm $(BUILD)/mha-scalar.wasm
@@ -105,7 +107,47 @@ test-c: $(addprefix $(BUILD)/san/,$(C_TESTS)) reference
 test-node: wasm bundle reference
 	npm test
 
-test: test-c test-node
+test: test-c fuzz-ci test-node
+
+# ---------------------------------------------------------------------------------------------- #
+# Fuzzing: libFuzzer + ASan + UBSan over the C API (tests/fuzz/README.md). Needs clang and
+# libclang-rt-14-dev (.ci/setup installs them).
+#   make fuzz        FUZZ_SECONDS (600) of fuzzing; new inputs kept in build/fuzz/corpus
+#   make fuzz-ci     a bounded run for CI (FUZZ_CI_SECONDS, 90); fails on any finding and writes
+#                    nothing into the repository (working corpus in a temporary directory)
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_CI_SECONDS ?= 90
+FUZZ_BIN := $(BUILD)/fuzz/fuzz_mha
+FUZZ_SEEDS := tests/fuzz/corpus tests/fuzz/regressions
+FUZZ_OPTS := -rss_limit_mb=4096 -malloc_limit_mb=4096 -timeout=10 -print_final_stats=1 \
+	-artifact_prefix=$(BUILD)/fuzz/findings/
+FUZZ_ENV := ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+FUZZ_NOISE := WARNING: AddressSanitizer failed to allocate
+
+$(FUZZ_BIN): tests/fuzz/fuzz_mha.c $(SRC) $(HDR)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(COMMON_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Ic $(SRC) tests/fuzz/fuzz_mha.c -lm -o $@
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/findings; rm -f $(BUILD)/fuzz/.rc; \
+	{ $(FUZZ_ENV) $(FUZZ_BIN) $(BUILD)/fuzz/corpus $(FUZZ_SEEDS) -max_total_time=$(FUZZ_SECONDS) \
+		$(FUZZ_OPTS) 2>&1 || echo $$? > $(BUILD)/fuzz/.rc; } | grep -v '$(FUZZ_NOISE)'; \
+	rc=$$(cat $(BUILD)/fuzz/.rc 2>/dev/null || echo 0); rm -f $(BUILD)/fuzz/.rc; \
+	if [ $$rc -ne 0 ]; then echo "fuzz: FINDING (exit $$rc); the input is in $(BUILD)/fuzz/findings/"; fi; \
+	exit $$rc
+
+fuzz-ci: $(FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/findings; work=$$(mktemp -d); rc=0; \
+	echo "fuzz-ci: $(FUZZ_BIN) for $(FUZZ_CI_SECONDS) s (log: $(BUILD)/fuzz/ci.log)"; \
+	$(FUZZ_ENV) $(FUZZ_BIN) "$$work" $(FUZZ_SEEDS) -max_total_time=$(FUZZ_CI_SECONDS) $(FUZZ_OPTS) \
+		> $(BUILD)/fuzz/ci.log 2>&1 || rc=$$?; \
+	rm -rf "$$work"; \
+	if [ $$rc -ne 0 ]; then grep -v '$(FUZZ_NOISE)' $(BUILD)/fuzz/ci.log; \
+		echo "fuzz-ci: FINDING (exit $$rc); the input is in $(BUILD)/fuzz/findings/"; \
+	else grep -v '$(FUZZ_NOISE)' $(BUILD)/fuzz/ci.log | grep -E '^#[0-9]+[[:space:]]+DONE|^stat::'; fi; \
+	exit $$rc
 
 serve: wasm bundle
 	node tests/serve.mjs web 8000
