@@ -178,7 +178,7 @@ function build() {
 
   let nativeCmd = null;
   if (PEERS.includes('native')) {
-    const src = fs.readdirSync(path.join(ROOT, 'c')).filter((f) => f.endsWith('.c')).sort().map((f) => `c/${f}`);
+    const src = fs.readdirSync(path.join(ROOT, 'c')).filter((f) => f.endsWith('.c') && f !== 'demo.c').sort().map((f) => `c/${f}`);
     const args = [...CFLAGS, '-std=c11', '-Wall', '-Wextra', '-ffp-contract=off', '-DNDEBUG', '-Ic',
       ...src, 'tests/bench/bench_native.c', '-lm',
       '-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc', '-o', path.relative(ROOT, path.join(OUT, 'bench_native'))];
