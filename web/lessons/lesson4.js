@@ -58,7 +58,8 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       rowLabels: v.rows === T ? toks : undefined, colLabels: square ? toks : undefined,
       rowAxis, colAxis, title: `${k + 1}. ${name}${v.where}`, shape: `of ${shapeText(r.grads[name].shape)}`,
       caption: formula, scale: 'diverging', numbers: square ? 'auto' : false, legendLabel: name,
-      cellSize: v.cols >= 64 ? (thin ? 9 : 4) : v.cols >= 16 ? 12 : 30, exportName: `lesson4-${name}`,
+      // preferred sizes that fit a three-column grid at 1280 px (no second, fitted drawing)
+      cellSize: v.cols >= 64 ? (thin ? 8 : 3) : v.cols >= 16 ? 12 : 30, exportName: `lesson4-${name}`,
     }, { className: thin ? 'figure-span-2' : '' });
   });
 

@@ -93,6 +93,17 @@ function niceStep(x) {
   return step;
 }
 
+/**
+ * Every how many rows (columns) a label is drawn: often enough for labels `need` cells apart;
+ * a long axis of indices (no labels, or labels ending in a number such as "17" or "h1:17")
+ * gets about 8-10 labels (every 8th of 64 features), tokens as many as fit.
+ */
+function labelStep(need, n, labels) {
+  let step = niceStep(need);
+  if (n > 24 && labels.every((l) => l === null || /\d$/.test(l))) step = Math.max(step, niceStep(n / 10));
+  return step;
+}
+
 function r2(v) {
   return Math.round(v * 100) / 100;
 }
@@ -212,10 +223,10 @@ function computeLayout(s) {
   const rowFont = r2(Math.min(13, Math.max(9, cell * 0.9)));
   const colFont = r2(Math.min(13, Math.max(10, cell * 0.8)));
   const labelFont = colFont;
-  // rows: consecutive baselines at least ~0.85 font apart; rotated columns (-45°): the
-  // perpendicular gap between neighbours is step * cell * sin 45°, about 0.78 font at least
-  const rowStep = niceStep((rowFont * 0.85) / cell);
-  const colStep = niceStep((colFont * 1.1) / cell);
+  // rows: consecutive baselines at least a font size apart; rotated columns (-45°): the
+  // perpendicular gap between neighbours is step * cell * sin 45° >= 0.81 font + 1.4 px
+  const rowStep = labelStep(rowFont / cell, rows, s.rowLabels);
+  const colStep = labelStep((colFont * 1.15 + 2) / cell, cols, s.colLabels);
   const gap = cell >= 24 ? 2 : cell >= 12 ? 1 : 0;
   const rx = cell >= 30 ? 3 : cell >= 16 ? 1.5 : 0;
 

@@ -13,7 +13,6 @@
 // (web/render/* is only ever used through the bundle.)
 let chromatic = null;
 function d3Chromatic() {
-  // eslint-disable-next-line no-undef
   if (!chromatic) chromatic = require('d3-scale-chromatic');
   return chromatic;
 }
