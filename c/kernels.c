@@ -90,56 +90,84 @@ void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K
  *   nn: A = a (M,K), B = b (K,N)    -> a_rs = K, a_cs = 1, b_rs = N, b_cs = 1
  *   nt: B = b^T with b stored (N,K) -> b_rs = 1, b_cs = K
  *   tn: A = a^T with a stored (K,M) -> a_rs = 1, a_cs = M
- * K is walked in blocks of KB so a block of B stays in cache; since each out[i,j] is kept as a
- * double between blocks and the blocks run in increasing k, the roundings are the same as one
- * unblocked pass. */
-enum { KB = 256 };
-
+ *
+ * Blocking, outermost first: columns of out in blocks of NC, k in blocks of KC, rows in blocks of
+ * MC. For each (NC, KC) block, B(k-block, j-block) is copied once into panels of 4 columns; for
+ * each MC block, A(i-block, k-block) is copied into panels of 4 rows. Every 4x4 tile of out then
+ * reads its 4 rows of A and 4 columns of B as two contiguous streams, whatever the orientation,
+ * which is what lets the tile loop run at the speed of its arithmetic. Panels are padded with
+ * zeros at the edges; an edge tile is computed in a scratch tile and only its real part is
+ * copied back, so padding never reaches out.
+ *
+ * Each out[i,j] is kept as a double between k blocks and the blocks run in increasing k, so the
+ * roundings are exactly those of one unblocked pass in k order. */
 typedef struct {
     const double *a, *b;
     size_t a_rs, a_cs, b_rs, b_cs;
 } operands;
 
-/* Copy B(k0..k1-1, j0..j0+w-1) into panels of 4 columns: panel[(c/4)*KB*4 + (k-k0)*4 + c%4] for
- * column j0+c, so the tile loop reads its 4 columns contiguously. w is a multiple of 4, up to PW;
- * reading PW columns of a row at once uses whole cache lines of a row-major B. */
-enum { PW = 16 };
+enum { MR = 4, NR = 4 };               /* the register tile: 4 rows x 4 columns of out */
+enum { KC = 128, MC = 64, NC = 128 };  /* packed A block MC*KC (64 KiB), B block KC*NC (128 KiB) */
 
-static void pack_b_panels(double *panel, const operands *op, size_t k0, size_t k1, size_t j0,
-                          size_t w)
+/* A(i0..i0+mc-1, k0..k0+kc-1) -> apack: panel p (rows i0+4p..) is apack[p*4*kc + k*4 + r] */
+static void pack_a(double *apack, const operands *op, size_t i0, size_t mc, size_t k0, size_t kc)
 {
-    for (size_t k = k0; k < k1; k++) {
-        const double *b_k = op->b + k * op->b_rs + j0 * op->b_cs;
-        for (size_t c = 0; c < w; c++) {
-            panel[(c / 4) * KB * 4 + (k - k0) * 4 + c % 4] = b_k[c * op->b_cs];
+    for (size_t ir = 0; ir < mc; ir += MR) {
+        const size_t rows = mc - ir < MR ? mc - ir : MR;
+        const double *src = op->a + (i0 + ir) * op->a_rs + k0 * op->a_cs;
+        double *dst = apack + ir * kc;
+        for (size_t k = 0; k < kc; k++, src += op->a_cs, dst += MR) {
+            size_t r = 0;
+            for (; r < rows; r++) {
+                dst[r] = src[r * op->a_rs];
+            }
+            for (; r < MR; r++) {
+                dst[r] = 0.0;
+            }
         }
     }
 }
 
-/* One 4x4 tile of out at (i0, j0), k from k0 to k1-1, B from the packed panel */
-static void tile4x4(double *out, size_t ldo, const operands *op, const double *panel, size_t i0,
-                    size_t j0, size_t k0, size_t k1)
+/* B(k0..k0+kc-1, j0..j0+nc-1) -> bpack: panel p (columns j0+4p..) is bpack[p*4*kc + k*4 + c] */
+static void pack_b(double *bpack, const operands *op, size_t k0, size_t kc, size_t j0, size_t nc)
 {
-    double *o0 = out + i0 * ldo + j0, *o1 = o0 + ldo, *o2 = o1 + ldo, *o3 = o2 + ldo;
+    for (size_t jr = 0; jr < nc; jr += NR) {
+        const size_t cols = nc - jr < NR ? nc - jr : NR;
+        const double *src = op->b + k0 * op->b_rs + (j0 + jr) * op->b_cs;
+        double *dst = bpack + jr * kc;
+        for (size_t k = 0; k < kc; k++, src += op->b_rs, dst += NR) {
+            size_t c = 0;
+            for (; c < cols; c++) {
+                dst[c] = src[c * op->b_cs];
+            }
+            for (; c < NR; c++) {
+                dst[c] = 0.0;
+            }
+        }
+    }
+}
+
+/* out tile (4,4) at o (row stride ldo) += A panel (kc,4 rows) . B panel (kc,4 columns).
+ * Eight f64x2 accumulators; per k: two loads of B, four broadcasts of A, 8 multiplies, 8 adds. */
+static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, size_t kc)
+{
+    double *o0 = o, *o1 = o0 + ldo, *o2 = o1 + ldo, *o3 = o2 + ldo;
     v128_t c00 = wasm_v128_load(o0), c01 = wasm_v128_load(o0 + 2);
     v128_t c10 = wasm_v128_load(o1), c11 = wasm_v128_load(o1 + 2);
     v128_t c20 = wasm_v128_load(o2), c21 = wasm_v128_load(o2 + 2);
     v128_t c30 = wasm_v128_load(o3), c31 = wasm_v128_load(o3 + 2);
-    const size_t a_rs = op->a_rs, a_cs = op->a_cs;
-    const double *a0 = op->a + i0 * a_rs + k0 * a_cs, *a1 = a0 + a_rs, *a2 = a1 + a_rs, *a3 = a2 + a_rs;
-    const double *p = panel;
-    for (size_t k = k0; k < k1; k++, p += 4, a0 += a_cs, a1 += a_cs, a2 += a_cs, a3 += a_cs) {
-        const v128_t b0 = wasm_v128_load(p), b1 = wasm_v128_load(p + 2);
-        v128_t x = wasm_f64x2_splat(*a0);
+    for (size_t k = 0; k < kc; k++, ap += MR, bp += NR) {
+        const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
+        v128_t x = wasm_v128_load64_splat(ap);
         c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(x, b0));
         c01 = wasm_f64x2_add(c01, wasm_f64x2_mul(x, b1));
-        x = wasm_f64x2_splat(*a1);
+        x = wasm_v128_load64_splat(ap + 1);
         c10 = wasm_f64x2_add(c10, wasm_f64x2_mul(x, b0));
         c11 = wasm_f64x2_add(c11, wasm_f64x2_mul(x, b1));
-        x = wasm_f64x2_splat(*a2);
+        x = wasm_v128_load64_splat(ap + 2);
         c20 = wasm_f64x2_add(c20, wasm_f64x2_mul(x, b0));
         c21 = wasm_f64x2_add(c21, wasm_f64x2_mul(x, b1));
-        x = wasm_f64x2_splat(*a3);
+        x = wasm_v128_load64_splat(ap + 3);
         c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(x, b0));
         c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(x, b1));
     }
@@ -149,45 +177,69 @@ static void tile4x4(double *out, size_t ldo, const operands *op, const double *p
     wasm_v128_store(o3, c30); wasm_v128_store(o3 + 2, c31);
 }
 
-/* One element, k from k0 to k1-1: the scalar loop of the portable path */
-static void element(double *out, size_t ldo, const operands *op, size_t i, size_t j, size_t k0,
-                    size_t k1)
+/* The tile at o that has only rows x cols real entries (an edge of out) */
+static void edge_tile(double *o, size_t ldo, size_t rows, size_t cols, const double *ap,
+                      const double *bp, size_t kc)
 {
-    double s = out[i * ldo + j];
-    const double *a_i = op->a + i * op->a_rs;
-    const double *b_j = op->b + j * op->b_cs;
-    for (size_t k = k0; k < k1; k++) {
-        s += a_i[k * op->a_cs] * b_j[k * op->b_rs];
+    double tile[MR * NR] = {0};
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(tile + r * NR, o + r * ldo, cols * sizeof(double));
     }
-    out[i * ldo + j] = s;
+    tile4x4(tile, NR, ap, bp, kc);
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(o + r * ldo, tile + r * NR, cols * sizeof(double));
+    }
+}
+
+/* Products too small for packing to pay (a head's scores at the course's T = 6): one element at a
+ * time, the same sum in k order as every other path. */
+enum { SMALL_GEMM = 4096 };   /* M*K*N multiply-adds */
+
+static void gemm_small(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
+{
+    for (size_t i = 0; i < M; i++) {
+        for (size_t j = 0; j < N; j++) {
+            const double *a_i = op->a + i * op->a_rs, *b_j = op->b + j * op->b_cs;
+            double s = accumulate ? out[i * N + j] : 0.0;
+            for (size_t k = 0; k < K; k++) {
+                s += a_i[k * op->a_cs] * b_j[k * op->b_rs];
+            }
+            out[i * N + j] = s;
+        }
+    }
 }
 
 static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
 {
-    double panel[KB * PW];   /* B(k0..k1-1, j0..j0+PW-1), packed in panels of 4 columns */
+    if (M * K * N <= SMALL_GEMM) {
+        gemm_small(out, op, M, K, N, accumulate);
+        return;
+    }
+    double apack[MC * KC];   /* A block, panels of 4 rows (pack_a) */
+    double bpack[KC * NC];   /* B block, panels of 4 columns (pack_b) */
     if (!accumulate) {
         memset(out, 0, M * N * sizeof(double));
     }
-    const size_t M4 = M - M % 4, N4 = N - N % 4;
-    for (size_t k0 = 0; k0 < K; k0 += KB) {
-        const size_t k1 = K - k0 < KB ? K : k0 + KB;
-        for (size_t jb = 0; jb < N4; jb += PW) {
-            const size_t w = N4 - jb < PW ? N4 - jb : PW;
-            pack_b_panels(panel, op, k0, k1, jb, w);
-            for (size_t i0 = 0; i0 < M4; i0 += 4) {
-                for (size_t c = 0; c < w; c += 4) {
-                    tile4x4(out, N, op, panel + (c / 4) * KB * 4, i0, jb + c, k0, k1);
+    for (size_t j0 = 0; j0 < N; j0 += NC) {
+        const size_t nc = N - j0 < NC ? N - j0 : NC;
+        for (size_t k0 = 0; k0 < K; k0 += KC) {
+            const size_t kc = K - k0 < KC ? K - k0 : KC;
+            pack_b(bpack, op, k0, kc, j0, nc);
+            for (size_t i0 = 0; i0 < M; i0 += MC) {
+                const size_t mc = M - i0 < MC ? M - i0 : MC;
+                pack_a(apack, op, i0, mc, k0, kc);
+                for (size_t jr = 0; jr < nc; jr += NR) {        /* B panel stays in L1 ... */
+                    for (size_t ir = 0; ir < mc; ir += MR) {    /* ... while A panels stream */
+                        double *o = out + (i0 + ir) * N + j0 + jr;
+                        const double *ap = apack + ir * kc, *bp = bpack + jr * kc;
+                        if (mc - ir >= MR && nc - jr >= NR) {
+                            tile4x4(o, N, ap, bp, kc);
+                        } else {
+                            edge_tile(o, N, mc - ir < MR ? mc - ir : MR,
+                                      nc - jr < NR ? nc - jr : NR, ap, bp, kc);
+                        }
+                    }
                 }
-            }
-            for (size_t i = M4; i < M; i++) {
-                for (size_t j = jb; j < jb + w; j++) {
-                    element(out, N, op, i, j, k0, k1);
-                }
-            }
-        }
-        for (size_t i = 0; i < M; i++) {
-            for (size_t j = N4; j < N; j++) {
-                element(out, N, op, i, j, k0, k1);
             }
         }
     }
