@@ -109,39 +109,22 @@ typedef struct {
 enum { MR = 4, NR = 4 };               /* the register tile: 4 rows x 4 columns of out */
 enum { KC = 128, MC = 64, NC = 128 };  /* packed A block MC*KC (64 KiB), B block KC*NC (128 KiB) */
 
-/* A(i0..i0+mc-1, k0..k0+kc-1) -> apack: panel p (rows i0+4p..) is apack[p*4*kc + k*4 + r] */
-static void pack_a(double *apack, const operands *op, size_t i0, size_t mc, size_t k0, size_t kc)
+/* Copy n lanes (rows of A or columns of B) of kc values each into panels of 4 lanes:
+ * dst[(l/4)*4*kc + k*4 + l%4] = src[l*lane_stride + k*k_stride], zero past the last lane.
+ * A(i0.., k0..) packs with lane_stride = a_rs, k_stride = a_cs; B(k0.., j0..) with b_cs, b_rs. */
+static void pack_panels(double *dst, const double *src, size_t n, size_t kc, size_t lane_stride,
+                        size_t k_stride)
 {
-    for (size_t ir = 0; ir < mc; ir += MR) {
-        const size_t rows = mc - ir < MR ? mc - ir : MR;
-        const double *src = op->a + (i0 + ir) * op->a_rs + k0 * op->a_cs;
-        double *dst = apack + ir * kc;
-        for (size_t k = 0; k < kc; k++, src += op->a_cs, dst += MR) {
-            size_t r = 0;
-            for (; r < rows; r++) {
-                dst[r] = src[r * op->a_rs];
+    for (size_t l0 = 0; l0 < n; l0 += 4, dst += 4 * kc) {
+        const size_t lanes = n - l0 < 4 ? n - l0 : 4;
+        const double *s = src + l0 * lane_stride;
+        for (size_t k = 0; k < kc; k++, s += k_stride) {
+            size_t l = 0;
+            for (; l < lanes; l++) {
+                dst[k * 4 + l] = s[l * lane_stride];
             }
-            for (; r < MR; r++) {
-                dst[r] = 0.0;
-            }
-        }
-    }
-}
-
-/* B(k0..k0+kc-1, j0..j0+nc-1) -> bpack: panel p (columns j0+4p..) is bpack[p*4*kc + k*4 + c] */
-static void pack_b(double *bpack, const operands *op, size_t k0, size_t kc, size_t j0, size_t nc)
-{
-    for (size_t jr = 0; jr < nc; jr += NR) {
-        const size_t cols = nc - jr < NR ? nc - jr : NR;
-        const double *src = op->b + k0 * op->b_rs + (j0 + jr) * op->b_cs;
-        double *dst = bpack + jr * kc;
-        for (size_t k = 0; k < kc; k++, src += op->b_rs, dst += NR) {
-            size_t c = 0;
-            for (; c < cols; c++) {
-                dst[c] = src[c * op->b_cs];
-            }
-            for (; c < NR; c++) {
-                dst[c] = 0.0;
+            for (; l < 4; l++) {
+                dst[k * 4 + l] = 0.0;
             }
         }
     }
@@ -215,8 +198,8 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
         gemm_small(out, op, M, K, N, accumulate);
         return;
     }
-    double apack[MC * KC];   /* A block, panels of 4 rows (pack_a) */
-    double bpack[KC * NC];   /* B block, panels of 4 columns (pack_b) */
+    double apack[MC * KC];   /* A block, panels of 4 rows */
+    double bpack[KC * NC];   /* B block, panels of 4 columns */
     if (!accumulate) {
         memset(out, 0, M * N * sizeof(double));
     }
@@ -224,10 +207,11 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
         const size_t nc = N - j0 < NC ? N - j0 : NC;
         for (size_t k0 = 0; k0 < K; k0 += KC) {
             const size_t kc = K - k0 < KC ? K - k0 : KC;
-            pack_b(bpack, op, k0, kc, j0, nc);
+            pack_panels(bpack, op->b + k0 * op->b_rs + j0 * op->b_cs, nc, kc, op->b_cs, op->b_rs);
             for (size_t i0 = 0; i0 < M; i0 += MC) {
                 const size_t mc = M - i0 < MC ? M - i0 : MC;
-                pack_a(apack, op, i0, mc, k0, kc);
+                pack_panels(apack, op->a + i0 * op->a_rs + k0 * op->a_cs, mc, kc, op->a_rs,
+                            op->a_cs);
                 for (size_t jr = 0; jr < nc; jr += NR) {        /* B panel stays in L1 ... */
                     for (size_t ir = 0; ir < mc; ir += MR) {    /* ... while A panels stream */
                         double *o = out + (i0 + ir) * N + j0 + jr;
