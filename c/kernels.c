@@ -24,14 +24,14 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* portable scalar path */
 
-void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N)
+void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M, size_t K,
+                        size_t N)
 {
-    /* a is (M,K), b is (K,N), out is (M,N). i-k-j order: row i of out gathers a[i,k] * row k of b,
-     * so every out[i,j] still sums its terms in k order from 0.0. */
+    /* row i of a is a + i*lda, b is (K,N), out is (M,N). i-k-j order: row i of out gathers
+     * a[i,k] * row k of b, so every out[i,j] still sums its terms in k order. */
     for (size_t i = 0; i < M; i++) {
         double *out_i = out + i * N;
-        const double *a_i = a + i * K;
-        memset(out_i, 0, N * sizeof(double));
+        const double *a_i = a + i * lda;
         for (size_t k = 0; k < K; k++) {
             const double a_ik = a_i[k];
             const double *b_k = b + k * N;
@@ -40,6 +40,13 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
             }
         }
     }
+}
+
+void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N)
+{
+    /* a is (M,K), b is (K,N), out is (M,N): every out[i,j] sums its terms in k order from 0.0 */
+    memset(out, 0, M * N * sizeof(double));
+    matmul_nn_cols_acc(out, a, K, b, M, K, N);
 }
 
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
@@ -130,16 +137,17 @@ static void pack_panels(double *dst, const double *src, size_t n, size_t kc, siz
     }
 }
 
-/* out tile (4,4) at o (row stride ldo) += A panel (kc,4 rows) . B panel (kc,4 columns).
+/* out tile (4,4) at o (row stride ldo) += A panel (kc,4 rows) . B (kc,4 columns), where the 4
+ * values of B for step k are bp[k*ldb .. k*ldb+3]: a packed panel (ldb = 4) or B itself.
  * Eight f64x2 accumulators; per k: two loads of B, four broadcasts of A, 8 multiplies, 8 adds. */
-static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, size_t kc)
+static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, size_t ldb, size_t kc)
 {
     double *o0 = o, *o1 = o0 + ldo, *o2 = o1 + ldo, *o3 = o2 + ldo;
     v128_t c00 = wasm_v128_load(o0), c01 = wasm_v128_load(o0 + 2);
     v128_t c10 = wasm_v128_load(o1), c11 = wasm_v128_load(o1 + 2);
     v128_t c20 = wasm_v128_load(o2), c21 = wasm_v128_load(o2 + 2);
     v128_t c30 = wasm_v128_load(o3), c31 = wasm_v128_load(o3 + 2);
-    for (size_t k = 0; k < kc; k++, ap += MR, bp += NR) {
+    for (size_t k = 0; k < kc; k++, ap += MR, bp += ldb) {
         const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
         v128_t x = wasm_v128_load64_splat(ap);
         c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(x, b0));
@@ -162,13 +170,13 @@ static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, s
 
 /* The tile at o that has only rows x cols real entries (an edge of out) */
 static void edge_tile(double *o, size_t ldo, size_t rows, size_t cols, const double *ap,
-                      const double *bp, size_t kc)
+                      const double *bp, size_t ldb, size_t kc)
 {
     double tile[MR * NR] = {0};
     for (size_t r = 0; r < rows; r++) {
         memcpy(tile + r * NR, o + r * ldo, cols * sizeof(double));
     }
-    tile4x4(tile, NR, ap, bp, kc);
+    tile4x4(tile, NR, ap, bp, ldb, kc);
     for (size_t r = 0; r < rows; r++) {
         memcpy(o + r * ldo, tile + r * NR, cols * sizeof(double));
     }
@@ -200,27 +208,38 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
     }
     double apack[MC * KC];   /* A block, panels of 4 rows */
     double bpack[KC * NC];   /* B block, panels of 4 columns */
+    /* When M is one block of rows, each B panel serves at most MC/4 tiles and packing it would
+     * cost about as much as the product: B with contiguous rows (nn, tn) is then read in place,
+     * 4 columns of a row per step. Only a last panel of fewer than 4 columns is still packed,
+     * for its zero padding. */
+    const int b_in_place = op->b_cs == 1 && M <= MC;
     if (!accumulate) {
         memset(out, 0, M * N * sizeof(double));
     }
     for (size_t j0 = 0; j0 < N; j0 += NC) {
         const size_t nc = N - j0 < NC ? N - j0 : NC;
+        const size_t packed_from = b_in_place ? nc - nc % NR : 0;   /* columns j0+packed_from.. */
         for (size_t k0 = 0; k0 < K; k0 += KC) {
             const size_t kc = K - k0 < KC ? K - k0 : KC;
-            pack_panels(bpack, op->b + k0 * op->b_rs + j0 * op->b_cs, nc, kc, op->b_cs, op->b_rs);
+            const double *b_block = op->b + k0 * op->b_rs + j0 * op->b_cs;
+            pack_panels(bpack, b_block + packed_from * op->b_cs, nc - packed_from, kc, op->b_cs,
+                        op->b_rs);
             for (size_t i0 = 0; i0 < M; i0 += MC) {
                 const size_t mc = M - i0 < MC ? M - i0 : MC;
                 pack_panels(apack, op->a + i0 * op->a_rs + k0 * op->a_cs, mc, kc, op->a_rs,
                             op->a_cs);
                 for (size_t jr = 0; jr < nc; jr += NR) {        /* B panel stays in L1 ... */
+                    const int packed = jr >= packed_from;
+                    const double *bp = packed ? bpack + (jr - packed_from) * kc : b_block + jr;
+                    const size_t ldb = packed ? NR : op->b_rs;
                     for (size_t ir = 0; ir < mc; ir += MR) {    /* ... while A panels stream */
                         double *o = out + (i0 + ir) * N + j0 + jr;
-                        const double *ap = apack + ir * kc, *bp = bpack + jr * kc;
+                        const double *ap = apack + ir * kc;
                         if (mc - ir >= MR && nc - jr >= NR) {
-                            tile4x4(o, N, ap, bp, kc);
+                            tile4x4(o, N, ap, bp, ldb, kc);
                         } else {
                             edge_tile(o, N, mc - ir < MR ? mc - ir : MR,
-                                      nc - jr < NR ? nc - jr : NR, ap, bp, kc);
+                                      nc - jr < NR ? nc - jr : NR, ap, bp, ldb, kc);
                         }
                     }
                 }
@@ -233,6 +252,13 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
 {
     const operands op = {a, b, K, 1, N, 1};
     gemm(out, &op, M, K, N, 0);
+}
+
+void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M, size_t K,
+                        size_t N)
+{
+    const operands op = {a, b, lda, 1, N, 1};
+    gemm(out, &op, M, K, N, 1);
 }
 
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,

@@ -45,6 +45,14 @@ struct mha_layer {
     double *dX;
     double *work;              /* (B,T,C) scratch: X @ W before split, merged dQ/dK/dV */
     double *aux;               /* (B,T,C) gradient check: G or target */
+
+    /* gradient check: (h-1, B,T,C) partial sums of Y = concat @ Wo over the heads before head g
+     * (g = 1..h-1), so a check entry that changes only head g's columns of concat recomputes Y
+     * from there. Own allocation, grown by mha_gradcheck_prepare, which sets gc_partial_ok when
+     * they are there; only read while gc_ready (which every forward, backward or train clears). */
+    double *gc_partial;
+    size_t gc_partial_cap;     /* doubles */
+    int gc_partial_ok;
 };
 
 /* Make room for a forward of size (B,T); on failure the layer is unchanged. When the cache is
@@ -58,10 +66,15 @@ void forward_from(mha_layer *l, int from);
 /* One projection only: which = 0 (Q from Wq), 1 (K from Wk), 2 (V from Wv); no later stage. */
 void forward_project(mha_layer *l, int which);
 
-/* The forward from stage `from` (>= STAGE_ATT_QK) restricted to batches b0..b1-1 and heads
- * h0..h1-1: attention and merge for those (batch, head) pairs, then the rows of Y of those
- * batches. Gives the same bits as the full forward_from for the entries it writes. */
-void forward_part(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1);
+/* The forward from stage `from` (>= STAGE_ATT_QK) up to concat, restricted to batches b0..b1-1
+ * and heads h0..h1-1: attention and merge for those (batch, head) pairs. Gives the same bits as
+ * the full forward_from for the entries it writes. */
+void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1);
+
+/* Rows b0..b1-1 of Y = concat @ Wo, the same bits as the full forward. With head > 0, partial
+ * (B,T,C) must hold the sums over concat's columns before head*hs (gc_partial) and only those
+ * columns from head*hs on are multiplied. */
+void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const double *partial);
 
 /* Recompute single entries of the projections with the same arithmetic as the full matmul:
  * column j of Q/K/V (which = 0/1/2) for all (b,t); row (b,t) of Q, K and V; column j of Y. */

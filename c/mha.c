@@ -133,6 +133,7 @@ void mha_free(mha_layer *l)
     free(l->params);
     free(l->grads);
     free(l->cache);
+    free(l->gc_partial);
     free(l);
 }
 
@@ -309,10 +310,9 @@ void forward_project(mha_layer *l, int which)
     split_heads(dst, l->work, B, T, C, h);
 }
 
-void forward_part(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1)
+void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1)
 {
     const size_t T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h, hs = (size_t)l->hs;
-    const double *Wo = l->params + 3 * C * C;
     const int causal = (l->flags & MHA_CAUSAL) != 0;
 
     for (size_t b = b0; b < b1; b++) {
@@ -340,8 +340,22 @@ void forward_part(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_
             }
         }
     }
-    /* Y[b0:b1] = concat[b0:b1] @ Wo: (n,T,C) @ (C,C) */
-    matmul_nn(l->Y + b0 * T * C, l->concat + b0 * T * C, Wo, (b1 - b0) * T, C, C);
+}
+
+void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const double *partial)
+{
+    /* Y[b0:b1] = concat[b0:b1] @ Wo: (n,T,C) @ (C,C). The sum over c runs head by head (concat's
+     * columns are the heads side by side), so from `head` on it continues from partial[b0:b1]. */
+    const size_t T = (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
+    const double *Wo = l->params + 3 * C * C;
+    double *Y = l->Y + b0 * T * C;
+    const size_t rows = (b1 - b0) * T, c0 = head * hs;
+    if (head == 0) {
+        matmul_nn(Y, l->concat + b0 * T * C, Wo, rows, C, C);
+        return;
+    }
+    memcpy(Y, partial + b0 * T * C, rows * C * sizeof(double));
+    matmul_nn_cols_acc(Y, l->concat + b0 * T * C + c0, C, Wo + c0 * C, rows, C - c0, C);
 }
 
 void forward_from(mha_layer *l, int from)
@@ -351,7 +365,8 @@ void forward_from(mha_layer *l, int from)
         forward_project(l, 1);
         forward_project(l, 2);
     }
-    forward_part(l, from < STAGE_ATT_QK ? STAGE_ATT_QK : from, 0, (size_t)l->B, 0, (size_t)l->h);
+    forward_heads(l, from < STAGE_ATT_QK ? STAGE_ATT_QK : from, 0, (size_t)l->B, 0, (size_t)l->h);
+    forward_output_rows(l, 0, (size_t)l->B, 0, NULL);
 }
 
 void forward_project_column(mha_layer *l, int which, size_t j)

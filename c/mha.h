@@ -306,8 +306,11 @@ typedef struct {
  * the caller's, copied first; X may point into the layer, aux may not. report: MHA_CHECK_COUNT
  * rows of the caller's, indexed by MHA_CHECK_*, written only on success. Afterwards the weights
  * are exactly as before, the gradient buffer holds the analytic gradient of this loss (it is
- * zeroed first), and the cache holds the unperturbed forward and backward. Allocates only if the
- * cache grows. Cost: five partial forwards per checked entry (four perturbed, one restoring).
+ * zeroed first), and the cache holds the unperturbed forward and backward. Allocates when the
+ * cache grows, and (h-1)*B*T*C doubles of partial sums of Y that the layer keeps for later checks
+ * (without that memory the check runs anyway, slower). Cost: five partial forwards per checked
+ * entry (four perturbed, one restoring); an entry that changes one head recomputes only that
+ * head's attention and the part of Y = concat @ Wo from that head's columns on.
  * Errors: MHA_ENULL (report, layer, X, aux), MHA_EVALUE (eps not finite or <= 0), MHA_EDIM
  * (samples < 0, B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ELOSS (loss_kind not MHA_LOSS_*),
  * MHA_EALIAS (aux points into the layer's own buffers), MHA_ENOMEM (cache growth). */

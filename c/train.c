@@ -6,8 +6,11 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernels.h"
 #include "layer.h"
 #include "mha.h"
 
@@ -184,6 +187,18 @@ static int check_target_of(mha_layer *l, int which, check_target *ct)
     return MHA_OK;
 }
 
+/* Rows b0..b1-1 of Y after a change confined to head `head`'s columns of concat (head = 0: any
+ * change): from the prepared partial sums when there are some */
+static void output_rows_after(mha_layer *l, size_t b0, size_t b1, size_t head)
+{
+    const size_t btc = (size_t)l->B * (size_t)l->T * (size_t)l->C;
+    if (head > 0 && l->gc_partial_ok) {
+        forward_output_rows(l, b0, b1, head, l->gc_partial + (head - 1) * btc);
+    } else {
+        forward_output_rows(l, b0, b1, 0, NULL);
+    }
+}
+
 /* After element i of the checked tensor changed, recompute exactly the part of the forward that
  * depends on it (the same bits a full forward would give) */
 static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
@@ -195,7 +210,8 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
         /* W[c, j] feeds column j of Q/K/V, i.e. head j / hs of every batch item */
         const size_t j = i % C, head = j / hs;
         forward_project_column(l, ct->which - MHA_CHECK_WQ, j);
-        forward_part(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head, head + 1);
+        forward_heads(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head, head + 1);
+        output_rows_after(l, 0, B, head);
         break;
     }
     case MHA_CHECK_WO:
@@ -204,28 +220,63 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
     case MHA_CHECK_X: {
         const size_t b = i / (T * C), t = (i / C) % T;      /* X[b, t, :] feeds row t of Q, K, V */
         forward_project_row(l, b, t);
-        forward_part(l, STAGE_ATT_QK, b, b + 1, 0, h);
+        forward_heads(l, STAGE_ATT_QK, b, b + 1, 0, h);
+        output_rows_after(l, b, b + 1, 0);
         break;
     }
     case MHA_CHECK_Q: case MHA_CHECK_K: case MHA_CHECK_V: case MHA_CHECK_HEADOUT: {
         const size_t bh = i / (T * hs);                       /* (B,h,T,hs) layout */
         const int from = ct->which == MHA_CHECK_V ? STAGE_HEADOUT
                        : ct->which == MHA_CHECK_HEADOUT ? STAGE_MERGE : STAGE_ATT_QK;
-        forward_part(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        output_rows_after(l, bh / h, bh / h + 1, bh % h);
         break;
     }
     case MHA_CHECK_SCORES: case MHA_CHECK_ATT: {
         const size_t bh = i / (T * T);                        /* (B,h,T,T) layout */
         const int from = ct->which == MHA_CHECK_SCORES ? STAGE_ATT_SCORES : STAGE_HEADOUT;
-        forward_part(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+        output_rows_after(l, bh / h, bh / h + 1, bh % h);
         break;
     }
     default: {                                                /* concat (B,T,C): rows of Y */
-        const size_t b = i / (T * C);
-        forward_part(l, STAGE_OUT, b, b + 1, 0, 0);
+        const size_t b = i / (T * C), head = (i % C) / hs;
+        output_rows_after(l, b, b + 1, head);
         break;
     }
     }
+}
+
+/* The partial sums of Y = concat @ Wo before each head g = 1..h-1 (see gc_partial in layer.h),
+ * from the prepared forward. Without the memory for them the check still works, only slower. */
+static void prepare_partials(mha_layer *l)
+{
+    const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
+    const size_t btc = BT * C, n = ((size_t)l->h - 1) * btc;
+    const double *Wo = l->params + 3 * C * C;
+    l->gc_partial_ok = 0;
+    if (n == 0) {
+        return;
+    }
+    if (n > l->gc_partial_cap) {
+        double *block = n <= SIZE_MAX / sizeof(double) ? malloc(n * sizeof(double)) : NULL;
+        if (!block) {
+            return;
+        }
+        free(l->gc_partial);
+        l->gc_partial = block;
+        l->gc_partial_cap = n;
+    }
+    for (size_t g = 1; g < (size_t)l->h; g++) {
+        double *partial = l->gc_partial + (g - 1) * btc;   /* columns 0 .. g*hs-1 */
+        if (g == 1) {
+            memset(partial, 0, btc * sizeof(double));
+        } else {
+            memcpy(partial, partial - btc, btc * sizeof(double));
+        }
+        matmul_nn_cols_acc(partial, l->concat + (g - 1) * hs, C, Wo + (g - 1) * hs * C, BT, hs, C);
+    }
+    l->gc_partial_ok = 1;
 }
 
 /* The loss of the cached Y: sum(G * Y) or mean((Y - target)^2), with G / target in l->aux */
@@ -282,6 +333,7 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     memset(l->grads, 0, mha_num_params(l) * sizeof(double));
     backward_core(l);
     l->have_backward = 1;
+    prepare_partials(l);
     l->gc_ready = 1;
     return MHA_OK;
 }

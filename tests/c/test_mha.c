@@ -135,6 +135,96 @@ static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flag
     mha_free(l);
 }
 
+/* sum(G * Y) with the compensated sum the library uses for its check loss */
+static double dot_loss(const double *G, const double *Y, size_t n)
+{
+    double sum = 0.0, comp = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double term = G[i] * Y[i], t = sum + term;
+        comp += fabs(sum) >= fabs(term) ? (sum - t) + term : (term - t) + sum;
+        sum = t;
+    }
+    return sum + comp;
+}
+
+/* The loss after setting entry i of checked tensor `which` to x, by full forward passes only:
+ * weights through mha_params, X in a copy, intermediates in the cache + mha_forward_from. */
+static double loss_by_full_forward(mha_layer *l, const double *X, const double *G, int B, int T,
+                                   int flags, int which, size_t i, double x)
+{
+    const size_t n = (size_t)B * T * (size_t)mha_layer_C(l);
+    double *Xp = malloc(n * sizeof(double));
+    memcpy(Xp, X, n * sizeof(double));
+    double *params = mha_params(l);
+    const size_t cc = (size_t)mha_layer_C(l) * (size_t)mha_layer_C(l);
+    double saved = 0.0;
+    if (which <= MHA_CHECK_WO) {
+        saved = params[(size_t)which * cc + i];
+        params[(size_t)which * cc + i] = x;
+    } else if (which == MHA_CHECK_X) {
+        Xp[i] = x;
+    }
+    mha_forward(l, Xp, B, T, flags, NULL);
+    if (which > MHA_CHECK_X) {
+        size_t len = 0;
+        mha_tensor(l, which + 4, &len)[i] = x;   /* MHA_T_Q .. MHA_T_CONCAT follow the order */
+        mha_forward_from(l, which + 4);
+    }
+    size_t len = 0;
+    const double loss = dot_loss(G, mha_tensor(l, MHA_T_Y, &len), n);
+    if (which <= MHA_CHECK_WO) {
+        params[(size_t)which * cc + i] = saved;
+    }
+    free(Xp);
+    return loss;
+}
+
+/* The check recomputes only what an entry changes (one head's attention, Y from that head's
+ * columns on, from kept partial sums); its numeric derivative must still be the stencil over
+ * full forwards bit for bit, for entries of every head. */
+static void test_gradcheck_entries_match_full_forwards(void)
+{
+    const int C = 12, h = 3, B = 2, T = 5, flags = MHA_CAUSAL;
+    const double eps = MHA_GRADCHECK_EPS;
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, h, &l) == MHA_OK, "create");
+    CHECK(mha_init_weights(l, 3, 0, MHA_RNG_DEFAULT, 0.3) == MHA_OK, "init");
+    const size_t n = (size_t)B * T * C;
+    double *X = normals(11, n), *G = normals(12, n);
+    /* (which, entry): entries in heads 0, 1 and 2 (hs = 4) and batch items 0 and 1 */
+    const struct { int which; size_t i; } cases[] = {
+        {MHA_CHECK_WQ, 5 * 12 + 1}, {MHA_CHECK_WQ, 2 * 12 + 6}, {MHA_CHECK_WK, 7 * 12 + 11},
+        {MHA_CHECK_WV, 0 * 12 + 9}, {MHA_CHECK_WV, 11 * 12 + 4}, {MHA_CHECK_WO, 9 * 12 + 3},
+        {MHA_CHECK_X, 1 * 60 + 2 * 12 + 7}, {MHA_CHECK_Q, (1 * 3 + 2) * 20 + 3 * 4 + 1},
+        {MHA_CHECK_K, (0 * 3 + 1) * 20 + 2 * 4}, {MHA_CHECK_V, (1 * 3 + 1) * 20 + 4 * 4 + 3},
+        {MHA_CHECK_SCORES, (1 * 3 + 2) * 25 + 4 * 5 + 2}, {MHA_CHECK_ATT, (0 * 3 + 2) * 25 + 3 * 5 + 1},
+        {MHA_CHECK_HEADOUT, (1 * 3 + 2) * 20 + 7}, {MHA_CHECK_CONCAT, 1 * 60 + 3 * 12 + 10},
+        {MHA_CHECK_CONCAT, 0 * 60 + 1 * 12 + 5},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int which = cases[c].which;
+        const size_t i = cases[c].i;
+        mha_check_row row = {0};
+        row.worst = -1.0;
+        CHECK(mha_gradcheck_prepare(l, X, B, T, flags, MHA_LOSS_DOT, G) == MHA_OK, "prepare");
+        size_t len = 0;
+        const double *p = which <= MHA_CHECK_WO ? mha_params(l) + (size_t)which * C * C
+                                                : mha_tensor(l, which + 4, &len);
+        const double x = p[i];
+        CHECK(mha_gradcheck_slice(l, which, 0, (int)i, 1, eps, &row) == MHA_OK, "slice");
+        const double d2 = loss_by_full_forward(l, X, G, B, T, flags, which, i, x + 2.0 * eps) -
+                          loss_by_full_forward(l, X, G, B, T, flags, which, i, x - 2.0 * eps);
+        const double d1 = loss_by_full_forward(l, X, G, B, T, flags, which, i, x + eps) -
+                          loss_by_full_forward(l, X, G, B, T, flags, which, i, x - eps);
+        const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
+        CHECK(row.numeric == numeric, "%s[%zu]: check %.17g, full forwards %.17g",
+              mha_check_name(which), i, row.numeric, numeric);
+    }
+    free(X);
+    free(G);
+    mha_free(l);
+}
+
 static void test_split_merge_single_head(void)
 {
     const int B = 2, T = 3, C = 8, h = 4;
@@ -265,6 +355,7 @@ int main(void)
     test_forward_backward_gradcheck(8, 2, 2, 3, MHA_CAUSAL);
     test_forward_backward_gradcheck(12, 3, 1, 5, MHA_CAUSAL);
     test_forward_backward_gradcheck(6, 1, 3, 1, 0);
+    test_gradcheck_entries_match_full_forwards();
     test_split_merge_single_head();
     test_train_and_errors();
     test_growth();
