@@ -121,8 +121,11 @@ async function main() {
   const ms = performance.getEntriesByName('mha:navigation-to-ready')[0]?.duration;
   status.textContent = `Computed live by mha-wasm ${mha.version} in your browser${ms ? ` (ready ${Math.round(ms)} ms after navigation)` : ''}. Full gradient checks continue in the background.`;
 
-  // the figures not drawn yet, then the long checks, after the first render
-  buildPendingFigures(scheduler, 100);
+  // after the first render, on one scheduler (higher priority first): lesson 4's full check at
+  // course size (7), the playground's training (6) and sampled check (5), then the figures not
+  // drawn yet (2.5: a figure scrolled into view is drawn at once anyway), lesson 5's check (2)
+  // and the playground's full check (1)
+  buildPendingFigures(scheduler, 2.5);
   for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
   scheduler.idle().then(() => {
     status.textContent = status.textContent.replace(' Full gradient checks continue in the background.', ' All gradient checks done.');

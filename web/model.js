@@ -639,7 +639,8 @@ export function yieldToEventLoop() {
  * Runs long computations (gradient checks, training runs) in time slices of ~sliceMs, yielding to
  * the event loop between slices (rendering and input go on). A job is an iterator: `start()`
  * returns { iterator, cleanup? }; each value it yields is a progress report; the last one is
- * passed to onDone. Higher priority first, then the order of submission. cancel() stops a job at
+ * passed to onDone. Higher priority first, then the order of submission; job.busyMs adds up the
+ * time spent in the job's own slices. cancel() stops a job at
  * once (its cleanup runs: a gradient check's own layer is freed), so a check can restart cleanly.
  *
  *   const job = scheduler.submit({ start, priority, onProgress, onDone, onError });
@@ -656,7 +657,7 @@ export class Scheduler {
 
   submit({ start, priority = 0, onProgress, onDone, onError, name = '', sliceMs }) {
     const job = {
-      id: ++this.serial, name, priority, cancelled: false, finished: false, sliceMs: sliceMs ?? this.sliceMs,
+      id: ++this.serial, name, priority, cancelled: false, finished: false, sliceMs: sliceMs ?? this.sliceMs, busyMs: 0,
       start, onProgress, onDone, onError, iterator: null, cleanup: null, last: undefined,
     };
     job.cancel = () => this.#end(job, true);
@@ -701,6 +702,7 @@ export class Scheduler {
             r = job.iterator.next();
             if (!r.done) job.last = r.value;
           } while (!r.done && !job.finished && Date.now() - t0 < job.sliceMs);
+          job.busyMs += Date.now() - t0;          // time spent in this job's own slices
           if (job.finished) continue;            // cancelled from inside a callback
           if (r.done) {
             this.#end(job, false);

@@ -29,6 +29,9 @@
 //   BENCH_LR=0.1           SGD learning rate
 //   BENCH_SEED=42          seed of the inputs and weights (np.random.default_rng(seed))
 //   BENCH_CFLAGS=-O3       optimisation flags of the native build
+//   BENCH_PAGE=1           0 leaves out the page timings (tests/bench/bench_page.mjs: first render,
+//                          lesson 4's gradient check in the page, the wasm's gzipped size)
+//   BENCH_PAGE_LOADS=11    fresh page loads each over http and from file://
 //   CC=cc, PYTHON=/usr/bin/python3
 // Writes build/bench/{S,M,L}.{X,target,W}.f64 (the inputs), build/bench/bench_native,
 // build/bench/tfjs.cjs and build/bench/results.json.
@@ -87,6 +90,7 @@ const SEED = Math.floor(envNum('BENCH_SEED', 42, 0));
 const CFLAGS = (process.env.BENCH_CFLAGS ?? '-O3').split(/\s+/).filter(Boolean);
 const CC = process.env.CC || 'cc';
 const PYTHON = process.env.PYTHON || '/usr/bin/python3';
+const PAGE = process.env.BENCH_PAGE !== '0';
 if (!PEERS.includes('wasm')) fail('BENCH_PEERS must include wasm (the reference of the ratios and of the loss check)');
 if (/\s/.test(OUT)) fail(`the build directory ${OUT} contains whitespace; the peers' protocol cannot pass it`);
 
@@ -164,11 +168,12 @@ function loadLine() {
 // builds: web/mha.wasm through make, the native peer and the tfjs bundle here
 
 function build() {
-  log('bench: make wasm');
+  const targets = PAGE ? ['wasm', 'bundle'] : ['wasm'];
+  log(`bench: make ${targets.join(' ')}`);
   try {
-    execFileSync('make', ['--no-print-directory', 'wasm'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+    execFileSync('make', ['--no-print-directory', ...targets], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   } catch {
-    fail('`make wasm` failed');
+    fail(`\`make ${targets.join(' ')}\` failed`);
   }
   fs.mkdirSync(OUT, { recursive: true });
 
@@ -557,6 +562,14 @@ async function main() {
       say(`  tfjs: ${leak ? `tensor count CHANGED in ${leak} runs` : `tensor count constant (${tfjsTensors[0][0]}) across every run`}.`);
     }
     say();
+    if (PAGE) {
+      log('bench: the page (tests/bench/bench_page.mjs)');
+      const { benchPage } = await import(pathToFileURL(path.join(BENCH, 'bench_page.mjs')).href);
+      const page = await benchPage({ log });
+      say(page.text);
+      say();
+      results.page = { runs: page.runs, wasmBytes: page.wasmBytes, wasmGzipBytes: page.wasmGzipBytes, bundleBytes: page.bundleBytes, chromium: page.chromium };
+    }
     say(`total wall time ${((performance.now() - t00) / 1000).toFixed(0)} s`);
     console.log(out.join('\n'));
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launchBrowser, servePage, openPage, figures, setValue, forceValue, consoleErrors,
+  launchBrowser, servePage, openPage, figures, setValue, forceValue, consoleErrors, waitFiguresDrawn,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
@@ -54,6 +54,7 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
     const role = await page.locator('#pg-error').getAttribute('role');
     assert.equal(role, 'alert', '#pg-error role');
     assert.equal(await errorText(page), '', '#pg-error is empty at load');
+    await waitFiguresDrawn(page);   // off-screen figures are drawn after ready: let them settle
     const good = await snapshot(page);
     assert.deepEqual(good.figures.tokens, X.tokenize(X.DEFAULT_SENTENCE));
     assert.ok(good.text.length > 0, 'the playground shows figures');

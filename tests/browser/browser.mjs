@@ -92,6 +92,11 @@ export async function openPage(browser, url, { ready = true, timeout = 30_000, v
   return { context, page, log, close: () => context.close() };
 }
 
+/** Wait until every figure is drawn, the off-screen ones too (data-figures="1", after ready). */
+export async function waitFiguresDrawn(page, timeout = 30_000) {
+  await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, { timeout });
+}
+
 /** Wait for the page's ready flag; on timeout, say what the page logged. */
 export async function waitReady(page, log, timeout = 30_000) {
   try {

@@ -267,9 +267,9 @@ export class GradcheckPanel {
 
   /**
    * Run a check: start is a Scheduler start function (see gradcheckJob); samples: 0 = every entry.
-   * opts: { sampled, priority, onDone(rows) }.
+   * opts: { samples, priority, total, onDone(rows), sliceMs (the scheduler's default if unset) }.
    */
-  run(start, { samples = 0, priority = 1, total, onDone } = {}) {
+  run(start, { samples = 0, priority = 1, total, onDone, sliceMs } = {}) {
     this.cancel();
     const sampled = samples > 0;
     delete this.element.dataset.done;
@@ -286,6 +286,7 @@ export class GradcheckPanel {
     const job = this.scheduler.submit({
       start,
       priority,
+      sliceMs,
       name: this.element.id,
       onProgress: (p) => {
         bar.set(p.done, p.total);
@@ -298,6 +299,12 @@ export class GradcheckPanel {
         if (this.job !== job) return;
         this.job = null;
         const secs = (performance.now() - t0) / 1000;
+        // for the page benchmark: mha:gradcheck:<panel id> (mark: when it finished; measure: from
+        // its start, sharing the scheduler with whatever else was going on; detail.busyMs: the
+        // time in its own slices)
+        const mark = `mha:gradcheck:${this.element.id}${sampled ? ':sampled' : ''}`;
+        performance.mark(mark);
+        performance.measure(mark, { start: t0, end: performance.now(), detail: { busyMs: job.busyMs } });
         this.report = p.report;
         this.rows = reportRows(p.report);
         this.sampled = sampled;
@@ -415,8 +422,8 @@ function checkAllBuilt() {
   document.documentElement.dataset.figures = '1';
 }
 
-/** Build every figure not built yet, in document order, on the scheduler (before the checks). */
-export function buildPendingFigures(scheduler, priority = 100) {
+/** Build every figure not built yet, in document order, on the scheduler at `priority`. */
+export function buildPendingFigures(scheduler, priority) {
   readyForNotice = true;
   for (const l of pending) observe(l);
   if (!pending.size) { checkAllBuilt(); return; }

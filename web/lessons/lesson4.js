@@ -111,7 +111,10 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       gradcheck: panel.rows,
     }),
     afterReady() {
-      panel.run(gradcheckJob(() => layerWith(mha, r.C, heads, r.W), r.X, { B, T, G: r.dY }), { priority: 3, total });
+      // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
+      // 40 ms: each yield lets the browser lay out this long page again, which at 12 ms slices
+      // doubled the check's wall time
+      panel.run(gradcheckJob(() => layerWith(mha, r.C, heads, r.W), r.X, { B, T, G: r.dY }), { priority: 7, total, sliceMs: 40 });
     },
     panel,
   };
