@@ -9,6 +9,8 @@
 //              (tests/bench/bench_numpy.py under Debian's /usr/bin/python3)
 //   tfjs       TensorFlow.js + @tensorflow/tfjs-backend-wasm, float32, tf.variableGrads
 //              (tests/bench/bench_tfjs.mjs in its own Node process)
+//   chromium   the same web/mha.js + web/mha.wasm in a page of headless Chromium, whose V8 is newer
+//              than Node's (tests/bench/bench_chromium.mjs in its own Node process)
 // The peers other than mha-wasm are long-lived child processes that wait on stdin, so only one
 // peer runs at a time. Each round runs every peer once on every size, in an order rotated from
 // round to round; a run resets the weights, takes one untimed warm-up step (its loss is compared
@@ -21,7 +23,7 @@
 // Environment:
 //   BENCH_ROUNDS=3         rounds (>= 1; 3 or more for a meaningful median)
 //   BENCH_SIZES=S,M,L      sizes to run
-//   BENCH_PEERS=wasm,native,numpy,tfjs
+//   BENCH_PEERS=wasm,native,numpy,tfjs,chromium
 //   BENCH_MIN_TIME=0.3     seconds of timed steps per run (at least)
 //   BENCH_MIN_REPS=2       timed steps per run (at least)
 //   BENCH_WARMUP=2         seconds (and >= 200 steps) of untimed warm-up per peer at size S before
@@ -53,8 +55,8 @@ const ALL_SIZES = {
   M: { B: 1, T: 128, C: 256, h: 8 },
   L: { B: 1, T: 512, C: 768, h: 12 },
 };
-const ALL_PEERS = ['wasm', 'native', 'numpy', 'tfjs'];
-const PEER_LABEL = { wasm: 'mha-wasm', native: 'native C', numpy: 'NumPy', tfjs: 'tfjs-wasm' };
+const ALL_PEERS = ['wasm', 'native', 'numpy', 'tfjs', 'chromium'];
+const PEER_LABEL = { wasm: 'mha-wasm', native: 'native C', numpy: 'NumPy', tfjs: 'tfjs-wasm', chromium: 'mha-wasm/Chromium' };
 
 // First losses must agree with mha-wasm's: the float64 peers to TOL64; tfjs's float32 Y, with the
 // loss summed in float64, to TOL32. tfjs's own loss (its Mean kernel adds the n = B*T*C float32
@@ -365,6 +367,7 @@ async function main() {
       { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' });
   }
   if (PEERS.includes('tfjs')) peers.tfjs = new ChildPeer('tfjs', process.execPath, [path.join(BENCH, 'bench_tfjs.mjs'), tfjsBundle], {});
+  if (PEERS.includes('chromium')) peers.chromium = new ChildPeer('chromium', process.execPath, [path.join(BENCH, 'bench_chromium.mjs')], {});
   const order = PEERS.filter((p) => peers[p]);
 
   const results = { config: { rounds: ROUNDS, sizes: SIZES, peers: order, minTime: MIN_TIME, minReps: MIN_REPS, lr: LR, seed: SEED }, runs: [] };
@@ -375,6 +378,7 @@ async function main() {
       throw new Error(`NumPy: OpenBLAS reports ${info.numpy.openblas_threads} threads (libraries: ${info.numpy.libraries.join(', ') || 'none'}); expected 1`);
     }
     if (info.tfjs && (info.tfjs.backend !== 'wasm' || info.tfjs.threads)) throw new Error(`tfjs: backend ${info.tfjs.backend}, threads ${info.tfjs.threads}`);
+    if (info.chromium && info.chromium.mha_version !== mha.version) throw new Error(`Chromium loaded mha-wasm ${info.chromium.mha_version}, Node ${mha.version}`);
 
     const loaded = SIZES.includes('S') ? SIZES : ['S', ...SIZES];   // S is also the warm-up size
     log(`bench: inputs (seed ${SEED}) -> build/bench/{${loaded.join(',')}}.{X,target,W}.f64`);
@@ -401,7 +405,7 @@ async function main() {
     const cpuRound = {};   // cpuRound[size][peer] = [process CPU time per timed step, round 1, ...]
     const inflation = {};  // inflation[size][peer] = [wall / CPU time of the timed steps, round 1, ...]
     const reps = {};
-    const memL = [];
+    const memL = [], memLChromium = [];
     for (const s of SIZES) {
       perRound[s] = {};
       firstLoss[s] = {};
@@ -432,6 +436,7 @@ async function main() {
           if (p === 'native') { nativeAllocs += res.allocs; nativeSteps += res.times.length; }
           if (p === 'tfjs') tfjsTensors.push([res.tensors_before, res.tensors_after]);
           if (p === 'wasm' && s === 'L') memL.push([res.memory_before, res.memory_after, res.times.length]);
+          if (p === 'chromium' && s === 'L') memLChromium.push([res.memory_before, res.memory_after, res.times.length]);
           results.runs.push({ round: r + 1, size: s, peer: p, median: med, ...res });
           log(`bench: round ${r + 1}/${ROUNDS} ${s} ${PEER_LABEL[p].padEnd(9)} ${fmtTime(med).padStart(9)} ` +
               `(${res.times.length} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s)  first loss ${res.first_loss}`);
@@ -477,6 +482,11 @@ async function main() {
       say(`  tfjs        tfjs-core ${t.tfjs_core}, tfjs-backend-wasm ${t.tfjs_backend_wasm}: ${t.binary}, ` +
           `threads ${t.threads ? 'on' : 'off'} (XNNPACK pool ${t.xnnpack_threads}), float32, prod mode ${t.prod ? 'on' : 'off'}`);
     }
+    if (info.chromium) {
+      const c = info.chromium;
+      say(`  Chromium    ${c.chromium} headless (${c.executable}), mha-wasm ${c.mha_version} in a page, ` +
+          `cross-origin isolated ${c.isolated ? 'yes (5 µs timer)' : 'NO (100 µs timer)'}`);
+    }
     say();
     say(`warm-up: every peer first trains ${WARMUP} s (and >= 200 steps) at S, untimed.`);
     say(`rounds ${ROUNDS}, alternating (peer order rotated each round); per run: weights reset, 1 untimed warm-up step, then ` +
@@ -493,9 +503,20 @@ async function main() {
       return [s, `${z.B},${z.T},${z.C},${z.h}`, (f / 1e9).toPrecision(3), fmtTime(tw), fmtTime(tn), fmtTime(tp), fmtTime(tt),
         fmtRatio(tw / tp), fmtRatio(tt / tw), fmtRatio(tw / tn), fmtG(f / tw / 1e9), fmtG(f / tn / 1e9)];
     }), ['l', 'l']);
-    say('wall-clock time per train step (median over rounds of each run\'s median step)');
+    const chromeHeader = ['size', 'mha-wasm/Chromium', 'Chromium/NumPy', 'tfjs/Chromium', 'Chromium GFLOP/s', 'Node/Chromium'];
+    const chromeSummary = (time) => table(chromeHeader, SIZES.map((s) => {
+      const f = flops(ALL_SIZES[s]), tc = time(s, 'chromium');
+      return [s, fmtTime(tc), fmtRatio(tc / time(s, 'numpy')), fmtRatio(time(s, 'tfjs') / tc), fmtG(f / tc / 1e9),
+        fmtRatio(time(s, 'wasm') / tc)];
+    }), ['l']);
+    say('wall-clock time per train step (median over rounds of each run\'s median step); mha-wasm = in Node');
     say(summary(T));
     say('  ratios of times: wasm/NumPy > 1 means mha-wasm is slower than NumPy; tfjs/wasm > 1 means tfjs is slower than mha-wasm.');
+    if (order.includes('chromium')) {
+      say();
+      say('the same module in headless Chromium (the companion page\'s engine; tfjs and NumPy as above)');
+      say(chromeSummary(T));
+    }
     say();
     say('CPU time per train step (the process\'s CPU time over a run\'s timed steps / steps, median over rounds): a mean, not');
     say('inflated by waiting for a shared CPU, so the better comparison on a loaded machine once a step outlasts a scheduler');
@@ -553,6 +574,11 @@ async function main() {
           (grew.length ? `GREW during ${grew.length} of ${memL.length} runs` : `unchanged over ${steps} timed steps in ${memL.length} runs`) + '.');
     } else {
       say(`  mha-wasm: wasm memory ${(mha.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB (L not run).`);
+    }
+    if (memLChromium.length) {
+      const grew = memLChromium.filter(([a, b]) => a !== b);
+      say(`  mha-wasm/Chromium at L: wasm memory ${(memLChromium[memLChromium.length - 1][1] / 2 ** 20).toFixed(1)} MiB; ` +
+          (grew.length ? `GREW during ${grew.length} of ${memLChromium.length} runs` : `unchanged over the timed steps of ${memLChromium.length} runs`) + '.');
     }
     if (peers.native) {
       say(`  native: ${nativeAllocs} malloc/calloc/realloc calls in ${nativeSteps} timed mha_train steps (counted with -Wl,--wrap).`);
