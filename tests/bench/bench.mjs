@@ -273,7 +273,8 @@ class ChildPeer {
   load(name, { B, T, C, h }) { return this.call(`load ${name} ${B} ${T} ${C} ${h} ${LR} ${OUT}`); }
   run(name, minTime, minReps, check = false) { return this.call(`run ${name} ${minTime} ${minReps} ${check ? 1 : 0}`); }
   close() {
-    if (!this.exited) {
+    if (!this.exited && !this.closed) {
+      this.closed = true;
       this.proc.stdin.write('quit\n');
       this.proc.stdin.end();
     }
@@ -321,6 +322,7 @@ class WasmPeer {
 
   close() {
     for (const { layer } of this.cases.values()) layer.free();
+    this.cases.clear();
   }
 }
 
@@ -589,6 +591,8 @@ async function main() {
     }
     say();
     if (PAGE) {
+      for (const p of order) peers[p].close();   // idle peers (a browser among them) off the CPU
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       log('bench: the page (tests/bench/bench_page.mjs)');
       const { benchPage } = await import(pathToFileURL(path.join(BENCH, 'bench_page.mjs')).href);
       const page = await benchPage({ log });
