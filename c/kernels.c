@@ -280,16 +280,21 @@ void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K
 /* ---------------------------------------------------------------------------------------------- */
 /* softmax rows (both builds) */
 
-void softmax_rows(double *att, const double *scores, size_t T, int causal)
+void softmax_rows(double *att, double *scores, size_t T, double divisor, int causal)
 {
-    /* scores, att are (T,T); row t is query t, column t2 is key t2 */
+    /* scores, att are (T,T); row t is query t, column t2 is key t2. One pass per row divides the
+     * scores (all T of them: they are kept unmasked) and finds the max over the keys that take
+     * part; the next exponentiates and sums; the last normalises. */
     for (size_t t = 0; t < T; t++) {
-        const double *scores_t = scores + t * T;
+        double *scores_t = scores + t * T;
         double *att_t = att + t * T;
         const size_t valid = causal ? t + 1 : T;   /* keys 0 .. valid-1 take part */
         double maxval = -INFINITY;
-        for (size_t t2 = 0; t2 < valid; t2++) {
-            if (scores_t[t2] > maxval) {
+        for (size_t t2 = 0; t2 < T; t2++) {
+            if (divisor != 1.0) {
+                scores_t[t2] /= divisor;
+            }
+            if (t2 < valid && scores_t[t2] > maxval) {
                 maxval = scores_t[t2];
             }
         }

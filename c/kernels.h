@@ -27,9 +27,11 @@ void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K
 void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
                int accumulate);
 
-/* att (T,T) = softmax of each row of scores (T,T); with causal != 0 the keys after the query
- * (column > row) are masked: their weight is exactly 0. The max is subtracted before exp. */
-void softmax_rows(double *att, const double *scores, size_t T, int causal);
+/* att (T,T) = softmax of each row of scores (T,T), fused with the scaling: every score is first
+ * divided by divisor in place (divisor = 1.0: left exactly as it is). With causal != 0 the keys
+ * after the query (column > row) are masked: their weight is exactly 0. The max is subtracted
+ * before exp. att may be scores itself. */
+void softmax_rows(double *att, double *scores, size_t T, double divisor, int causal);
 
 /* dscores (T,T) from att (T,T) and datt (T,T): dscores = att * (datt - rowsum(datt * att)) */
 void softmax_backward_rows(double *dscores, const double *att, const double *datt, size_t T);

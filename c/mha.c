@@ -291,16 +291,6 @@ int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out)
 /* ---------------------------------------------------------------------------------------------- */
 /* forward (lesson 3) */
 
-/* scores (T,T) = q (T,hs) k^T / sqrt(hs) for one (batch, head) */
-static void attention_scores(double *scores, const double *q, const double *k, size_t T, size_t hs)
-{
-    const double root = sqrt((double)hs);
-    matmul_nt(scores, q, k, T, hs, T, 0);
-    for (size_t i = 0; i < T * T; i++) {
-        scores[i] /= root;
-    }
-}
-
 void forward_project(mha_layer *l, int which)
 {
     /* Q = split_heads(X @ Wq): (B,T,C) @ (C,C) -> (B,T,C) -> (B,h,T,hs); which = 1, 2: K, V */
@@ -313,6 +303,7 @@ void forward_project(mha_layer *l, int which)
 void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1)
 {
     const size_t T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h, hs = (size_t)l->hs;
+    const double root = sqrt((double)hs);
     const int causal = (l->flags & MHA_CAUSAL) != 0;
 
     for (size_t b = b0; b < b1; b++) {
@@ -323,10 +314,11 @@ void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size
             double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
             double *headout_bh = l->headout + bh * T * hs;
             if (from <= STAGE_ATT_QK) {
-                attention_scores(scores_bh, q_bh, k_bh, T, hs);        /* (T,T) */
-            }
-            if (from <= STAGE_ATT_SCORES) {
-                softmax_rows(att_bh, scores_bh, T, causal);            /* (T,T), rows sum to 1 */
+                /* scores = q k^T / sqrt(hs), the division done by the softmax's first pass */
+                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, 0);         /* (T,hs) @ (hs,T) */
+                softmax_rows(att_bh, scores_bh, T, root, causal);      /* (T,T), rows sum to 1 */
+            } else if (from == STAGE_ATT_SCORES) {
+                softmax_rows(att_bh, scores_bh, T, 1.0, causal);
             }
             if (from <= STAGE_HEADOUT) {
                 matmul_nn(headout_bh, att_bh, v_bh, T, T, hs);         /* (T,T) @ (T,hs) */
@@ -729,8 +721,8 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
     matmul_nn(v, X, Wv, bt, Cs, HS);
     for (size_t b = 0; b < (size_t)B; b++) {
         double *a_b = a + b * Ts * Ts;
-        attention_scores(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS);
-        softmax_rows(a_b, a_b, Ts, flags & MHA_CAUSAL);
+        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, 0);   /* q k^T (T,T) */
+        softmax_rows(a_b, a_b, Ts, sqrt((double)HS), flags & MHA_CAUSAL);    /* / sqrt(hs), softmax */
         if (out) {
             matmul_nn(out + b * Ts * HS, a_b, v + b * Ts * HS, Ts, Ts, HS);
         }
