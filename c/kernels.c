@@ -137,16 +137,23 @@ static void pack_panels(double *dst, const double *src, size_t n, size_t kc, siz
     }
 }
 
-/* out tile (4,4) at o (row stride ldo) += A panel (kc,4 rows) . B (kc,4 columns), where the 4
- * values of B for step k are bp[k*ldb .. k*ldb+3]: a packed panel (ldb = 4) or B itself.
- * Eight f64x2 accumulators; per k: two loads of B, four broadcasts of A, 8 multiplies, 8 adds. */
-static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, size_t ldb, size_t kc)
+/* out tile (4,4) at o (row stride ldo) = (from_zero ? 0 : out tile) + A panel (kc,4 rows) .
+ * B (kc,4 columns), where the 4 values of B for step k are bp[k*ldb .. k*ldb+3]: a packed panel
+ * (ldb = 4) or B itself. Eight f64x2 accumulators; per k: two loads of B, four broadcasts of A,
+ * 8 multiplies, 8 adds. */
+static void tile4x4(double *o, size_t ldo, int from_zero, const double *ap, const double *bp,
+                    size_t ldb, size_t kc)
 {
     double *o0 = o, *o1 = o0 + ldo, *o2 = o1 + ldo, *o3 = o2 + ldo;
-    v128_t c00 = wasm_v128_load(o0), c01 = wasm_v128_load(o0 + 2);
-    v128_t c10 = wasm_v128_load(o1), c11 = wasm_v128_load(o1 + 2);
-    v128_t c20 = wasm_v128_load(o2), c21 = wasm_v128_load(o2 + 2);
-    v128_t c30 = wasm_v128_load(o3), c31 = wasm_v128_load(o3 + 2);
+    const v128_t zero = wasm_f64x2_splat(0.0);
+    v128_t c00 = zero, c01 = zero, c10 = zero, c11 = zero;
+    v128_t c20 = zero, c21 = zero, c30 = zero, c31 = zero;
+    if (!from_zero) {
+        c00 = wasm_v128_load(o0); c01 = wasm_v128_load(o0 + 2);
+        c10 = wasm_v128_load(o1); c11 = wasm_v128_load(o1 + 2);
+        c20 = wasm_v128_load(o2); c21 = wasm_v128_load(o2 + 2);
+        c30 = wasm_v128_load(o3); c31 = wasm_v128_load(o3 + 2);
+    }
     for (size_t k = 0; k < kc; k++, ap += MR, bp += ldb) {
         const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
         v128_t x = wasm_v128_load64_splat(ap);
@@ -169,14 +176,14 @@ static void tile4x4(double *o, size_t ldo, const double *ap, const double *bp, s
 }
 
 /* The tile at o that has only rows x cols real entries (an edge of out) */
-static void edge_tile(double *o, size_t ldo, size_t rows, size_t cols, const double *ap,
-                      const double *bp, size_t ldb, size_t kc)
+static void edge_tile(double *o, size_t ldo, int from_zero, size_t rows, size_t cols,
+                      const double *ap, const double *bp, size_t ldb, size_t kc)
 {
     double tile[MR * NR] = {0};
-    for (size_t r = 0; r < rows; r++) {
+    for (size_t r = 0; r < rows && !from_zero; r++) {
         memcpy(tile + r * NR, o + r * ldo, cols * sizeof(double));
     }
-    tile4x4(tile, NR, ap, bp, ldb, kc);
+    tile4x4(tile, NR, 0, ap, bp, ldb, kc);
     for (size_t r = 0; r < rows; r++) {
         memcpy(o + r * ldo, tile + r * NR, cols * sizeof(double));
     }
@@ -213,7 +220,7 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
      * 4 columns of a row per step. Only a last panel of fewer than 4 columns is still packed,
      * for its zero padding. */
     const int b_in_place = op->b_cs == 1 && M <= MC;
-    if (!accumulate) {
+    if (!accumulate && K == 0) {
         memset(out, 0, M * N * sizeof(double));
     }
     for (size_t j0 = 0; j0 < N; j0 += NC) {
@@ -221,6 +228,7 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
         const size_t packed_from = b_in_place ? nc - nc % NR : 0;   /* columns j0+packed_from.. */
         for (size_t k0 = 0; k0 < K; k0 += KC) {
             const size_t kc = K - k0 < KC ? K - k0 : KC;
+            const int from_zero = !accumulate && k0 == 0;   /* the first k block writes out */
             const double *b_block = op->b + k0 * op->b_rs + j0 * op->b_cs;
             pack_panels(bpack, b_block + packed_from * op->b_cs, nc - packed_from, kc, op->b_cs,
                         op->b_rs);
@@ -236,9 +244,9 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
                         double *o = out + (i0 + ir) * N + j0 + jr;
                         const double *ap = apack + ir * kc;
                         if (mc - ir >= MR && nc - jr >= NR) {
-                            tile4x4(o, N, ap, bp, ldb, kc);
+                            tile4x4(o, N, from_zero, ap, bp, ldb, kc);
                         } else {
-                            edge_tile(o, N, mc - ir < MR ? mc - ir : MR,
+                            edge_tile(o, N, from_zero, mc - ir < MR ? mc - ir : MR,
                                       nc - jr < NR ? nc - jr : NR, ap, bp, ldb, kc);
                         }
                     }
