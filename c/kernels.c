@@ -119,12 +119,49 @@ enum { KC = 128, MC = 64, NC = 128 };  /* packed A block MC*KC (64 KiB), B block
 /* Copy n lanes (rows of A or columns of B) of kc values each into panels of 4 lanes:
  * dst[(l/4)*4*kc + k*4 + l%4] = src[l*lane_stride + k*k_stride], zero past the last lane.
  * A(i0.., k0..) packs with lane_stride = a_rs, k_stride = a_cs; B(k0.., j0..) with b_cs, b_rs. */
+/* One full panel (4 lanes) whose lanes are contiguous (lane_stride 1: tn's A, B's rows): two
+ * vector copies per k */
+static void pack_lanes_contiguous(double *dst, const double *s, size_t kc, size_t k_stride)
+{
+    for (size_t k = 0; k < kc; k++, s += k_stride, dst += 4) {
+        wasm_v128_store(dst, wasm_v128_load(s));
+        wasm_v128_store(dst + 2, wasm_v128_load(s + 2));
+    }
+}
+
+/* One full panel whose k runs are contiguous (k_stride 1: rows of A, nt's B): two k at a time,
+ * the four rows' pairs transposed with shuffles */
+static void pack_k_contiguous(double *dst, const double *s, size_t kc, size_t lane_stride)
+{
+    const double *r0 = s, *r1 = r0 + lane_stride, *r2 = r1 + lane_stride, *r3 = r2 + lane_stride;
+    size_t k = 0;
+    for (; k + 2 <= kc; k += 2, dst += 8) {
+        const v128_t v0 = wasm_v128_load(r0 + k), v1 = wasm_v128_load(r1 + k);
+        const v128_t v2 = wasm_v128_load(r2 + k), v3 = wasm_v128_load(r3 + k);
+        wasm_v128_store(dst, wasm_i64x2_shuffle(v0, v1, 0, 2));       /* k:   rows 0, 1 */
+        wasm_v128_store(dst + 2, wasm_i64x2_shuffle(v2, v3, 0, 2));   /* k:   rows 2, 3 */
+        wasm_v128_store(dst + 4, wasm_i64x2_shuffle(v0, v1, 1, 3));   /* k+1: rows 0, 1 */
+        wasm_v128_store(dst + 6, wasm_i64x2_shuffle(v2, v3, 1, 3));   /* k+1: rows 2, 3 */
+    }
+    if (k < kc) {
+        dst[0] = r0[k]; dst[1] = r1[k]; dst[2] = r2[k]; dst[3] = r3[k];
+    }
+}
+
 static void pack_panels(double *dst, const double *src, size_t n, size_t kc, size_t lane_stride,
                         size_t k_stride)
 {
     for (size_t l0 = 0; l0 < n; l0 += 4, dst += 4 * kc) {
         const size_t lanes = n - l0 < 4 ? n - l0 : 4;
         const double *s = src + l0 * lane_stride;
+        if (lanes == 4 && lane_stride == 1) {
+            pack_lanes_contiguous(dst, s, kc, k_stride);
+            continue;
+        }
+        if (lanes == 4 && k_stride == 1) {
+            pack_k_contiguous(dst, s, kc, lane_stride);
+            continue;
+        }
         for (size_t k = 0; k < kc; k++, s += k_stride) {
             size_t l = 0;
             for (; l < lanes; l++) {
@@ -189,20 +226,30 @@ static void edge_tile(double *o, size_t ldo, int from_zero, size_t rows, size_t 
     }
 }
 
-/* Products too small for packing to pay (a head's scores at the course's T = 6): one element at a
- * time, the same sum in k order as every other path. */
+/* Products too small for packing to pay (a head's scores at the course's T = 6): row i of out
+ * gathers A(i,k) * row k of B for k = 0, 1, ..., the scalar path's i-k-j order, so each out[i,j]
+ * still sums its terms in k order; with contiguous rows of B the compiler vectorises along j. */
 enum { SMALL_GEMM = 4096 };   /* M*K*N multiply-adds */
 
 static void gemm_small(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
 {
     for (size_t i = 0; i < M; i++) {
-        for (size_t j = 0; j < N; j++) {
-            const double *a_i = op->a + i * op->a_rs, *b_j = op->b + j * op->b_cs;
-            double s = accumulate ? out[i * N + j] : 0.0;
-            for (size_t k = 0; k < K; k++) {
-                s += a_i[k * op->a_cs] * b_j[k * op->b_rs];
+        double *out_i = out + i * N;
+        if (!accumulate) {
+            memset(out_i, 0, N * sizeof(double));
+        }
+        for (size_t k = 0; k < K; k++) {
+            const double a_ik = op->a[i * op->a_rs + k * op->a_cs];
+            const double *b_k = op->b + k * op->b_rs;
+            if (op->b_cs == 1) {
+                for (size_t j = 0; j < N; j++) {
+                    out_i[j] += a_ik * b_k[j];
+                }
+            } else {
+                for (size_t j = 0; j < N; j++) {
+                    out_i[j] += a_ik * b_k[j * op->b_cs];
+                }
             }
-            out[i * N + j] = s;
         }
     }
 }
