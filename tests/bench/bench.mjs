@@ -598,7 +598,7 @@ async function main() {
       const page = await benchPage({ log });
       say(page.text);
       say();
-      results.page = { runs: page.runs, wasmBytes: page.wasmBytes, wasmGzipBytes: page.wasmGzipBytes, bundleBytes: page.bundleBytes, chromium: page.chromium };
+      results.page = { runs: page.runs, floor: page.floor, wasmBytes: page.wasmBytes, wasmGzipBytes: page.wasmGzipBytes, bundleBytes: page.bundleBytes, chromium: page.chromium };
     }
     say(`total wall time ${((performance.now() - t00) / 1000).toFixed(0)} s`);
     console.log(out.join('\n'));

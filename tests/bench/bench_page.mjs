@@ -16,12 +16,16 @@
 //                                  scheduler, in 12 ms slices, with the figures still being drawn
 //                                  and lesson 5's and the playground's checks.
 // and prints median, min and max per quantity, plus web/mha.wasm's size raw and gzipped.
+// A floor for the first render: the same index.html and style.css with app.bundle.js replaced by
+// one performance.mark (served from a temporary copy), loaded the same way: how long after
+// navigation any script of the page can start, before it has done anything.
 //
 // Environment: BENCH_PAGE_LOADS=11 (>= 1), MHA_CHROMIUM=/usr/bin/chromium.
 // Needs the bundle: `make wasm bundle` (npm run bench builds it).
 
 import fs from 'node:fs';
 import os from 'node:os';
+import { serve } from '../serve.mjs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -70,11 +74,29 @@ async function oneLoad(browser, url) {
   }
 }
 
+/** One fresh load of the floor page: when its one-line script ran, after navigation. */
+async function floorLoad(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => performance.getEntriesByName('floor:script', 'mark').length > 0, null, { timeout: 30_000 });
+    return await page.evaluate(() => performance.getEntriesByName('floor:script', 'mark')[0].startTime);
+  } finally {
+    await context.close();
+  }
+}
+
 export async function benchPage({ loads = LOADS, log = (...a) => console.error(...a) } = {}) {
   const browser = await launchBrowser();
   const { server, url } = await servePage();
+  const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-floor-'));
+  for (const f of ['index.html', 'style.css']) fs.copyFileSync(path.join(webDir, f), path.join(floorDir, f));
+  fs.writeFileSync(path.join(floorDir, 'app.bundle.js'), 'performance.mark("floor:script");\n');
+  const floor = await serve(floorDir, 0);
   const where = { http: url, 'file://': fileUrl };
   const runs = { http: [], 'file://': [] };
+  const floorRuns = [];
   let version = '';
   try {
     version = browser.version();
@@ -86,10 +108,13 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
         log(`bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, lesson 4 check ${ms(r.l4check)} ` +
             `(done ${ms(r.l4done)} after navigation)`);
       }
+      floorRuns.push(await floorLoad(browser, floor.url));
     }
   } finally {
     await browser.close();
     server.close();
+    floor.server.close();
+    fs.rmSync(floorDir, { recursive: true, force: true });
   }
 
   const wasm = fs.readFileSync(path.join(webDir, 'mha.wasm'));
@@ -123,9 +148,11 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
   lines.push(fmt(['quantity', 'via', 'median', 'min', 'max', '']));
   lines.push(widths.map((n) => '-'.repeat(n)).join('  '));
   for (const r of rows) lines.push(fmt(r));
+  lines.push(`floor: the same index.html + style.css with a one-line script (over http): the script runs ` +
+             `${ms(median(floorRuns))} after navigation (median; min ${ms(Math.min(...floorRuns))}, max ${ms(Math.max(...floorRuns))})`);
   lines.push(`web/mha.wasm ${wasm.length} bytes, ${gz} bytes gzipped (gzip -9; target <= 40 KB = 40960 bytes); ` +
              `web/app.bundle.js ${bundle} bytes (the wasm inlined as base64)`);
-  return { text: lines.join('\n'), runs, wasmBytes: wasm.length, wasmGzipBytes: gz, bundleBytes: bundle, chromium: version };
+  return { text: lines.join('\n'), runs, floor: floorRuns, wasmBytes: wasm.length, wasmGzipBytes: gz, bundleBytes: bundle, chromium: version };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
