@@ -99,12 +99,14 @@ void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K
  *   tn: A = a^T with a stored (K,M) -> a_rs = 1, a_cs = M
  *
  * Blocking, outermost first: columns of out in blocks of NC, k in blocks of KC, rows in blocks of
- * MC. For each (NC, KC) block, B(k-block, j-block) is copied once into panels of 4 columns; for
- * each MC block, A(i-block, k-block) is copied into panels of 4 rows. Every 4x4 tile of out then
- * reads its 4 rows of A and 4 columns of B as two contiguous streams, whatever the orientation,
- * which is what lets the tile loop run at the speed of its arithmetic. Panels are padded with
- * zeros at the edges; an edge tile is computed in a scratch tile and only its real part is
- * copied back, so padding never reaches out.
+ * MC. For each (NC, KC) block, B(k-block, j-block) is copied once into panels of 4 columns
+ * (unless it can be read in place, see gemm); for each MC block, A(i-block, k-block) is copied
+ * into panels of 4 rows. Every 4x4 tile of out then reads its 4 rows of A and 4 columns of B as
+ * two contiguous streams, whatever the orientation, which is what lets the tile loop run at the
+ * speed of its arithmetic; the copies themselves move two doubles per instruction. Panels are
+ * padded with zeros at the edges; an edge tile is computed in a scratch tile and only its real
+ * part is copied back, so padding never reaches out. The first k block writes out (from 0.0)
+ * unless accumulating, so out needs no clearing first.
  *
  * Each out[i,j] is kept as a double between k blocks and the blocks run in increasing k, so the
  * roundings are exactly those of one unblocked pass in k order. */
@@ -116,9 +118,6 @@ typedef struct {
 enum { MR = 4, NR = 4 };               /* the register tile: 4 rows x 4 columns of out */
 enum { KC = 128, MC = 64, NC = 128 };  /* packed A block MC*KC (64 KiB), B block KC*NC (128 KiB) */
 
-/* Copy n lanes (rows of A or columns of B) of kc values each into panels of 4 lanes:
- * dst[(l/4)*4*kc + k*4 + l%4] = src[l*lane_stride + k*k_stride], zero past the last lane.
- * A(i0.., k0..) packs with lane_stride = a_rs, k_stride = a_cs; B(k0.., j0..) with b_cs, b_rs. */
 /* One full panel (4 lanes) whose lanes are contiguous (lane_stride 1: tn's A, B's rows): two
  * vector copies per k */
 static void pack_lanes_contiguous(double *dst, const double *s, size_t kc, size_t k_stride)
@@ -148,6 +147,9 @@ static void pack_k_contiguous(double *dst, const double *s, size_t kc, size_t la
     }
 }
 
+/* Copy n lanes (rows of A or columns of B) of kc values each into panels of 4 lanes:
+ * dst[(l/4)*4*kc + k*4 + l%4] = src[l*lane_stride + k*k_stride], zero past the last lane.
+ * A(i0.., k0..) packs with lane_stride = a_rs, k_stride = a_cs; B(k0.., j0..) with b_cs, b_rs. */
 static void pack_panels(double *dst, const double *src, size_t n, size_t kc, size_t lane_stride,
                         size_t k_stride)
 {
