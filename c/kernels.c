@@ -258,7 +258,7 @@ static void gemm_small(double *out, const operands *op, size_t M, size_t K, size
 
 static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
 {
-    if (M * K * N <= SMALL_GEMM) {
+    if ((double)M * (double)K * (double)N <= SMALL_GEMM) {   /* in double: no size_t wrap */
         gemm_small(out, op, M, K, N, accumulate);
         return;
     }
