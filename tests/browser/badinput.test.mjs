@@ -2,22 +2,14 @@
 // last good figures untouched; HTML typed into the sentence stays text (no element, no dialog).
 // Bad settings in the URL (?C=64&h=5, ?lr=NaN) show a message too and the page still renders.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launchBrowser, servePage, openPage, figures, setValue, forceValue, consoleErrors, waitFiguresDrawn,
+  useBrowser, figures, setValue, forceValue, consoleErrors, waitFiguresDrawn,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 const errorText = (page) => page.locator('#pg-error').evaluate((el) => el.textContent.trim());
 
@@ -49,7 +41,7 @@ async function snapshot(page) {
 }
 
 test('playground bad input: a message in #pg-error, the last good figures unchanged', async (t) => {
-  const { page, log, close } = await openPage(browser, url);
+  const { page, log, close } = await session.open();
   try {
     const role = await page.locator('#pg-error').getAttribute('role');
     assert.equal(role, 'alert', '#pg-error role');
@@ -111,7 +103,7 @@ test('bad settings in the URL: a message in #pg-error, no exception, the page st
   const messages = [];
   for (const q of ['?C=64&h=5', '?lr=NaN', `?s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`]) {
     await t.test(q, async () => {
-      const { page, log, close } = await openPage(browser, url + q);
+      const { page, log, close } = await session.open(q);
       try {
         const msg = await waitError(page, q);
         messages.push(`${q}: "${msg}"`);

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { serve } from '../serve.mjs';
 
@@ -61,6 +62,28 @@ export async function launchBrowser() {
   }
   checkBundle();
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * One browser and one server for a test file: registers node:test before/after hooks that launch
+ * Chromium and serve web/, and close both. Returns the session, filled in by the time tests run:
+ *   session.browser, session.url    the browser and the page's http URL (ends with '/')
+ *   session.open(path = '', opts)   openPage(browser, url + path, opts)
+ */
+export function useBrowser() {
+  const session = {
+    browser: null, url: '', server: null,
+    open: (path = '', opts) => openPage(session.browser, session.url + path, opts),
+  };
+  before(async () => {
+    session.browser = await launchBrowser();
+    ({ server: session.server, url: session.url } = await servePage());
+  });
+  after(async () => {
+    await session.browser?.close();
+    session.server?.close();
+  });
+  return session;
 }
 
 /** Serve web/ on a free port of 127.0.0.1: { server, url } (url ends with '/'). */

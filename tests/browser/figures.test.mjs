@@ -6,22 +6,14 @@
 // layer.gradcheck's report in Node. Once they are done (every table complete), the screenshots of
 // each section and of the full page are taken (test-results/browser/*.png).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launchBrowser, servePage, openPage, figures, assertSameArray, assertSame, fmt, screenshotSections,
+  useBrowser, figures, assertSameArray, assertSame, fmt, screenshotSections,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 test('the contract tokenizer written here agrees with web/model.js tokenize', async (t) => {
   const { tokenize } = await import('../../web/model.js');
@@ -38,7 +30,7 @@ test('the contract tokenizer written here agrees with web/model.js tokenize', as
 });
 
 test('figures of every lesson equal the Node API\'s for the same settings', async (t) => {
-  const { page, close } = await openPage(browser, url);
+  const { page, close } = await session.open();
   try {
     const f = await figures(page);
     for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) {
@@ -147,7 +139,7 @@ const parseNum = (s) => Number(s.replace(/[−–]/g, '-').replace(/\s*[×x]\s*1
 
 test('the full gradient checks finish in the page, pass, and equal layer.gradcheck in Node', async (t) => {
   const t0 = Date.now();
-  const { page, close } = await openPage(browser, url);
+  const { page, close } = await session.open();
   const ready = Date.now() - t0;
   try {
     // Node's reports while the page computes its own

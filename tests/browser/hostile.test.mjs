@@ -3,20 +3,12 @@
 // word. Each renders as text (no element is created from it, no dialog opens), the computed figures
 // equal the Node API's for the same tokens, and the page logs no error.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, servePage, openPage, figures, setValue, waitFigures, consoleErrors } from './browser.mjs';
+import { useBrowser, figures, setValue, waitFigures, consoleErrors } from './browser.mjs';
 import * as X from './expected.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 const CASES = [
   ['quotes and ampersands', 'the lanterns & "boats" guide \'home\' ; 1 < 2'],
@@ -27,7 +19,7 @@ const CASES = [
 ];
 
 test('hostile sentences render as text and compute what the Node API computes', async (t) => {
-  const { page, log, close } = await openPage(browser, url);
+  const { page, log, close } = await session.open();
   try {
     let dialogs = 0;
     page.on('dialog', async (d) => { dialogs++; await d.dismiss(); });

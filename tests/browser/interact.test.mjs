@@ -3,23 +3,15 @@
 // steps; lesson 1's sentence; lesson 3's causal toggle; lesson 5's step / run / reset buttons),
 // the URL query string carries the playground state, and loading that URL reproduces it.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  launchBrowser, servePage, openPage, figures, waitFigures, setValue, mismatches,
+  useBrowser, openPage, figures, waitFigures, setValue, mismatches,
   assertSameArray, assertSame, consoleErrors,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 const same = (a, b) => Array.isArray(a) && a.length === b.length && mismatches(a, b).length === 0;
 
@@ -71,7 +63,7 @@ function aboveDiagonal(att, heads, T) {
 }
 
 test('playground controls re-render as the Node API predicts; the URL carries the state', async (t) => {
-  const { page, log, close } = await openPage(browser, url);
+  const { page, log, close } = await session.open();
   let state = { ...X.DEFAULT_SETTINGS };
   try {
     await t.test('defaults', async () => {
@@ -163,7 +155,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
         else assert.equal(q.get(k), v, `?${k}= in ${page.url()}`);
       }
       const before = await figures(page, 'playground');
-      const again = await openPage(browser, page.url());
+      const again = await openPage(session.browser, page.url());
       try {
         const after = await figures(again.page, 'playground');
         assert.deepEqual(after.tokens, before.tokens);
@@ -189,7 +181,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       } finally {
         await again.close();
       }
-      t.diagnostic(`state URL: ${page.url().slice(url.length)}`);
+      t.diagnostic(`state URL: ${page.url().slice(session.url.length)}`);
     });
 
     assert.deepEqual(consoleErrors(log), [], 'console errors');
@@ -200,7 +192,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
 });
 
 test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset', async (t) => {
-  const { page, log, close } = await openPage(browser, url);
+  const { page, log, close } = await session.open();
   try {
     await t.test('#l1-sentence re-renders both heads as Node predicts', async (t) => {
       // repeated words, another length: (a sentence of 8 distinct words would give the same X
@@ -310,7 +302,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
 });
 
 test('heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1\'s head A', async (t) => {
-  const { page, log, close } = await openPage(browser, url);
+  const { page, log, close } = await session.open();
   try {
     const e = X.lesson1();
     const T = e.tokens.length;

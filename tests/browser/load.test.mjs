@@ -4,26 +4,18 @@
 // reported (a figure, not an assertion: speed targets belong to benchmarks). Both loads compute
 // the same figures.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, servePage, fileUrl, openPage, consoleErrors, figures } from './browser.mjs';
+import { useBrowser, fileUrl, openPage, consoleErrors, figures } from './browser.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 const loaded = []; // figures() of each load, compared at the end
 
 const SECTIONS = ['lesson-1', 'lesson-2', 'lesson-3', 'lesson-4', 'lesson-5', 'playground'];
 
 async function checkLoad(t, pageUrl, ownRequest) {
-  const { page, log, close } = await openPage(browser, pageUrl);
+  const { page, log, close } = await openPage(session.browser, pageUrl);
   try {
     // the structure the other tests rely on (one round trip: the page is busy with its checks)
     const sections = await page.evaluate((ids) => ids.map((id) => {
@@ -83,7 +75,7 @@ async function checkLoad(t, pageUrl, ownRequest) {
 }
 
 test('over http: no console error, no page error, only same-origin requests, ready', async (t) => {
-  await checkLoad(t, url, (r) => r.startsWith(url));
+  await checkLoad(t, session.url, (r) => r.startsWith(session.url));
 });
 
 test('from file://: no console error, no page error, only file:/data:/blob: requests, ready', async (t) => {

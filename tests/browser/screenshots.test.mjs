@@ -3,21 +3,13 @@
 // finished (so the tables are complete); this file adds the first screen at phone width and checks that the
 // results directory stays out of git. Layout is reported, not asserted (the contract sets no rule).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { launchBrowser, servePage, openPage, resultPath, repoRoot, consoleErrors } from './browser.mjs';
+import { useBrowser, resultPath, repoRoot, consoleErrors } from './browser.mjs';
 
-let browser, server, url;
-before(async () => {
-  browser = await launchBrowser();
-  ({ server, url } = await servePage());
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = useBrowser();
 
 test('test-results/ is gitignored', () => {
   const ignore = readFileSync(`${repoRoot}/.gitignore`, 'utf8').split('\n').map((l) => l.trim());
@@ -25,7 +17,7 @@ test('test-results/ is gitignored', () => {
 });
 
 test('narrow viewport (390 px): first-screen screenshot; horizontal overflow reported', async (t) => {
-  const { page, log, close } = await openPage(browser, url, { viewport: { width: 390, height: 844 } });
+  const { page, log, close } = await session.open('', { viewport: { width: 390, height: 844 } });
   try {
     const path = resultPath('narrow.png');
     await page.screenshot({ path }); // the first screen only: a 40k-px full page takes ~15 s
