@@ -37,6 +37,14 @@ function svgEl(name, attrs) {
   return el;
 }
 
+/** An HTML element with a class and attributes */
+function htmlEl(tag, className, attrs) {
+  const el = document.createElement(tag);
+  el.className = className;
+  if (attrs) for (const k in attrs) el.setAttribute(k, attrs[k]);
+  return el;
+}
+
 /** Escape text for SVG/XML markup (token labels are user text). */
 export function escapeXML(s) {
   return String(s).replace(/[&<>"']/g, (ch) => ({
@@ -665,69 +673,43 @@ function exportCanvas(s, scale = 2) {
 export function heatmap(options) {
   let s = normalise({ ...options });
 
-  const figure = document.createElement('figure');
-  figure.className = 'heatmap';
+  const figure = htmlEl('figure', 'heatmap');
   figure.tabIndex = 0;
   const captionId = uniqueId('hm-cap');
   const helpId = uniqueId('hm-help');
   figure.setAttribute('aria-labelledby', captionId);
   figure.setAttribute('aria-describedby', helpId);
 
-  const caption = document.createElement('figcaption');
-  caption.className = 'heatmap-caption';
-  caption.id = captionId;
-  const titleEl = document.createElement('span');
-  titleEl.className = 'heatmap-title';
-  const shapeEl = document.createElement('span');
-  shapeEl.className = 'heatmap-shape';
-  const axesEl = document.createElement('span');
-  axesEl.className = 'heatmap-axes';
-  const noteEl = document.createElement('span');
-  noteEl.className = 'heatmap-note';
+  const caption = htmlEl('figcaption', 'heatmap-caption', { id: captionId });
+  const titleEl = htmlEl('span', 'heatmap-title');
+  const shapeEl = htmlEl('span', 'heatmap-shape');
+  const axesEl = htmlEl('span', 'heatmap-axes');
+  const noteEl = htmlEl('span', 'heatmap-note');
   caption.append(titleEl, shapeEl, axesEl, noteEl);
 
-  const help = document.createElement('span');
-  help.className = 'visually-hidden';
-  help.id = helpId;
+  const help = htmlEl('span', 'visually-hidden', { id: helpId });
   help.textContent = 'Use the arrow keys to move between cells (Home and End: first and last column; Page Up and Page Down: first and last row; Escape: clear). The value of the active cell is read out below the figure.';
 
-  const plot = document.createElement('div');
-  plot.className = 'heatmap-plot';
+  const plot = htmlEl('div', 'heatmap-plot');
   // a zero-height box as wide as the plot may be: observed for fitting the cells (its height never
   // changes, so re-rendering inside the observer cannot loop)
-  const sizer = document.createElement('div');
-  sizer.className = 'heatmap-sizer';
-  sizer.setAttribute('aria-hidden', 'true');
-  const tooltip = document.createElement('div');
-  tooltip.className = 'heatmap-tooltip';
-  tooltip.setAttribute('aria-hidden', 'true');
+  const sizer = htmlEl('div', 'heatmap-sizer', { 'aria-hidden': 'true' });
+  const tooltip = htmlEl('div', 'heatmap-tooltip', { 'aria-hidden': 'true' });
   tooltip.hidden = true;
-  const ttHead = document.createElement('div');
-  ttHead.className = 'tt-head';
-  const ttValue = document.createElement('div');
-  ttValue.className = 'tt-value';
-  const ttPos = document.createElement('div');
-  ttPos.className = 'tt-pos';
+  const ttHead = htmlEl('div', 'tt-head');
+  const ttValue = htmlEl('div', 'tt-value');
+  const ttPos = htmlEl('div', 'tt-pos');
   tooltip.append(ttHead, ttValue, ttPos);
 
-  const side = document.createElement('div');
-  side.className = 'heatmap-side';
-  const keyEl = document.createElement('p');
-  keyEl.className = 'heatmap-key';
+  const side = htmlEl('div', 'heatmap-side');
+  const keyEl = htmlEl('p', 'heatmap-key');
 
-  const footer = document.createElement('div');
-  footer.className = 'heatmap-footer';
-  const readout = document.createElement('p');
-  readout.className = 'heatmap-readout';
-  readout.setAttribute('aria-live', 'polite');
-  const tools = document.createElement('div');
-  tools.className = 'heatmap-export';
-  tools.setAttribute('role', 'group');
+  const footer = htmlEl('div', 'heatmap-footer');
+  const readout = htmlEl('p', 'heatmap-readout', { 'aria-live': 'polite' });
+  const tools = htmlEl('div', 'heatmap-export', { role: 'group' });
   const buttons = {};
   for (const kind of ['PNG', 'SVG', 'CSV']) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'btn btn-small';
+    const b = htmlEl('button', 'btn btn-small', { type: 'button' });
     b.dataset.export = kind.toLowerCase();
     b.textContent = kind;
     buttons[kind] = b;
