@@ -252,14 +252,15 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
 static void prepare_partials(mha_layer *l)
 {
     const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
-    const size_t btc = BT * C, n = ((size_t)l->h - 1) * btc;
+    const size_t btc = BT * C, heads_before = (size_t)l->h - 1;
     const double *Wo = l->params + 3 * C * C;
     l->gc_partial_ok = 0;
-    if (n == 0) {
-        return;
+    if (heads_before == 0 || btc == 0 || heads_before > SIZE_MAX / sizeof(double) / btc) {
+        return;   /* one head, or more partial sums than a size_t can count: none */
     }
+    const size_t n = heads_before * btc;
     if (n > l->gc_partial_cap) {
-        double *block = n <= SIZE_MAX / sizeof(double) ? malloc(n * sizeof(double)) : NULL;
+        double *block = malloc(n * sizeof(double));
         if (!block) {
             return;
         }
