@@ -268,10 +268,7 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
      * cost about as much as the product: B with contiguous rows (nn, tn) is then read in place,
      * 4 columns of a row per step. Only a last panel of fewer than 4 columns is still packed,
      * for its zero padding. */
-    const int b_in_place = op->b_cs == 1 && M <= MC;
-    if (!accumulate && K == 0) {
-        memset(out, 0, M * N * sizeof(double));
-    }
+    const int b_in_place = op->b_cs == 1 && M <= MC;   /* K >= 1 here: K = 0 is a tiny product */
     for (size_t j0 = 0; j0 < N; j0 += NC) {
         const size_t nc = N - j0 < NC ? N - j0 : NC;
         const size_t packed_from = b_in_place ? nc - nc % NR : 0;   /* columns j0+packed_from.. */
