@@ -43,7 +43,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint-c format-c all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 wasm: web/mha.wasm $(BUILD)/mha-scalar.wasm
@@ -58,7 +58,7 @@ $(BUILD)/mha-scalar.wasm: $(SRC) $(HDR)
 # The page as one classic script (web/app.bundle.js): the ES modules of web/ bundled by esbuild,
 # with the wasm embedded as base64, so it also runs from file:// (where Chromium blocks module
 # scripts and fetch). The same file is used over http.
-PAGE_JS := web/app.js web/mha.js $(wildcard web/lessons/*.js web/render/*.js web/*.js)
+PAGE_JS := web/app.js web/mha.js $(wildcard web/lessons/*.js web/components/*.js web/*.js)
 ESBUILD ?= node_modules/.bin/esbuild
 bundle: web/app.bundle.js
 $(ESBUILD):
@@ -148,6 +148,14 @@ fuzz-ci: $(FUZZ_BIN)
 		echo "fuzz-ci: FINDING (exit $$rc); the input is in $(BUILD)/fuzz/findings/"; \
 	else grep -v '$(FUZZ_NOISE)' $(BUILD)/fuzz/ci.log | grep -E '^#[0-9]+[[:space:]]+DONE|^stat::'; fi; \
 	exit $$rc
+
+# C style: Debian's clang-format with the committed .clang-format (generated tables excluded).
+C_STYLE_FILES := $(filter-out c/ziggurat_tables.h,$(wildcard c/*.c c/*.h tests/c/*.c tests/fuzz/*.c tests/bench/*.c))
+CLANG_FORMAT ?= clang-format
+lint-c:
+	$(CLANG_FORMAT) --dry-run --Werror $(C_STYLE_FILES)
+format-c:
+	$(CLANG_FORMAT) -i $(C_STYLE_FILES)
 
 serve: wasm bundle
 	node tests/serve.mjs web 8000

@@ -65,7 +65,7 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     if ((rc = mha_rng_standard_normal(rng, X, btc)) != MHA_OK) {
         return fail("mha_rng_standard_normal", rc);
     }
-    double *params = mha_params(layer);   /* [Wq | Wk | Wv | Wo], owned by the layer */
+    double *params = mha_params(layer); /* [Wq | Wk | Wv | Wo], owned by the layer */
     if ((rc = mha_rng_standard_normal(rng, params, 4 * cc)) != MHA_OK) {
         return fail("mha_rng_standard_normal", rc);
     }
@@ -81,7 +81,9 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     if ((rc = mha_forward(layer, X, B, T, 0, Y)) != MHA_OK) {
         return fail("mha_forward", rc);
     }
-    static const struct { const char *tensor, *stage; } stages[] = {
+    static const struct {
+        const char *tensor, *stage;
+    } stages[] = {
         {"X", "input: B sequences of T tokens, C features each"},
         {"Q", "split_heads(X @ Wq): (B,T,C) -> (B,h,T,hs), heads become a batch axis"},
         {"K", "split_heads(X @ Wk)"},
@@ -92,8 +94,9 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
         {"concat", "merge_heads(headout): transpose back, reshape (B,T,C)"},
         {"Y", "concat @ Wo: Wo mixes the heads"},
     };
-    printf("Lesson 3 - shapes at every stage (seed %d, B = %d, T = %d, C = %d, h = %d, hs = %d)\n\n",
-           SEED, B, T, C, H, C / H);
+    printf(
+        "Lesson 3 - shapes at every stage (seed %d, B = %d, T = %d, C = %d, h = %d, hs = %d)\n\n",
+        SEED, B, T, C, H, C / H);
     printf("  %-8s %-15s %s\n", "tensor", "shape", "stage");
     for (size_t s = 0; s < sizeof stages / sizeof stages[0]; s++) {
         int rank, dims[4];
@@ -119,7 +122,8 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
 
     /* ---- lesson 4: the gradient check of every entry, loss L = sum(dY * Y) ---- */
     mha_check_row report[MHA_CHECK_COUNT];
-    if ((rc = mha_gradcheck(layer, X, B, T, 0, MHA_LOSS_DOT, dY, MHA_GRADCHECK_EPS, 0, report)) != MHA_OK) {
+    if ((rc = mha_gradcheck(layer, X, B, T, 0, MHA_LOSS_DOT, dY, MHA_GRADCHECK_EPS, 0, report)) !=
+        MHA_OK) {
         return fail("mha_gradcheck", rc);
     }
     double loss = 0.0;
@@ -131,7 +135,8 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
            MHA_GRADCHECK_EPS);
     printf("  relative error = |a - n| / max(|a|, |n|, %g); a tensor passes if max rel <= %g\n\n",
            MHA_GRADCHECK_TINY, THRESHOLD);
-    printf("  %-8s %-15s %11s %10s %10s  %s\n", "tensor", "shape", "checked", "max abs", "max rel", "result");
+    printf("  %-8s %-15s %11s %10s %10s  %s\n", "tensor", "shape", "checked", "max abs", "max rel",
+           "result");
     int passed = 0;
     double entries = 0.0;
     for (int w = 0; w < MHA_CHECK_COUNT; w++) {
@@ -147,8 +152,8 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
         const int ok = row->checked == row->size && row->max_rel <= THRESHOLD;
         passed += ok;
         entries += row->checked;
-        printf("  %-8s %-15s %11s %10.1e %10.1e  %s\n", name, shape, checked, row->max_abs, row->max_rel,
-               ok ? "pass" : "FAIL");
+        printf("  %-8s %-15s %11s %10.1e %10.1e  %s\n", name, shape, checked, row->max_abs,
+               row->max_rel, ok ? "pass" : "FAIL");
     }
     printf("\n  %d of %d tensors pass (%.0f entries checked)\n", passed, MHA_CHECK_COUNT, entries);
     return passed == MHA_CHECK_COUNT ? 0 : 1;
@@ -159,7 +164,8 @@ int main(void)
     const size_t btc = (size_t)B * T * C;
     mha_layer *layer = NULL;
     mha_rng *rng = NULL;
-    double *X = malloc(btc * sizeof *X), *dY = malloc(btc * sizeof *dY), *Y = malloc(btc * sizeof *Y);
+    double *X = malloc(btc * sizeof *X), *dY = malloc(btc * sizeof *dY),
+           *Y = malloc(btc * sizeof *Y);
     int status;
     int rc;
 

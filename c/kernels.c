@@ -24,8 +24,8 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* portable scalar path */
 
-void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M, size_t K,
-                        size_t N)
+void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M,
+                        size_t K, size_t N)
 {
     /* row i of a is a + i*lda, b is (K,N), out is (M,N). i-k-j order: row i of out gathers
      * a[i,k] * row k of b, so every out[i,j] still sums its terms in k order. */
@@ -115,8 +115,8 @@ typedef struct {
     size_t a_rs, a_cs, b_rs, b_cs;
 } operands;
 
-enum { MR = 4, NR = 4 };               /* the register tile: 4 rows x 4 columns of out */
-enum { KC = 128, MC = 64, NC = 128 };  /* packed A block MC*KC (64 KiB), B block KC*NC (128 KiB) */
+enum { MR = 4, NR = 4 };              /* the register tile: 4 rows x 4 columns of out */
+enum { KC = 128, MC = 64, NC = 128 }; /* packed A block MC*KC (64 KiB), B block KC*NC (128 KiB) */
 
 /* One full panel (4 lanes) whose lanes are contiguous (lane_stride 1: tn's A, B's rows): two
  * vector copies per k */
@@ -137,13 +137,16 @@ static void pack_k_contiguous(double *dst, const double *s, size_t kc, size_t la
     for (; k + 2 <= kc; k += 2, dst += 8) {
         const v128_t v0 = wasm_v128_load(r0 + k), v1 = wasm_v128_load(r1 + k);
         const v128_t v2 = wasm_v128_load(r2 + k), v3 = wasm_v128_load(r3 + k);
-        wasm_v128_store(dst, wasm_i64x2_shuffle(v0, v1, 0, 2));       /* k:   rows 0, 1 */
-        wasm_v128_store(dst + 2, wasm_i64x2_shuffle(v2, v3, 0, 2));   /* k:   rows 2, 3 */
-        wasm_v128_store(dst + 4, wasm_i64x2_shuffle(v0, v1, 1, 3));   /* k+1: rows 0, 1 */
-        wasm_v128_store(dst + 6, wasm_i64x2_shuffle(v2, v3, 1, 3));   /* k+1: rows 2, 3 */
+        wasm_v128_store(dst, wasm_i64x2_shuffle(v0, v1, 0, 2));     /* k:   rows 0, 1 */
+        wasm_v128_store(dst + 2, wasm_i64x2_shuffle(v2, v3, 0, 2)); /* k:   rows 2, 3 */
+        wasm_v128_store(dst + 4, wasm_i64x2_shuffle(v0, v1, 1, 3)); /* k+1: rows 0, 1 */
+        wasm_v128_store(dst + 6, wasm_i64x2_shuffle(v2, v3, 1, 3)); /* k+1: rows 2, 3 */
     }
     if (k < kc) {
-        dst[0] = r0[k]; dst[1] = r1[k]; dst[2] = r2[k]; dst[3] = r3[k];
+        dst[0] = r0[k];
+        dst[1] = r1[k];
+        dst[2] = r2[k];
+        dst[3] = r3[k];
     }
 }
 
@@ -188,10 +191,14 @@ static void tile4x4(double *o, size_t ldo, int from_zero, const double *ap, cons
     v128_t c00 = zero, c01 = zero, c10 = zero, c11 = zero;
     v128_t c20 = zero, c21 = zero, c30 = zero, c31 = zero;
     if (!from_zero) {
-        c00 = wasm_v128_load(o0); c01 = wasm_v128_load(o0 + 2);
-        c10 = wasm_v128_load(o1); c11 = wasm_v128_load(o1 + 2);
-        c20 = wasm_v128_load(o2); c21 = wasm_v128_load(o2 + 2);
-        c30 = wasm_v128_load(o3); c31 = wasm_v128_load(o3 + 2);
+        c00 = wasm_v128_load(o0);
+        c01 = wasm_v128_load(o0 + 2);
+        c10 = wasm_v128_load(o1);
+        c11 = wasm_v128_load(o1 + 2);
+        c20 = wasm_v128_load(o2);
+        c21 = wasm_v128_load(o2 + 2);
+        c30 = wasm_v128_load(o3);
+        c31 = wasm_v128_load(o3 + 2);
     }
     for (size_t k = 0; k < kc; k++, ap += MR, bp += ldb) {
         const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
@@ -208,10 +215,14 @@ static void tile4x4(double *o, size_t ldo, int from_zero, const double *ap, cons
         c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(x, b0));
         c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(x, b1));
     }
-    wasm_v128_store(o0, c00); wasm_v128_store(o0 + 2, c01);
-    wasm_v128_store(o1, c10); wasm_v128_store(o1 + 2, c11);
-    wasm_v128_store(o2, c20); wasm_v128_store(o2 + 2, c21);
-    wasm_v128_store(o3, c30); wasm_v128_store(o3 + 2, c31);
+    wasm_v128_store(o0, c00);
+    wasm_v128_store(o0 + 2, c01);
+    wasm_v128_store(o1, c10);
+    wasm_v128_store(o1 + 2, c11);
+    wasm_v128_store(o2, c20);
+    wasm_v128_store(o2 + 2, c21);
+    wasm_v128_store(o3, c30);
+    wasm_v128_store(o3 + 2, c31);
 }
 
 /* The tile at o that has only rows x cols real entries (an edge of out) */
@@ -231,9 +242,10 @@ static void edge_tile(double *o, size_t ldo, int from_zero, size_t rows, size_t 
 /* Products too small for packing to pay (a head's scores at the course's T = 6): row i of out
  * gathers A(i,k) * row k of B for k = 0, 1, ..., the scalar path's i-k-j order, so each out[i,j]
  * still sums its terms in k order; with contiguous rows of B the compiler vectorises along j. */
-enum { SMALL_GEMM = 4096 };   /* M*K*N multiply-adds */
+enum { SMALL_GEMM = 4096 }; /* M*K*N multiply-adds */
 
-static void gemm_small(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
+static void gemm_small(double *out, const operands *op, size_t M, size_t K, size_t N,
+                       int accumulate)
 {
     for (size_t i = 0; i < M; i++) {
         double *out_i = out + i * N;
@@ -258,23 +270,23 @@ static void gemm_small(double *out, const operands *op, size_t M, size_t K, size
 
 static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
 {
-    if ((double)M * (double)K * (double)N <= SMALL_GEMM) {   /* in double: no size_t wrap */
+    if ((double)M * (double)K * (double)N <= SMALL_GEMM) { /* in double: no size_t wrap */
         gemm_small(out, op, M, K, N, accumulate);
         return;
     }
-    double apack[MC * KC];   /* A block, panels of 4 rows */
-    double bpack[KC * NC];   /* B block, panels of 4 columns */
+    double apack[MC * KC]; /* A block, panels of 4 rows */
+    double bpack[KC * NC]; /* B block, panels of 4 columns */
     /* When M is one block of rows, each B panel serves at most MC/4 tiles and packing it would
      * cost about as much as the product: B with contiguous rows (nn, tn) is then read in place,
      * 4 columns of a row per step. Only a last panel of fewer than 4 columns is still packed,
      * for its zero padding. */
-    const int b_in_place = op->b_cs == 1 && M <= MC;   /* K >= 1 here: K = 0 is a tiny product */
+    const int b_in_place = op->b_cs == 1 && M <= MC; /* K >= 1 here: K = 0 is a tiny product */
     for (size_t j0 = 0; j0 < N; j0 += NC) {
         const size_t nc = N - j0 < NC ? N - j0 : NC;
-        const size_t packed_from = b_in_place ? nc - nc % NR : 0;   /* columns j0+packed_from.. */
+        const size_t packed_from = b_in_place ? nc - nc % NR : 0; /* columns j0+packed_from.. */
         for (size_t k0 = 0; k0 < K; k0 += KC) {
             const size_t kc = K - k0 < KC ? K - k0 : KC;
-            const int from_zero = !accumulate && k0 == 0;   /* the first k block writes out */
+            const int from_zero = !accumulate && k0 == 0; /* the first k block writes out */
             const double *b_block = op->b + k0 * op->b_rs + j0 * op->b_cs;
             pack_panels(bpack, b_block + packed_from * op->b_cs, nc - packed_from, kc, op->b_cs,
                         op->b_rs);
@@ -282,11 +294,11 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
                 const size_t mc = M - i0 < MC ? M - i0 : MC;
                 pack_panels(apack, op->a + i0 * op->a_rs + k0 * op->a_cs, mc, kc, op->a_rs,
                             op->a_cs);
-                for (size_t jr = 0; jr < nc; jr += NR) {        /* B panel stays in L1 ... */
+                for (size_t jr = 0; jr < nc; jr += NR) { /* B panel stays in L1 ... */
                     const int packed = jr >= packed_from;
                     const double *bp = packed ? bpack + (jr - packed_from) * kc : b_block + jr;
                     const size_t ldb = packed ? NR : op->b_rs;
-                    for (size_t ir = 0; ir < mc; ir += MR) {    /* ... while A panels stream */
+                    for (size_t ir = 0; ir < mc; ir += MR) { /* ... while A panels stream */
                         double *o = out + (i0 + ir) * N + j0 + jr;
                         const double *ap = apack + ir * kc;
                         if (mc - ir >= MR && nc - jr >= NR) {
@@ -308,8 +320,8 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
     gemm(out, &op, M, K, N, 0);
 }
 
-void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M, size_t K,
-                        size_t N)
+void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M,
+                        size_t K, size_t N)
 {
     const operands op = {a, b, lda, 1, N, 1};
     gemm(out, &op, M, K, N, 1);
@@ -342,7 +354,7 @@ void softmax_rows(double *att, double *scores, size_t T, double divisor, int cau
     for (size_t t = 0; t < T; t++) {
         double *scores_t = scores + t * T;
         double *att_t = att + t * T;
-        const size_t valid = causal ? t + 1 : T;   /* keys 0 .. valid-1 take part */
+        const size_t valid = causal ? t + 1 : T; /* keys 0 .. valid-1 take part */
         double maxval = -INFINITY;
         for (size_t t2 = 0; t2 < T; t2++) {
             if (divisor != 1.0) {

@@ -16,8 +16,8 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
 
 /* out (M,N) += a (M,K) @ b (K,N), where row i of a starts at a + i*lda (lda >= K): a block of
  * columns of a wider matrix. Each out[i,j] continues its sum from the value already there. */
-void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M, size_t K,
-                        size_t N);
+void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M,
+                        size_t K, size_t N);
 
 /* out (M,N) = a (M,K) @ b^T, with b stored as (N,K); accumulate != 0 adds to out instead */
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,

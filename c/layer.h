@@ -13,45 +13,45 @@
 
 /* Internal forward stages, in order; forward_from(l, s) recomputes stage s and everything after. */
 enum {
-    STAGE_PROJ = 0,     /* Q, K, V = split_heads(X @ Wq), ... */
-    STAGE_ATT_QK,       /* scores = Q K^T / sqrt(hs), then att, headout */
-    STAGE_ATT_SCORES,   /* att = softmax(mask(scores)), then headout */
-    STAGE_HEADOUT,      /* headout = att @ V */
-    STAGE_MERGE,        /* concat = merge_heads(headout) */
-    STAGE_OUT           /* Y = concat @ Wo */
+    STAGE_PROJ = 0,   /* Q, K, V = split_heads(X @ Wq), ... */
+    STAGE_ATT_QK,     /* scores = Q K^T / sqrt(hs), then att, headout */
+    STAGE_ATT_SCORES, /* att = softmax(mask(scores)), then headout */
+    STAGE_HEADOUT,    /* headout = att @ V */
+    STAGE_MERGE,      /* concat = merge_heads(headout) */
+    STAGE_OUT         /* Y = concat @ Wo */
 };
 
 struct mha_layer {
     int C, h, hs;
-    double *params;            /* (4,C,C): Wq, Wk, Wv, Wo */
-    double *grads;             /* (4,C,C): dWq, dWk, dWv, dWo */
+    double *params; /* (4,C,C): Wq, Wk, Wv, Wo */
+    double *grads;  /* (4,C,C): dWq, dWk, dWv, dWo */
 
-    double *cache;             /* one block: 16 (B,T,C) tensors + 4 (B,h,T,T) tensors */
-    size_t cap_btc, cap_bhtt;  /* capacity of the block, in elements per tensor */
+    double *cache;            /* one block: 16 (B,T,C) tensors + 4 (B,h,T,T) tensors */
+    size_t cap_btc, cap_bhtt; /* capacity of the block, in elements per tensor */
 
-    int B, T, flags;           /* sizes of the last forward */
+    int B, T, flags; /* sizes of the last forward */
     int have_forward, have_backward;
-    int gc_loss;               /* gradient check: loss kind prepared by mha_gradcheck_prepare */
+    int gc_loss; /* gradient check: loss kind prepared by mha_gradcheck_prepare */
     int gc_ready;
 
     /* views into cache, (B,T,C) unless noted */
-    double *X, *Q, *K, *V;     /* Q, K, V split: (B,h,T,hs) */
-    double *scores, *att;      /* (B,h,T,T) */
-    double *headout;           /* (B,h,T,hs) */
+    double *X, *Q, *K, *V; /* Q, K, V split: (B,h,T,hs) */
+    double *scores, *att;  /* (B,h,T,T) */
+    double *headout;       /* (B,h,T,hs) */
     double *concat, *Y;
-    double *dY, *dconcat, *dheadout, *dV;   /* dheadout, dV: (B,h,T,hs) */
-    double *datt, *dscores;    /* (B,h,T,T) */
-    double *dQ, *dK;           /* (B,h,T,hs) */
+    double *dY, *dconcat, *dheadout, *dV; /* dheadout, dV: (B,h,T,hs) */
+    double *datt, *dscores;               /* (B,h,T,T) */
+    double *dQ, *dK;                      /* (B,h,T,hs) */
     double *dX;
-    double *work;              /* (B,T,C) scratch: X @ W before split, merged dQ/dK/dV */
-    double *aux;               /* (B,T,C) gradient check: G or target */
+    double *work; /* (B,T,C) scratch: X @ W before split, merged dQ/dK/dV */
+    double *aux;  /* (B,T,C) gradient check: G or target */
 
     /* gradient check: (h-1, B,T,C) partial sums of Y = concat @ Wo over the heads before head g
      * (g = 1..h-1), so a check entry that changes only head g's columns of concat recomputes Y
      * from there. Own allocation, grown by mha_gradcheck_prepare, which sets gc_partial_ok when
      * they are there; only read while gc_ready (which every forward, backward or train clears). */
     double *gc_partial;
-    size_t gc_partial_cap;     /* doubles */
+    size_t gc_partial_cap; /* doubles */
     int gc_partial_ok;
 };
 

@@ -43,13 +43,15 @@ const char *mha_strerror(int code)
     case MHA_ERANGE: return "index range outside the tensor";
     case MHA_ENOBACKWARD: return "no backward pass has been run yet";
     case MHA_EALIAS: return "an input array points into the layer's own buffers (pass a copy)";
-    case MHA_EDIVERGED: return "training diverged: the loss is no longer finite (weights kept from the last finite step)";
+    case MHA_EDIVERGED:
+        return "training diverged: the loss is no longer finite (weights kept from the last finite "
+               "step)";
     default: return "unknown error code";
     }
 }
 
 #define MHA_STR2(x) #x
-#define MHA_STR(x) MHA_STR2(x)
+#define MHA_STR(x)  MHA_STR2(x)
 
 const char *mha_version(void)
 {
@@ -137,11 +139,26 @@ void mha_free(mha_layer *l)
     free(l);
 }
 
-int mha_layer_C(const mha_layer *l) { return l ? l->C : 0; }
-int mha_layer_heads(const mha_layer *l) { return l ? l->h : 0; }
-double *mha_params(mha_layer *l) { return l ? l->params : NULL; }
-double *mha_grads(mha_layer *l) { return l ? l->grads : NULL; }
-size_t mha_num_params(const mha_layer *l) { return l ? 4 * (size_t)l->C * (size_t)l->C : 0; }
+int mha_layer_C(const mha_layer *l)
+{
+    return l ? l->C : 0;
+}
+int mha_layer_heads(const mha_layer *l)
+{
+    return l ? l->h : 0;
+}
+double *mha_params(mha_layer *l)
+{
+    return l ? l->params : NULL;
+}
+double *mha_grads(mha_layer *l)
+{
+    return l ? l->grads : NULL;
+}
+size_t mha_num_params(const mha_layer *l)
+{
+    return l ? 4 * (size_t)l->C * (size_t)l->C : 0;
+}
 
 int mha_init_weights(mha_layer *l, uint32_t seed_lo, uint32_t seed_hi, int rng_kind, double scale)
 {
@@ -173,9 +190,9 @@ int mha_init_weights(mha_layer *l, uint32_t seed_lo, uint32_t seed_hi, int rng_k
 static void cache_layout(mha_layer *l)
 {
     double *p = l->cache;
-    double **btc_tensors[] = {&l->X, &l->Q, &l->K, &l->V, &l->headout, &l->concat, &l->Y,
-                              &l->dY, &l->dconcat, &l->dheadout, &l->dV, &l->dQ, &l->dK,
-                              &l->dX, &l->work, &l->aux};
+    double **btc_tensors[] = {&l->X,  &l->Q,  &l->K,       &l->V,        &l->headout, &l->concat,
+                              &l->Y,  &l->dY, &l->dconcat, &l->dheadout, &l->dV,      &l->dQ,
+                              &l->dK, &l->dX, &l->work,    &l->aux};
     double **bhtt_tensors[] = {&l->scores, &l->att, &l->datt, &l->dscores};
     for (size_t i = 0; i < sizeof btc_tensors / sizeof btc_tensors[0]; i++) {
         *btc_tensors[i] = p;
@@ -207,7 +224,7 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     }
     double *block = malloc(bytes);
     if (!block) {
-        return MHA_ENOMEM;   /* the old cache and everything in it stay as they were */
+        return MHA_ENOMEM; /* the old cache and everything in it stay as they were */
     }
     if (X) {
         /* X may live in the old block (the layer's own MHA_T_X): move it before that goes */
@@ -315,13 +332,13 @@ void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size
             double *headout_bh = l->headout + bh * T * hs;
             if (from <= STAGE_ATT_QK) {
                 /* scores = q k^T / sqrt(hs), the division done by the softmax's first pass */
-                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, 0);         /* (T,hs) @ (hs,T) */
-                softmax_rows(att_bh, scores_bh, T, root, causal);      /* (T,T), rows sum to 1 */
+                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, 0);    /* (T,hs) @ (hs,T) */
+                softmax_rows(att_bh, scores_bh, T, root, causal); /* (T,T), rows sum to 1 */
             } else if (from == STAGE_ATT_SCORES) {
                 softmax_rows(att_bh, scores_bh, T, 1.0, causal);
             }
             if (from <= STAGE_HEADOUT) {
-                matmul_nn(headout_bh, att_bh, v_bh, T, T, hs);         /* (T,T) @ (T,hs) */
+                matmul_nn(headout_bh, att_bh, v_bh, T, T, hs); /* (T,T) @ (T,hs) */
             }
             if (from <= STAGE_MERGE) {
                 /* concat[b, t, head*hs : (head+1)*hs] = headout[b, head, t, :] */
@@ -457,7 +474,7 @@ int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
     }
     if (l->cache == old_cache) {
         memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
-    }   /* else layer_reserve copied X into the new block, where l->X now starts */
+    } /* else layer_reserve copied X into the new block, where l->X now starts */
     l->B = B;
     l->T = T;
     l->flags = flags;
@@ -487,7 +504,8 @@ int mha_forward_from(mha_layer *l, int stage)
     }
     int from;
     switch (stage) {
-    case MHA_T_Q: case MHA_T_K: from = STAGE_ATT_QK; break;
+    case MHA_T_Q:
+    case MHA_T_K: from = STAGE_ATT_QK; break;
     case MHA_T_V: from = STAGE_HEADOUT; break;
     case MHA_T_SCORES: from = STAGE_ATT_SCORES; break;
     case MHA_T_ATT: from = STAGE_HEADOUT; break;
@@ -567,7 +585,7 @@ int mha_backward(mha_layer *l, const double *dY, double *dX)
     memmove(l->dY, dY, btc * sizeof(double));
     backward_core(l);
     l->have_backward = 1;
-    l->gc_ready = 0;   /* the gradient buffer no longer holds the prepared check's gradient */
+    l->gc_ready = 0; /* the gradient buffer no longer holds the prepared check's gradient */
     if (dX) {
         memmove(dX, l->dX, btc * sizeof(double));
     }
@@ -590,27 +608,42 @@ int mha_zero_grad(mha_layer *l)
 static int tensor_kind(int id)
 {
     switch (id) {
-    case MHA_T_WQ: case MHA_T_WK: case MHA_T_WV: case MHA_T_WO:
-    case MHA_T_DWQ: case MHA_T_DWK: case MHA_T_DWV: case MHA_T_DWO:
-        return 0;
-    case MHA_T_X: case MHA_T_CONCAT: case MHA_T_Y: case MHA_T_DY: case MHA_T_DCONCAT: case MHA_T_DX:
-        return 1;
-    case MHA_T_Q: case MHA_T_K: case MHA_T_V: case MHA_T_HEADOUT: case MHA_T_DHEADOUT:
-    case MHA_T_DV: case MHA_T_DQ: case MHA_T_DK:
-        return 2;
-    case MHA_T_SCORES: case MHA_T_ATT: case MHA_T_DATT: case MHA_T_DSCORES:
-        return 3;
-    default:
-        return -1;
+    case MHA_T_WQ:
+    case MHA_T_WK:
+    case MHA_T_WV:
+    case MHA_T_WO:
+    case MHA_T_DWQ:
+    case MHA_T_DWK:
+    case MHA_T_DWV:
+    case MHA_T_DWO: return 0;
+    case MHA_T_X:
+    case MHA_T_CONCAT:
+    case MHA_T_Y:
+    case MHA_T_DY:
+    case MHA_T_DCONCAT:
+    case MHA_T_DX: return 1;
+    case MHA_T_Q:
+    case MHA_T_K:
+    case MHA_T_V:
+    case MHA_T_HEADOUT:
+    case MHA_T_DHEADOUT:
+    case MHA_T_DV:
+    case MHA_T_DQ:
+    case MHA_T_DK: return 2;
+    case MHA_T_SCORES:
+    case MHA_T_ATT:
+    case MHA_T_DATT:
+    case MHA_T_DSCORES: return 3;
+    default: return -1;
     }
 }
 
 const char *mha_tensor_name(int id)
 {
     static const char *const names[MHA_T_COUNT] = {
-        "Wq", "Wk", "Wv", "Wo", "dWq", "dWk", "dWv", "dWo", "X", "Q", "K", "V", "scores", "att",
-        "headout", "concat", "Y", "dY", "dconcat", "dheadout", "dV", "datt", "dscores", "dQ", "dK",
-        "dX"};
+        "Wq",      "Wk",       "Wv", "Wo",     "dWq",     "dWk",     "dWv",    "dWo", "X",
+        "Q",       "K",        "V",  "scores", "att",     "headout", "concat", "Y",   "dY",
+        "dconcat", "dheadout", "dV", "datt",   "dscores", "dQ",      "dK",     "dX"};
     return id >= 0 && id < MHA_T_COUNT ? names[id] : NULL;
 }
 
@@ -632,10 +665,31 @@ int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
         return MHA_ENOFORWARD;
     }
     switch (kind) {
-    case 0: *rank = 2; dims[0] = l->C; dims[1] = l->C; break;
-    case 1: *rank = 3; dims[0] = l->B; dims[1] = l->T; dims[2] = l->C; break;
-    case 2: *rank = 4; dims[0] = l->B; dims[1] = l->h; dims[2] = l->T; dims[3] = l->hs; break;
-    default: *rank = 4; dims[0] = l->B; dims[1] = l->h; dims[2] = l->T; dims[3] = l->T; break;
+    case 0:
+        *rank = 2;
+        dims[0] = l->C;
+        dims[1] = l->C;
+        break;
+    case 1:
+        *rank = 3;
+        dims[0] = l->B;
+        dims[1] = l->T;
+        dims[2] = l->C;
+        break;
+    case 2:
+        *rank = 4;
+        dims[0] = l->B;
+        dims[1] = l->h;
+        dims[2] = l->T;
+        dims[3] = l->hs;
+        break;
+    default:
+        *rank = 4;
+        dims[0] = l->B;
+        dims[1] = l->h;
+        dims[2] = l->T;
+        dims[3] = l->T;
+        break;
     }
     return MHA_OK;
 }
@@ -649,7 +703,8 @@ double *mha_tensor(mha_layer *l, int id, size_t *len)
         return NULL;
     }
     const int kind = tensor_kind(id);
-    if (kind < 0 || (kind > 0 && !l->have_forward) || (is_backward_tensor(id) && !l->have_backward)) {
+    if (kind < 0 || (kind > 0 && !l->have_forward) ||
+        (is_backward_tensor(id) && !l->have_backward)) {
         return NULL;
     }
     const size_t C = (size_t)l->C, CC = C * C;
@@ -657,10 +712,14 @@ double *mha_tensor(mha_layer *l, int id, size_t *len)
     const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
     double *p = NULL;
     switch (id) {
-    case MHA_T_WQ: case MHA_T_WK: case MHA_T_WV: case MHA_T_WO:
-        p = l->params + (size_t)(id - MHA_T_WQ) * CC; break;
-    case MHA_T_DWQ: case MHA_T_DWK: case MHA_T_DWV: case MHA_T_DWO:
-        p = l->grads + (size_t)(id - MHA_T_DWQ) * CC; break;
+    case MHA_T_WQ:
+    case MHA_T_WK:
+    case MHA_T_WV:
+    case MHA_T_WO: p = l->params + (size_t)(id - MHA_T_WQ) * CC; break;
+    case MHA_T_DWQ:
+    case MHA_T_DWK:
+    case MHA_T_DWV:
+    case MHA_T_DWO: p = l->grads + (size_t)(id - MHA_T_DWQ) * CC; break;
     case MHA_T_X: p = l->X; break;
     case MHA_T_Q: p = l->Q; break;
     case MHA_T_K: p = l->K; break;
@@ -706,8 +765,9 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
     size_t bt, bths, btt, btc, n, bytes, tmp;
     if (!mul_size((size_t)B, (size_t)T, &bt) || !mul_size(bt, (size_t)hs, &bths) ||
         !mul_size(bt, (size_t)T, &btt) || !mul_size(bt, (size_t)C, &btc) ||
-        !mul_size(bths, 3, &n) || n > SIZE_MAX - btt || !mul_size(n + btt, sizeof(double), &bytes) ||
-        !mul_size((size_t)C, (size_t)hs, &tmp) || !mul_size(btc, sizeof(double), &tmp)) {
+        !mul_size(bths, 3, &n) || n > SIZE_MAX - btt ||
+        !mul_size(n + btt, sizeof(double), &bytes) || !mul_size((size_t)C, (size_t)hs, &tmp) ||
+        !mul_size(btc, sizeof(double), &tmp)) {
         return MHA_EOVERFLOW;
     }
     double *q = malloc(bytes);
@@ -716,13 +776,13 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
     }
     double *k = q + bths, *v = k + bths, *a = v + bths;
     const size_t Ts = (size_t)T, HS = (size_t)hs, Cs = (size_t)C;
-    matmul_nn(q, X, Wq, bt, Cs, HS);   /* (B*T,C) @ (C,hs) */
+    matmul_nn(q, X, Wq, bt, Cs, HS); /* (B*T,C) @ (C,hs) */
     matmul_nn(k, X, Wk, bt, Cs, HS);
     matmul_nn(v, X, Wv, bt, Cs, HS);
     for (size_t b = 0; b < (size_t)B; b++) {
         double *a_b = a + b * Ts * Ts;
-        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, 0);   /* q k^T (T,T) */
-        softmax_rows(a_b, a_b, Ts, sqrt((double)HS), flags & MHA_CAUSAL);    /* / sqrt(hs), softmax */
+        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, 0);  /* q k^T (T,T) */
+        softmax_rows(a_b, a_b, Ts, sqrt((double)HS), flags & MHA_CAUSAL); /* / sqrt(hs), softmax */
         if (out) {
             matmul_nn(out + b * Ts * HS, a_b, v + b * Ts * HS, Ts, Ts, HS);
         }

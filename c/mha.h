@@ -48,17 +48,17 @@ extern "C" {
 
 enum {
     MHA_OK = 0,
-    MHA_ENULL = -1,        /* a required pointer argument is NULL */
-    MHA_EDIM = -2,         /* a size (C, h, B, T, n, steps) is zero or negative */
-    MHA_EDIVISIBLE = -3,   /* C is not divisible by h */
-    MHA_EOVERFLOW = -4,    /* the sizes are too large: a byte count would overflow */
-    MHA_ENOMEM = -5,       /* out of memory (the layer is unchanged and still usable) */
-    MHA_ENOFORWARD = -6,   /* backward or a cached tensor was asked for before any forward; or a
+    MHA_ENULL = -1,      /* a required pointer argument is NULL */
+    MHA_EDIM = -2,       /* a size (C, h, B, T, n, steps) is zero or negative */
+    MHA_EDIVISIBLE = -3, /* C is not divisible by h */
+    MHA_EOVERFLOW = -4,  /* the sizes are too large: a byte count would overflow */
+    MHA_ENOMEM = -5,     /* out of memory (the layer is unchanged and still usable) */
+    MHA_ENOFORWARD = -6, /* backward or a cached tensor was asked for before any forward; or a
                               gradient-check slice without a live mha_gradcheck_prepare */
-    MHA_ESEED = -7,        /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
-    MHA_ERNG = -8,         /* unknown random generator kind */
-    MHA_EFLAGS = -9,       /* unknown bits in flags */
-    MHA_EVALUE = -10,      /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */
+    MHA_ESEED = -7,      /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
+    MHA_ERNG = -8,       /* unknown random generator kind */
+    MHA_EFLAGS = -9,     /* unknown bits in flags */
+    MHA_EVALUE = -10, /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */
     MHA_ETENSOR = -11,     /* unknown tensor id */
     MHA_ELOSS = -12,       /* unknown loss kind */
     MHA_ERANGE = -13,      /* an index range lies outside the tensor */
@@ -80,8 +80,8 @@ const char *mha_version(void);
 /* random streams identical to NumPy's (see README: "Random numbers") */
 
 enum {
-    MHA_RNG_DEFAULT = 0,   /* np.random.default_rng(seed): SeedSequence + PCG64, ziggurat normals */
-    MHA_RNG_LEGACY = 1     /* np.random.seed(seed); np.random.randn: MT19937, polar Box-Muller */
+    MHA_RNG_DEFAULT = 0, /* np.random.default_rng(seed): SeedSequence + PCG64, ziggurat normals */
+    MHA_RNG_LEGACY = 1   /* np.random.seed(seed); np.random.randn: MT19937, polar Box-Muller */
 };
 
 typedef struct mha_rng mha_rng;
@@ -112,7 +112,9 @@ int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n
 
 typedef struct mha_layer mha_layer;
 
-enum { MHA_CAUSAL = 1 };   /* flags: mask keys after the query (attention exactly 0 above the diagonal) */
+enum {
+    MHA_CAUSAL = 1
+}; /* flags: mask keys after the query (attention exactly 0 above the diagonal) */
 
 /* Creates a layer of width C with h heads (head size hs = C / h); weights and gradients are zero
  * until mha_init_weights (or until written through mha_params). Allocates 2 * 4*C*C doubles; the
@@ -125,8 +127,8 @@ int mha_create(int C, int h, mha_layer **out);
 /* Frees the layer and everything it owns: every pointer from mha_params, mha_grads and mha_tensor
  * dies with it. NULL is allowed. */
 void mha_free(mha_layer *layer);
-int mha_layer_C(const mha_layer *layer);          /* C, or 0 for NULL */
-int mha_layer_heads(const mha_layer *layer);      /* h, or 0 for NULL */
+int mha_layer_C(const mha_layer *layer);     /* C, or 0 for NULL */
+int mha_layer_heads(const mha_layer *layer); /* h, or 0 for NULL */
 
 /* Weights from a NumPy stream: W = scale * standard_normal((C, C)), drawn in the order
  * Wq, Wk, Wv, Wo from one generator, i.e. in NumPy:
@@ -136,7 +138,8 @@ int mha_layer_heads(const mha_layer *layer);      /* h, or 0 for NULL */
  * earlier forward is left as it was (computed with the old weights) until the next forward.
  * Errors: MHA_ENULL (layer), MHA_EVALUE (scale not finite), MHA_ERNG (unknown rng_kind),
  * MHA_ESEED (legacy with seed_hi != 0). On error the weights are unchanged. */
-int mha_init_weights(mha_layer *layer, uint32_t seed_lo, uint32_t seed_hi, int rng_kind, double scale);
+int mha_init_weights(mha_layer *layer, uint32_t seed_lo, uint32_t seed_hi, int rng_kind,
+                     double scale);
 
 /* The parameter buffer [Wq | Wk | Wv | Wo], 4*C*C doubles (each W is (C,C), row-major), and the
  * gradient buffer [dWq | dWk | dWv | dWo] of the same layout. Owned by the layer, writable (write
@@ -144,7 +147,7 @@ int mha_init_weights(mha_layer *layer, uint32_t seed_lo, uint32_t seed_hi, int r
  * NULL for a NULL layer; cannot fail otherwise. */
 double *mha_params(mha_layer *layer);
 double *mha_grads(mha_layer *layer);
-size_t mha_num_params(const mha_layer *layer);   /* 4*C*C, or 0 for NULL */
+size_t mha_num_params(const mha_layer *layer); /* 4*C*C, or 0 for NULL */
 
 /* Forward pass. X (B,T,C) -> Y (B,T,C). Caches X, Q, K, V, scores, att, headout, concat and Y
  * for backward and for mha_tensor. flags: 0 or MHA_CAUSAL.
@@ -184,23 +187,32 @@ int mha_forward_from(mha_layer *layer, int stage);
 /* Tensors readable (and writable) through mha_tensor. The shape of each is given by
  * mha_tensor_shape; the sizes of cached ones follow the last forward's B and T. */
 enum {
-    MHA_T_WQ = 0, MHA_T_WK, MHA_T_WV, MHA_T_WO,          /* (C,C) weights */
-    MHA_T_DWQ, MHA_T_DWK, MHA_T_DWV, MHA_T_DWO,          /* (C,C) their gradients */
-    MHA_T_X,                                              /* (B,T,C)    copy of the forward input */
-    MHA_T_Q, MHA_T_K, MHA_T_V,                            /* (B,h,T,hs) split heads */
-    MHA_T_SCORES,                                         /* (B,h,T,T)  Q K^T / sqrt(hs), unmasked */
-    MHA_T_ATT,                                            /* (B,h,T,T)  softmax rows (masked) */
-    MHA_T_HEADOUT,                                        /* (B,h,T,hs) att @ V */
-    MHA_T_CONCAT,                                         /* (B,T,C)    merge_heads(headout) */
-    MHA_T_Y,                                              /* (B,T,C)    concat @ Wo */
-    MHA_T_DY,                                             /* (B,T,C)    copy of backward's dY */
-    MHA_T_DCONCAT,                                        /* (B,T,C) */
-    MHA_T_DHEADOUT,                                       /* (B,h,T,hs) */
-    MHA_T_DV,                                             /* (B,h,T,hs) */
-    MHA_T_DATT,                                           /* (B,h,T,T) */
-    MHA_T_DSCORES,                                        /* (B,h,T,T) */
-    MHA_T_DQ, MHA_T_DK,                                   /* (B,h,T,hs) */
-    MHA_T_DX,                                             /* (B,T,C) */
+    MHA_T_WQ = 0,
+    MHA_T_WK,
+    MHA_T_WV,
+    MHA_T_WO, /* (C,C) weights */
+    MHA_T_DWQ,
+    MHA_T_DWK,
+    MHA_T_DWV,
+    MHA_T_DWO, /* (C,C) their gradients */
+    MHA_T_X,   /* (B,T,C)    copy of the forward input */
+    MHA_T_Q,
+    MHA_T_K,
+    MHA_T_V,        /* (B,h,T,hs) split heads */
+    MHA_T_SCORES,   /* (B,h,T,T)  Q K^T / sqrt(hs), unmasked */
+    MHA_T_ATT,      /* (B,h,T,T)  softmax rows (masked) */
+    MHA_T_HEADOUT,  /* (B,h,T,hs) att @ V */
+    MHA_T_CONCAT,   /* (B,T,C)    merge_heads(headout) */
+    MHA_T_Y,        /* (B,T,C)    concat @ Wo */
+    MHA_T_DY,       /* (B,T,C)    copy of backward's dY */
+    MHA_T_DCONCAT,  /* (B,T,C) */
+    MHA_T_DHEADOUT, /* (B,h,T,hs) */
+    MHA_T_DV,       /* (B,h,T,hs) */
+    MHA_T_DATT,     /* (B,h,T,T) */
+    MHA_T_DSCORES,  /* (B,h,T,T) */
+    MHA_T_DQ,
+    MHA_T_DK, /* (B,h,T,hs) */
+    MHA_T_DX, /* (B,T,C) */
     MHA_T_COUNT
 };
 
@@ -259,16 +271,25 @@ int mha_train(mha_layer *layer, const double *X, const double *target, int B, in
 /* gradient check (float64 central finite differences) */
 
 enum {
-    MHA_LOSS_DOT = 0,      /* L = sum(G * Y), aux = G (B,T,C): dL/dY = G */
-    MHA_LOSS_MSE = 1       /* L = mean((Y - aux)^2), aux = target (B,T,C) */
+    MHA_LOSS_DOT = 0, /* L = sum(G * Y), aux = G (B,T,C): dL/dY = G */
+    MHA_LOSS_MSE = 1  /* L = mean((Y - aux)^2), aux = target (B,T,C) */
 };
 
 /* Checked tensors, in this order. The first five are the layer's inputs; the rest are
  * intermediates, perturbed in the cache and propagated forward from there. */
 enum {
-    MHA_CHECK_WQ = 0, MHA_CHECK_WK, MHA_CHECK_WV, MHA_CHECK_WO, MHA_CHECK_X,
-    MHA_CHECK_Q, MHA_CHECK_K, MHA_CHECK_V, MHA_CHECK_SCORES, MHA_CHECK_ATT,
-    MHA_CHECK_HEADOUT, MHA_CHECK_CONCAT,
+    MHA_CHECK_WQ = 0,
+    MHA_CHECK_WK,
+    MHA_CHECK_WV,
+    MHA_CHECK_WO,
+    MHA_CHECK_X,
+    MHA_CHECK_Q,
+    MHA_CHECK_K,
+    MHA_CHECK_V,
+    MHA_CHECK_SCORES,
+    MHA_CHECK_ATT,
+    MHA_CHECK_HEADOUT,
+    MHA_CHECK_CONCAT,
     MHA_CHECK_COUNT
 };
 
@@ -286,14 +307,14 @@ const char *mha_check_name(int which);
  * Float64Array of MHA_CHECK_COUNT * 8 values in JS. A non-finite gradient counts as an infinite
  * error. */
 typedef struct {
-    double size;         /* elements in the tensor */
-    double checked;      /* elements compared */
-    double max_abs;      /* max |analytic - numeric| */
-    double max_rel;      /* max relative error */
-    double worst;        /* index of the element with the largest relative error (-1: none) */
-    double analytic;     /* analytic gradient at `worst` */
-    double numeric;      /* numeric gradient at `worst` */
-    double mean_rel;     /* mean relative error over the checked elements */
+    double size;     /* elements in the tensor */
+    double checked;  /* elements compared */
+    double max_abs;  /* max |analytic - numeric| */
+    double max_rel;  /* max relative error */
+    double worst;    /* index of the element with the largest relative error (-1: none) */
+    double analytic; /* analytic gradient at `worst` */
+    double numeric;  /* numeric gradient at `worst` */
+    double mean_rel; /* mean relative error over the checked elements */
 } mha_check_row;
 
 /* Compares the analytic gradient of the loss with float64 central differences, the five-point
@@ -333,10 +354,10 @@ int mha_gradcheck(mha_layer *layer, const double *X, int B, int T, int flags, in
  * cancelled), MHA_EVALUE (eps not finite or <= 0), MHA_EDIM (samples, first or count < 0),
  * MHA_ETENSOR (which), MHA_ERANGE (first + count past the number of positions). Nothing is
  * written on error. */
-int mha_gradcheck_prepare(mha_layer *layer, const double *X, int B, int T, int flags,
-                          int loss_kind, const double *aux);
-int mha_gradcheck_slice(mha_layer *layer, int which, int samples, int first, int count,
-                        double eps, mha_check_row *row);
+int mha_gradcheck_prepare(mha_layer *layer, const double *X, int B, int T, int flags, int loss_kind,
+                          const double *aux);
+int mha_gradcheck_slice(mha_layer *layer, int which, int samples, int first, int count, double eps,
+                        mha_check_row *row);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* building blocks of the lessons (no layer needed) */

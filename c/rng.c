@@ -18,13 +18,13 @@
 /* SeedSequence (A.2, A.3)                                                                       */
 /* ============================================================================================ */
 
-#define SS_INIT_A 0x43b0d7e5u
-#define SS_MULT_A 0x931e8875u
-#define SS_INIT_B 0x8b51f9ddu
-#define SS_MULT_B 0x58f38dedu
+#define SS_INIT_A     0x43b0d7e5u
+#define SS_MULT_A     0x931e8875u
+#define SS_INIT_B     0x8b51f9ddu
+#define SS_MULT_B     0x58f38dedu
 #define SS_MIX_MULT_L 0xca01f9ddu
 #define SS_MIX_MULT_R 0x4973f715u
-#define SS_POOL 4
+#define SS_POOL       4
 
 /* Hashes one word with the running multiplier *h, which advances on every call. */
 static uint32_t ss_hash(uint32_t v, uint32_t *h)
@@ -47,26 +47,23 @@ static uint32_t ss_mix(uint32_t x, uint32_t y)
 void seed_sequence(const uint32_t *entropy, size_t n_entropy, uint32_t out32[8])
 {
     uint32_t pool[SS_POOL];
-    uint32_t h = SS_INIT_A;   /* one multiplier shared by all three mixing phases */
-    uint32_t g = SS_INIT_B;   /* a fresh multiplier for the output stage */
+    uint32_t h = SS_INIT_A; /* one multiplier shared by all three mixing phases */
+    uint32_t g = SS_INIT_B; /* a fresh multiplier for the output stage */
     size_t i, s, d;
     int k;
 
     /* 1. Fill the pool with the hashed entropy, padding with hashed zeros. */
-    for (i = 0; i < SS_POOL; i++)
-        pool[i] = ss_hash(i < n_entropy ? entropy[i] : 0u, &h);
+    for (i = 0; i < SS_POOL; i++) pool[i] = ss_hash(i < n_entropy ? entropy[i] : 0u, &h);
 
     /* 2. Let every pool word influence every other one; pool[s] is read after earlier
      *    rounds may already have changed it. */
     for (s = 0; s < SS_POOL; s++)
         for (d = 0; d < SS_POOL; d++)
-            if (d != s)
-                pool[d] = ss_mix(pool[d], ss_hash(pool[s], &h));
+            if (d != s) pool[d] = ss_mix(pool[d], ss_hash(pool[s], &h));
 
     /* 3. Entropy beyond the pool size is folded into every pool word (hashed anew each time). */
     for (s = SS_POOL; s < n_entropy; s++)
-        for (d = 0; d < SS_POOL; d++)
-            pool[d] = ss_mix(pool[d], ss_hash(entropy[s], &h));
+        for (d = 0; d < SS_POOL; d++) pool[d] = ss_mix(pool[d], ss_hash(entropy[s], &h));
 
     /* generate_state: 8 output words, cycling over the pool with the second multiplier. */
     for (k = 0; k < 8; k++) {
@@ -126,8 +123,7 @@ void pcg64_seed(pcg64_state *p, const uint32_t words[8])
     int j;
 
     /* Pair the SeedSequence words little-endian into four u64 words. */
-    for (j = 0; j < 4; j++)
-        w64[j] = (uint64_t)words[2 * j] | ((uint64_t)words[2 * j + 1] << 32);
+    for (j = 0; j < 4; j++) w64[j] = (uint64_t)words[2 * j] | ((uint64_t)words[2 * j + 1] << 32);
 
     /* The first word of each pair of u64 is the high half. */
     initstate.hi = w64[0];
@@ -190,7 +186,7 @@ double pcg64_next_double(pcg64_state *p)
 /* Ziggurat standard normal (A.5)                                                               */
 /* ============================================================================================ */
 
-#define ZIG_R 3.6541528853610087963519472518
+#define ZIG_R     3.6541528853610087963519472518
 #define ZIG_R_INV 0.27366123732975827203338247596
 
 static double pcg64_standard_normal(pcg64_state *p)
@@ -205,12 +201,10 @@ static double pcg64_standard_normal(pcg64_state *p)
 
         /* 2. Candidate abscissa inside the layer's rectangle (exact conversion: rabs < 2^52). */
         double x = (double)rabs * ZIG_WI[idx];
-        if (sign)
-            x = -x;
+        if (sign) x = -x;
 
         /* 3. Most draws lie wholly under the curve: accept at once. */
-        if (rabs < ZIG_KI[idx])
-            return x;
+        if (rabs < ZIG_KI[idx]) return x;
 
         if (idx == 0) {
             /* 4. Base layer beyond R: sample the tail with Marsaglia's exponential method.
@@ -232,8 +226,7 @@ static double pcg64_standard_normal(pcg64_state *p)
             double e = (-0.5 * x) * x;
             lhs = lhs * u;
             lhs = lhs + ZIG_FI[idx];
-            if (lhs < np_exp(e))
-                return x;
+            if (lhs < np_exp(e)) return x;
         }
     }
 }
@@ -242,10 +235,10 @@ static double pcg64_standard_normal(pcg64_state *p)
 /* MT19937 (B.1 - B.4)                                                                           */
 /* ============================================================================================ */
 
-#define MT_M 397
+#define MT_M        397
 #define MT_MATRIX_A 0x9908b0dfu
-#define MT_UPPER 0x80000000u
-#define MT_LOWER 0x7fffffffu
+#define MT_UPPER    0x80000000u
+#define MT_LOWER    0x7fffffffu
 
 void mt19937_seed(mt19937_state *m, uint32_t seed)
 {
@@ -258,8 +251,8 @@ void mt19937_seed(mt19937_state *m, uint32_t seed)
         uint32_t prev = m->key[i - 1];
         m->key[i] = 1812433253u * (prev ^ (prev >> 30)) + (uint32_t)i;
     }
-    m->pos = MT19937_N;   /* the first draw regenerates the whole block */
-    m->has_gauss = 0;     /* seeding clears the cached Gaussian */
+    m->pos = MT19937_N; /* the first draw regenerates the whole block */
+    m->has_gauss = 0;   /* seeding clears the cached Gaussian */
     m->gauss = 0.0;
 }
 
@@ -278,8 +271,7 @@ uint32_t mt19937_next32(mt19937_state *m)
 {
     uint32_t y;
 
-    if (m->pos >= MT19937_N)
-        mt19937_generate(m);
+    if (m->pos >= MT19937_N) mt19937_generate(m);
     y = m->key[m->pos++];
 
     /* Tempering improves the equidistribution of the raw key word. */
@@ -328,8 +320,7 @@ static double mt19937_gauss(mt19937_state *m)
 
 int rng_init(struct mha_rng *r, int kind, uint32_t seed_lo, uint32_t seed_hi)
 {
-    if (r == NULL)
-        return MHA_ENULL;
+    if (r == NULL) return MHA_ENULL;
 
     if (kind == MHA_RNG_DEFAULT) {
         /* The integer seed as entropy words, least significant first, without zero words at
@@ -339,8 +330,7 @@ int rng_init(struct mha_rng *r, int kind, uint32_t seed_lo, uint32_t seed_hi)
         size_t n = 1;
         entropy[0] = seed_lo;
         entropy[1] = seed_hi;
-        if (seed_hi != 0)
-            n = 2;
+        if (seed_hi != 0) n = 2;
         seed_sequence(entropy, n, words);
         memset(r, 0, sizeof *r);
         r->kind = MHA_RNG_DEFAULT;
@@ -349,8 +339,7 @@ int rng_init(struct mha_rng *r, int kind, uint32_t seed_lo, uint32_t seed_hi)
     }
     if (kind == MHA_RNG_LEGACY) {
         /* NumPy accepts legacy seeds 0 ... 2^32-1 only; nothing is reduced modulo 2^32. */
-        if (seed_hi != 0)
-            return MHA_ESEED;
+        if (seed_hi != 0) return MHA_ESEED;
         memset(r, 0, sizeof *r);
         r->kind = MHA_RNG_LEGACY;
         mt19937_seed(&r->mt, seed_lo);
@@ -361,15 +350,13 @@ int rng_init(struct mha_rng *r, int kind, uint32_t seed_lo, uint32_t seed_hi)
 
 double rng_next_standard_normal(struct mha_rng *r)
 {
-    if (r->kind == MHA_RNG_LEGACY)
-        return mt19937_gauss(&r->mt);
+    if (r->kind == MHA_RNG_LEGACY) return mt19937_gauss(&r->mt);
     return pcg64_standard_normal(&r->pcg);
 }
 
 double rng_next_double(struct mha_rng *r)
 {
-    if (r->kind == MHA_RNG_LEGACY)
-        return mt19937_next_double(&r->mt);
+    if (r->kind == MHA_RNG_LEGACY) return mt19937_next_double(&r->mt);
     return pcg64_next_double(&r->pcg);
 }
 
@@ -383,16 +370,13 @@ int mha_rng_create(int kind, uint32_t seed_lo, uint32_t seed_hi, mha_rng **out)
     struct mha_rng *r;
     int rc;
 
-    if (out == NULL)
-        return MHA_ENULL;
+    if (out == NULL) return MHA_ENULL;
     *out = NULL;
     /* Validate and seed on the stack first, so an error never allocates. */
     rc = rng_init(&tmp, kind, seed_lo, seed_hi);
-    if (rc != MHA_OK)
-        return rc;
+    if (rc != MHA_OK) return rc;
     r = (struct mha_rng *)malloc(sizeof *r);
-    if (r == NULL)
-        return MHA_ENOMEM;
+    if (r == NULL) return MHA_ENOMEM;
     *r = tmp;
     *out = r;
     return MHA_OK;
@@ -406,30 +390,24 @@ void mha_rng_free(mha_rng *rng)
 int mha_rng_standard_normal(mha_rng *rng, double *out, size_t n)
 {
     size_t i;
-    if (rng == NULL || (out == NULL && n > 0))
-        return MHA_ENULL;
-    for (i = 0; i < n; i++)
-        out[i] = rng_next_standard_normal(rng);
+    if (rng == NULL || (out == NULL && n > 0)) return MHA_ENULL;
+    for (i = 0; i < n; i++) out[i] = rng_next_standard_normal(rng);
     return MHA_OK;
 }
 
 int mha_rng_random(mha_rng *rng, double *out, size_t n)
 {
     size_t i;
-    if (rng == NULL || (out == NULL && n > 0))
-        return MHA_ENULL;
-    for (i = 0; i < n; i++)
-        out[i] = rng_next_double(rng);
+    if (rng == NULL || (out == NULL && n > 0)) return MHA_ENULL;
+    for (i = 0; i < n; i++) out[i] = rng_next_double(rng);
     return MHA_OK;
 }
 
 int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n)
 {
     size_t i;
-    if (rng == NULL || (out == NULL && n > 0))
-        return MHA_ENULL;
-    if (!isfinite(loc) || !isfinite(scale))
-        return MHA_EVALUE;
+    if (rng == NULL || (out == NULL && n > 0)) return MHA_ENULL;
+    if (!isfinite(loc) || !isfinite(scale)) return MHA_EVALUE;
     for (i = 0; i < n; i++) {
         /* One rounded multiply, then one rounded add (A.6, B.5). */
         double z = rng_next_standard_normal(rng);

@@ -56,9 +56,9 @@ typedef struct {
 
 /* A generator. Only the member matching `kind` is meaningful; the other one is left zeroed. */
 struct mha_rng {
-    int kind;            /* MHA_RNG_DEFAULT or MHA_RNG_LEGACY */
-    pcg64_state pcg;     /* used when kind == MHA_RNG_DEFAULT */
-    mt19937_state mt;    /* used when kind == MHA_RNG_LEGACY */
+    int kind;         /* MHA_RNG_DEFAULT or MHA_RNG_LEGACY */
+    pcg64_state pcg;  /* used when kind == MHA_RNG_DEFAULT */
+    mt19937_state mt; /* used when kind == MHA_RNG_LEGACY */
 };
 
 /* Seeds an existing struct like NumPy with the integer seed seed_hi*2^32 + seed_lo.

@@ -110,7 +110,7 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
     }
     const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
     if (layer_owns(l, target, n)) {
-        return MHA_EALIAS;   /* every step rewrites the cache */
+        return MHA_EALIAS; /* every step rewrites the cache */
     }
     if (!isfinite(lr) || !all_finite(X, n) || !all_finite(target, n)) {
         return MHA_EVALUE;
@@ -169,19 +169,56 @@ static int check_target_of(mha_layer *l, int which, check_target *ct)
     const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
     ct->which = which;
     switch (which) {
-    case MHA_CHECK_WQ: case MHA_CHECK_WK: case MHA_CHECK_WV: case MHA_CHECK_WO: {
+    case MHA_CHECK_WQ:
+    case MHA_CHECK_WK:
+    case MHA_CHECK_WV:
+    case MHA_CHECK_WO: {
         const size_t w = (size_t)(which - MHA_CHECK_WQ);
-        ct->p = l->params + w * CC; ct->g = l->grads + w * CC; ct->n = CC;
+        ct->p = l->params + w * CC;
+        ct->g = l->grads + w * CC;
+        ct->n = CC;
         break;
     }
-    case MHA_CHECK_X: ct->p = l->X; ct->g = l->dX; ct->n = btc; break;
-    case MHA_CHECK_Q: ct->p = l->Q; ct->g = l->dQ; ct->n = btc; break;
-    case MHA_CHECK_K: ct->p = l->K; ct->g = l->dK; ct->n = btc; break;
-    case MHA_CHECK_V: ct->p = l->V; ct->g = l->dV; ct->n = btc; break;
-    case MHA_CHECK_SCORES: ct->p = l->scores; ct->g = l->dscores; ct->n = bhtt; break;
-    case MHA_CHECK_ATT: ct->p = l->att; ct->g = l->datt; ct->n = bhtt; break;
-    case MHA_CHECK_HEADOUT: ct->p = l->headout; ct->g = l->dheadout; ct->n = btc; break;
-    case MHA_CHECK_CONCAT: ct->p = l->concat; ct->g = l->dconcat; ct->n = btc; break;
+    case MHA_CHECK_X:
+        ct->p = l->X;
+        ct->g = l->dX;
+        ct->n = btc;
+        break;
+    case MHA_CHECK_Q:
+        ct->p = l->Q;
+        ct->g = l->dQ;
+        ct->n = btc;
+        break;
+    case MHA_CHECK_K:
+        ct->p = l->K;
+        ct->g = l->dK;
+        ct->n = btc;
+        break;
+    case MHA_CHECK_V:
+        ct->p = l->V;
+        ct->g = l->dV;
+        ct->n = btc;
+        break;
+    case MHA_CHECK_SCORES:
+        ct->p = l->scores;
+        ct->g = l->dscores;
+        ct->n = bhtt;
+        break;
+    case MHA_CHECK_ATT:
+        ct->p = l->att;
+        ct->g = l->datt;
+        ct->n = bhtt;
+        break;
+    case MHA_CHECK_HEADOUT:
+        ct->p = l->headout;
+        ct->g = l->dheadout;
+        ct->n = btc;
+        break;
+    case MHA_CHECK_CONCAT:
+        ct->p = l->concat;
+        ct->g = l->dconcat;
+        ct->n = btc;
+        break;
     default: return MHA_ETENSOR;
     }
     return MHA_OK;
@@ -206,40 +243,48 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
     const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
     const size_t hs = (size_t)l->hs;
     switch (ct->which) {
-    case MHA_CHECK_WQ: case MHA_CHECK_WK: case MHA_CHECK_WV: {
+    case MHA_CHECK_WQ:
+    case MHA_CHECK_WK:
+    case MHA_CHECK_WV: {
         /* W[c, j] feeds column j of Q/K/V, i.e. head j / hs of every batch item */
         const size_t j = i % C, head = j / hs;
         forward_project_column(l, ct->which - MHA_CHECK_WQ, j);
-        forward_heads(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head, head + 1);
+        forward_heads(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head,
+                      head + 1);
         output_rows_after(l, 0, B, head);
         break;
     }
     case MHA_CHECK_WO:
-        forward_output_column(l, i % C);                      /* Wo[c, j] feeds column j of Y */
+        forward_output_column(l, i % C); /* Wo[c, j] feeds column j of Y */
         break;
     case MHA_CHECK_X: {
-        const size_t b = i / (T * C), t = (i / C) % T;      /* X[b, t, :] feeds row t of Q, K, V */
+        const size_t b = i / (T * C), t = (i / C) % T; /* X[b, t, :] feeds row t of Q, K, V */
         forward_project_row(l, b, t);
         forward_heads(l, STAGE_ATT_QK, b, b + 1, 0, h);
         output_rows_after(l, b, b + 1, 0);
         break;
     }
-    case MHA_CHECK_Q: case MHA_CHECK_K: case MHA_CHECK_V: case MHA_CHECK_HEADOUT: {
-        const size_t bh = i / (T * hs);                       /* (B,h,T,hs) layout */
-        const int from = ct->which == MHA_CHECK_V ? STAGE_HEADOUT
-                       : ct->which == MHA_CHECK_HEADOUT ? STAGE_MERGE : STAGE_ATT_QK;
+    case MHA_CHECK_Q:
+    case MHA_CHECK_K:
+    case MHA_CHECK_V:
+    case MHA_CHECK_HEADOUT: {
+        const size_t bh = i / (T * hs); /* (B,h,T,hs) layout */
+        const int from = ct->which == MHA_CHECK_V         ? STAGE_HEADOUT
+                         : ct->which == MHA_CHECK_HEADOUT ? STAGE_MERGE
+                                                          : STAGE_ATT_QK;
         forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
         output_rows_after(l, bh / h, bh / h + 1, bh % h);
         break;
     }
-    case MHA_CHECK_SCORES: case MHA_CHECK_ATT: {
-        const size_t bh = i / (T * T);                        /* (B,h,T,T) layout */
+    case MHA_CHECK_SCORES:
+    case MHA_CHECK_ATT: {
+        const size_t bh = i / (T * T); /* (B,h,T,T) layout */
         const int from = ct->which == MHA_CHECK_SCORES ? STAGE_ATT_SCORES : STAGE_HEADOUT;
         forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
         output_rows_after(l, bh / h, bh / h + 1, bh % h);
         break;
     }
-    default: {                                                /* concat (B,T,C): rows of Y */
+    default: { /* concat (B,T,C): rows of Y */
         const size_t b = i / (T * C), head = (i % C) / hs;
         output_rows_after(l, b, b + 1, head);
         break;
@@ -256,7 +301,7 @@ static void prepare_partials(mha_layer *l)
     const double *Wo = l->params + 3 * C * C;
     l->gc_partial_ok = 0;
     if (heads_before == 0 || btc == 0 || heads_before > SIZE_MAX / sizeof(double) / btc) {
-        return;   /* one head, or more partial sums than a size_t can count: none */
+        return; /* one head, or more partial sums than a size_t can count: none */
     }
     const size_t n = heads_before * btc;
     if (n > l->gc_partial_cap) {
@@ -269,7 +314,7 @@ static void prepare_partials(mha_layer *l)
         l->gc_partial_cap = n;
     }
     for (size_t g = 1; g < (size_t)l->h; g++) {
-        double *partial = l->gc_partial + (g - 1) * btc;   /* columns 0 .. g*hs-1 */
+        double *partial = l->gc_partial + (g - 1) * btc; /* columns 0 .. g*hs-1 */
         if (g == 1) {
             memset(partial, 0, btc * sizeof(double));
         } else {
@@ -366,7 +411,8 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
     }
     row->size = (double)ct.n;
     for (size_t j = (size_t)first; j < (size_t)first + (size_t)count; j++) {
-        const size_t i = positions == ct.n ? j : (size_t)floor((double)j * (double)ct.n / (double)positions);
+        const size_t i =
+            positions == ct.n ? j : (size_t)floor((double)j * (double)ct.n / (double)positions);
         const double x = ct.p[i];
         /* five-point central stencil: L'(x) = (8 (L(x+e) - L(x-e)) - (L(x+2e) - L(x-2e))) / 12e,
          * error O(e^4) instead of O(e^2), so e can be large enough that rounding in L stays far
@@ -374,7 +420,7 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
         const double d2 = loss_at(l, &ct, i, x + 2.0 * eps) - loss_at(l, &ct, i, x - 2.0 * eps);
         const double d1 = loss_at(l, &ct, i, x + eps) - loss_at(l, &ct, i, x - eps);
         ct.p[i] = x;
-        recompute_after(l, &ct, i);   /* the next element starts from the unperturbed forward */
+        recompute_after(l, &ct, i); /* the next element starts from the unperturbed forward */
         const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
         const double analytic = ct.g[i];
         double abs_err = fabs(analytic - numeric);
@@ -419,8 +465,9 @@ int mha_gradcheck(mha_layer *l, const double *X, int B, int T, int flags, int lo
         check_target ct;
         check_target_of(l, which, &ct);
         const size_t positions = samples == 0 || (size_t)samples >= ct.n ? ct.n : (size_t)samples;
-        const size_t chunk = 1u << 20;   /* slices take int counts */
-        for (size_t first = 0; first < positions && (size_t)first <= (size_t)INT_MAX; first += chunk) {
+        const size_t chunk = 1u << 20; /* slices take int counts */
+        for (size_t first = 0; first < positions && (size_t)first <= (size_t)INT_MAX;
+             first += chunk) {
             const size_t count = positions - first < chunk ? positions - first : chunk;
             rc = mha_gradcheck_slice(l, which, samples, (int)first, (int)count, eps, row);
             if (rc != MHA_OK) {

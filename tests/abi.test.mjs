@@ -43,7 +43,10 @@ test('the header parses: status codes 0, -1 ... -16, tensor ids, flags', (t) => 
   assert.equal(K.MHA_ENOFORWARD, -6);
   assert.equal(K.MHA_ESEED, -7);
   assert.equal(K.MHA_EFLAGS, -9);
-  assert.deepEqual(codes.map(([, v]) => v).sort((a, b) => b - a), Array.from({ length: 17 }, (_, i) => 0 - i));
+  assert.deepEqual(
+    codes.map(([, v]) => v).sort((a, b) => b - a),
+    Array.from({ length: 17 }, (_, i) => 0 - i),
+  );
   assert.equal(K.MHA_CAUSAL, 1);
   assert.equal(K.MHA_RNG_LEGACY, 1);
   t.diagnostic(`${codes.length} status codes: ${codes.map(([k, v]) => `${k}=${v}`).join(' ')}`);
@@ -73,16 +76,32 @@ test('mha_strerror: a message per code, "unknown error code" otherwise; mha_vers
     assert.equal(mha.errorMessage(code), s);
   }
   assert.equal(new Set(msgs.values()).size, codes.length, 'two codes share a message');
-  for (const code of [1, -17, 12345, -2147483648]) assert.equal(cstr(ex.mha_strerror(code)), 'unknown error code');
+  for (const code of [1, -17, 12345, -2147483648]) {
+    assert.equal(cstr(ex.mha_strerror(code)), 'unknown error code');
+  }
   // each message says what its header comment says
   const says = {
-    MHA_ENULL: /NULL/, MHA_EDIM: /size/i, MHA_EDIVISIBLE: /divisible/, MHA_EOVERFLOW: /overflow/,
-    MHA_ENOMEM: /memory/, MHA_ENOFORWARD: /forward/, MHA_ESEED: /seed.*2\^32-1/, MHA_ERNG: /generator/,
-    MHA_EFLAGS: /flags/, MHA_EVALUE: /NaN, infinite/, MHA_ETENSOR: /tensor/, MHA_ELOSS: /loss/,
-    MHA_ERANGE: /range/, MHA_ENOBACKWARD: /backward/, MHA_EDIVERGED: /diverged/, MHA_EALIAS: /own buffers/,
+    MHA_ENULL: /NULL/,
+    MHA_EDIM: /size/i,
+    MHA_EDIVISIBLE: /divisible/,
+    MHA_EOVERFLOW: /overflow/,
+    MHA_ENOMEM: /memory/,
+    MHA_ENOFORWARD: /forward/,
+    MHA_ESEED: /seed.*2\^32-1/,
+    MHA_ERNG: /generator/,
+    MHA_EFLAGS: /flags/,
+    MHA_EVALUE: /NaN, infinite/,
+    MHA_ETENSOR: /tensor/,
+    MHA_ELOSS: /loss/,
+    MHA_ERANGE: /range/,
+    MHA_ENOBACKWARD: /backward/,
+    MHA_EDIVERGED: /diverged/,
+    MHA_EALIAS: /own buffers/,
   };
   for (const [name, re] of Object.entries(says)) assert.match(msgs.get(name), re, name);
-  const [maj, min, pat] = ['MAJOR', 'MINOR', 'PATCH'].map((p) => header.match(new RegExp(`#define MHA_VERSION_${p} (\\d+)`))[1]);
+  const [maj, min, pat] = ['MAJOR', 'MINOR', 'PATCH'].map(
+    (p) => header.match(new RegExp(`#define MHA_VERSION_${p} (\\d+)`))[1],
+  );
   assert.equal(cstr(ex.mha_version()), `${maj}.${min}.${pat}`);
   assert.equal(mha.version, `${maj}.${min}.${pat}`);
   t.diagnostic(`version ${mha.version}; ${codes.length} distinct messages`);
@@ -91,8 +110,12 @@ test('mha_strerror: a message per code, "unknown error code" otherwise; mha_vers
 test('mha_create: EDIM for C <= 0 or h <= 0, EDIVISIBLE for 6 % 4, ENULL for a NULL out; *out = NULL on error', () => {
   const out = alloc(8);
   const cases = [
-    [0, 4, K.MHA_EDIM], [-1, 4, K.MHA_EDIM], [64, 0, K.MHA_EDIM], [64, -4, K.MHA_EDIM],
-    [6, 4, K.MHA_EDIVISIBLE], [64, 5, K.MHA_EDIVISIBLE],
+    [0, 4, K.MHA_EDIM],
+    [-1, 4, K.MHA_EDIM],
+    [64, 0, K.MHA_EDIM],
+    [64, -4, K.MHA_EDIM],
+    [6, 4, K.MHA_EDIVISIBLE],
+    [64, 5, K.MHA_EDIVISIBLE],
   ];
   for (const [C, h, want] of cases) {
     u32(out, 1)[0] = 0xdeadbee8; // garbage, must be overwritten with NULL
@@ -113,7 +136,8 @@ test('a raw layer: sizes, num_params == 4*C*C, init errors (ESEED, ERNG, EVALUE)
   assert.equal(ex.mha_layer_C(0), 0);
   assert.equal(ex.mha_layer_heads(0), 0);
   assert.equal(ex.mha_num_params(L) >>> 0, 4 * 64 * 64);
-  const P = ex.mha_params(L), Gp = ex.mha_grads(L);
+  const P = ex.mha_params(L),
+    Gp = ex.mha_grads(L);
   assert.ok(P && Gp && P !== Gp);
   assert.equal(ex.mha_params(0), 0);
   assert.equal(ex.mha_grads(0), 0);
@@ -126,7 +150,10 @@ test('a raw layer: sizes, num_params == 4*C*C, init errors (ESEED, ERNG, EVALUE)
   assert.equal(ex.mha_init_weights(L, 42, 0, K.MHA_RNG_DEFAULT, NaN), K.MHA_EVALUE);
   assert.equal(ex.mha_init_weights(L, 42, 0, K.MHA_RNG_DEFAULT, Infinity), K.MHA_EVALUE);
   assert.equal(ex.mha_init_weights(0, 42, 0, K.MHA_RNG_DEFAULT, 0.125), K.MHA_ENULL);
-  assert.ok(f64(P, 4 * 64 * 64).every((v) => Object.is(v, 0)), 'a failed init changed the weights');
+  assert.ok(
+    f64(P, 4 * 64 * 64).every((v) => Object.is(v, 0)),
+    'a failed init changed the weights',
+  );
   // success: the same weights as the JS API's
   assert.equal(ex.mha_init_weights(L, 42, 0, K.MHA_RNG_DEFAULT, 0.125), K.MHA_OK);
   const ref = mha.createLayer({ C: 64, heads: 4, seed: 42, scale: 0.125 });
@@ -156,7 +183,11 @@ test('before any forward: ENOFORWARD from backward/forward_from/tensor_shape, mh
     u32(len, 1)[0] = 99;
     assert.equal(ex.mha_tensor(L, tensorId(name), len), 0, `${name} before forward`);
     assert.equal(u32(len, 1)[0], 0, `${name}: *len`);
-    assert.equal(ex.mha_tensor_shape(L, tensorId(name), out + 16, out + 20), K.MHA_ENOFORWARD, name);
+    assert.equal(
+      ex.mha_tensor_shape(L, tensorId(name), out + 16, out + 20),
+      K.MHA_ENOFORWARD,
+      name,
+    );
   }
   // the weights exist from the start: (C, C)
   assert.ok(ex.mha_tensor(L, tensorId('Wq'), len) !== 0);
@@ -169,15 +200,21 @@ test('before any forward: ENOFORWARD from backward/forward_from/tensor_shape, mh
 });
 
 test('mha_forward: EFLAGS, EDIM, ENULL; a raw forward gives the same Y as layer.forward, bit for bit', (t) => {
-  const C = 64, B = 2, T = 6, n = B * T * C;
+  const C = 64,
+    B = 2,
+    T = 6,
+    n = B * T * C;
   const out = alloc(64);
   assert.equal(ex.mha_create(C, 4, out), K.MHA_OK);
   const L = u32(out, 1)[0];
   assert.equal(ex.mha_init_weights(L, 42, 0, K.MHA_RNG_DEFAULT, 0.125), K.MHA_OK);
   const X = mha.standardNormal(n, { seed: 7 });
-  const px = alloc(n * 8), py = alloc(n * 8);
+  const px = alloc(n * 8),
+    py = alloc(n * 8);
   f64(px, n).set(X);
-  for (const flags of [2, 3, -1, 0x100]) assert.equal(ex.mha_forward(L, px, B, T, flags, py), K.MHA_EFLAGS, `flags ${flags}`);
+  for (const flags of [2, 3, -1, 0x100]) {
+    assert.equal(ex.mha_forward(L, px, B, T, flags, py), K.MHA_EFLAGS, `flags ${flags}`);
+  }
   assert.equal(ex.mha_forward(L, px, 0, T, 0, py), K.MHA_EDIM);
   assert.equal(ex.mha_forward(L, px, B, -1, 0, py), K.MHA_EDIM);
   assert.equal(ex.mha_forward(L, 0, B, T, 0, py), K.MHA_ENULL);
@@ -234,7 +271,11 @@ test('mha_tensor: NULL and *len = 0 for unknown ids; names and check names end w
     assert.equal(ex.mha_tensor(L, id, out + 8), 0, `id ${id}`);
     assert.equal(u32(out + 8, 1)[0], 0, `id ${id}: *len`);
     assert.equal(ex.mha_tensor_name(id), 0);
-    assert.equal(ex.mha_tensor_shape(L, id, out + 16, out + 20), K.MHA_ETENSOR, `shape of id ${id}`);
+    assert.equal(
+      ex.mha_tensor_shape(L, id, out + 16, out + 20),
+      K.MHA_ETENSOR,
+      `shape of id ${id}`,
+    );
   }
   assert.equal(ex.mha_tensor(0, 0, out + 8), 0);
   assert.equal(ex.mha_tensor_shape(L, 0, 0, out + 20), K.MHA_ENULL);
@@ -251,7 +292,20 @@ test('mha_tensor: NULL and *len = 0 for unknown ids; names and check names end w
   // check names: 12, then NULL
   const checks = [];
   for (let w = 0; ex.mha_check_name(w); w++) checks.push(cstr(ex.mha_check_name(w)));
-  assert.deepEqual(checks, ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat']);
+  assert.deepEqual(checks, [
+    'Wq',
+    'Wk',
+    'Wv',
+    'Wo',
+    'X',
+    'Q',
+    'K',
+    'V',
+    'scores',
+    'att',
+    'headout',
+    'concat',
+  ]);
   assert.equal(ex.mha_check_name(-1), 0);
   ex.free(px);
   ex.free(out);
@@ -260,7 +314,8 @@ test('mha_tensor: NULL and *len = 0 for unknown ids; names and check names end w
 
 test('loss, optimiser and rng entry points: ENULL, EDIM, EVALUE, ERNG, ESEED', () => {
   const out = alloc(64);
-  const a = alloc(32), b = alloc(32);
+  const a = alloc(32),
+    b = alloc(32);
   f64(a, 4).set([1, 2, 3, 4]);
   f64(b, 4).set([1, 1, 1, 1]);
   assert.equal(ex.mha_mse_loss(a, b, 0, out, 0), K.MHA_EDIM);

@@ -29,31 +29,59 @@ test('shapes at every stage: X, Q/K/V, scores/att, headout, concat, Y and every 
   const layer = courseLayer();
   layer.forward(X, { B, T });
   const expected = {
-    Wq: [C, C], Wk: [C, C], Wv: [C, C], Wo: [C, C],
+    Wq: [C, C],
+    Wk: [C, C],
+    Wv: [C, C],
+    Wo: [C, C],
     X: [B, T, C],
-    Q: [B, H, T, HS], K: [B, H, T, HS], V: [B, H, T, HS],
-    scores: [B, H, T, T], att: [B, H, T, T],
-    headout: [B, H, T, HS], concat: [B, T, C], Y: [B, T, C],
+    Q: [B, H, T, HS],
+    K: [B, H, T, HS],
+    V: [B, H, T, HS],
+    scores: [B, H, T, T],
+    att: [B, H, T, T],
+    headout: [B, H, T, HS],
+    concat: [B, T, C],
+    Y: [B, T, C],
   };
   for (const [name, shape] of Object.entries(expected)) {
     const t = layer.tensor(name);
     assert.deepEqual(t.shape, shape, `shape of ${name}`);
-    assert.equal(t.data.length, shape.reduce((a, b) => a * b, 1), `length of ${name}`);
+    assert.equal(
+      t.data.length,
+      shape.reduce((a, b) => a * b, 1),
+      `length of ${name}`,
+    );
   }
   layer.backward(mha.standardNormal(B * T * C, { seed: 1 }));
   const grads = {
-    dWq: [C, C], dWk: [C, C], dWv: [C, C], dWo: [C, C],
-    dY: [B, T, C], dconcat: [B, T, C], dheadout: [B, H, T, HS], dV: [B, H, T, HS],
-    datt: [B, H, T, T], dscores: [B, H, T, T], dQ: [B, H, T, HS], dK: [B, H, T, HS],
+    dWq: [C, C],
+    dWk: [C, C],
+    dWv: [C, C],
+    dWo: [C, C],
+    dY: [B, T, C],
+    dconcat: [B, T, C],
+    dheadout: [B, H, T, HS],
+    dV: [B, H, T, HS],
+    datt: [B, H, T, T],
+    dscores: [B, H, T, T],
+    dQ: [B, H, T, HS],
+    dK: [B, H, T, HS],
     dX: [B, T, C],
   };
   for (const [name, shape] of Object.entries(grads)) {
     const t = layer.tensor(name);
     assert.deepEqual(t.shape, shape, `shape of ${name}`);
-    assert.equal(t.data.length, shape.reduce((a, b) => a * b, 1), `length of ${name}`);
+    assert.equal(
+      t.data.length,
+      shape.reduce((a, b) => a * b, 1),
+      `length of ${name}`,
+    );
   }
   // Every tensor the module lists was covered.
-  assert.deepEqual([...Object.keys(expected), ...Object.keys(grads)].sort(), mha.tensorNames.sort());
+  assert.deepEqual(
+    [...Object.keys(expected), ...Object.keys(grads)].sort(),
+    mha.tensorNames.sort(),
+  );
   layer.free();
 });
 
@@ -89,8 +117,14 @@ test('splitHeads/mergeHeads: permutation matches the index formula, round trip i
     for (let hh = 0; hh < H; hh++) {
       for (let tt = 0; tt < T; tt++) {
         for (let d = 0; d < HS; d++) {
-          assert.ok(Object.is(split[idx4(b, hh, tt, d)], XWq[idx3(b, tt, hh * HS + d)]), `split[${b},${hh},${tt},${d}]`);
-          assert.ok(Object.is(XWq[idx3(b, tt, hh * HS + d)], Q[idx4(b, hh, tt, d)]), `merge[${b},${tt},${hh * HS + d}]`);
+          assert.ok(
+            Object.is(split[idx4(b, hh, tt, d)], XWq[idx3(b, tt, hh * HS + d)]),
+            `split[${b},${hh},${tt},${d}]`,
+          );
+          assert.ok(
+            Object.is(XWq[idx3(b, tt, hh * HS + d)], Q[idx4(b, hh, tt, d)]),
+            `merge[${b},${tt},${hh * HS + d}]`,
+          );
           checked++;
         }
       }
@@ -99,17 +133,23 @@ test('splitHeads/mergeHeads: permutation matches the index formula, round trip i
   assert.equal(checked, B * T * C);
   // Round trips on arbitrary data, including -0 and subnormals: exactly the same bits.
   const x = mha.standardNormal(B * T * C, { seed: 5 });
-  x[3] = -0; x[17] = 5e-324; x[100] = -Number.MAX_VALUE;
+  x[3] = -0;
+  x[17] = 5e-324;
+  x[100] = -Number.MAX_VALUE;
   const rt1 = mha.mergeHeads(mha.splitHeads(x, { B, T, C, heads: H }), { B, T, C, heads: H });
   const rt2 = mha.splitHeads(mha.mergeHeads(x, { B, T, C, heads: H }), { B, T, C, heads: H });
   let maxAbs = 0;
-  for (let i = 0; i < x.length; i++) maxAbs = Math.max(maxAbs, Math.abs(rt1[i] - x[i]), Math.abs(rt2[i] - x[i]));
+  for (let i = 0; i < x.length; i++) {
+    maxAbs = Math.max(maxAbs, Math.abs(rt1[i] - x[i]), Math.abs(rt2[i] - x[i]));
+  }
   assert.equal(maxAbs, 0);
   assert.equal(bitMismatches(rt1, x), 0);
   assert.equal(bitMismatches(rt2, x), 0);
   // The NumPy reference reports the same claim for its own split/merge.
   assert.equal(fx.split_merge.roundtrip_max_abs, 0);
-  t.diagnostic(`split/merge: ${checked} entries match the index formula; round trip max |diff| = ${maxAbs}`);
+  t.diagnostic(
+    `split/merge: ${checked} entries match the index formula; round trip max |diff| = ${maxAbs}`,
+  );
   layer.free();
 });
 
@@ -132,8 +172,10 @@ test('each head of Q equals its own small projection X @ Wq[:, i*hs:(i+1)*hs]', 
     }
   }
   assert.ok(worst <= 1e-15, `max |Q_head - X @ Wq_head| = ${worst}`);
-  t.diagnostic(`max |Q[:, i] - X @ Wq[:, i*hs:(i+1)*hs]| over ${H} heads = ${worst}` +
-    ` (NumPy reference: ${fx.split_merge.head_equals_small_projection_max_abs})`);
+  t.diagnostic(
+    `max |Q[:, i] - X @ Wq[:, i*hs:(i+1)*hs]| over ${H} heads = ${worst}` +
+      ` (NumPy reference: ${fx.split_merge.head_equals_small_projection_max_abs})`,
+  );
   layer.free();
 });
 
@@ -142,7 +184,10 @@ function perturbHead(layer, j) {
   const base = layer.forward(X, { B, T }).Y;
   const headout = layer.tensor('headout').data;
   // Unchanged headout: forwardFrom reproduces Y bit for bit.
-  assert.ok(bitEqual(layer.forwardFrom('headout').Y, base), 'forwardFrom(headout) without edits changes Y');
+  assert.ok(
+    bitEqual(layer.forwardFrom('headout').Y, base),
+    'forwardFrom(headout) without edits changes Y',
+  );
   for (let b = 0; b < B; b++) {
     for (let tt = 0; tt < T; tt++) {
       for (let d = 0; d < HS; d++) headout[idx4(b, j, tt, d)] += 0.5 + 0.01 * d;
@@ -172,10 +217,13 @@ test('block-diagonal Wo: perturbing one head changes only its own column block o
   for (let j = 0; j < H; j++) {
     const changed = perturbHead(layer, j);
     for (let i = 0; i < H; i++) {
-      if (i === j) assert.equal(changed[i], blockSize, `head ${j}: its own block should change everywhere`);
-      else assert.equal(changed[i], 0, `head ${j}: block ${i} must stay bit-identical`);
+      if (i === j) {
+        assert.equal(changed[i], blockSize, `head ${j}: its own block should change everywhere`);
+      } else assert.equal(changed[i], 0, `head ${j}: block ${i} must stay bit-identical`);
     }
-    t.diagnostic(`block-diagonal Wo, head ${j} perturbed: changed entries per Y block = [${changed}]`);
+    t.diagnostic(
+      `block-diagonal Wo, head ${j} perturbed: changed entries per Y block = [${changed}]`,
+    );
   }
   layer.free();
 });
@@ -184,7 +232,9 @@ test('full Wo: perturbing one head changes every column block of Y', (t) => {
   const layer = courseLayer();
   const changed = perturbHead(layer, 1);
   for (let i = 0; i < H; i++) assert.ok(changed[i] > 0, `block ${i} unchanged with a full Wo`);
-  t.diagnostic(`full Wo, head 1 perturbed: changed entries per Y block = [${changed}] of ${B * T * HS} each`);
+  t.diagnostic(
+    `full Wo, head 1 perturbed: changed entries per Y block = [${changed}] of ${B * T * HS} each`,
+  );
   layer.free();
 });
 
@@ -192,7 +242,8 @@ test('causal mask: attention is exactly 0 above the diagonal and rows still sum 
   const layer = courseLayer();
   const { attention } = layer.forward(X, { B, T, causal: true });
   const scores = layer.tensor('scores').data;
-  let worst = 0, zeros = 0;
+  let worst = 0,
+    zeros = 0;
   for (let r = 0; r < B * H * T; r++) {
     const q = r % T; // the query's position
     let s = 0;
@@ -211,7 +262,7 @@ test('causal mask: attention is exactly 0 above the diagonal and rows still sum 
     assert.ok(Math.abs(s - 1) <= 1e-15, `row ${r}: sum - 1 = ${s - 1}`);
     worst = Math.max(worst, Math.abs(s - 1));
   }
-  assert.equal(zeros, B * H * (T * (T - 1)) / 2);
+  assert.equal(zeros, (B * H * (T * (T - 1))) / 2);
   // The first query sees only itself: a softmax over one key is exp(0) / exp(0) = 1 exactly.
   for (let bh = 0; bh < B * H; bh++) assert.equal(attention[bh * T * T], 1);
   t.diagnostic(`causal: ${zeros} masked entries all exactly 0; max |row sum - 1| = ${fmt(worst)}`);

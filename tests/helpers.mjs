@@ -51,7 +51,9 @@ export function referenceDir() {
         if (e.code !== 'EEXIST') throw e;
       }
       if (Date.now() > deadline) {
-        throw new Error(`referenceDir: waited 5 minutes for ${lock} (remove it if no make is running)`);
+        throw new Error(
+          `referenceDir: waited 5 minutes for ${lock} (remove it if no make is running)`,
+        );
       }
       sleep(100);
     }
@@ -117,11 +119,14 @@ export function loadMHA() {
  * Lengths must agree.
  */
 export function maxRelErr(a, b) {
-  if (a.length !== b.length) throw new Error(`maxRelErr: lengths differ (${a.length} vs ${b.length})`);
+  if (a.length !== b.length) {
+    throw new Error(`maxRelErr: lengths differ (${a.length} vs ${b.length})`);
+  }
   let diff = 0;
   let ref = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
+    const x = a[i],
+      y = b[i];
     if (Number.isNaN(x) || Number.isNaN(y)) return Infinity;
     if (x === y) {
       if (!Number.isFinite(y)) continue;
@@ -137,7 +142,9 @@ export function maxRelErr(a, b) {
 
 /** max_i |a_i - b_i| (NaN anywhere gives Infinity). */
 export function maxAbsDiff(a, b) {
-  if (a.length !== b.length) throw new Error(`maxAbsDiff: lengths differ (${a.length} vs ${b.length})`);
+  if (a.length !== b.length) {
+    throw new Error(`maxAbsDiff: lengths differ (${a.length} vs ${b.length})`);
+  }
   let m = 0;
   for (let i = 0; i < a.length; i++) {
     const d = Math.abs(a[i] - b[i]);
@@ -179,8 +186,11 @@ export function fromHexBits(hex) {
  * NaN payloads count as differences). Lengths must agree.
  */
 export function bitMismatches(a, b) {
-  if (a.length !== b.length) throw new Error(`bitMismatches: lengths differ (${a.length} vs ${b.length})`);
-  const x = bits(a), y = bits(b);
+  if (a.length !== b.length) {
+    throw new Error(`bitMismatches: lengths differ (${a.length} vs ${b.length})`);
+  }
+  const x = bits(a),
+    y = bits(b);
   let n = 0;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
   return n;
@@ -189,7 +199,8 @@ export function bitMismatches(a, b) {
 /** Index of the first bit-pattern difference, or -1. */
 export function firstBitMismatch(a, b) {
   if (a.length !== b.length) return 0;
-  const x = bits(a), y = bits(b);
+  const x = bits(a),
+    y = bits(b);
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
   return -1;
 }

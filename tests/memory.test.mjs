@@ -19,7 +19,10 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
   const T = 4096;
   const big = new Float64Array(T * 64);
   // the JS API refuses it up front, naming B and T ...
-  assert.throws(() => layer.forward(big, { B: 1, T }), /layer\.forward: B = 1, T = 4096 is too large/);
+  assert.throws(
+    () => layer.forward(big, { B: 1, T }),
+    /layer\.forward: B = 1, T = 4096 is too large/,
+  );
   // ... and the C library, asked directly, fails the allocation cleanly: MHA_ENOMEM, no trap
   const ex = mha.exports;
   const out = ex.malloc(4);
@@ -31,7 +34,9 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
   ex.mha_free(raw);
   ex.free(px);
   ex.free(out);
-  t.diagnostic(`after the failed request: wasm memory ${(memoryBytes() / 2 ** 20).toFixed(0)} MiB (cap 1024 MiB)`);
+  t.diagnostic(
+    `after the failed request: wasm memory ${(memoryBytes() / 2 ** 20).toFixed(0)} MiB (cap 1024 MiB)`,
+  );
   assert.ok(memoryBytes() <= GiB, 'memory stays within the cap');
   // nothing already computed is lost: the cache still holds the course forward ...
   assert.deepEqual(layer.tensor('Y').data, Y);
@@ -39,7 +44,10 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
   assert.deepEqual(layer.forward(X, { B: 2, T: 6 }).Y, Y);
   // a byte count that overflows 32 bits is refused before any allocation
   assert.throws(() => layer.forward(new Float64Array(64 * 65536), { B: 1, T: 65536 }), /too large/);
-  assert.equal(mha.exports.mha_forward(0, 0, 1, 65536, 0, 0), -1 /* MHA_ENULL comes first for a NULL layer */);
+  assert.equal(
+    mha.exports.mha_forward(0, 0, 1, 65536, 0, 0),
+    -1 /* MHA_ENULL comes first for a NULL layer */,
+  );
   assert.deepEqual(layer.forward(X, { B: 2, T: 6 }).Y, Y);
   layer.free();
 });
@@ -56,7 +64,9 @@ test('just under the cap works: memory grows on demand and the result is right',
     worst = Math.max(worst, Math.abs(s - 1));
   }
   assert.ok(worst < 1e-12, `attention rows sum to 1 (worst ${worst})`);
-  t.diagnostic(`T=1024 forward: wasm memory ${(memoryBytes() / 2 ** 20).toFixed(0)} MiB; row sums within ${worst.toExponential(1)}`);
+  t.diagnostic(
+    `T=1024 forward: wasm memory ${(memoryBytes() / 2 ** 20).toFixed(0)} MiB; row sums within ${worst.toExponential(1)}`,
+  );
   layer.free();
 });
 
@@ -70,10 +80,14 @@ test('100,000 create/forward/free cycles leave the heap flat', (t) => {
     r.standardNormal(4);
     r.free();
   };
-  for (let i = 0; i < 1000; i++) cycle();   // warm up: scratch and allocator reach steady state
+  for (let i = 0; i < 1000; i++) cycle(); // warm up: scratch and allocator reach steady state
   const before = memoryBytes();
   // A probe allocation lands at the same address when nothing has leaked in between.
-  const probe = () => { const p = mha.exports.malloc(4096); mha.exports.free(p); return p; };
+  const probe = () => {
+    const p = mha.exports.malloc(4096);
+    mha.exports.free(p);
+    return p;
+  };
   const p0 = probe();
   for (let i = 0; i < 100000; i++) cycle();
   const after = memoryBytes();

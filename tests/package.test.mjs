@@ -11,8 +11,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync,
-  symlinkSync, writeFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
@@ -22,7 +30,13 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 
 // The files a user needs, and nothing else (npm adds package.json itself).
 const EXPECTED_FILES = [
-  'LICENSE', 'README.md', 'c/mha.h', 'package.json', 'web/mha.d.ts', 'web/mha.js', 'web/mha.wasm',
+  'LICENSE',
+  'README.md',
+  'c/mha.h',
+  'package.json',
+  'web/mha.d.ts',
+  'web/mha.js',
+  'web/mha.wasm',
 ];
 
 // npm's own CLI script, run with this node: `npm test` says where it is; otherwise the `npm` on PATH.
@@ -47,11 +61,14 @@ function ok(r, what) {
   return r.stdout;
 }
 
-let work;      // the temporary directory of this file
+let work; // the temporary directory of this file
 let npm;
 
 before(() => {
-  assert.ok(existsSync(join(repoRoot, 'web', 'mha.wasm')), 'web/mha.wasm is missing: run `make wasm` first');
+  assert.ok(
+    existsSync(join(repoRoot, 'web', 'mha.wasm')),
+    'web/mha.wasm is missing: run `make wasm` first',
+  );
   work = mkdtempSync(join(tmpdir(), 'mha-package-'));
   npm = npmCli();
 });
@@ -65,7 +82,9 @@ test('package.json: exports map, types, files, engines, license, keywords', () =
   assert.equal(pkg.type, 'module');
   assert.equal(pkg.license, 'MIT');
   assert.match(pkg.engines?.node ?? '', />=\s*\d+/);
-  assert.ok(Array.isArray(pkg.keywords) && pkg.keywords.length >= 3 && pkg.keywords.includes('webassembly'));
+  assert.ok(
+    Array.isArray(pkg.keywords) && pkg.keywords.length >= 3 && pkg.keywords.includes('webassembly'),
+  );
   assert.deepEqual(pkg.exports, {
     '.': { types: './web/mha.d.ts', default: './web/mha.js' },
     './mha.wasm': './web/mha.wasm',
@@ -73,9 +92,21 @@ test('package.json: exports map, types, files, engines, license, keywords', () =
     './package.json': './package.json',
   });
   assert.equal(pkg.types, './web/mha.d.ts');
-  assert.deepEqual([...pkg.files].sort(), ['LICENSE', 'README.md', 'c/mha.h', 'web/mha.d.ts', 'web/mha.js', 'web/mha.wasm']);
-  for (const f of pkg.files) assert.ok(existsSync(join(repoRoot, f)), `${f} (in "files") does not exist`);
-  assert.match(readFileSync(join(repoRoot, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) \d{4} the mha-wasm authors\n/);
+  assert.deepEqual([...pkg.files].sort(), [
+    'LICENSE',
+    'README.md',
+    'c/mha.h',
+    'web/mha.d.ts',
+    'web/mha.js',
+    'web/mha.wasm',
+  ]);
+  for (const f of pkg.files) {
+    assert.ok(existsSync(join(repoRoot, f)), `${f} (in "files") does not exist`);
+  }
+  assert.match(
+    readFileSync(join(repoRoot, 'LICENSE'), 'utf8'),
+    /^MIT License\n\nCopyright \(c\) \d{4} the mha-wasm authors\n/,
+  );
 });
 
 test('one version: package.json = mha.version (from C) = MHA_VERSION_* in c/mha.h', async (t) => {
@@ -91,10 +122,15 @@ test('one version: package.json = mha.version (from C) = MHA_VERSION_* in c/mha.
   t.diagnostic(`version ${pkg.version} (package.json, mha.version, MHA_VERSION_*)`);
 });
 
-let packed;   // the `npm pack --dry-run --json` entry
+let packed; // the `npm pack --dry-run --json` entry
 
 test('npm pack --dry-run: exactly the files a user needs', (t) => {
-  const out = ok(run(process.execPath, [npm, 'pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot }), 'npm pack --dry-run');
+  const out = ok(
+    run(process.execPath, [npm, 'pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: repoRoot,
+    }),
+    'npm pack --dry-run',
+  );
   [packed] = JSON.parse(out);
   const files = packed.files.map((f) => f.path).sort();
   assert.deepEqual(files, EXPECTED_FILES);
@@ -104,7 +140,9 @@ test('npm pack --dry-run: exactly the files a user needs', (t) => {
   const wasm = packed.files.find((f) => f.path === 'web/mha.wasm');
   assert.equal(wasm.size, statSync(join(repoRoot, 'web', 'mha.wasm')).size);
   for (const f of packed.files) t.diagnostic(`${String(f.size).padStart(7)} B  ${f.path}`);
-  t.diagnostic(`${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1000).toFixed(1)} kB packed, ${(packed.unpackedSize / 1000).toFixed(1)} kB unpacked`);
+  t.diagnostic(
+    `${packed.filename}: ${packed.entryCount} files, ${(packed.size / 1000).toFixed(1)} kB packed, ${(packed.unpackedSize / 1000).toFixed(1)} kB unpacked`,
+  );
 });
 
 // What the consumer runs: the package's public entry only.
@@ -155,7 +193,12 @@ test('the packed tarball installed into an empty project, without emscripten on 
   // 1. pack
   const dist = join(work, 'dist');
   mkdirSync(dist);
-  const packOut = ok(run(process.execPath, [npm, 'pack', '--json', '--ignore-scripts', '--pack-destination', dist], { cwd: repoRoot }), 'npm pack');
+  const packOut = ok(
+    run(process.execPath, [npm, 'pack', '--json', '--ignore-scripts', '--pack-destination', dist], {
+      cwd: repoRoot,
+    }),
+    'npm pack',
+  );
   const [{ filename }] = JSON.parse(packOut);
   const tarball = join(dist, filename);
   assert.ok(existsSync(tarball), tarball);
@@ -177,19 +220,37 @@ test('the packed tarball installed into an empty project, without emscripten on 
     npm_config_audit: 'false',
   };
   for (const dir of env.PATH.split(delimiter)) {
-    for (const tool of ['emcc', 'emcc.py', 'clang', 'gcc', 'cc']) assert.ok(!existsSync(join(dir, tool)), `${tool} on the consumer's PATH`);
+    for (const tool of ['emcc', 'emcc.py', 'clang', 'gcc', 'cc']) {
+      assert.ok(!existsSync(join(dir, tool)), `${tool} on the consumer's PATH`);
+    }
   }
 
   // 3. an empty project; install the tarball offline
   const app = join(work, 'app');
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  ok(run(process.execPath, [npm, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app, env }), 'npm install <tarball>');
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2),
+  );
+  ok(
+    run(
+      process.execPath,
+      [npm, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball],
+      { cwd: app, env },
+    ),
+    'npm install <tarball>',
+  );
   const installed = join(app, 'node_modules', 'mha-wasm');
-  const listing = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile()).map((d) => relative(installed, join(d.parentPath ?? d.path, d.name))).sort();
+  const listing = (dir) =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => relative(installed, join(d.parentPath ?? d.path, d.name)))
+      .sort();
   assert.deepEqual(listing(installed), EXPECTED_FILES);
-  assert.deepEqual(readFileSync(join(installed, 'web', 'mha.wasm')), readFileSync(join(repoRoot, 'web', 'mha.wasm')));
+  assert.deepEqual(
+    readFileSync(join(installed, 'web', 'mha.wasm')),
+    readFileSync(join(repoRoot, 'web', 'mha.wasm')),
+  );
   const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
   assert.match(manifest.dependencies?.['mha-wasm'] ?? '', /mha-wasm-.*\.tgz$/);
 
@@ -202,14 +263,18 @@ test('the packed tarball installed into an empty project, without emscripten on 
   assert.equal(r.version2, pkg.version);
   assert.equal(r.packageVersion, pkg.version);
   assert.equal(r.deepImport, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only the exports map is public');
-  const inPackage = (url, path) => assert.equal(realpathSync(new URL(url)), realpathSync(join(installed, path)));
+  const inPackage = (url, path) =>
+    assert.equal(realpathSync(new URL(url)), realpathSync(join(installed, path)));
   inPackage(r.resolved.main, 'web/mha.js');
   inPackage(r.resolved.wasm, 'web/mha.wasm');
   inPackage(r.resolved.header, 'c/mha.h');
   inPackage(r.resolved.packageJson, 'package.json');
 
   // forward, backward, gradient check: sane, and the same bits as the repository's own module
-  const B = 2, T = 3, C = 8, heads = 2;
+  const B = 2,
+    T = 3,
+    C = 8,
+    heads = 2;
   assert.equal(r.Y.length, B * T * C);
   assert.equal(r.attention.length, B * heads * T * T);
   assert.equal(r.dX.length, B * T * C);
@@ -225,7 +290,9 @@ test('the packed tarball installed into an empty project, without emscripten on 
     assert.ok(row.maxRel <= 1e-7, `${row.tensor}: max rel ${row.maxRel}`);
   }
   t.diagnostic(`installed ${filename} offline into an empty project, PATH=${bin} (node only)`);
-  t.diagnostic(`gradient check through the package: ${r.report.map((x) => `${x.tensor} ${x.maxRel.toExponential(1)}`).join(', ')}`);
+  t.diagnostic(
+    `gradient check through the package: ${r.report.map((x) => `${x.tensor} ${x.maxRel.toExponential(1)}`).join(', ')}`,
+  );
   const mha = await loadMHA();
   const layer = mha.createLayer({ C, heads, seed: 42 });
   const X = mha.standardNormal(B * T * C, { seed: 7 });
@@ -242,15 +309,33 @@ test('the packed tarball installed into an empty project, without emscripten on 
   // 5. the installed types resolve through the exports map ("types" condition) for a TS user
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   writeFileSync(join(app, 'check.ts'), CONSUMER_TS);
-  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext',
-      lib: ['es2022', 'dom'], types: [], noEmit: true, skipLibCheck: false,
-    },
-    files: ['check.ts'],
-  }));
-  const tr = run(process.execPath, [tsc, '--pretty', 'false', '-p', join(app, 'tsconfig.json'), '--listFiles'], { cwd: app });
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['es2022', 'dom'],
+        types: [],
+        noEmit: true,
+        skipLibCheck: false,
+      },
+      files: ['check.ts'],
+    }),
+  );
+  const tr = run(
+    process.execPath,
+    [tsc, '--pretty', 'false', '-p', join(app, 'tsconfig.json'), '--listFiles'],
+    { cwd: app },
+  );
   assert.equal(tr.status, 0, `tsc on the installed package failed:\n${tr.stdout}${tr.stderr}`);
-  assert.ok(tr.stdout.split('\n').some((l) => l.trim() === join(installed, 'web', 'mha.d.ts')), `the installed mha.d.ts was not used:\n${tr.stdout}`);
-  t.diagnostic('tsc on a TypeScript consumer of the installed package: 0 errors (types from node_modules/mha-wasm/web/mha.d.ts)');
+  assert.ok(
+    tr.stdout.split('\n').some((l) => l.trim() === join(installed, 'web', 'mha.d.ts')),
+    `the installed mha.d.ts was not used:\n${tr.stdout}`,
+  );
+  t.diagnostic(
+    'tsc on a TypeScript consumer of the installed package: 0 errors (types from node_modules/mha-wasm/web/mha.d.ts)',
+  );
 });

@@ -22,15 +22,24 @@ function firstBlock(heading, lang) {
   const rest = readme.slice(start + 1);
   const next = rest.indexOf('\n## ');
   const section = next < 0 ? rest : rest.slice(0, next);
-  const m = section.match(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'm'));
+  const m = section.match(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'm'));
   assert.ok(m, `no \`\`\`${lang} block under "## ${heading}"`);
   return m[1];
 }
 
 function run(file, args, opts = {}) {
-  const r = spawnSync(file, args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+  const r = spawnSync(file, args, {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    ...opts,
+  });
   if (r.error) throw r.error;
-  assert.equal(r.status, 0, `${file} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  assert.equal(
+    r.status,
+    0,
+    `${file} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`,
+  );
   return r.stdout;
 }
 
@@ -42,8 +51,11 @@ function parseOutput(out, what) {
     assert.ok(m, `${what}: no match for ${re} in:\n${out}`);
     return Number(m[1]);
   };
-  const rows = [...out.matchAll(/^(\w+)\s+checked\s+(\d+)\s+max rel (\S+)$/gm)]
-    .map((m) => ({ tensor: m[1], checked: Number(m[2]), maxRel: Number(m[3]) }));
+  const rows = [...out.matchAll(/^(\w+)\s+checked\s+(\d+)\s+max rel (\S+)$/gm)].map((m) => ({
+    tensor: m[1],
+    checked: Number(m[2]),
+    maxRel: Number(m[3]),
+  }));
   const loss = out.match(/^loss (\S+) -> (\S+)$/m);
   assert.ok(loss, `${what}: no loss line in:\n${out}`);
   const shape = out.match(/^scores: \(([\d, ]+)\)$/m);
@@ -65,9 +77,16 @@ function assertSane(r, what) {
   assert.ok(Number.isFinite(r.Y0) && Number.isFinite(r.dX0), `${what}: Y[0], dX[0]`);
   assert.deepEqual(r.scores, [2, 4, 6, 6], `${what}: scores shape`);
   // the course's gradient check: every entry of 12 tensors, all within 1e-7
-  assert.deepEqual(r.rows.map((x) => x.tensor),
-    ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'], `${what}: report rows`);
-  assert.equal(r.rows.reduce((a, x) => a + x.checked, 0), 21568, `${what}: entries checked`);
+  assert.deepEqual(
+    r.rows.map((x) => x.tensor),
+    ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'],
+    `${what}: report rows`,
+  );
+  assert.equal(
+    r.rows.reduce((a, x) => a + x.checked, 0),
+    21568,
+    `${what}: entries checked`,
+  );
   for (const x of r.rows) assert.ok(x.maxRel <= 1e-7, `${what}: ${x.tensor} max rel ${x.maxRel}`);
   assert.ok(r.loss9 < r.loss0, `${what}: training lowers the loss (${r.loss0} -> ${r.loss9})`);
 }
@@ -76,7 +95,15 @@ let jsResult;
 
 test('README "## JS API": the example is a complete program that runs', (t) => {
   const code = firstBlock('JS API', 'js');
-  for (const call of ['loadMHA(', 'createLayer(', '.forward(', '.backward(', '.gradcheck(', '.train(', '.free()']) {
+  for (const call of [
+    'loadMHA(',
+    'createLayer(',
+    '.forward(',
+    '.backward(',
+    '.gradcheck(',
+    '.train(',
+    '.free()',
+  ]) {
     assert.ok(code.includes(call), `the JS example does not call ${call}`);
   }
   // Written inside the repository: `import ... from 'mha-wasm'` resolves to this package through
@@ -84,11 +111,16 @@ test('README "## JS API": the example is a complete program that runs', (t) => {
   const dir = join(repoRoot, 'build', 'readme');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'example.mjs');
-  writeFileSync(file, code.replaceAll("'./web/mha.js'", `'${pathToFileURL(join(repoRoot, 'web', 'mha.js')).href}'`));
+  writeFileSync(
+    file,
+    code.replaceAll("'./web/mha.js'", `'${pathToFileURL(join(repoRoot, 'web', 'mha.js')).href}'`),
+  );
   const out = run(process.execPath, [file]);
   jsResult = parseOutput(out, 'JS example');
   assertSane(jsResult, 'JS example');
-  t.diagnostic(`JS example: Y[0] = ${jsResult.Y0}, loss ${jsResult.loss0} -> ${jsResult.loss9}, max rel ${Math.max(...jsResult.rows.map((x) => x.maxRel)).toExponential(1)}`);
+  t.diagnostic(
+    `JS example: Y[0] = ${jsResult.Y0}, loss ${jsResult.loss0} -> ${jsResult.loss9}, max rel ${Math.max(...jsResult.rows.map((x) => x.maxRel)).toExponential(1)}`,
+  );
 });
 
 test('README "## C API": the example compiles against build/libmha.a (make lib), runs, and prints what the JS example prints', (t) => {
@@ -102,7 +134,18 @@ test('README "## C API": the example compiles against build/libmha.a (make lib),
   writeFileSync(src, code);
   rmSync(exe, { force: true });
   const cc = process.env.CC || 'cc';
-  run(cc, ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Ic', src, join('build', 'libmha.a'), '-lm', '-o', exe]);
+  run(cc, [
+    '-std=c11',
+    '-Wall',
+    '-Wextra',
+    '-Werror',
+    '-Ic',
+    src,
+    join('build', 'libmha.a'),
+    '-lm',
+    '-o',
+    exe,
+  ]);
   const out = run(exe, []);
   const c = parseOutput(out, 'C example');
   assertSane(c, 'C example');
@@ -110,14 +153,20 @@ test('README "## C API": the example compiles against build/libmha.a (make lib),
   // softmax's exp comes from each platform's libm, so the last bits, and with them the
   // finite-difference noise in the max rel column, may differ between the two builds).
   if (jsResult) {
-    const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1.5e-6, `${what}: C ${a} vs JS ${b}`);
+    const close = (a, b, what) =>
+      assert.ok(Math.abs(a - b) <= 1.5e-6, `${what}: C ${a} vs JS ${b}`);
     close(c.Y0, jsResult.Y0, 'Y[0]');
     close(c.dX0, jsResult.dX0, 'dX[0]');
     close(c.loss0, jsResult.loss0, 'loss before step 0');
     close(c.loss9, jsResult.loss9, 'loss before step 9');
-    assert.deepEqual(c.rows.map((x) => x.checked), jsResult.rows.map((x) => x.checked));
+    assert.deepEqual(
+      c.rows.map((x) => x.checked),
+      jsResult.rows.map((x) => x.checked),
+    );
   }
-  t.diagnostic(`C example: Y[0] = ${c.Y0}, loss ${c.loss0} -> ${c.loss9} (the same as the JS example), max rel ${Math.max(...c.rows.map((x) => x.maxRel)).toExponential(1)}`);
+  t.diagnostic(
+    `C example: Y[0] = ${c.Y0}, loss ${c.loss0} -> ${c.loss9} (the same as the JS example), max rel ${Math.max(...c.rows.map((x) => x.maxRel)).toExponential(1)}`,
+  );
 });
 
 test('`make demo` (README "## C API") prints the lesson-3 shape table and a passing lesson-4 gradient check', (t) => {
@@ -125,16 +174,33 @@ test('`make demo` (README "## C API") prints the lesson-3 shape table and a pass
   const shapes = {};
   for (const m of out.matchAll(/^ {2}(\w+)\s+\(([\d, ]+)\)\s+\S/gm)) shapes[m[1]] ??= m[2];
   assert.deepEqual(shapes, {
-    X: '2, 6, 64', Q: '2, 4, 6, 16', K: '2, 4, 6, 16', V: '2, 4, 6, 16', scores: '2, 4, 6, 6',
-    att: '2, 4, 6, 6', headout: '2, 4, 6, 16', concat: '2, 6, 64', Y: '2, 6, 64', Wq: '64, 64',
-    Wk: '64, 64', Wv: '64, 64', Wo: '64, 64',
+    X: '2, 6, 64',
+    Q: '2, 4, 6, 16',
+    K: '2, 4, 6, 16',
+    V: '2, 4, 6, 16',
+    scores: '2, 4, 6, 6',
+    att: '2, 4, 6, 6',
+    headout: '2, 4, 6, 16',
+    concat: '2, 6, 64',
+    Y: '2, 6, 64',
+    Wq: '64, 64',
+    Wk: '64, 64',
+    Wv: '64, 64',
+    Wo: '64, 64',
   });
-  const rows = [...out.matchAll(/^ {2}(\w+)\s+\([\d, ]+\)\s+(\d+)\/(\d+)\s+(\S+)\s+(\S+)\s+(pass|FAIL)$/gm)];
+  const rows = [
+    ...out.matchAll(/^ {2}(\w+)\s+\([\d, ]+\)\s+(\d+)\/(\d+)\s+(\S+)\s+(\S+)\s+(pass|FAIL)$/gm),
+  ];
   assert.equal(rows.length, 12, out);
   for (const [, name, checked, size, , maxRel, verdict] of rows) {
     assert.equal(checked, size, name);
     assert.ok(Number(maxRel) <= 1e-7 && verdict === 'pass', `${name}: ${maxRel} ${verdict}`);
   }
   assert.match(out, /^ {2}12 of 12 tensors pass \(21568 entries checked\)$/m);
-  t.diagnostic(out.split('\n').filter((l) => /tensors pass|Lesson/.test(l)).join(' | '));
+  t.diagnostic(
+    out
+      .split('\n')
+      .filter((l) => /tensors pass|Lesson/.test(l))
+      .join(' | '),
+  );
 });

@@ -6,7 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  loadMHA, fixtureNames, loadFixture, f64, maxRelErr, bitMismatches, firstBitMismatch, fmt,
+  loadMHA,
+  fixtureNames,
+  loadFixture,
+  f64,
+  maxRelErr,
+  bitMismatches,
+  firstBitMismatch,
+  fmt,
 } from './helpers.mjs';
 
 const TOL = 1e-12;
@@ -33,14 +40,18 @@ function close(errs, label, actual, expected, shape) {
 
 function report(t, name, errs) {
   const worst = errs.reduce((m, [, e]) => Math.max(m, e), 0);
-  t.diagnostic(`${name}: max rel err ${fmt(worst)}: ${errs.map(([l, e]) => `${l} ${fmt(e)}`).join(', ')}`);
+  t.diagnostic(
+    `${name}: max rel err ${fmt(worst)}: ${errs.map(([l, e]) => `${l} ${fmt(e)}`).join(', ')}`,
+  );
 }
 
 for (const name of names) {
   const fx = loadFixture(name);
   const { C, h, B, T, seed, rng, scale, causal, lr, steps, hs1 } = fx;
   const n = B * T * C;
-  const X = f64(fx.inputs.X), G = f64(fx.inputs.G), target = f64(fx.inputs.target);
+  const X = f64(fx.inputs.X),
+    G = f64(fx.inputs.G),
+    target = f64(fx.inputs.target);
   const opts = { B, T, causal };
   const newLayer = () => mha.createLayer({ C, heads: h, seed, rng, scale });
 
@@ -52,13 +63,25 @@ for (const name of names) {
       const got = layer.weights[w];
       assert.deepEqual(layer.tensor(w).shape, fx.inputs[w].shape);
       const bad = bitMismatches(got, ref);
-      assert.equal(bad, 0, `${w}: ${bad} of ${ref.length} differ (first at ${firstBitMismatch(got, ref)})`);
+      assert.equal(
+        bad,
+        0,
+        `${w}: ${bad} of ${ref.length} differ (first at ${firstBitMismatch(got, ref)})`,
+      );
       total += ref.length;
     }
     // The data streams of the case, default_rng(data_seed): X, G, target drawn in turn.
     const r = mha.rng(fx.data_seed, 'default_rng');
-    for (const [k, ref] of [['X', X], ['G', G], ['target', target]]) {
-      assert.equal(bitMismatches(r.standardNormal(n), ref), 0, `${k} from default_rng(${fx.data_seed})`);
+    for (const [k, ref] of [
+      ['X', X],
+      ['G', G],
+      ['target', target],
+    ]) {
+      assert.equal(
+        bitMismatches(r.standardNormal(n), ref),
+        0,
+        `${k} from default_rng(${fx.data_seed})`,
+      );
     }
     r.free();
     t.diagnostic(`${total} weights and ${3 * n} data values identical to NumPy's`);
@@ -83,13 +106,28 @@ for (const name of names) {
     errs.push(['dot loss', eL]);
     assert.ok(eL <= TOL, `dot loss ${L} vs ${fx.backward_dot.loss}`);
     const { dX } = layer.backward(G);
-    for (const k of ['dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dWo', 'dX']) {
+    for (const k of [
+      'dconcat',
+      'dheadout',
+      'dV',
+      'datt',
+      'dscores',
+      'dQ',
+      'dK',
+      'dWq',
+      'dWk',
+      'dWv',
+      'dWo',
+      'dX',
+    ]) {
       const tt = layer.tensor(k);
       close(errs, k, tt.data, fx.backward_dot[k], tt.shape);
     }
     assert.ok(maxRelErr(dX, f64(fx.backward_dot.dX)) <= TOL);
     // The gradient buffer holds the same as the dW tensors (fresh layer: nothing accumulated).
-    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) close(errs, `grads.${w}`, layer.grads[w], fx.backward_dot[`d${w}`]);
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) {
+      close(errs, `grads.${w}`, layer.grads[w], fx.backward_dot[`d${w}`]);
+    }
 
     const mse = mha.mseLoss(Y, target);
     const eM = Math.abs(mse.loss - fx.mse.loss) / Math.abs(fx.mse.loss);
@@ -106,24 +144,37 @@ for (const name of names) {
     const losses = layer.train(X, target, { B, T, causal, lr, steps });
     assert.equal(losses.length, steps);
     close(errs, 'losses', losses, fx.train.losses);
-    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) close(errs, `final ${w}`, layer.weights[w], fx.train[w]);
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) {
+      close(errs, `final ${w}`, layer.weights[w], fx.train[w]);
+    }
     // Elementwise on the losses too: they are scalars, so normwise would hide the last ones.
     let eLoss = 0;
     for (let s = 0; s < steps; s++) {
-      eLoss = Math.max(eLoss, Math.abs(losses[s] - fx.train.losses[s]) / Math.abs(fx.train.losses[s]));
+      eLoss = Math.max(
+        eLoss,
+        Math.abs(losses[s] - fx.train.losses[s]) / Math.abs(fx.train.losses[s]),
+      );
     }
     assert.ok(eLoss <= TOL, `elementwise loss error ${eLoss}`);
     errs.push(['losses (elementwise)', eLoss]);
     report(t, name, errs);
-    t.diagnostic(`loss ${losses[0]} -> ${losses[steps - 1]} (NumPy ${fx.train.losses[0]} -> ${fx.train.losses[steps - 1]})`);
+    t.diagnostic(
+      `loss ${losses[0]} -> ${losses[steps - 1]} (NumPy ${fx.train.losses[0]} -> ${fx.train.losses[steps - 1]})`,
+    );
     layer.free();
   });
 
   test(`${name}: single head with its own (${C}, ${hs1}) projections vs NumPy`, (t) => {
     const errs = [];
     const { att, out } = mha.singleHead(X, {
-      B, T, C, headSize: hs1, causal,
-      Wq: f64(fx.inputs.Wq1), Wk: f64(fx.inputs.Wk1), Wv: f64(fx.inputs.Wv1),
+      B,
+      T,
+      C,
+      headSize: hs1,
+      causal,
+      Wq: f64(fx.inputs.Wq1),
+      Wk: f64(fx.inputs.Wk1),
+      Wv: f64(fx.inputs.Wv1),
     });
     close(errs, 'att', att, fx.single_head.att);
     close(errs, 'out', out, fx.single_head.out);

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  loadMHA, referenceDir, readF64File, bitMismatches, firstBitMismatch, hexBits, fromHexBits,
+  loadMHA,
+  referenceDir,
+  readF64File,
+  bitMismatches,
+  firstBitMismatch,
+  hexBits,
+  fromHexBits,
 } from './helpers.mjs';
 
 const mha = await loadMHA();
@@ -23,9 +29,12 @@ function draw(e, n, sizes = [n], seed = e.seed) {
   try {
     for (let at = 0, i = 0; at < n; i++) {
       const m = Math.min(sizes[Math.min(i, sizes.length - 1)], n - at);
-      const part = e.fn === 'standard_normal' ? r.standardNormal(m)
-        : e.fn === 'random' ? r.random(m)
-          : r.normal(e.loc, e.scale, m);
+      const part =
+        e.fn === 'standard_normal'
+          ? r.standardNormal(m)
+          : e.fn === 'random'
+            ? r.random(m)
+            : r.normal(e.loc, e.scale, m);
       assert.equal(part.length, m);
       out.set(part, at);
       at += m;
@@ -42,10 +51,14 @@ test('manifest: NumPy 1.24.2, every generator/function/seed combination, >= 100k
   const seen = new Set(files.map((e) => `${e.kind}/${e.fn}/${e.seed}`));
   for (const kind of ['default', 'legacy']) {
     for (const fn of ['standard_normal', 'random', 'normal']) {
-      for (const seed of [0, 1, 42, 12345, 2 ** 32 - 1]) assert.ok(seen.has(`${kind}/${fn}/${seed}`), `${kind}/${fn}/${seed}`);
+      for (const seed of [0, 1, 42, 12345, 2 ** 32 - 1]) {
+        assert.ok(seen.has(`${kind}/${fn}/${seed}`), `${kind}/${fn}/${seed}`);
+      }
     }
   }
-  for (const fn of ['standard_normal', 'random', 'normal']) assert.ok(seen.has(`default/${fn}/${2 ** 40 + 7}`));
+  for (const fn of ['standard_normal', 'random', 'normal']) {
+    assert.ok(seen.has(`default/${fn}/${2 ** 40 + 7}`));
+  }
   for (const e of files) {
     assert.equal(e.seed, e.seed_hi * 2 ** 32 + e.seed_lo);
     if (e.fn === 'standard_normal') assert.ok(e.n >= 100000, `${e.file}: only ${e.n} draws`);
@@ -67,8 +80,11 @@ function ulpApart(a, b) {
 }
 
 test('every manifest stream equals NumPy bit for bit (0 mismatches)', (t) => {
-  t.diagnostic(`NumPy's libm here: ${manifest.libm}${exactLibm ? ' (exact match required)' : ' (differences of at most 2 ulps in normals tolerated)'}`);
-  let total = 0, bad = 0;
+  t.diagnostic(
+    `NumPy's libm here: ${manifest.libm}${exactLibm ? ' (exact match required)' : ' (differences of at most 2 ulps in normals tolerated)'}`,
+  );
+  let total = 0,
+    bad = 0;
   const perKind = {};
   for (const e of manifest.files) {
     const ref = readF64File(join(dir, e.file));
@@ -80,7 +96,11 @@ test('every manifest stream equals NumPy bit for bit (0 mismatches)', (t) => {
     if (exactLibm || e.fn === 'random') {
       assert.equal(m, 0, `${e.file}: ${m} of ${e.n} differ${first}`);
     } else {
-      for (let i = 0; i < e.n; i++) if (!Object.is(got[i], ref[i])) assert.ok(ulpApart(got[i], ref[i]), `${e.file}[${i}] differs by more than 2 ulps`);
+      for (let i = 0; i < e.n; i++) {
+        if (!Object.is(got[i], ref[i])) {
+          assert.ok(ulpApart(got[i], ref[i]), `${e.file}[${i}] differs by more than 2 ulps`);
+        }
+      }
       assert.ok(m * 1000 <= e.n, `${e.file}: ${m} of ${e.n} differ`);
     }
     total += e.n;
@@ -104,7 +124,12 @@ test('the streams do not depend on how they are cut into calls (odd sizes, legac
     const r = mha.rng(e.seed, KIND[e.kind]);
     assert.equal(r.random(0).length, 0);
     assert.equal(r.standardNormal(0).length, 0);
-    const one = e.fn === 'standard_normal' ? r.standardNormal(1) : e.fn === 'random' ? r.random(1) : r.normal(e.loc, e.scale, 1);
+    const one =
+      e.fn === 'standard_normal'
+        ? r.standardNormal(1)
+        : e.fn === 'random'
+          ? r.random(1)
+          : r.normal(e.loc, e.scale, 1);
     r.free();
     assert.equal(hexBits(one[0]), hexBits(ref[0]));
     total += n;
@@ -118,12 +143,48 @@ test('numpy-rng.md Part D: seed 42 five-value prefixes, as 64-bit patterns', (t)
   //   ... .standard_normal(5), .normal(1.0, 2.0, 5), and with np.random.seed(42): rand(5), randn(5),
   //   normal(1.0, 2.0, 5)
   const table = {
-    'default_rng random': ['0x3fe8c43f79a2db24', '0x3fdc16959869e47e', '0x3feb79a2584ddb42', '0x3fe650d6c1c2c011', '0x3fb81c01b5339380'],
-    'default_rng standardNormal': ['0x3fd3807c1104fc6b', '0xbff0a3c65fca9a7e', '0x3fe803b239e77350', '0x3fee191b2d157f36', '0xbfff3770ac89d08f'],
-    'default_rng normal': ['0x3ff9c03e08827e36', '0xbff1478cbf9534fc', '0x400401d91cf3b9a8', '0x40070c8d968abf9b', '0xc0073770ac89d08f'],
-    'legacy random': ['0x3fd7f8771e5f51ec', '0x3fee6c4068bbd654', '0x3fe76c7e8f1e6751', '0x3fe32835d6632cb0', '0x3fc3f86b37222184'],
-    'legacy standardNormal': ['0x3fdfca2a28a9307c', '0xbfc1b2a505de052a', '0x3fe4b9dd50245e68', '0x3ff85e548e01aa2b', '0xbfcdf8bcdf57a640'],
-    'legacy normal': ['0x3fffe5151454983e', '0x3fe726ad7d10fd6b', '0x40025ceea8122f34', '0x40102f2a4700d516', '0x3fe103a190542ce0'],
+    'default_rng random': [
+      '0x3fe8c43f79a2db24',
+      '0x3fdc16959869e47e',
+      '0x3feb79a2584ddb42',
+      '0x3fe650d6c1c2c011',
+      '0x3fb81c01b5339380',
+    ],
+    'default_rng standardNormal': [
+      '0x3fd3807c1104fc6b',
+      '0xbff0a3c65fca9a7e',
+      '0x3fe803b239e77350',
+      '0x3fee191b2d157f36',
+      '0xbfff3770ac89d08f',
+    ],
+    'default_rng normal': [
+      '0x3ff9c03e08827e36',
+      '0xbff1478cbf9534fc',
+      '0x400401d91cf3b9a8',
+      '0x40070c8d968abf9b',
+      '0xc0073770ac89d08f',
+    ],
+    'legacy random': [
+      '0x3fd7f8771e5f51ec',
+      '0x3fee6c4068bbd654',
+      '0x3fe76c7e8f1e6751',
+      '0x3fe32835d6632cb0',
+      '0x3fc3f86b37222184',
+    ],
+    'legacy standardNormal': [
+      '0x3fdfca2a28a9307c',
+      '0xbfc1b2a505de052a',
+      '0x3fe4b9dd50245e68',
+      '0x3ff85e548e01aa2b',
+      '0xbfcdf8bcdf57a640',
+    ],
+    'legacy normal': [
+      '0x3fffe5151454983e',
+      '0x3fe726ad7d10fd6b',
+      '0x40025ceea8122f34',
+      '0x40102f2a4700d516',
+      '0x3fe103a190542ce0',
+    ],
   };
   for (const [key, hex] of Object.entries(table)) {
     const [kind, fn] = key.split(' ');
@@ -135,7 +196,10 @@ test('numpy-rng.md Part D: seed 42 five-value prefixes, as 64-bit patterns', (t)
   // the decimals printed next to them (Python's shortest repr)
   assert.equal(fromHexBits('0x3fe8c43f79a2db24'), 0.7739560485559633);
   assert.equal(fromHexBits('0x3fdfca2a28a9307c'), 0.4967141530112327);
-  assert.deepEqual(Array.from(mha.standardNormal(3, { seed: 42 })), [0.30471707975443135, -1.0399841062404955, 0.7504511958064572]);
+  assert.deepEqual(
+    Array.from(mha.standardNormal(3, { seed: 42 })),
+    [0.30471707975443135, -1.0399841062404955, 0.7504511958064572],
+  );
   t.diagnostic('30 seed-42 values identical to the numpy-rng.md table');
 });
 
@@ -146,11 +210,22 @@ test('numpy-rng.md Part D: first value for other seeds, as 64-bit patterns', () 
     [0, '0x3fe461fd79fb3850', '0x3fc017ed89db8441', '0x3fe18fe1565f12a8', '0x3ffc398ef3e5cfa5'],
     [1, '0x3fe060d7be6f245c', '0x3fd61e0d28bbb3a1', '0x3fdab07d0ffa3c06', '0x3ff9fd5190657c50'],
     [12345, '0x3fcd1958c6d97fe0', '0xbff6c7fcc2ecc744', '0x3fedbf6a3f8f84b7', '0xbfca33dc4f5d203d'],
-    [2 ** 32 - 1, '0x3fd01fd7ea4c363e', '0xbf9bed210a08635e', '0x3fb8fe69a3924820', '0x3fe4bfc38c486d8a'],
+    [
+      2 ** 32 - 1,
+      '0x3fd01fd7ea4c363e',
+      '0xbf9bed210a08635e',
+      '0x3fb8fe69a3924820',
+      '0x3fe4bfc38c486d8a',
+    ],
   ];
   for (const [seed, dr, dn, lr, ln] of table) {
     const got = [];
-    for (const [kind, fn] of [['default_rng', 'random'], ['default_rng', 'standardNormal'], ['legacy', 'random'], ['legacy', 'standardNormal']]) {
+    for (const [kind, fn] of [
+      ['default_rng', 'random'],
+      ['default_rng', 'standardNormal'],
+      ['legacy', 'random'],
+      ['legacy', 'standardNormal'],
+    ]) {
       const r = mha.rng(seed, kind);
       got.push(hexBits(r[fn](1)[0]));
       r.free();
@@ -160,7 +235,9 @@ test('numpy-rng.md Part D: first value for other seeds, as 64-bit patterns', () 
 });
 
 test('BigInt seeds: 42n == 42, and the two-word seed 2**40+7 (number or BigInt) matches NumPy', (t) => {
-  const e = manifest.files.find((x) => x.kind === 'default' && x.fn === 'standard_normal' && x.seed === 2 ** 40 + 7);
+  const e = manifest.files.find(
+    (x) => x.kind === 'default' && x.fn === 'standard_normal' && x.seed === 2 ** 40 + 7,
+  );
   assert.ok(e, 'manifest entry for 2**40+7');
   assert.equal(e.seed_hi, 256);
   assert.equal(e.seed_lo, 7);
@@ -170,20 +247,29 @@ test('BigInt seeds: 42n == 42, and the two-word seed 2**40+7 (number or BigInt) 
   assert.equal(bitMismatches(asNumber, ref), 0);
   assert.equal(bitMismatches(asBigInt, ref), 0);
   // a BigInt seed gives the same stream as the number
-  const a = mha.rng(42n), b = mha.rng(42);
+  const a = mha.rng(42n),
+    b = mha.rng(42);
   assert.equal(bitMismatches(a.standardNormal(1000), b.standardNormal(1000)), 0);
   a.free();
   b.free();
-  const la = mha.rng(2n ** 32n - 1n, 'legacy'), lb = mha.rng(2 ** 32 - 1, 'legacy');
+  const la = mha.rng(2n ** 32n - 1n, 'legacy'),
+    lb = mha.rng(2 ** 32 - 1, 'legacy');
   assert.equal(bitMismatches(la.standardNormal(999), lb.standardNormal(999)), 0);
   la.free();
   lb.free();
   // layers seeded with BigInts: the same weights
-  const l1 = mha.createLayer({ C: 8, heads: 2, seed: 2n ** 40n + 7n }), l2 = mha.createLayer({ C: 8, heads: 2, seed: 2 ** 40 + 7 });
+  const l1 = mha.createLayer({ C: 8, heads: 2, seed: 2n ** 40n + 7n }),
+    l2 = mha.createLayer({ C: 8, heads: 2, seed: 2 ** 40 + 7 });
   assert.equal(bitMismatches(l1.params, l2.params), 0);
   // the layer's weights are the stream scaled: W = scale * standard_normal, scale = 1/sqrt(8)
   const z = mha.standardNormal(4 * 64, { seed: 2n ** 40n + 7n });
-  assert.equal(bitMismatches(l1.params, z.map((v) => v * (1 / Math.sqrt(8)))), 0);
+  assert.equal(
+    bitMismatches(
+      l1.params,
+      z.map((v) => v * (1 / Math.sqrt(8))),
+    ),
+    0,
+  );
   l1.free();
   l2.free();
   // seeds above 2^53 only as BigInt: 2^64-1 is the largest
@@ -191,5 +277,7 @@ test('BigInt seeds: 42n == 42, and the two-word seed 2**40+7 (number or BigInt) 
   assert.equal(big.random(3).length, 3);
   big.free();
   assert.throws(() => mha.rng(2n ** 64n), /seed/);
-  t.diagnostic('2**40+7 as number and as (256n << 32n) | 7n: 10000 standard normals each, 0 mismatches');
+  t.diagnostic(
+    '2**40+7 as number and as (256n << 32n) | 7n: 10000 standard normals each, 0 mismatches',
+  );
 });

@@ -7,10 +7,15 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.txt': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
 };
 
 /** Start serving `dir`; resolves to { server, url }. */
@@ -20,18 +25,27 @@ export function serve(dir, port = 0) {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
-      if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
+      if (file !== root && !file.startsWith(root + sep)) {
+        throw Object.assign(new Error('outside'), { code: 'ENOENT' });
+      }
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-store',
+      });
       res.end(body);
     } catch (err) {
-      res.writeHead(err.code === 'ENOENT' || err.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain' });
+      res.writeHead(err.code === 'ENOENT' || err.code === 'EISDIR' ? 404 : 500, {
+        'content-type': 'text/plain',
+      });
       res.end(err.code === 'ENOENT' || err.code === 'EISDIR' ? 'not found' : 'error');
     }
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);
-    server.listen(port, '127.0.0.1', () => ok({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+    server.listen(port, '127.0.0.1', () =>
+      ok({ server, url: `http://127.0.0.1:${server.address().port}/` }),
+    );
   });
 }
 

@@ -23,8 +23,15 @@ test('SIMD and scalar builds agree bit for bit on every tensor, forward, backwar
   const scalar = await loadFrom(readFileSync(scalarPath));
   // odd sizes exercise the edge tiles; T > 128 crosses a K block and a column block, C = 160 a
   // column block of the projections
-  const cases = [[64, 4, 2, 6, false], [48, 6, 1, 33, true], [30, 5, 3, 7, false], [12, 3, 2, 1, true],
-    [96, 8, 1, 300, false], [20, 4, 1, 257, true], [160, 5, 1, 9, false]];
+  const cases = [
+    [64, 4, 2, 6, false],
+    [48, 6, 1, 33, true],
+    [30, 5, 3, 7, false],
+    [12, 3, 2, 1, true],
+    [96, 8, 1, 300, false],
+    [20, 4, 1, 257, true],
+    [160, 5, 1, 9, false],
+  ];
   let compared = 0;
   for (const [C, heads, B, T, causal] of cases) {
     const run = (m) => {
@@ -37,17 +44,23 @@ test('SIMD and scalar builds agree bit for bit on every tensor, forward, backwar
       out.losses = layer.train(X, G, { B, T, causal, steps: 3, lr: 0.05 });
       out.weights = layer.params.slice();
       if (B * T * C <= 2000) {
-        out.check = layer.gradcheck(X, { B, T, causal, samples: 16 }).flatMap((r) => [r.maxAbs, r.maxRel, r.analytic, r.numeric]);
+        out.check = layer
+          .gradcheck(X, { B, T, causal, samples: 16 })
+          .flatMap((r) => [r.maxAbs, r.maxRel, r.analytic, r.numeric]);
       }
       layer.free();
       return out;
     };
-    const a = run(simd), b = run(scalar);
+    const a = run(simd),
+      b = run(scalar);
     for (const key of Object.keys(a)) {
-      const x = a[key], y = b[key];
+      const x = a[key],
+        y = b[key];
       assert.equal(x.length, y.length, `${key} length`);
       for (let i = 0; i < x.length; i++) {
-        if (!Object.is(x[i], y[i])) assert.fail(`C=${C} h=${heads} B=${B} T=${T}: ${key}[${i}] ${x[i]} vs ${y[i]}`);
+        if (!Object.is(x[i], y[i])) {
+          assert.fail(`C=${C} h=${heads} B=${B} T=${T}: ${key}[${i}] ${x[i]} vs ${y[i]}`);
+        }
       }
       compared += x.length;
     }

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { loadMHA, bitEqual, bitMismatches, fmt } from './helpers.mjs';
 
 const mha = await loadMHA();
-const C = 64, H = 4, B = 2, T = 6, n = B * T * C;
+const C = 64,
+  H = 4,
+  B = 2,
+  T = 6,
+  n = B * T * C;
 const r = mha.rng(7);
 const X = r.standardNormal(n);
 r.standardNormal(n); // G (unused here)
@@ -20,18 +24,25 @@ test('10 SGD steps at lr 0.1 lower the MSE loss strictly monotonically', (t) => 
   const losses = layer.train(X, target, { B, T, lr: 0.1, steps: 10 });
   assert.ok(losses instanceof Float64Array);
   assert.equal(losses.length, 10);
-  for (let s = 0; s < 10; s++) assert.ok(Number.isFinite(losses[s]) && losses[s] > 0, `loss ${s} = ${losses[s]}`);
-  for (let s = 1; s < 10; s++) assert.ok(losses[s] < losses[s - 1], `step ${s}: ${losses[s]} >= ${losses[s - 1]}`);
+  for (let s = 0; s < 10; s++) {
+    assert.ok(Number.isFinite(losses[s]) && losses[s] > 0, `loss ${s} = ${losses[s]}`);
+  }
+  for (let s = 1; s < 10; s++) {
+    assert.ok(losses[s] < losses[s - 1], `step ${s}: ${losses[s]} >= ${losses[s - 1]}`);
+  }
   // The loss after the last update (not in `losses`) keeps going down.
   const after = mha.mseLoss(layer.forward(X, { B, T }).Y, target).loss;
   assert.ok(after < losses[9], `after training: ${after} >= ${losses[9]}`);
-  t.diagnostic(`losses: ${Array.from(losses, (v) => v.toFixed(6)).join(' ')} -> ${after.toFixed(6)}`);
+  t.diagnostic(
+    `losses: ${Array.from(losses, (v) => v.toFixed(6)).join(' ')} -> ${after.toFixed(6)}`,
+  );
   t.diagnostic(`loss ratio last/first ${(losses[9] / losses[0]).toFixed(4)}`);
   layer.free();
 });
 
 test('train == the documented step (zero_grad, forward, mse, backward, sgd_step), bit for bit', (t) => {
-  const a = newLayer(), b = newLayer();
+  const a = newLayer(),
+    b = newLayer();
   const losses = a.train(X, target, { B, T, lr: 0.1, steps: 10 });
   const manual = new Float64Array(10);
   for (let s = 0; s < 10; s++) {
@@ -45,17 +56,22 @@ test('train == the documented step (zero_grad, forward, mse, backward, sgd_step)
   assert.equal(bitMismatches(losses, manual), 0);
   assert.equal(bitMismatches(a.params, b.params), 0);
   assert.ok(bitEqual(a.gradBuffer, b.gradBuffer), 'gradient buffer after the last step');
-  t.diagnostic(`10 steps: losses and ${a.params.length} parameters identical to the hand-written loop`);
+  t.diagnostic(
+    `10 steps: losses and ${a.params.length} parameters identical to the hand-written loop`,
+  );
   a.free();
   b.free();
 });
 
 test('two fresh runs give bit-identical losses and weights', (t) => {
-  const a = newLayer(), b = newLayer();
+  const a = newLayer(),
+    b = newLayer();
   const la = a.train(X, target, { B, T, lr: 0.1, steps: 10 });
   const lb = b.train(X, target, { B, T, lr: 0.1, steps: 10 });
   assert.equal(bitMismatches(la, lb), 0);
-  for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) assert.equal(bitMismatches(a.weights[w], b.weights[w]), 0, w);
+  for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) {
+    assert.equal(bitMismatches(a.weights[w], b.weights[w]), 0, w);
+  }
   // and the weights did move
   const fresh = newLayer();
   const moved = bitMismatches(a.params, fresh.params);
@@ -71,7 +87,8 @@ test('train with steps 0 returns an empty array and changes nothing', () => {
   // a forward and backward first, so there is a cache and a gradient that must survive
   layer.forward(X.subarray(0, C * T), { B: 1, T });
   layer.backward(target.subarray(0, C * T));
-  const params = layer.params.slice(), grads = layer.gradBuffer.slice();
+  const params = layer.params.slice(),
+    grads = layer.gradBuffer.slice();
   const cached = Object.fromEntries(['X', 'Y', 'att', 'dX', 'dQ'].map((k) => [k, layer.tensor(k)]));
   const losses = layer.train(X, target, { B, T, lr: 0.1, steps: 0 });
   assert.ok(losses instanceof Float64Array);
@@ -92,10 +109,13 @@ test('lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights fini
   const steps = 10;
   const layer = newLayer();
   let caught = null;
-  assert.throws(() => layer.train(X, target, { B, T, lr: 1e6, steps }), (e) => {
-    caught = e;
-    return e instanceof Error && /diverged/.test(e.message) && /layer\.train/.test(e.message);
-  });
+  assert.throws(
+    () => layer.train(X, target, { B, T, lr: 1e6, steps }),
+    (e) => {
+      caught = e;
+      return e instanceof Error && /diverged/.test(e.message) && /layer\.train/.test(e.message);
+    },
+  );
   const L = caught.losses;
   assert.ok(L instanceof Float64Array && L.length === steps, 'err.losses: one entry per step');
   // losses[0] is the loss of the initial weights, as for any run
@@ -106,11 +126,17 @@ test('lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights fini
   const k = L.findIndex((v) => !Number.isFinite(v));
   assert.ok(k > 0, `losses ${Array.from(L)}`);
   for (let s = 0; s < k; s++) assert.ok(Number.isFinite(L[s]));
-  for (let s = k; s < steps; s++) assert.ok(Number.isNaN(L[s]), `loss ${s} after divergence should be NaN, is ${L[s]}`);
-  t.diagnostic(`lr 1e6: losses ${Array.from(L, (v) => fmt(v)).join(' ')}; stopped before step ${k}'s update`);
+  for (let s = k; s < steps; s++) {
+    assert.ok(Number.isNaN(L[s]), `loss ${s} after divergence should be NaN, is ${L[s]}`);
+  }
+  t.diagnostic(
+    `lr 1e6: losses ${Array.from(L, (v) => fmt(v)).join(' ')}; stopped before step ${k}'s update`,
+  );
 
   // Weights kept from the last finite step: all finite.
-  for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) assert.ok(layer.weights[w].every(Number.isFinite), `${w} not finite`);
+  for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) {
+    assert.ok(layer.weights[w].every(Number.isFinite), `${w} not finite`);
+  }
   // The layer still computes the right forward: same bits as a new layer given these weights.
   const twin = newLayer();
   for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) twin.weights[w].set(layer.weights[w]);
@@ -122,7 +148,9 @@ test('lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights fini
   // ... and backward too
   assert.ok(bitEqual(layer.backward(target).dX, twin.backward(target).dX));
   const max = Math.max(...Array.from(layer.params, Math.abs));
-  t.diagnostic(`weights after divergence: all finite, max |w| = ${fmt(max)}; forward/backward identical to a twin layer`);
+  t.diagnostic(
+    `weights after divergence: all finite, max |w| = ${fmt(max)}; forward/backward identical to a twin layer`,
+  );
   for (const l of [layer, ref, twin]) l.free();
 });
 
@@ -136,11 +164,26 @@ test('after train() throws "diverged", backward() checks dY against the forward 
   assert.deepEqual(layer.tensor('Y').shape, [B, T, C], 'the C cache holds the training forward');
   // The dY of the cached forward must be accepted, a dY of the wrong size rejected.
   let wrongAccepted = false;
-  try { layer.backward(new Float64Array(T * C)); wrongAccepted = true; } catch { /* expected */ }
+  try {
+    layer.backward(new Float64Array(T * C));
+    wrongAccepted = true;
+  } catch {
+    /* expected */
+  }
   let rightError = null;
-  try { layer.backward(new Float64Array(n)); } catch (e) { rightError = e.message; }
-  t.diagnostic(`384-element dY accepted: ${wrongAccepted}; 768-element dY: ${rightError ?? 'accepted'}`);
-  assert.equal(wrongAccepted, false, 'backward accepted a dY of the previous forward\'s size (C reads past it)');
+  try {
+    layer.backward(new Float64Array(n));
+  } catch (e) {
+    rightError = e.message;
+  }
+  t.diagnostic(
+    `384-element dY accepted: ${wrongAccepted}; 768-element dY: ${rightError ?? 'accepted'}`,
+  );
+  assert.equal(
+    wrongAccepted,
+    false,
+    "backward accepted a dY of the previous forward's size (C reads past it)",
+  );
   assert.equal(rightError, null, 'backward rejected the dY of the forward actually cached');
   layer.free();
 });

@@ -28,7 +28,7 @@ function wasmSource() {
 
 // Compilation starts at once and runs off the main thread while the page sets itself up.
 const mhaPromise = loadMHA(wasmSource());
-mhaPromise.catch(() => {});   // reported by main()
+mhaPromise.catch(() => {}); // reported by main()
 
 function lessonError(body, name, err) {
   const p = document.createElement('p');
@@ -46,18 +46,21 @@ function setupToc() {
   toc.classList.add('is-sticky');
   const links = [...toc.querySelectorAll('a[href^="#"]')];
   if (typeof IntersectionObserver !== 'function') return;
-  setTimeout(() => observeSections(links), 0);   // after the first render
+  setTimeout(() => observeSections(links), 0); // after the first render
 }
 
 function observeSections(links) {
   const byId = new Map(links.map((a) => [a.getAttribute('href').slice(1), a]));
-  const io = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) continue;
-      for (const a of links) a.removeAttribute('aria-current');
-      byId.get(e.target.id)?.setAttribute('aria-current', 'true');
-    }
-  }, { rootMargin: '-20% 0px -70% 0px' });
+  const io = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        for (const a of links) a.removeAttribute('aria-current');
+        byId.get(e.target.id)?.setAttribute('aria-current', 'true');
+      }
+    },
+    { rootMargin: '-20% 0px -70% 0px' },
+  );
   for (const id of byId.keys()) {
     const s = document.getElementById(id);
     if (s) io.observe(s);
@@ -82,7 +85,7 @@ async function main() {
   }
 
   const scheduler = new Scheduler({ sliceMs: 12 });
-  const data = courseData(mha);        // lessons 3 and 4 share the course demo's X, W, dY
+  const data = courseData(mha); // lessons 3 and 4 share the course demo's X, W, dY
   const lessons = {};
   const steps = [
     ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
@@ -106,7 +109,9 @@ async function main() {
   window.mhaPage = {
     figures() {
       const f = {};
-      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) f[k] = lessons[k]?.figures() ?? null;
+      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) {
+        f[k] = lessons[k]?.figures() ?? null;
+      }
       return JSON.parse(JSON.stringify(f));
     },
     settings() {
@@ -128,7 +133,10 @@ async function main() {
   buildPendingFigures(scheduler, 2.5);
   for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
   scheduler.idle().then(() => {
-    status.textContent = status.textContent.replace(' Full gradient checks continue in the background.', ' All gradient checks done.');
+    status.textContent = status.textContent.replace(
+      ' Full gradient checks continue in the background.',
+      ' All gradient checks done.',
+    );
   });
 }
 

@@ -51,18 +51,39 @@ export type WeightName = 'Wq' | 'Wk' | 'Wv' | 'Wo';
  * (B, h, T, T).
  */
 export type TensorName =
-  | 'Wq' | 'Wk' | 'Wv' | 'Wo'
-  | 'dWq' | 'dWk' | 'dWv' | 'dWo'
-  | 'X' | 'Q' | 'K' | 'V' | 'scores' | 'att' | 'headout' | 'concat' | 'Y'
-  | 'dY' | 'dconcat' | 'dheadout' | 'dV' | 'datt' | 'dscores' | 'dQ' | 'dK' | 'dX';
+  | 'Wq'
+  | 'Wk'
+  | 'Wv'
+  | 'Wo'
+  | 'dWq'
+  | 'dWk'
+  | 'dWv'
+  | 'dWo'
+  | 'X'
+  | 'Q'
+  | 'K'
+  | 'V'
+  | 'scores'
+  | 'att'
+  | 'headout'
+  | 'concat'
+  | 'Y'
+  | 'dY'
+  | 'dconcat'
+  | 'dheadout'
+  | 'dV'
+  | 'datt'
+  | 'dscores'
+  | 'dQ'
+  | 'dK'
+  | 'dX';
 
 /** The intermediates `layer.forwardFrom()` can restart the forward pass from. */
 export type ForwardFromName = 'Q' | 'K' | 'V' | 'scores' | 'att' | 'headout' | 'concat';
 
 /** The tensors the gradient check compares, in report order (`mha.checkNames`). */
 export type CheckName =
-  | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'X'
-  | 'Q' | 'K' | 'V' | 'scores' | 'att' | 'headout' | 'concat';
+  'Wq' | 'Wk' | 'Wv' | 'Wo' | 'X' | 'Q' | 'K' | 'V' | 'scores' | 'att' | 'headout' | 'concat';
 
 /** Where `loadMHA` gets the module: a URL (browser: fetched; Node: read), a file path (Node), or the bytes. */
 export type WasmSource = string | URL | ArrayBuffer | ArrayBufferView;
@@ -338,7 +359,10 @@ export interface Layer {
    * The same check as a generator, for progress bars: yields { done, total, report } after every
    * `chunk` entries and once at the end. Don't use the layer for anything else until it finishes.
    */
-  gradcheckSteps(X: ArrayInput, opts: GradcheckStepsOptions): Generator<GradcheckProgress, void, unknown>;
+  gradcheckSteps(
+    X: ArrayInput,
+    opts: GradcheckStepsOptions,
+  ): Generator<GradcheckProgress, void, unknown>;
   /**
    * A copy of a weight, gradient or cached intermediate with its shape. Throws if it does not
    * exist yet (an intermediate before forward, an intermediate gradient before backward).
@@ -371,7 +395,13 @@ export interface MHAExports {
   mha_free(layer: number): void;
   mha_layer_C(layer: number): number;
   mha_layer_heads(layer: number): number;
-  mha_init_weights(layer: number, seedLo: number, seedHi: number, rngKind: number, scale: number): number;
+  mha_init_weights(
+    layer: number,
+    seedLo: number,
+    seedHi: number,
+    rngKind: number,
+    scale: number,
+  ): number;
   mha_params(layer: number): number;
   mha_grads(layer: number): number;
   mha_num_params(layer: number): number;
@@ -384,14 +414,63 @@ export interface MHAExports {
   mha_tensor_shape(layer: number, id: number, rank: number, dims: number): number;
   mha_mse_loss(Y: number, target: number, n: number, loss: number, dY: number): number;
   mha_sgd_step(layer: number, lr: number): number;
-  mha_train(layer: number, X: number, target: number, B: number, T: number, flags: number, lr: number, steps: number, losses: number): number;
+  mha_train(
+    layer: number,
+    X: number,
+    target: number,
+    B: number,
+    T: number,
+    flags: number,
+    lr: number,
+    steps: number,
+    losses: number,
+  ): number;
   mha_check_name(which: number): number;
-  mha_gradcheck(layer: number, X: number, B: number, T: number, flags: number, lossKind: number, aux: number, eps: number, samples: number, report: number): number;
-  mha_gradcheck_prepare(layer: number, X: number, B: number, T: number, flags: number, lossKind: number, aux: number): number;
-  mha_gradcheck_slice(layer: number, which: number, samples: number, first: number, count: number, eps: number, row: number): number;
+  mha_gradcheck(
+    layer: number,
+    X: number,
+    B: number,
+    T: number,
+    flags: number,
+    lossKind: number,
+    aux: number,
+    eps: number,
+    samples: number,
+    report: number,
+  ): number;
+  mha_gradcheck_prepare(
+    layer: number,
+    X: number,
+    B: number,
+    T: number,
+    flags: number,
+    lossKind: number,
+    aux: number,
+  ): number;
+  mha_gradcheck_slice(
+    layer: number,
+    which: number,
+    samples: number,
+    first: number,
+    count: number,
+    eps: number,
+    row: number,
+  ): number;
   mha_split_heads(x: number, B: number, T: number, C: number, h: number, out: number): number;
   mha_merge_heads(x: number, B: number, T: number, C: number, h: number, out: number): number;
-  mha_single_head(X: number, B: number, T: number, C: number, hs: number, Wq: number, Wk: number, Wv: number, flags: number, att: number, out: number): number;
+  mha_single_head(
+    X: number,
+    B: number,
+    T: number,
+    C: number,
+    hs: number,
+    Wq: number,
+    Wk: number,
+    Wv: number,
+    flags: number,
+    att: number,
+    out: number,
+  ): number;
 }
 
 /** The loaded module (`await loadMHA()`): layers, random streams and the lessons' building blocks. */

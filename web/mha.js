@@ -63,7 +63,9 @@ function checkReal(fn, name, v) {
 
 function checkBool(fn, name, v) {
   if (v === undefined) return false;
-  if (typeof v !== 'boolean') throw new Error(`${fn}: ${name} must be true or false, got ${describe(v)}`);
+  if (typeof v !== 'boolean') {
+    throw new Error(`${fn}: ${name} must be true or false, got ${describe(v)}`);
+  }
   return v;
 }
 
@@ -86,14 +88,23 @@ function checkOptions(fn, opts) {
 
 // An array argument: Float64Array, other typed array or plain array of numbers, of length n.
 function checkArray(fn, name, a, n, what) {
-  const ok = a instanceof Float64Array || (ArrayBuffer.isView(a) && !(a instanceof DataView)) || Array.isArray(a);
-  if (!ok) throw new Error(`${fn}: ${name} must be a Float64Array or an array of numbers, got ${describe(a)}`);
+  const ok =
+    a instanceof Float64Array ||
+    (ArrayBuffer.isView(a) && !(a instanceof DataView)) ||
+    Array.isArray(a);
+  if (!ok) {
+    throw new Error(
+      `${fn}: ${name} must be a Float64Array or an array of numbers, got ${describe(a)}`,
+    );
+  }
   if (a.length !== n) {
     throw new Error(`${fn}: ${name} has ${a.length} elements, expected ${what} = ${n}`);
   }
   if (Array.isArray(a)) {
     for (let i = 0; i < n; i++) {
-      if (typeof a[i] !== 'number') throw new Error(`${fn}: ${name}[${i}] is not a number (${describe(a[i])})`);
+      if (typeof a[i] !== 'number') {
+        throw new Error(`${fn}: ${name}[${i}] is not a number (${describe(a[i])})`);
+      }
     }
   } else if (typeof a[0] === 'bigint') {
     throw new Error(`${fn}: ${name} must hold numbers, not BigInts`);
@@ -104,18 +115,26 @@ function checkArray(fn, name, a, n, what) {
 // Training would spread a NaN into every weight, so its data must be finite.
 function checkFinite(fn, name, a) {
   for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i])) throw new Error(`${fn}: ${name}[${i}] is ${a[i]}; training data must be finite`);
+    if (!Number.isFinite(a[i])) {
+      throw new Error(`${fn}: ${name}[${i}] is ${a[i]}; training data must be finite`);
+    }
   }
 }
 
 function checkSeed(fn, seed, kind) {
   if (typeof seed === 'bigint') {
-    if (seed < 0n || seed >= 2n ** 64n) throw new Error(`${fn}: seed must be in 0 ... 2^64-1, got ${seed}n`);
-    if (kind === 1 && seed >= 2n ** 32n) throw new Error(`${fn}: the legacy generator takes seeds 0 ... 2^32-1, got ${seed}n`);
+    if (seed < 0n || seed >= 2n ** 64n) {
+      throw new Error(`${fn}: seed must be in 0 ... 2^64-1, got ${seed}n`);
+    }
+    if (kind === 1 && seed >= 2n ** 32n) {
+      throw new Error(`${fn}: the legacy generator takes seeds 0 ... 2^32-1, got ${seed}n`);
+    }
     return [Number(seed & 0xffffffffn), Number(seed >> 32n)];
   }
   if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) {
-    throw new Error(`${fn}: seed must be an integer in 0 ... 2^53-1 (or a BigInt), got ${describe(seed)}`);
+    throw new Error(
+      `${fn}: seed must be an integer in 0 ... 2^53-1 (or a BigInt), got ${describe(seed)}`,
+    );
   }
   if (kind === 1 && seed > 0xffffffff) {
     throw new Error(`${fn}: the legacy generator takes seeds 0 ... 2^32-1, got ${seed}`);
@@ -138,7 +157,7 @@ class MHA {
   #ex;
   #scratchPtr = 0;
   #scratchBytes = 0;
-  #outPtr;            // 64 bytes for C out-parameters (pointers, ranks, dims, lengths)
+  #outPtr; // 64 bytes for C out-parameters (pointers, ranks, dims, lengths)
   #tensorIds = new Map();
   #tensorNames = [];
   #checkNames = [];
@@ -165,20 +184,34 @@ class MHA {
   }
 
   /** The raw wasm exports (the C ABI of c/mha.h). */
-  get exports() { return this.#ex; }
+  get exports() {
+    return this.#ex;
+  }
   /** Names accepted by layer.tensor(), in the C enum's order. */
-  get tensorNames() { return [...this.#tensorNames]; }
+  get tensorNames() {
+    return [...this.#tensorNames];
+  }
   /** Tensors compared by the gradient check, in report order. */
-  get checkNames() { return [...this.#checkNames]; }
+  get checkNames() {
+    return [...this.#checkNames];
+  }
 
   // --- memory helpers (internal, used by Layer and Rng through the module) ---
 
-  _f64(ptr, n) { return new Float64Array(this.#ex.memory.buffer, ptr >>> 0, n); }
-  _i32(ptr, n) { return new Int32Array(this.#ex.memory.buffer, ptr >>> 0, n); }
-  _out() { return this.#outPtr; }
+  _f64(ptr, n) {
+    return new Float64Array(this.#ex.memory.buffer, ptr >>> 0, n);
+  }
+  _i32(ptr, n) {
+    return new Int32Array(this.#ex.memory.buffer, ptr >>> 0, n);
+  }
+  _out() {
+    return this.#outPtr;
+  }
   _tensorId(fn, name) {
     if (typeof name !== 'string' || !this.#tensorIds.has(name)) {
-      throw new Error(`${fn}: unknown tensor ${describe(name)}; one of ${this.#tensorNames.join(', ')}`);
+      throw new Error(
+        `${fn}: unknown tensor ${describe(name)}; one of ${this.#tensorNames.join(', ')}`,
+      );
     }
     return this.#tensorIds.get(name);
   }
@@ -191,7 +224,9 @@ class MHA {
   }
 
   /** The C library's message for status code `code`. */
-  errorMessage(code) { return this.#string(this.#ex.mha_strerror(code)); }
+  errorMessage(code) {
+    return this.#string(this.#ex.mha_strerror(code));
+  }
 
   _check(fn, code) {
     if (code !== 0) throw new Error(`${fn}: ${this.errorMessage(code)}`);
@@ -213,7 +248,10 @@ class MHA {
     }
     const ptrs = [];
     let p = this.#scratchPtr >>> 0;
-    for (const n of counts) { ptrs.push(p); p += n * 8; }
+    for (const n of counts) {
+      ptrs.push(p);
+      p += n * 8;
+    }
     return ptrs;
   }
 
@@ -232,7 +270,9 @@ class MHA {
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
     const weightBytes = 2 * 4 * C * C * 8; // parameters and gradients
     if (weightBytes > MEMORY_CAP) {
-      throw new Error(`${fn}: C = ${C} is too large: its weights and gradients need ${MiB(weightBytes)}, over the module's 1 GiB memory`);
+      throw new Error(
+        `${fn}: C = ${C} is too large: its weights and gradients need ${MiB(weightBytes)}, over the module's 1 GiB memory`,
+      );
     }
     const kind = checkRngKind(fn, o.rng);
     const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind);
@@ -260,17 +300,27 @@ class MHA {
   /** n standard normals from a fresh generator: np.random.default_rng(seed).standard_normal(n). */
   standardNormal(n, { seed = 0, rng = 'default_rng' } = {}) {
     const r = this.rng(seed, rng);
-    try { return r.standardNormal(n); } finally { r.free(); }
+    try {
+      return r.standardNormal(n);
+    } finally {
+      r.free();
+    }
   }
 
   /** split_heads: x (B,T,C) -> (B,heads,T,C/heads). */
-  splitHeads(x, opts) { return this.#splitMerge('splitHeads', this.#ex.mha_split_heads, x, opts); }
+  splitHeads(x, opts) {
+    return this.#splitMerge('splitHeads', this.#ex.mha_split_heads, x, opts);
+  }
   /** merge_heads: x (B,heads,T,C/heads) -> (B,T,C). */
-  mergeHeads(x, opts) { return this.#splitMerge('mergeHeads', this.#ex.mha_merge_heads, x, opts); }
+  mergeHeads(x, opts) {
+    return this.#splitMerge('mergeHeads', this.#ex.mha_merge_heads, x, opts);
+  }
 
   #splitMerge(fn, cfun, x, opts) {
     const o = checkOptions(fn, opts);
-    const B = checkInt(fn, 'B', o.B), T = checkInt(fn, 'T', o.T), C = checkInt(fn, 'C', o.C);
+    const B = checkInt(fn, 'B', o.B),
+      T = checkInt(fn, 'T', o.T),
+      C = checkInt(fn, 'C', o.C);
     const heads = checkInt(fn, 'heads', o.heads);
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
     const n = B * T * C;
@@ -288,17 +338,29 @@ class MHA {
   singleHead(X, opts) {
     const fn = 'singleHead';
     const o = checkOptions(fn, opts);
-    const B = checkInt(fn, 'B', o.B), T = checkInt(fn, 'T', o.T), C = checkInt(fn, 'C', o.C);
+    const B = checkInt(fn, 'B', o.B),
+      T = checkInt(fn, 'T', o.T),
+      C = checkInt(fn, 'C', o.C);
     const hs = checkInt(fn, 'headSize', o.headSize);
     const causal = checkBool(fn, 'causal', o.causal);
     checkArray(fn, 'X', X, B * T * C, 'B*T*C');
     for (const w of ['Wq', 'Wk', 'Wv']) checkArray(fn, w, o[w], C * hs, 'C*headSize');
-    const [px, pq, pk, pv, patt, pout] = this._scratch(fn, [B * T * C, C * hs, C * hs, C * hs, B * T * T, B * T * hs]);
+    const [px, pq, pk, pv, patt, pout] = this._scratch(fn, [
+      B * T * C,
+      C * hs,
+      C * hs,
+      C * hs,
+      B * T * T,
+      B * T * hs,
+    ]);
     this._f64(px, B * T * C).set(X);
     this._f64(pq, C * hs).set(o.Wq);
     this._f64(pk, C * hs).set(o.Wk);
     this._f64(pv, C * hs).set(o.Wv);
-    this._check(fn, this.#ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, causal ? MHA_CAUSAL : 0, patt, pout));
+    this._check(
+      fn,
+      this.#ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, causal ? MHA_CAUSAL : 0, patt, pout),
+    );
     return { att: this._f64(patt, B * T * T).slice(), out: this._f64(pout, B * T * hs).slice() };
   }
 
@@ -323,7 +385,10 @@ class MHA {
 class Rng {
   #m;
   #ptr;
-  constructor(m, ptr) { this.#m = m; this.#ptr = ptr; }
+  constructor(m, ptr) {
+    this.#m = m;
+    this.#ptr = ptr;
+  }
 
   #live(fn) {
     if (!this.#ptr) throw new Error(`rng.${fn}: this generator has been freed`);
@@ -339,9 +404,15 @@ class Rng {
   }
 
   /** The next n standard normals (rng.standard_normal(n) / np.random.randn(n)). */
-  standardNormal(n) { return this.#fill('standardNormal', n, (r, p) => this.#m.exports.mha_rng_standard_normal(r, p, n)); }
+  standardNormal(n) {
+    return this.#fill('standardNormal', n, (r, p) =>
+      this.#m.exports.mha_rng_standard_normal(r, p, n),
+    );
+  }
   /** The next n uniform doubles in [0, 1) (rng.random(n) / np.random.rand(n)). */
-  random(n) { return this.#fill('random', n, (r, p) => this.#m.exports.mha_rng_random(r, p, n)); }
+  random(n) {
+    return this.#fill('random', n, (r, p) => this.#m.exports.mha_rng_random(r, p, n));
+  }
   /** The next n normals loc + scale * z (rng.normal(loc, scale, n)). */
   normal(loc, scale, n) {
     checkReal('rng.normal', 'loc', loc);
@@ -386,7 +457,9 @@ class Layer {
     // the forward cache: 16 (B,T,C) tensors and 4 (B,h,T,T) ones (c/layer.h)
     const cacheBytes = 8 * (16 * B * T * this.C + 4 * B * this.heads * T * T);
     if (cacheBytes > MEMORY_CAP) {
-      throw new Error(`layer.${fn}: B = ${B}, T = ${T} is too large: the forward cache needs ${MiB(cacheBytes)} (the attention alone is B*heads*T*T), over the module's 1 GiB memory`);
+      throw new Error(
+        `layer.${fn}: B = ${B}, T = ${T} is too large: the forward cache needs ${MiB(cacheBytes)} (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
+      );
     }
     return { o, B, T, causal };
   }
@@ -396,18 +469,28 @@ class Layer {
     const cc = this.C * this.C;
     const p = base(ptr) >>> 0;
     const views = {};
-    ['Wq', 'Wk', 'Wv', 'Wo'].forEach((name, i) => { views[name] = this.#m._f64(p + i * cc * 8, cc); });
+    ['Wq', 'Wk', 'Wv', 'Wo'].forEach((name, i) => {
+      views[name] = this.#m._f64(p + i * cc * 8, cc);
+    });
     return views;
   }
 
   /** Live views {Wq, Wk, Wv, Wo} (each C*C) of the weights; writable; fresh on each access. */
-  get weights() { return this.#views('weights', (p) => this.#m.exports.mha_params(p)); }
+  get weights() {
+    return this.#views('weights', (p) => this.#m.exports.mha_params(p));
+  }
   /** Live views {Wq, Wk, Wv, Wo} of the accumulated gradients dWq ... dWo. */
-  get grads() { return this.#views('grads', (p) => this.#m.exports.mha_grads(p)); }
+  get grads() {
+    return this.#views('grads', (p) => this.#m.exports.mha_grads(p));
+  }
   /** All parameters [Wq | Wk | Wv | Wo] as one live view (4*C*C). */
-  get params() { return this.#m._f64(this.#m.exports.mha_params(this.#live('params')), 4 * this.C * this.C); }
+  get params() {
+    return this.#m._f64(this.#m.exports.mha_params(this.#live('params')), 4 * this.C * this.C);
+  }
   /** All gradients as one live view (4*C*C). */
-  get gradBuffer() { return this.#m._f64(this.#m.exports.mha_grads(this.#live('gradBuffer')), 4 * this.C * this.C); }
+  get gradBuffer() {
+    return this.#m._f64(this.#m.exports.mha_grads(this.#live('gradBuffer')), 4 * this.C * this.C);
+  }
 
   /** Forward pass: X (B,T,C) -> { Y (B,T,C), attention (B,heads,T,T) }; caches everything. */
   forward(X, opts) {
@@ -418,7 +501,10 @@ class Layer {
     checkArray(`layer.${fn}`, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
     const [px] = this.#m._scratch(`layer.${fn}`, [n]);
     this.#m._f64(px, n).set(X);
-    this.#m._check(`layer.${fn}`, this.#m.exports.mha_forward(ptr, px, B, T, causal ? MHA_CAUSAL : 0, 0));
+    this.#m._check(
+      `layer.${fn}`,
+      this.#m.exports.mha_forward(ptr, px, B, T, causal ? MHA_CAUSAL : 0, 0),
+    );
     return { Y: this.tensor('Y').data, attention: this.tensor('att').data };
   }
 
@@ -438,14 +524,21 @@ class Layer {
   // [B, T] of the forward held in the C cache (the single source of truth)
   #cachedSize(fn) {
     const out = this.#m._out();
-    const code = this.#m.exports.mha_tensor_shape(this.#ptr, this.#m._tensorId(fn, 'X'), out, out + 4);
+    const code = this.#m.exports.mha_tensor_shape(
+      this.#ptr,
+      this.#m._tensorId(fn, 'X'),
+      out,
+      out + 4,
+    );
     if (code !== 0) throw new Error(`${fn}: call forward first`);
     const dims = this.#m._i32(out + 4, 3);
     return [dims[0], dims[1]];
   }
 
   /** Zero the gradient buffer. */
-  zeroGrad() { this.#m._check('layer.zeroGrad', this.#m.exports.mha_zero_grad(this.#live('zeroGrad'))); }
+  zeroGrad() {
+    this.#m._check('layer.zeroGrad', this.#m.exports.mha_zero_grad(this.#live('zeroGrad')));
+  }
 
   /** params -= lr * grads. */
   sgdStep(lr) {
@@ -472,7 +565,17 @@ class Layer {
     const [px, pt, pl] = this.#m._scratch(fn, [n, n, Math.max(steps, 1)]);
     this.#m._f64(px, n).set(X);
     this.#m._f64(pt, n).set(target);
-    const code = this.#m.exports.mha_train(ptr, px, pt, B, T, causal ? MHA_CAUSAL : 0, lr, steps, pl);
+    const code = this.#m.exports.mha_train(
+      ptr,
+      px,
+      pt,
+      B,
+      T,
+      causal ? MHA_CAUSAL : 0,
+      lr,
+      steps,
+      pl,
+    );
     const losses = this.#m._f64(pl, steps).slice();
     if (code !== 0) {
       const err = new Error(`${fn}: ${this.#m.errorMessage(code)}`);
@@ -491,7 +594,12 @@ class Layer {
    */
   gradcheck(X, opts) {
     let last;
-    for (const progress of this.gradcheckSteps(X, { ...checkOptions('layer.gradcheck', opts), chunk: Infinity })) last = progress;
+    for (const progress of this.gradcheckSteps(X, {
+      ...checkOptions('layer.gradcheck', opts),
+      chunk: Infinity,
+    })) {
+      last = progress;
+    }
     return last.report;
   }
 
@@ -507,7 +615,9 @@ class Layer {
     const n = B * T * this.C;
     checkArray(fn, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
     const lossName = o.loss ?? 'dot';
-    if (!Object.hasOwn(LOSS_KINDS, lossName)) throw new Error(`${fn}: loss must be 'dot' or 'mse', got ${describe(o.loss)}`);
+    if (!Object.hasOwn(LOSS_KINDS, lossName)) {
+      throw new Error(`${fn}: loss must be 'dot' or 'mse', got ${describe(o.loss)}`);
+    }
     let aux;
     if (lossName === 'mse') {
       aux = checkArray(fn, 'target', o.target, n, 'B*T*C');
@@ -525,7 +635,10 @@ class Layer {
     const [px, paux] = this.#m._scratch(fn, [n, n]);
     this.#m._f64(px, n).set(X);
     this.#m._f64(paux, n).set(aux);
-    this.#m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, causal ? MHA_CAUSAL : 0, LOSS_KINDS[lossName], paux));
+    this.#m._check(
+      fn,
+      ex.mha_gradcheck_prepare(ptr, px, B, T, causal ? MHA_CAUSAL : 0, LOSS_KINDS[lossName], paux),
+    );
 
     // The rows live in JS between slices; each slice merges into a copy in wasm memory.
     const names = this.#m.checkNames;
@@ -536,13 +649,22 @@ class Layer {
     const rows = new Float64Array(names.length * CHECK_ROW_FIELDS);
     for (let w = 0; w < names.length; w++) rows[w * CHECK_ROW_FIELDS + 4] = -1;
 
-    const report = () => names.map((tensor, w) => {
-      const f = rows.subarray(w * CHECK_ROW_FIELDS, (w + 1) * CHECK_ROW_FIELDS);
-      return {
-        tensor, shape: shapes[w], size: sizes[w], checked: f[1], maxAbs: f[2], maxRel: f[3],
-        worst: f[4], analytic: f[5], numeric: f[6], meanRel: f[7],
-      };
-    });
+    const report = () =>
+      names.map((tensor, w) => {
+        const f = rows.subarray(w * CHECK_ROW_FIELDS, (w + 1) * CHECK_ROW_FIELDS);
+        return {
+          tensor,
+          shape: shapes[w],
+          size: sizes[w],
+          checked: f[1],
+          maxAbs: f[2],
+          maxRel: f[3],
+          worst: f[4],
+          analytic: f[5],
+          numeric: f[6],
+          meanRel: f[7],
+        };
+      });
     let done = 0;
     for (let w = 0; w < names.length; w++) {
       const row = rows.subarray(w * CHECK_ROW_FIELDS, (w + 1) * CHECK_ROW_FIELDS);
@@ -552,7 +674,11 @@ class Layer {
         const [prow] = this.#m._scratch(fn, [CHECK_ROW_FIELDS]);
         this.#m._f64(prow, CHECK_ROW_FIELDS).set(row);
         const code = ex.mha_gradcheck_slice(live, w, samples, first, count, eps, prow);
-        if (code === -6) throw new Error(`${fn}: the check was interrupted: another call on this layer ran while it was in progress`);
+        if (code === -6) {
+          throw new Error(
+            `${fn}: the check was interrupted: another call on this layer ran while it was in progress`,
+          );
+        }
         this.#m._check(fn, code);
         row.set(this.#m._f64(prow, CHECK_ROW_FIELDS));
         first += count;
@@ -565,7 +691,10 @@ class Layer {
 
   #shape(id) {
     const out = this.#m._out();
-    this.#m._check('layer.tensor', this.#m.exports.mha_tensor_shape(this.#live('tensor'), id, out, out + 4));
+    this.#m._check(
+      'layer.tensor',
+      this.#m.exports.mha_tensor_shape(this.#live('tensor'), id, out, out + 4),
+    );
     const rank = this.#m._i32(out, 1)[0];
     return Array.from(this.#m._i32(out + 4, rank));
   }
@@ -580,7 +709,11 @@ class Layer {
     const id = this.#m._tensorId(fn, name);
     const shape = this.#shape(id);
     const p = this.#m.exports.mha_tensor(ptr, id, 0);
-    if (!p) throw new Error(`${fn}: ${name} does not exist yet (run ${name.startsWith('d') ? 'backward' : 'forward'} first)`);
+    if (!p) {
+      throw new Error(
+        `${fn}: ${name} does not exist yet (run ${name.startsWith('d') ? 'backward' : 'forward'} first)`,
+      );
+    }
     const n = shape.reduce((a, b) => a * b, 1);
     return { data: this.#m._f64(p, n).slice(), shape };
   }
@@ -606,7 +739,9 @@ class Layer {
     const fn = 'layer.forwardFrom';
     const ptr = this.#live('forwardFrom');
     if (!FORWARD_FROM.includes(name)) {
-      throw new Error(`${fn}: name must be one of ${FORWARD_FROM.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`);
+      throw new Error(
+        `${fn}: name must be one of ${FORWARD_FROM.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`,
+      );
     }
     this.#m._check(fn, this.#m.exports.mha_forward_from(ptr, this.#m._tensorId(fn, name)));
     return { Y: this.tensor('Y').data, attention: this.tensor('att').data };

@@ -16,12 +16,20 @@ export const C_OPTIONS = [8, 16, 32, 48, 64, 96, 128];
 export const RNG_OPTIONS = ['default_rng', 'legacy'];
 export const MAX_STEPS = 100;
 export const MAX_LR = 10;
-export const MAX_SEED_DEFAULT = 2 ** 53 - 1;   // what mha.js accepts for default_rng
-export const MAX_SEED_LEGACY = 2 ** 32 - 1;    // np.random.seed takes 0 ... 2**32 - 1
+export const MAX_SEED_DEFAULT = 2 ** 53 - 1; // what mha.js accepts for default_rng
+export const MAX_SEED_LEGACY = 2 ** 32 - 1; // np.random.seed takes 0 ... 2**32 - 1
 
 /** The playground's defaults (also the state an empty query string means). */
 export const DEFAULTS = Object.freeze({
-  s: DEFAULT_SENTENCE, C: 64, h: 4, seed: 42, rng: 'default_rng', causal: false, pe: false, lr: 0.1, steps: 10,
+  s: DEFAULT_SENTENCE,
+  C: 64,
+  h: 4,
+  seed: 42,
+  rng: 'default_rng',
+  causal: false,
+  pe: false,
+  lr: 0.1,
+  steps: 10,
 });
 
 // The course setting of lessons 3 and 4.
@@ -50,7 +58,10 @@ export function vocabulary(tokens) {
   const index = new Map();
   const ids = tokens.map((tok) => {
     const key = tok.toLowerCase();
-    if (!index.has(key)) { index.set(key, vocab.length); vocab.push(key); }
+    if (!index.has(key)) {
+      index.set(key, vocab.length);
+      vocab.push(key);
+    }
     return index.get(key);
   });
   return { vocab, ids };
@@ -67,12 +78,18 @@ export function checkSentence(text) {
   const m = s.match(HTML_RE);
   if (m) {
     const shown = m[0].length > 24 ? `${m[0].slice(0, 24)}…` : m[0];
-    return { error: `The sentence contains HTML (${shown}). Type plain words: markup is not read here, and the page never renders it.` };
+    return {
+      error: `The sentence contains HTML (${shown}). Type plain words: markup is not read here, and the page never renders it.`,
+    };
   }
   const tokens = tokenize(s);
-  if (tokens.length === 0) return { error: 'The sentence is empty: type at least one word (1 to 64 tokens).' };
+  if (tokens.length === 0) {
+    return { error: 'The sentence is empty: type at least one word (1 to 64 tokens).' };
+  }
   if (tokens.length > MAX_TOKENS) {
-    return { error: `The sentence has ${tokens.length} tokens; the page accepts 1 to ${MAX_TOKENS} (attention is T×T, so ${tokens.length}×${tokens.length} would be unreadable).` };
+    return {
+      error: `The sentence has ${tokens.length} tokens; the page accepts 1 to ${MAX_TOKENS} (attention is T×T, so ${tokens.length}×${tokens.length} would be unreadable).`,
+    };
   }
   return { tokens };
 }
@@ -169,7 +186,9 @@ export function validateSettings(raw) {
   if (sc.error) errors.s = sc.error;
 
   settings.C = parseIntStrict(r.C);
-  if (!C_OPTIONS.includes(settings.C)) errors.C = `C must be one of ${C_OPTIONS.join(', ')}; got ${shown(r.C)}.`;
+  if (!C_OPTIONS.includes(settings.C)) {
+    errors.C = `C must be one of ${C_OPTIONS.join(', ')}; got ${shown(r.C)}.`;
+  }
 
   settings.h = parseIntStrict(r.h);
   if (!Number.isInteger(settings.h) || settings.h < 1) {
@@ -179,7 +198,9 @@ export function validateSettings(raw) {
   }
 
   settings.rng = String(r.rng);
-  if (!RNG_OPTIONS.includes(settings.rng)) errors.rng = `The generator must be default_rng or legacy; got ${shown(settings.rng)}.`;
+  if (!RNG_OPTIONS.includes(settings.rng)) {
+    errors.rng = `The generator must be default_rng or legacy; got ${shown(settings.rng)}.`;
+  }
 
   settings.seed = parseIntStrict(r.seed);
   const maxSeed = settings.rng === 'legacy' ? MAX_SEED_LEGACY : MAX_SEED_DEFAULT;
@@ -188,7 +209,9 @@ export function validateSettings(raw) {
   }
 
   settings.causal = parseBool(r.causal);
-  if (settings.causal === undefined) errors.causal = `causal must be 0 or 1; got ${shown(r.causal)}.`;
+  if (settings.causal === undefined) {
+    errors.causal = `causal must be 0 or 1; got ${shown(r.causal)}.`;
+  }
   settings.pe = parseBool(r.pe);
   if (settings.pe === undefined) errors.pe = `pe must be 0 or 1; got ${shown(r.pe)}.`;
 
@@ -234,13 +257,19 @@ export function settingsToQuery(s) {
 
 export function maxAbs(a) {
   let m = 0;
-  for (let i = 0; i < a.length; i++) { const v = Math.abs(a[i]); if (v > m || Number.isNaN(v)) m = v; }
+  for (let i = 0; i < a.length; i++) {
+    const v = Math.abs(a[i]);
+    if (v > m || Number.isNaN(v)) m = v;
+  }
   return m;
 }
 
 export function maxAbsDiff(a, b) {
   let m = 0;
-  for (let i = 0; i < a.length; i++) { const v = Math.abs(a[i] - b[i]); if (v > m || Number.isNaN(v)) m = v; }
+  for (let i = 0; i < a.length; i++) {
+    const v = Math.abs(a[i] - b[i]);
+    if (v > m || Number.isNaN(v)) m = v;
+  }
   return m;
 }
 
@@ -317,7 +346,16 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
     const diff = new Float64Array(T * T);
     for (let i = 0; i < diff.length; i++) diff[i] = A1[i] - A2[i];
     return {
-      tokens, vocab, ids, C, hs, seed, T, A1, A2, diff,
+      tokens,
+      vocab,
+      ids,
+      C,
+      hs,
+      seed,
+      T,
+      A1,
+      A2,
+      diff,
       maxGap: maxAbs(diff),
       argmaxDiffRows: argmaxDiffRows(A1, A2, T),
       argmax1: Array.from({ length: T }, (_, t) => argmax(A1, t * T, T)),
@@ -363,8 +401,8 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
   const layer = borrowLayer(mha, C, heads, { Wq, Wk: Wq, Wv: Wq, Wo: Wq });
   try {
     layer.forward(x, { B: 1, T });
-    const Qheads = layer.tensor('Q').data;                       // (1, h, T, hs)
-    const q = mha.mergeHeads(Qheads, { B: 1, T, C, heads });     // x @ Wq, (1, T, C)
+    const Qheads = layer.tensor('Q').data; // (1, h, T, hs)
+    const q = mha.mergeHeads(Qheads, { B: 1, T, C, heads }); // x @ Wq, (1, T, C)
     // head i against the small projection x @ Wq[:, i*hs:(i+1)*hs] (k-ordered sums from 0.0)
     let headMaxDiff = 0;
     const perHead = [];
@@ -384,7 +422,18 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
     const roundTrip = maxAbsDiff(back, q);
     const splitEqualsLayer = maxAbsDiff(split, Qheads);
     return {
-      T, C, heads, hs, x, Wq, q, Qheads, perHead, headMaxDiff, roundTrip, splitEqualsLayer,
+      T,
+      C,
+      heads,
+      hs,
+      x,
+      Wq,
+      q,
+      Qheads,
+      perHead,
+      headMaxDiff,
+      roundTrip,
+      splitEqualsLayer,
       shapes: { x: [1, T, C], q4: [1, T, heads, hs], heads: [1, heads, T, hs] },
     };
   } finally {
@@ -393,7 +442,10 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
 }
 
 /** X (2, 6, 64) and Wq, Wk, Wv, Wo (64, 64) / 8 from default_rng(42), then dY (lesson 4). */
-export function courseData(mha, { seed = COURSE.seed, B = COURSE.B, T = COURSE.T, C = COURSE.C } = {}) {
+export function courseData(
+  mha,
+  { seed = COURSE.seed, B = COURSE.B, T = COURSE.T, C = COURSE.C } = {},
+) {
   const rng = mha.rng(seed, 'default_rng');
   try {
     const X = rng.standardNormal(B * T * C);
@@ -415,7 +467,10 @@ export function layerWith(mha, C, heads, W) {
 
 function setWeights(layer, W) {
   const v = layer.weights;
-  v.Wq.set(W.Wq); v.Wk.set(W.Wk); v.Wv.set(W.Wv); v.Wo.set(W.Wo);
+  v.Wq.set(W.Wq);
+  v.Wk.set(W.Wk);
+  v.Wv.set(W.Wv);
+  v.Wo.set(W.Wo);
 }
 
 // Short-lived layers (one computation, then gone) are borrowed from a small pool: createLayer
@@ -423,7 +478,7 @@ function setWeights(layer, W) {
 // first render alone would make seven such layers. A borrowed layer gets all four weights set;
 // forward rewrites its whole cache; gradients are zeroed before a backward (lesson 4), so what
 // a previous borrower left behind never shows.
-const layerPools = new WeakMap();   // mha -> Map('C/heads' -> [layers])
+const layerPools = new WeakMap(); // mha -> Map('C/heads' -> [layers])
 const POOL_MAX = 3;
 
 /** A layer of width C with `heads` heads and weights W (Wq, Wk, Wv, Wo; all four required). */
@@ -437,7 +492,10 @@ export function borrowLayer(mha, C, heads, W) {
 /** Give a borrowed layer back (it must not be used afterwards). */
 export function returnLayer(mha, layer) {
   let pools = layerPools.get(mha);
-  if (!pools) { pools = new Map(); layerPools.set(mha, pools); }
+  if (!pools) {
+    pools = new Map();
+    layerPools.set(mha, pools);
+  }
   const key = `${layer.C}/${layer.heads}`;
   const free = pools.get(key) ?? [];
   pools.set(key, free);
@@ -473,21 +531,27 @@ export function blockMaxima(d, C, heads) {
 export function lesson3(mha, { causal = false, data } = {}) {
   const d = data ?? courseData(mha);
   const { X, W, B, T, C } = d;
-  const heads = COURSE.heads, hs = C / heads;
+  const heads = COURSE.heads,
+    hs = C / heads;
   const layer = borrowLayer(mha, C, heads, W);
   const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });
   try {
     layer.forward(X, { B, T, causal });
     const t = {};
-    for (const name of ['X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y']) t[name] = layer.tensor(name);
+    for (const name of ['X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y']) {
+      t[name] = layer.tensor(name);
+    }
     const shapes = {};
     for (const [k, v] of Object.entries(t)) shapes[k] = v.shape;
     // Q K^T before the scaling (for the step view): (B, h, T, T)
     const QK = new Float64Array(B * heads * T * T);
-    const Qd = t.Q.data, Kd = t.K.data;
+    const Qd = t.Q.data,
+      Kd = t.K.data;
     for (let bh = 0; bh < B * heads; bh++) {
       for (let i = 0; i < T; i++) {
-        for (let j = 0; j < T; j++) QK[(bh * T + i) * T + j] = dotRows(Qd, (bh * T + i) * hs, Kd, (bh * T + j) * hs, hs);
+        for (let j = 0; j < T; j++) {
+          QK[(bh * T + i) * T + j] = dotRows(Qd, (bh * T + i) * hs, Kd, (bh * T + j) * hs, hs);
+        }
       }
     }
     const att = t.att.data;
@@ -508,21 +572,60 @@ export function lesson3(mha, { causal = false, data } = {}) {
     const bdY = bdLayer.forwardFrom('headout').Y;
     const fullDeltaY = new Float64Array(fullY.length);
     const bdDeltaY = new Float64Array(bdY.length);
-    for (let i = 0; i < fullY.length; i++) { fullDeltaY[i] = fullY[i] - fullBase[i]; bdDeltaY[i] = bdY[i] - bdBase[i]; }
+    for (let i = 0; i < fullY.length; i++) {
+      fullDeltaY[i] = fullY[i] - fullBase[i];
+      bdDeltaY[i] = bdY[i] - bdBase[i];
+    }
     return {
-      B, T, C, heads, hs, causal, tensors: t, shapes, QK, att, rowSums: sums, rowSumMaxErr: maxErr,
-      fullDeltaY, bdDeltaY,
+      B,
+      T,
+      C,
+      heads,
+      hs,
+      causal,
+      tensors: t,
+      shapes,
+      QK,
+      att,
+      rowSums: sums,
+      rowSumMaxErr: maxErr,
+      fullDeltaY,
+      bdDeltaY,
       blockDiagDelta: blockMaxima(bdDeltaY, C, heads),
       fullDelta: blockMaxima(fullDeltaY, C, heads),
       stages: [
         { stage: 'X (input)', shape: [B, T, C], note: 'B sequences of T tokens, C features each' },
-        { stage: 'X @ Wq  (also Wk, Wv)', shape: [B, T, C], note: 'one (C, C) matmul for all heads at once' },
-        { stage: '.reshape(B, T, h, hs)', shape: [B, T, heads, hs], note: `C = h · hs = ${heads} · ${hs}` },
-        { stage: '.transpose(0, 2, 1, 3) → Q, K, V', shape: shapes.Q, note: 'heads become a batch axis' },
-        { stage: 'Q @ K.transpose(0, 1, 3, 2) / √hs → scores', shape: shapes.scores, note: `one T×T matrix per head; √hs = ${Math.sqrt(hs)}` },
-        { stage: causal ? 'causal mask + softmax → att' : 'softmax(scores) → att', shape: shapes.att, note: 'each row sums to 1' },
+        {
+          stage: 'X @ Wq  (also Wk, Wv)',
+          shape: [B, T, C],
+          note: 'one (C, C) matmul for all heads at once',
+        },
+        {
+          stage: '.reshape(B, T, h, hs)',
+          shape: [B, T, heads, hs],
+          note: `C = h · hs = ${heads} · ${hs}`,
+        },
+        {
+          stage: '.transpose(0, 2, 1, 3) → Q, K, V',
+          shape: shapes.Q,
+          note: 'heads become a batch axis',
+        },
+        {
+          stage: 'Q @ K.transpose(0, 1, 3, 2) / √hs → scores',
+          shape: shapes.scores,
+          note: `one T×T matrix per head; √hs = ${Math.sqrt(hs)}`,
+        },
+        {
+          stage: causal ? 'causal mask + softmax → att' : 'softmax(scores) → att',
+          shape: shapes.att,
+          note: 'each row sums to 1',
+        },
         { stage: 'att @ V → headout', shape: shapes.headout, note: 'each head mixes its own V' },
-        { stage: 'merge_heads → concat', shape: shapes.concat, note: 'transpose back, reshape (B, T, C)' },
+        {
+          stage: 'merge_heads → concat',
+          shape: shapes.concat,
+          note: 'transpose back, reshape (B, T, C)',
+        },
         { stage: 'concat @ Wo → Y', shape: shapes.Y, note: 'Wo mixes the heads' },
       ],
     };
@@ -532,7 +635,20 @@ export function lesson3(mha, { causal = false, data } = {}) {
   }
 }
 
-export const GRAD_ORDER = ['dWo', 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX'];
+export const GRAD_ORDER = [
+  'dWo',
+  'dconcat',
+  'dheadout',
+  'dV',
+  'datt',
+  'dscores',
+  'dQ',
+  'dK',
+  'dWq',
+  'dWk',
+  'dWv',
+  'dX',
+];
 
 /** Lesson 4: forward, backward with dY (loss L = sum(dY * Y)); every gradient in the lesson's order. */
 export function lesson4(mha, { data } = {}) {
@@ -559,9 +675,12 @@ export function lesson4(mha, { data } = {}) {
  * target = standard_normal((1, T, C)). rng: 'default_rng' or 'legacy' (np.random.seed + randn:
  * the same calls continue one stream).
  */
-const modelCache = [];   // the last two sentence models: [{ mha, key, model }]
+const modelCache = []; // the last two sentence models: [{ mha, key, model }]
 
-export function sentenceModel(mha, { tokens, C = 64, heads = 4, seed = 42, rng: kind = 'default_rng', pe = false, causal = false }) {
+export function sentenceModel(
+  mha,
+  { tokens, C = 64, heads = 4, seed = 42, rng: kind = 'default_rng', pe = false, causal = false },
+) {
   // lesson 5 and the playground's default view draw the very same stream: computed once. The
   // model is read-only for everyone (its arrays are only ever copied into wasm memory).
   const key = JSON.stringify([tokens, C, heads, seed, kind, pe, causal]);
@@ -573,7 +692,20 @@ export function sentenceModel(mha, { tokens, C = 64, heads = 4, seed = 42, rng: 
     const W = {};
     for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
     const target = rng.standardNormal(tokens.length * C);
-    const model = Object.freeze({ tokens, C, heads, hs: C / heads, seed, rng: kind, pe, causal, T: tokens.length, ...input, W: Object.freeze(W), target });
+    const model = Object.freeze({
+      tokens,
+      C,
+      heads,
+      hs: C / heads,
+      seed,
+      rng: kind,
+      pe,
+      causal,
+      T: tokens.length,
+      ...input,
+      W: Object.freeze(W),
+      target,
+    });
     modelCache.unshift({ mha, key, model });
     modelCache.length = Math.min(modelCache.length, 2);
     return model;
@@ -614,7 +746,9 @@ export class Trainer {
   /** One step of gradient descent with learning rate lr; returns the new loss. */
   step(lr) {
     if (!Number.isFinite(this.loss)) {
-      throw new Error(`the loss is ${this.loss}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.`);
+      throw new Error(
+        `the loss is ${this.loss}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.`,
+      );
     }
     // the layer's cache already holds the forward pass of the current weights (#evaluate ran it
     // after the last change), so backward starts from there: one forward per step, not two
@@ -628,9 +762,13 @@ export class Trainer {
     return this.loss;
   }
 
-  get steps() { return this.lrs.length; }
+  get steps() {
+    return this.lrs.length;
+  }
 
-  free() { this.layer.free(); }
+  free() {
+    this.layer.free();
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -641,7 +779,10 @@ export function yieldToEventLoop() {
   if (typeof MessageChannel === 'function') {
     return new Promise((resolve) => {
       const ch = new MessageChannel();
-      ch.port1.onmessage = () => { ch.port1.close(); resolve(); };
+      ch.port1.onmessage = () => {
+        ch.port1.close();
+        resolve();
+      };
       ch.port2.postMessage(0);
     });
   }
@@ -670,8 +811,20 @@ export class Scheduler {
 
   submit({ start, priority = 0, onProgress, onDone, onError, name = '', sliceMs }) {
     const job = {
-      id: ++this.serial, name, priority, cancelled: false, finished: false, sliceMs: sliceMs ?? this.sliceMs, busyMs: 0,
-      start, onProgress, onDone, onError, iterator: null, cleanup: null, last: undefined,
+      id: ++this.serial,
+      name,
+      priority,
+      cancelled: false,
+      finished: false,
+      sliceMs: sliceMs ?? this.sliceMs,
+      busyMs: 0,
+      start,
+      onProgress,
+      onDone,
+      onError,
+      iterator: null,
+      cleanup: null,
+      last: undefined,
     };
     job.cancel = () => this.#end(job, true);
     this.jobs.push(job);
@@ -690,7 +843,13 @@ export class Scheduler {
     job.finished = true;
     job.cancelled = cancelled;
     this.jobs = this.jobs.filter((j) => j !== job);
-    if (job.cleanup) { try { job.cleanup(); } catch { /* already released */ } }
+    if (job.cleanup) {
+      try {
+        job.cleanup();
+      } catch {
+        /* already released */
+      }
+    }
     job.cleanup = null;
     job.iterator = null;
   }
@@ -715,8 +874,8 @@ export class Scheduler {
             r = job.iterator.next();
             if (!r.done) job.last = r.value;
           } while (!r.done && !job.finished && Date.now() - t0 < job.sliceMs);
-          job.busyMs += Date.now() - t0;          // time spent in this job's own slices
-          if (job.finished) continue;            // cancelled from inside a callback
+          job.busyMs += Date.now() - t0; // time spent in this job's own slices
+          if (job.finished) continue; // cancelled from inside a callback
           if (r.done) {
             this.#end(job, false);
             job.onDone?.(job.last);
@@ -725,7 +884,8 @@ export class Scheduler {
           }
         } catch (err) {
           this.#end(job, false);
-          if (job.onError) job.onError(err); else console.error(err);
+          if (job.onError) job.onError(err);
+          else console.error(err);
         }
       }
     } finally {
@@ -751,7 +911,12 @@ export function gradcheckJob(makeLayer, X, opts, chunk) {
   return () => {
     const layer = makeLayer();
     let freed = false;
-    const cleanup = () => { if (!freed) { freed = true; layer.free(); } };
+    const cleanup = () => {
+      if (!freed) {
+        freed = true;
+        layer.free();
+      }
+    };
     try {
       return { iterator: layer.gradcheckSteps(X, { ...opts, chunk: c }), cleanup };
     } catch (err) {
@@ -780,17 +945,35 @@ export function gradcheckSize({ B = 1, T, C, heads }) {
 export function pendingReport({ B = 1, T, C, heads }) {
   const hs = C / heads;
   const shapes = {
-    Wq: [C, C], Wk: [C, C], Wv: [C, C], Wo: [C, C], X: [B, T, C], Q: [B, heads, T, hs], K: [B, heads, T, hs],
-    V: [B, heads, T, hs], scores: [B, heads, T, T], att: [B, heads, T, T], headout: [B, heads, T, hs], concat: [B, T, C],
+    Wq: [C, C],
+    Wk: [C, C],
+    Wv: [C, C],
+    Wo: [C, C],
+    X: [B, T, C],
+    Q: [B, heads, T, hs],
+    K: [B, heads, T, hs],
+    V: [B, heads, T, hs],
+    scores: [B, heads, T, T],
+    att: [B, heads, T, T],
+    headout: [B, heads, T, hs],
+    concat: [B, T, C],
   };
   return Object.entries(shapes).map(([tensor, shape]) => ({
-    tensor, shape, size: shape.reduce((a, b) => a * b, 1), checked: 0, maxAbs: 0, maxRel: 0, meanRel: 0,
+    tensor,
+    shape,
+    size: shape.reduce((a, b) => a * b, 1),
+    checked: 0,
+    maxAbs: 0,
+    maxRel: 0,
+    meanRel: 0,
   }));
 }
 
 /** pass/fail summary of a report against a threshold. */
 export function summarize(report, threshold) {
-  let maxRel = 0, maxAbsErr = 0, checked = 0;
+  let maxRel = 0,
+    maxAbsErr = 0,
+    checked = 0;
   for (const r of report) {
     maxRel = Math.max(maxRel, r.maxRel);
     maxAbsErr = Math.max(maxAbsErr, r.maxAbs);
@@ -802,7 +985,12 @@ export function summarize(report, threshold) {
 /** A report as JSON-able rows (for figures()). */
 export function reportRows(report) {
   return report.map((r) => ({
-    tensor: r.tensor, shape: [...r.shape], size: r.size, checked: r.checked,
-    maxAbs: r.maxAbs, maxRel: r.maxRel, meanRel: r.meanRel,
+    tensor: r.tensor,
+    shape: [...r.shape],
+    size: r.size,
+    checked: r.checked,
+    maxAbs: r.maxAbs,
+    maxRel: r.maxRel,
+    meanRel: r.meanRel,
   }));
 }

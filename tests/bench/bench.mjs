@@ -56,7 +56,13 @@ const ALL_SIZES = {
   L: { B: 1, T: 512, C: 768, h: 12 },
 };
 const ALL_PEERS = ['wasm', 'native', 'numpy', 'tfjs', 'chromium'];
-const PEER_LABEL = { wasm: 'mha-wasm', native: 'native C', numpy: 'NumPy', tfjs: 'tfjs-wasm', chromium: 'mha-wasm/Chromium' };
+const PEER_LABEL = {
+  wasm: 'mha-wasm',
+  native: 'native C',
+  numpy: 'NumPy',
+  tfjs: 'tfjs-wasm',
+  chromium: 'mha-wasm/Chromium',
+};
 
 // First losses must agree with mha-wasm's: the float64 peers to TOL64; tfjs's float32 Y, with the
 // loss summed in float64, to TOL32. tfjs's own loss (its Mean kernel adds the n = B*T*C float32
@@ -67,13 +73,25 @@ const seqSumBound32 = ({ B, T, C }) => Math.max(TOL32, B * T * C * 2 ** -24);
 
 function envList(name, all, dflt = all) {
   const v = process.env[name];
-  const list = v ? v.split(',').map((s) => s.trim()).filter(Boolean) : dflt;
-  for (const x of list) if (!all.includes(x)) fail(`${name}: unknown entry ${JSON.stringify(x)} (one of ${all.join(',')})`);
+  const list = v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : dflt;
+  for (const x of list) {
+    if (!all.includes(x)) {
+      fail(`${name}: unknown entry ${JSON.stringify(x)} (one of ${all.join(',')})`);
+    }
+  }
   return all.filter((x) => list.includes(x));
 }
 function envNum(name, dflt, min) {
-  const v = process.env[name] === undefined || process.env[name] === '' ? dflt : Number(process.env[name]);
-  if (!Number.isFinite(v) || v < min) fail(`${name} must be a number >= ${min}, got ${process.env[name]}`);
+  const v =
+    process.env[name] === undefined || process.env[name] === '' ? dflt : Number(process.env[name]);
+  if (!Number.isFinite(v) || v < min) {
+    fail(`${name} must be a number >= ${min}, got ${process.env[name]}`);
+  }
   return v;
 }
 function fail(msg) {
@@ -93,13 +111,17 @@ const CFLAGS = (process.env.BENCH_CFLAGS ?? '-O3').split(/\s+/).filter(Boolean);
 const CC = process.env.CC || 'cc';
 const PYTHON = process.env.PYTHON || '/usr/bin/python3';
 const PAGE = process.env.BENCH_PAGE !== '0';
-if (!PEERS.includes('wasm')) fail('BENCH_PEERS must include wasm (the reference of the ratios and of the loss check)');
-if (/\s/.test(OUT)) fail(`the build directory ${OUT} contains whitespace; the peers' protocol cannot pass it`);
+if (!PEERS.includes('wasm')) {
+  fail('BENCH_PEERS must include wasm (the reference of the ratios and of the loss check)');
+}
+if (/\s/.test(OUT)) {
+  fail(`the build directory ${OUT} contains whitespace; the peers' protocol cannot pass it`);
+}
 
 // ------------------------------------------------------------------------------------------------
 // helpers
 
-const log = (...a) => console.error(...a);                        // progress: stderr
+const log = (...a) => console.error(...a); // progress: stderr
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
   const m = s.length >> 1;
@@ -108,12 +130,19 @@ const median = (a) => {
 
 function sh(cmd, args, opts = {}) {
   try {
-    return execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts }).trim();
+    return execFileSync(cmd, args, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...opts,
+    }).trim();
   } catch (e) {
     return null;
   }
 }
-function firstLine(s) { return s ? s.split('\n')[0].trim() : 'unavailable'; }
+function firstLine(s) {
+  return s ? s.split('\n')[0].trim() : 'unavailable';
+}
 
 function fmtTime(s) {
   if (s === undefined || !Number.isFinite(s)) return '-';
@@ -126,8 +155,11 @@ const fmtG = (g) => (Number.isFinite(g) ? g.toPrecision(3) : '-');
 
 function table(header, rows, align) {
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (align[i] === 'l' ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
-  return [line(header), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)].map((l) => l.trimEnd()).join('\n');
+  const line = (cells) =>
+    cells.map((c, i) => (align[i] === 'l' ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  return [line(header), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)]
+    .map((l) => l.trimEnd())
+    .join('\n');
 }
 
 // FLOP of one train step (see FLOP_FORMULA)
@@ -153,17 +185,24 @@ function machine() {
     const field = (k) => info.match(new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm'))?.[1].trim();
     const flags = new Set((field('flags') ?? '').split(/\s+/));
     const simd = ['sse2', 'avx', 'avx2', 'fma', 'avx512f'].filter((f) => flags.has(f)).join(' ');
-    cpu = `${field('model name') ?? cpu} (family ${field('cpu family')} model ${field('model')}, ` +
+    cpu =
+      `${field('model name') ?? cpu} (family ${field('cpu family')} model ${field('model')}, ` +
       `${Math.round(Number(field('cpu MHz')))} MHz, ${simd}${flags.has('hypervisor') ? ', virtual machine' : ''})`;
-  } catch { /* not Linux */ }
-  let mem = `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
+  } catch {
+    /* not Linux */
+  }
+  const mem = `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
   return { cpu, cores: os.cpus().length, mem, os: `${os.type()} ${os.release()} ${os.arch()}` };
 }
 
 function loadLine() {
   const up = sh('uptime', []);
   const la = os.loadavg();
-  return { text: up ?? `load average: ${la.map((x) => x.toFixed(2)).join(', ')}`, load1: la[0], loads: la };
+  return {
+    text: up ?? `load average: ${la.map((x) => x.toFixed(2)).join(', ')}`,
+    load1: la[0],
+    loads: la,
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -173,22 +212,42 @@ function build() {
   const targets = PAGE ? ['wasm', 'bundle'] : ['wasm'];
   log(`bench: make ${targets.join(' ')}`);
   try {
-    execFileSync('make', ['--no-print-directory', ...targets], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+    execFileSync('make', ['--no-print-directory', ...targets], {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2],
+    });
   } catch {
     fail(`\`make ${targets.join(' ')}\` failed`);
   }
   fs.mkdirSync(OUT, { recursive: true });
 
   // the emcc command make uses (printed, not run), with the export list abbreviated
-  const wasmCmd = firstLine(sh('make', ['--no-print-directory', '-n', '-B', 'web/mha.wasm']))
-    .replace(/(-sEXPORTED_FUNCTIONS=)(\S+)/, (_, k, v) => `${k}<${v.split(',').length} functions>`);
+  const wasmCmd = firstLine(
+    sh('make', ['--no-print-directory', '-n', '-B', 'web/mha.wasm']),
+  ).replace(/(-sEXPORTED_FUNCTIONS=)(\S+)/, (_, k, v) => `${k}<${v.split(',').length} functions>`);
 
   let nativeCmd = null;
   if (PEERS.includes('native')) {
-    const src = fs.readdirSync(path.join(ROOT, 'c')).filter((f) => f.endsWith('.c') && f !== 'demo.c').sort().map((f) => `c/${f}`);
-    const args = [...CFLAGS, '-std=c11', '-Wall', '-Wextra', '-ffp-contract=off', '-DNDEBUG', '-Ic',
-      ...src, 'tests/bench/bench_native.c', '-lm',
-      '-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc', '-o', path.relative(ROOT, path.join(OUT, 'bench_native'))];
+    const src = fs
+      .readdirSync(path.join(ROOT, 'c'))
+      .filter((f) => f.endsWith('.c') && f !== 'demo.c')
+      .sort()
+      .map((f) => `c/${f}`);
+    const args = [
+      ...CFLAGS,
+      '-std=c11',
+      '-Wall',
+      '-Wextra',
+      '-ffp-contract=off',
+      '-DNDEBUG',
+      '-Ic',
+      ...src,
+      'tests/bench/bench_native.c',
+      '-lm',
+      '-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc',
+      '-o',
+      path.relative(ROOT, path.join(OUT, 'bench_native')),
+    ];
     nativeCmd = `${CC} ${args.join(' ')}`;
     log(`bench: ${nativeCmd}`);
     try {
@@ -204,7 +263,9 @@ async function buildTfjsBundle() {
   // tfjs-core's Node bundle registers no gradients; bundle its ES modules + gradients + the wasm
   // backend into one CommonJS file (see bench_tfjs.mjs)
   const out = path.join(OUT, 'tfjs.cjs');
-  log('bench: esbuild tfjs-core + register_all_gradients + tfjs-backend-wasm -> build/bench/tfjs.cjs');
+  log(
+    'bench: esbuild tfjs-core + register_all_gradients + tfjs-backend-wasm -> build/bench/tfjs.cjs',
+  );
   const esbuild = await import('esbuild');
   await esbuild.build({
     stdin: {
@@ -235,7 +296,11 @@ class ChildPeer {
     this.name = name;
     this.pending = [];
     this.exited = false;
-    this.proc = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    this.proc = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     this.proc.on('error', (e) => this.#die(`cannot start: ${e.message}`));
     this.proc.on('exit', (code, sig) => this.#die(`exited (${sig ?? code})`));
     this.proc.stdin.on('error', () => {});
@@ -269,9 +334,15 @@ class ChildPeer {
     return reply;
   }
 
-  info() { return this.call('info'); }
-  load(name, { B, T, C, h }) { return this.call(`load ${name} ${B} ${T} ${C} ${h} ${LR} ${OUT}`); }
-  run(name, minTime, minReps, check = false) { return this.call(`run ${name} ${minTime} ${minReps} ${check ? 1 : 0}`); }
+  info() {
+    return this.call('info');
+  }
+  load(name, { B, T, C, h }) {
+    return this.call(`load ${name} ${B} ${T} ${C} ${h} ${LR} ${OUT}`);
+  }
+  run(name, minTime, minReps, check = false) {
+    return this.call(`run ${name} ${minTime} ${minReps} ${check ? 1 : 0}`);
+  }
   close() {
     if (!this.exited && !this.closed) {
       this.closed = true;
@@ -289,7 +360,9 @@ class WasmPeer {
     this.cases = new Map();
   }
 
-  async info() { return { mha_version: this.mha.version }; }
+  async info() {
+    return { mha_version: this.mha.version };
+  }
 
   async load(name, { B, T, C, h }, data) {
     const layer = this.mha.createLayer({ C, heads: h, seed: 0 });
@@ -300,11 +373,12 @@ class WasmPeer {
     const { B, T, layer, X, target, W } = this.cases.get(name);
     const mem = this.mha.exports.memory;
     const opts = { B, T, steps: 1, lr: LR };
-    layer.params.set(W);                                          // reset the weights
-    const first = layer.train(X, target, opts)[0];               // warm-up
+    layer.params.set(W); // reset the weights
+    const first = layer.train(X, target, opts)[0]; // warm-up
     const memBefore = mem.buffer.byteLength;
     const times = [];
-    let total = 0, loss;
+    let total = 0,
+      loss;
     const cpu0 = process.cpuUsage();
     while (total < minTime || times.length < minReps) {
       const t0 = performance.now();
@@ -315,8 +389,12 @@ class WasmPeer {
     }
     const cpu = process.cpuUsage(cpu0);
     return {
-      first_loss: first, last_loss: loss, times, cpu: (cpu.user + cpu.system) / 1e6,
-      memory_before: memBefore, memory_after: mem.buffer.byteLength,
+      first_loss: first,
+      last_loss: loss,
+      times,
+      cpu: (cpu.user + cpu.system) / 1e6,
+      memory_before: memBefore,
+      memory_after: mem.buffer.byteLength,
     };
   }
 
@@ -343,8 +421,15 @@ function makeInputs(mha, name, { B, T, C }) {
   }
   const scale = 1 / Math.sqrt(C);
   for (let i = 0; i < W.length; i++) W[i] *= scale;
-  for (const [what, a] of [['X', X], ['target', target], ['W', W]]) {
-    fs.writeFileSync(path.join(OUT, `${name}.${what}.f64`), new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  for (const [what, a] of [
+    ['X', X],
+    ['target', target],
+    ['W', W],
+  ]) {
+    fs.writeFileSync(
+      path.join(OUT, `${name}.${what}.f64`),
+      new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+    );
   }
   return { X, target, W };
 }
@@ -363,26 +448,62 @@ async function main() {
 
   const peers = {};
   peers.wasm = new WasmPeer(mha);
-  if (PEERS.includes('native')) peers.native = new ChildPeer('native', path.join(OUT, 'bench_native'), [], {});
-  if (PEERS.includes('numpy')) {
-    peers.numpy = new ChildPeer('numpy', PYTHON, [path.join(BENCH, 'bench_numpy.py')],
-      { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' });
+  if (PEERS.includes('native')) {
+    peers.native = new ChildPeer('native', path.join(OUT, 'bench_native'), [], {});
   }
-  if (PEERS.includes('tfjs')) peers.tfjs = new ChildPeer('tfjs', process.execPath, [path.join(BENCH, 'bench_tfjs.mjs'), tfjsBundle], {});
-  if (PEERS.includes('chromium')) peers.chromium = new ChildPeer('chromium', process.execPath, [path.join(BENCH, 'bench_chromium.mjs')], {});
+  if (PEERS.includes('numpy')) {
+    peers.numpy = new ChildPeer('numpy', PYTHON, [path.join(BENCH, 'bench_numpy.py')], {
+      OPENBLAS_NUM_THREADS: '1',
+      OMP_NUM_THREADS: '1',
+      MKL_NUM_THREADS: '1',
+    });
+  }
+  if (PEERS.includes('tfjs')) {
+    peers.tfjs = new ChildPeer(
+      'tfjs',
+      process.execPath,
+      [path.join(BENCH, 'bench_tfjs.mjs'), tfjsBundle],
+      {},
+    );
+  }
+  if (PEERS.includes('chromium')) {
+    peers.chromium = new ChildPeer(
+      'chromium',
+      process.execPath,
+      [path.join(BENCH, 'bench_chromium.mjs')],
+      {},
+    );
+  }
   const order = PEERS.filter((p) => peers[p]);
 
-  const results = { config: { rounds: ROUNDS, sizes: SIZES, peers: order, minTime: MIN_TIME, minReps: MIN_REPS, lr: LR, seed: SEED }, runs: [] };
+  const results = {
+    config: {
+      rounds: ROUNDS,
+      sizes: SIZES,
+      peers: order,
+      minTime: MIN_TIME,
+      minReps: MIN_REPS,
+      lr: LR,
+      seed: SEED,
+    },
+    runs: [],
+  };
   try {
     const info = {};
     for (const p of order) info[p] = await peers[p].info();
     if (info.numpy && info.numpy.openblas_threads !== 1) {
-      throw new Error(`NumPy: OpenBLAS reports ${info.numpy.openblas_threads} threads (libraries: ${info.numpy.libraries.join(', ') || 'none'}); expected 1`);
+      throw new Error(
+        `NumPy: OpenBLAS reports ${info.numpy.openblas_threads} threads (libraries: ${info.numpy.libraries.join(', ') || 'none'}); expected 1`,
+      );
     }
-    if (info.tfjs && (info.tfjs.backend !== 'wasm' || info.tfjs.threads)) throw new Error(`tfjs: backend ${info.tfjs.backend}, threads ${info.tfjs.threads}`);
-    if (info.chromium && info.chromium.mha_version !== mha.version) throw new Error(`Chromium loaded mha-wasm ${info.chromium.mha_version}, Node ${mha.version}`);
+    if (info.tfjs && (info.tfjs.backend !== 'wasm' || info.tfjs.threads)) {
+      throw new Error(`tfjs: backend ${info.tfjs.backend}, threads ${info.tfjs.threads}`);
+    }
+    if (info.chromium && info.chromium.mha_version !== mha.version) {
+      throw new Error(`Chromium loaded mha-wasm ${info.chromium.mha_version}, Node ${mha.version}`);
+    }
 
-    const loaded = SIZES.includes('S') ? SIZES : ['S', ...SIZES];   // S is also the warm-up size
+    const loaded = SIZES.includes('S') ? SIZES : ['S', ...SIZES]; // S is also the warm-up size
     log(`bench: inputs (seed ${SEED}) -> build/bench/{${loaded.join(',')}}.{X,target,W}.f64`);
     for (const s of loaded) {
       const data = makeInputs(mha, s, ALL_SIZES[s]);
@@ -395,19 +516,22 @@ async function main() {
       for (const p of order) {
         const t0 = performance.now();
         const res = await peers[p].run('S', WARMUP, 200);
-        log(`bench: warm-up S ${PEER_LABEL[p].padEnd(9)} ${res.times.length + 1} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        log(
+          `bench: warm-up S ${PEER_LABEL[p].padEnd(9)} ${res.times.length + 1} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
       }
     }
 
     // rounds, alternating: per round every peer once per size, order rotated each round
-    const perRound = {};   // perRound[size][peer] = [median of round 1, ...]
-    const firstLoss = {};  // firstLoss[size][peer] = [first loss of round 1, ...]
-    const tfjsF64 = {};    // tfjsF64[size] = tfjs's first loss summed in float64 (round 1)
-    const best = {};       // best[size][peer] = fastest timed step of all rounds
-    const cpuRound = {};   // cpuRound[size][peer] = [process CPU time per timed step, round 1, ...]
-    const inflation = {};  // inflation[size][peer] = [wall / CPU time of the timed steps, round 1, ...]
+    const perRound = {}; // perRound[size][peer] = [median of round 1, ...]
+    const firstLoss = {}; // firstLoss[size][peer] = [first loss of round 1, ...]
+    const tfjsF64 = {}; // tfjsF64[size] = tfjs's first loss summed in float64 (round 1)
+    const best = {}; // best[size][peer] = fastest timed step of all rounds
+    const cpuRound = {}; // cpuRound[size][peer] = [process CPU time per timed step, round 1, ...]
+    const inflation = {}; // inflation[size][peer] = [wall / CPU time of the timed steps, round 1, ...]
     const reps = {};
-    const memL = [], memLChromium = [];
+    const memL = [],
+      memLChromium = [];
     for (const s of SIZES) {
       perRound[s] = {};
       firstLoss[s] = {};
@@ -416,10 +540,16 @@ async function main() {
       cpuRound[s] = {};
       inflation[s] = {};
       for (const p of order) {
-        perRound[s][p] = []; firstLoss[s][p] = []; reps[s][p] = []; best[s][p] = Infinity; cpuRound[s][p] = []; inflation[s][p] = [];
+        perRound[s][p] = [];
+        firstLoss[s][p] = [];
+        reps[s][p] = [];
+        best[s][p] = Infinity;
+        cpuRound[s][p] = [];
+        inflation[s][p] = [];
       }
     }
-    let nativeAllocs = 0, nativeSteps = 0;
+    let nativeAllocs = 0,
+      nativeSteps = 0;
     const tfjsTensors = [];
     for (let r = 0; r < ROUNDS; r++) {
       const rot = order.map((_, i) => order[(i + r) % order.length]);
@@ -435,15 +565,24 @@ async function main() {
           inflation[s][p].push(res.times.reduce((a, t) => a + t, 0) / res.cpu);
           firstLoss[s][p].push(res.first_loss);
           reps[s][p].push(res.times.length);
-          if (p === 'native') { nativeAllocs += res.allocs; nativeSteps += res.times.length; }
+          if (p === 'native') {
+            nativeAllocs += res.allocs;
+            nativeSteps += res.times.length;
+          }
           if (p === 'tfjs') tfjsTensors.push([res.tensors_before, res.tensors_after]);
-          if (p === 'wasm' && s === 'L') memL.push([res.memory_before, res.memory_after, res.times.length]);
-          if (p === 'chromium' && s === 'L') memLChromium.push([res.memory_before, res.memory_after, res.times.length]);
+          if (p === 'wasm' && s === 'L') {
+            memL.push([res.memory_before, res.memory_after, res.times.length]);
+          }
+          if (p === 'chromium' && s === 'L') {
+            memLChromium.push([res.memory_before, res.memory_after, res.times.length]);
+          }
           results.runs.push({ round: r + 1, size: s, peer: p, median: med, ...res });
-          log(`bench: round ${r + 1}/${ROUNDS} ${s} ${PEER_LABEL[p].padEnd(9)} ${fmtTime(med).padStart(9)} ` +
-              `(${res.times.length} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s)  first loss ${res.first_loss}`);
+          log(
+            `bench: round ${r + 1}/${ROUNDS} ${s} ${PEER_LABEL[p].padEnd(9)} ${fmtTime(med).padStart(9)} ` +
+              `(${res.times.length} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s)  first loss ${res.first_loss}`,
+          );
         }
-        if (r === 0) checkLosses(s, firstLoss[s], tfjsF64[s]);     // stop early on different work
+        if (r === 0) checkLosses(s, firstLoss[s], tfjsF64[s]); // stop early on different work
       }
     }
     for (const s of SIZES) checkLosses(s, firstLoss[s], tfjsF64[s]);
@@ -453,20 +592,26 @@ async function main() {
     // report (stdout)
     const out = [];
     const say = (s = '') => out.push(s);
-    say('mha-wasm benchmark: one train step = forward + MSE loss + backward + SGD update (non-causal)');
+    say(
+      'mha-wasm benchmark: one train step = forward + MSE loss + backward + SGD update (non-causal)',
+    );
     say();
     say(`machine   ${mach.cpu}, ${mach.cores} logical cores, ${mach.mem} RAM, ${mach.os}`);
     say(`load      before: ${load0.text}`);
     say(`          after:  ${load1.text}`);
     const maxLoad = Math.max(load0.load1, load1.load1);
     if (maxLoad > 0.5) {
-      say(`WARNING   1-minute load average ${maxLoad.toFixed(2)} > 0.5: other processes share this machine's ${mach.cores} cores; times are inflated and noisy.`);
+      say(
+        `WARNING   1-minute load average ${maxLoad.toFixed(2)} > 0.5: other processes share this machine's ${mach.cores} cores; times are inflated and noisy.`,
+      );
     }
     say();
     say('versions');
     say(`  node        ${process.version} (V8 ${process.versions.v8})`);
-    say(`  mha-wasm    ${mha.version}; web/mha.wasm ${(fs.statSync(path.join(ROOT, 'web', 'mha.wasm')).size / 1024).toFixed(1)} KB, ` +
-        `SIMD ${/-msimd128\b/.test(wasmCmd) ? 'on (-msimd128)' : 'off (no -msimd128)'}`);
+    say(
+      `  mha-wasm    ${mha.version}; web/mha.wasm ${(fs.statSync(path.join(ROOT, 'web', 'mha.wasm')).size / 1024).toFixed(1)} KB, ` +
+        `SIMD ${/-msimd128\b/.test(wasmCmd) ? 'on (-msimd128)' : 'off (no -msimd128)'}`,
+    );
     say(`              ${wasmCmd}`);
     say(`  emcc        ${firstLine(sh('emcc', ['--version']))}`);
     if (nativeCmd) {
@@ -476,71 +621,162 @@ async function main() {
     if (info.numpy) {
       const n = info.numpy;
       say(`  NumPy       ${n.numpy}, Python ${n.python} (${n.executable}), float64`);
-      say(`  OpenBLAS    ${n.openblas_config ?? 'not loaded'}; threads ${n.openblas_threads} (OPENBLAS_NUM_THREADS=${n.OPENBLAS_NUM_THREADS})`);
+      say(
+        `  OpenBLAS    ${n.openblas_config ?? 'not loaded'}; threads ${n.openblas_threads} (OPENBLAS_NUM_THREADS=${n.OPENBLAS_NUM_THREADS})`,
+      );
       say(`              ${n.openblas_library ?? n.libraries.join(', ')}`);
     }
     if (info.tfjs) {
       const t = info.tfjs;
-      say(`  tfjs        tfjs-core ${t.tfjs_core}, tfjs-backend-wasm ${t.tfjs_backend_wasm}: ${t.binary}, ` +
-          `threads ${t.threads ? 'on' : 'off'} (XNNPACK pool ${t.xnnpack_threads}), float32, prod mode ${t.prod ? 'on' : 'off'}`);
+      say(
+        `  tfjs        tfjs-core ${t.tfjs_core}, tfjs-backend-wasm ${t.tfjs_backend_wasm}: ${t.binary}, ` +
+          `threads ${t.threads ? 'on' : 'off'} (XNNPACK pool ${t.xnnpack_threads}), float32, prod mode ${t.prod ? 'on' : 'off'}`,
+      );
     }
     if (info.chromium) {
       const c = info.chromium;
-      say(`  Chromium    ${c.chromium} headless (${c.executable}), mha-wasm ${c.mha_version} in a page, ` +
-          `cross-origin isolated ${c.isolated ? 'yes (5 µs timer)' : 'NO (100 µs timer)'}`);
+      say(
+        `  Chromium    ${c.chromium} headless (${c.executable}), mha-wasm ${c.mha_version} in a page, ` +
+          `cross-origin isolated ${c.isolated ? 'yes (5 µs timer)' : 'NO (100 µs timer)'}`,
+      );
     }
     say();
     say(`warm-up: every peer first trains ${WARMUP} s (and >= 200 steps) at S, untimed.`);
-    say(`rounds ${ROUNDS}, alternating (peer order rotated each round); per run: weights reset, 1 untimed warm-up step, then ` +
-        `>= ${MIN_TIME} s and >= ${MIN_REPS} timed steps; time = median over rounds of each run's median step.`);
-    say(`inputs: np.random.default_rng(${SEED}): X, target = standard_normal(B·T·C) each, then Wq|Wk|Wv|Wo = standard_normal(4·C·C)/sqrt(C); lr = ${LR}.`);
+    say(
+      `rounds ${ROUNDS}, alternating (peer order rotated each round); per run: weights reset, 1 untimed warm-up step, then ` +
+        `>= ${MIN_TIME} s and >= ${MIN_REPS} timed steps; time = median over rounds of each run's median step.`,
+    );
+    say(
+      `inputs: np.random.default_rng(${SEED}): X, target = standard_normal(B·T·C) each, then Wq|Wk|Wv|Wo = standard_normal(4·C·C)/sqrt(C); lr = ${LR}.`,
+    );
     say();
 
     const T = (s, p) => (perRound[s][p]?.length ? median(perRound[s][p]) : NaN);
     const CPU = (s, p) => (cpuRound[s][p]?.length ? median(cpuRound[s][p]) : NaN);
-    const header = ['size', 'B,T,C,h', 'GFLOP', 'mha-wasm', 'native', 'NumPy', 'tfjs-wasm', 'wasm/NumPy', 'tfjs/wasm', 'wasm/native', 'wasm GFLOP/s', 'native GFLOP/s'];
-    const summary = (time) => table(header, SIZES.map((s) => {
-      const z = ALL_SIZES[s], f = flops(z);
-      const tw = time(s, 'wasm'), tn = time(s, 'native'), tp = time(s, 'numpy'), tt = time(s, 'tfjs');
-      return [s, `${z.B},${z.T},${z.C},${z.h}`, (f / 1e9).toPrecision(3), fmtTime(tw), fmtTime(tn), fmtTime(tp), fmtTime(tt),
-        fmtRatio(tw / tp), fmtRatio(tt / tw), fmtRatio(tw / tn), fmtG(f / tw / 1e9), fmtG(f / tn / 1e9)];
-    }), ['l', 'l']);
-    const chromeHeader = ['size', 'mha-wasm/Chromium', 'Chromium/NumPy', 'tfjs/Chromium', 'Chromium GFLOP/s', 'Node/Chromium'];
-    const chromeSummary = (time) => table(chromeHeader, SIZES.map((s) => {
-      const f = flops(ALL_SIZES[s]), tc = time(s, 'chromium');
-      return [s, fmtTime(tc), fmtRatio(tc / time(s, 'numpy')), fmtRatio(time(s, 'tfjs') / tc), fmtG(f / tc / 1e9),
-        fmtRatio(time(s, 'wasm') / tc)];
-    }), ['l']);
-    say('wall-clock time per train step (median over rounds of each run\'s median step); mha-wasm = in Node');
+    const header = [
+      'size',
+      'B,T,C,h',
+      'GFLOP',
+      'mha-wasm',
+      'native',
+      'NumPy',
+      'tfjs-wasm',
+      'wasm/NumPy',
+      'tfjs/wasm',
+      'wasm/native',
+      'wasm GFLOP/s',
+      'native GFLOP/s',
+    ];
+    const summary = (time) =>
+      table(
+        header,
+        SIZES.map((s) => {
+          const z = ALL_SIZES[s],
+            f = flops(z);
+          const tw = time(s, 'wasm'),
+            tn = time(s, 'native'),
+            tp = time(s, 'numpy'),
+            tt = time(s, 'tfjs');
+          return [
+            s,
+            `${z.B},${z.T},${z.C},${z.h}`,
+            (f / 1e9).toPrecision(3),
+            fmtTime(tw),
+            fmtTime(tn),
+            fmtTime(tp),
+            fmtTime(tt),
+            fmtRatio(tw / tp),
+            fmtRatio(tt / tw),
+            fmtRatio(tw / tn),
+            fmtG(f / tw / 1e9),
+            fmtG(f / tn / 1e9),
+          ];
+        }),
+        ['l', 'l'],
+      );
+    const chromeHeader = [
+      'size',
+      'mha-wasm/Chromium',
+      'Chromium/NumPy',
+      'tfjs/Chromium',
+      'Chromium GFLOP/s',
+      'Node/Chromium',
+    ];
+    const chromeSummary = (time) =>
+      table(
+        chromeHeader,
+        SIZES.map((s) => {
+          const f = flops(ALL_SIZES[s]),
+            tc = time(s, 'chromium');
+          return [
+            s,
+            fmtTime(tc),
+            fmtRatio(tc / time(s, 'numpy')),
+            fmtRatio(time(s, 'tfjs') / tc),
+            fmtG(f / tc / 1e9),
+            fmtRatio(time(s, 'wasm') / tc),
+          ];
+        }),
+        ['l'],
+      );
+    say(
+      "wall-clock time per train step (median over rounds of each run's median step); mha-wasm = in Node",
+    );
     say(summary(T));
-    say('  ratios of times: wasm/NumPy > 1 means mha-wasm is slower than NumPy; tfjs/wasm > 1 means tfjs is slower than mha-wasm.');
+    say(
+      '  ratios of times: wasm/NumPy > 1 means mha-wasm is slower than NumPy; tfjs/wasm > 1 means tfjs is slower than mha-wasm.',
+    );
     if (order.includes('chromium')) {
       say();
-      say('the same module in headless Chromium (the companion page\'s engine; tfjs and NumPy as above)');
+      say(
+        "the same module in headless Chromium (the companion page's engine; tfjs and NumPy as above)",
+      );
       say(chromeSummary(T));
     }
     say();
-    say('CPU time per train step (the process\'s CPU time over a run\'s timed steps / steps, median over rounds): a mean, not');
-    say('inflated by waiting for a shared CPU, so the better comparison on a loaded machine once a step outlasts a scheduler');
-    say('time slice (M, L); Node\'s CPU time includes its GC and JIT threads');
+    say(
+      "CPU time per train step (the process's CPU time over a run's timed steps / steps, median over rounds): a mean, not",
+    );
+    say(
+      'inflated by waiting for a shared CPU, so the better comparison on a loaded machine once a step outlasts a scheduler',
+    );
+    say("time slice (M, L); Node's CPU time includes its GC and JIT threads");
     say(summary(CPU));
     say();
     say(FLOP_FORMULA);
     say();
 
-    say('per peer: wall-clock median over rounds; the rounds\' medians; timed steps per run; fastest single step; GFLOP/s');
-    say('of the median; CPU time per step; wall/CPU = wall-clock over CPU time of the timed steps (median over rounds),');
+    say(
+      "per peer: wall-clock median over rounds; the rounds' medians; timed steps per run; fastest single step; GFLOP/s",
+    );
+    say(
+      'of the median; CPU time per step; wall/CPU = wall-clock over CPU time of the timed steps (median over rounds),',
+    );
     say('how much waiting for the CPU inflated the wall-clock times (about 1 on an idle machine).');
     const drows = [];
     for (const s of SIZES) {
       for (const p of order) {
         const f = flops(ALL_SIZES[s]);
-        drows.push([s, PEER_LABEL[p], fmtTime(T(s, p)), perRound[s][p].map(fmtTime).join(', '),
-          reps[s][p].join(','), fmtTime(best[s][p]), fmtG(f / T(s, p) / 1e9),
-          fmtTime(CPU(s, p)), fmtRatio(median(inflation[s][p]))]);
+        drows.push([
+          s,
+          PEER_LABEL[p],
+          fmtTime(T(s, p)),
+          perRound[s][p].map(fmtTime).join(', '),
+          reps[s][p].join(','),
+          fmtTime(best[s][p]),
+          fmtG(f / T(s, p) / 1e9),
+          fmtTime(CPU(s, p)),
+          fmtRatio(median(inflation[s][p])),
+        ]);
       }
     }
-    say(table(['size', 'peer', 'median', 'rounds', 'steps', 'fastest', 'GFLOP/s', 'CPU/step', 'wall/CPU'], drows, ['l', 'l', 'r', 'l', 'l']));
+    say(
+      table(
+        ['size', 'peer', 'median', 'rounds', 'steps', 'fastest', 'GFLOP/s', 'CPU/step', 'wall/CPU'],
+        drows,
+        ['l', 'l', 'r', 'l', 'l'],
+      ),
+    );
     say();
 
     say('same work: first loss (weights W0, before any update) of every run');
@@ -551,19 +787,45 @@ async function main() {
         const vals = firstLoss[s][p];
         const rel = Math.max(...vals.map((v) => Math.abs(v - ref) / Math.abs(ref)));
         const same = vals.every((v) => v === vals[0]);
-        lrows.push([s, PEER_LABEL[p], vals[0].toPrecision(17), p === 'wasm' ? 'reference' : rel.toExponential(2),
-          p === 'tfjs' ? `<= ${seqSumBound32(ALL_SIZES[s]).toPrecision(2)} (n·2⁻²⁴)` : `<= ${TOL64}`,
-          same ? 'identical in every round' : 'varies between rounds']);
+        lrows.push([
+          s,
+          PEER_LABEL[p],
+          vals[0].toPrecision(17),
+          p === 'wasm' ? 'reference' : rel.toExponential(2),
+          p === 'tfjs'
+            ? `<= ${seqSumBound32(ALL_SIZES[s]).toPrecision(2)} (n·2⁻²⁴)`
+            : `<= ${TOL64}`,
+          same ? 'identical in every round' : 'varies between rounds',
+        ]);
         if (p === 'tfjs') {
-          lrows.push([s, 'tfjs, Σ in f64', tfjsF64[s].toPrecision(17), (Math.abs(tfjsF64[s] - ref) / Math.abs(ref)).toExponential(2),
-            `<= ${TOL32}`, 'its float32 Y, the mean taken in float64']);
+          lrows.push([
+            s,
+            'tfjs, Σ in f64',
+            tfjsF64[s].toPrecision(17),
+            (Math.abs(tfjsF64[s] - ref) / Math.abs(ref)).toExponential(2),
+            `<= ${TOL32}`,
+            'its float32 Y, the mean taken in float64',
+          ]);
         }
       }
     }
-    say(table(['size', 'peer', 'first loss', 'rel. diff', 'bound', ''], lrows, ['l', 'l', 'r', 'r', 'l', 'l']));
+    say(
+      table(['size', 'peer', 'first loss', 'rel. diff', 'bound', ''], lrows, [
+        'l',
+        'l',
+        'r',
+        'r',
+        'l',
+        'l',
+      ]),
+    );
     if (order.includes('tfjs')) {
-      say('  tfjs-wasm\'s own loss comes from its Mean kernel, which adds the n = B·T·C float32 squares one after the other in');
-      say('  float32 (worst-case relative error n·2⁻²⁴); the "Σ in f64" row takes the mean of the same float32 Y in float64.');
+      say(
+        "  tfjs-wasm's own loss comes from its Mean kernel, which adds the n = B·T·C float32 squares one after the other in",
+      );
+      say(
+        '  float32 (worst-case relative error n·2⁻²⁴); the "Σ in f64" row takes the mean of the same float32 Y in float64.',
+      );
     }
     say();
 
@@ -571,34 +833,57 @@ async function main() {
     if (memL.length) {
       const grew = memL.filter(([a, b]) => a !== b);
       const steps = memL.reduce((a, [, , n]) => a + n, 0);
-      say(`  mha-wasm at L: wasm memory ${(mha.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB ` +
-          `(${mha.exports.memory.buffer.byteLength} bytes) after L; ` +
-          (grew.length ? `GREW during ${grew.length} of ${memL.length} runs` : `unchanged over ${steps} timed steps in ${memL.length} runs`) + '.');
+      say(
+        `  mha-wasm at L: wasm memory ${(mha.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB ` +
+          `(${mha.exports.memory.buffer.byteLength} bytes) after L; ${
+            grew.length
+              ? `GREW during ${grew.length} of ${memL.length} runs`
+              : `unchanged over ${steps} timed steps in ${memL.length} runs`
+          }.`,
+      );
     } else {
-      say(`  mha-wasm: wasm memory ${(mha.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB (L not run).`);
+      say(
+        `  mha-wasm: wasm memory ${(mha.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB (L not run).`,
+      );
     }
     if (memLChromium.length) {
       const grew = memLChromium.filter(([a, b]) => a !== b);
-      say(`  mha-wasm/Chromium at L: wasm memory ${(memLChromium[memLChromium.length - 1][1] / 2 ** 20).toFixed(1)} MiB; ` +
-          (grew.length ? `GREW during ${grew.length} of ${memLChromium.length} runs` : `unchanged over the timed steps of ${memLChromium.length} runs`) + '.');
+      say(
+        `  mha-wasm/Chromium at L: wasm memory ${(memLChromium[memLChromium.length - 1][1] / 2 ** 20).toFixed(1)} MiB; ${
+          grew.length
+            ? `GREW during ${grew.length} of ${memLChromium.length} runs`
+            : `unchanged over the timed steps of ${memLChromium.length} runs`
+        }.`,
+      );
     }
     if (peers.native) {
-      say(`  native: ${nativeAllocs} malloc/calloc/realloc calls in ${nativeSteps} timed mha_train steps (counted with -Wl,--wrap).`);
+      say(
+        `  native: ${nativeAllocs} malloc/calloc/realloc calls in ${nativeSteps} timed mha_train steps (counted with -Wl,--wrap).`,
+      );
     }
     if (tfjsTensors.length) {
       const leak = tfjsTensors.filter(([a, b]) => a !== b).length;
-      say(`  tfjs: ${leak ? `tensor count CHANGED in ${leak} runs` : `tensor count constant (${tfjsTensors[0][0]}) across every run`}.`);
+      say(
+        `  tfjs: ${leak ? `tensor count CHANGED in ${leak} runs` : `tensor count constant (${tfjsTensors[0][0]}) across every run`}.`,
+      );
     }
     say();
     if (PAGE) {
-      for (const p of order) peers[p].close();   // idle peers (a browser among them) off the CPU
+      for (const p of order) peers[p].close(); // idle peers (a browser among them) off the CPU
       await new Promise((resolve) => setTimeout(resolve, 1000));
       log('bench: the page (tests/bench/bench_page.mjs)');
       const { benchPage } = await import(pathToFileURL(path.join(BENCH, 'bench_page.mjs')).href);
       const page = await benchPage({ log });
       say(page.text);
       say();
-      results.page = { runs: page.runs, floor: page.floor, wasmBytes: page.wasmBytes, wasmGzipBytes: page.wasmGzipBytes, bundleBytes: page.bundleBytes, chromium: page.chromium };
+      results.page = {
+        runs: page.runs,
+        floor: page.floor,
+        wasmBytes: page.wasmBytes,
+        wasmGzipBytes: page.wasmGzipBytes,
+        bundleBytes: page.bundleBytes,
+        chromium: page.chromium,
+      };
     }
     say(`total wall time ${((performance.now() - t00) / 1000).toFixed(0)} s`);
     console.log(out.join('\n'));
@@ -607,12 +892,27 @@ async function main() {
     results.load = { before: load0, after: load1 };
     results.info = info;
     results.flopFormula = FLOP_FORMULA;
-    results.summary = Object.fromEntries(SIZES.map((s) => [s, {
-      ...ALL_SIZES[s], flop: flops(ALL_SIZES[s]),
-      ...Object.fromEntries(order.map((p) => [p, {
-        median: T(s, p), rounds: perRound[s][p], fastest: best[s][p], cpuPerStep: cpuRound[s][p], firstLoss: firstLoss[s][p],
-      }])),
-    }]));
+    results.summary = Object.fromEntries(
+      SIZES.map((s) => [
+        s,
+        {
+          ...ALL_SIZES[s],
+          flop: flops(ALL_SIZES[s]),
+          ...Object.fromEntries(
+            order.map((p) => [
+              p,
+              {
+                median: T(s, p),
+                rounds: perRound[s][p],
+                fastest: best[s][p],
+                cpuPerStep: cpuRound[s][p],
+                firstLoss: firstLoss[s][p],
+              },
+            ]),
+          ),
+        },
+      ]),
+    );
     results.wasmMemoryBytes = mha.exports.memory.buffer.byteLength;
     fs.writeFileSync(path.join(OUT, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
     log('bench: results -> build/bench/results.json');
@@ -627,14 +927,20 @@ function checkLosses(size, fl, tfjsF64) {
   const bad = [];
   const check = (label, v, tol) => {
     const rel = Math.abs(v - ref) / Math.abs(ref);
-    if (!(rel <= tol)) bad.push(`${label} ${v} vs mha-wasm ${ref} (relative ${rel.toExponential(2)} > ${tol})`);
+    if (!(rel <= tol)) {
+      bad.push(`${label} ${v} vs mha-wasm ${ref} (relative ${rel.toExponential(2)} > ${tol})`);
+    }
   };
   for (const [p, vals] of Object.entries(fl)) {
-    for (const v of vals) check(PEER_LABEL[p], v, p === 'tfjs' ? seqSumBound32(ALL_SIZES[size]) : TOL64);
+    for (const v of vals) {
+      check(PEER_LABEL[p], v, p === 'tfjs' ? seqSumBound32(ALL_SIZES[size]) : TOL64);
+    }
   }
   if (fl.tfjs) check('tfjs (its Y, mean in float64)', tfjsF64, TOL32);
   if (bad.length) {
-    console.error(`bench: the peers do not compute the same first loss at ${size}:\n  ${bad.join('\n  ')}`);
+    console.error(
+      `bench: the peers do not compute the same first loss at ${size}:\n  ${bad.join('\n  ')}`,
+    );
     process.exit(1);
   }
 }

@@ -33,9 +33,21 @@ static unsigned long n_allocs;
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t m, size_t n);
 void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n) { n_allocs++; return __real_malloc(n); }
-void *__wrap_calloc(size_t m, size_t n) { n_allocs++; return __real_calloc(m, n); }
-void *__wrap_realloc(void *p, size_t n) { n_allocs++; return __real_realloc(p, n); }
+void *__wrap_malloc(size_t n)
+{
+    n_allocs++;
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t m, size_t n)
+{
+    n_allocs++;
+    return __real_calloc(m, n);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    n_allocs++;
+    return __real_realloc(p, n);
+}
 
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -107,7 +119,8 @@ static void cmd_load(const char *args)
     bench_case c;
     char dir[4096];
     memset(&c, 0, sizeof c);
-    if (sscanf(args, "%31s %d %d %d %d %lf %4095s", c.name, &c.B, &c.T, &c.C, &c.h, &c.lr, dir) != 7) {
+    if (sscanf(args, "%31s %d %d %d %d %lf %4095s", c.name, &c.B, &c.T, &c.C, &c.h, &c.lr, dir) !=
+        7) {
         reply_error("load: bad arguments", NULL);
         return;
     }
@@ -149,7 +162,7 @@ static void cmd_run(const char *args)
     }
     memcpy(mha_params(c->layer), c->W0, mha_num_params(c->layer) * sizeof(double));
     double first, loss;
-    int rc = mha_train(c->layer, c->X, c->target, c->B, c->T, 0, c->lr, 1, &first);   /* warm-up */
+    int rc = mha_train(c->layer, c->X, c->target, c->B, c->T, 0, c->lr, 1, &first); /* warm-up */
     if (rc != MHA_OK) {
         reply_error("run: mha_train", mha_strerror(rc));
         return;
@@ -189,7 +202,8 @@ static void cmd_run(const char *args)
         total += dt;
     }
     const double cpu = cpu_now() - cpu0;
-    printf("@@ {\"first_loss\": %.17g, \"last_loss\": %.17g, \"allocs\": %lu, \"cpu\": %.9g, \"times\": [",
+    printf("@@ {\"first_loss\": %.17g, \"last_loss\": %.17g, \"allocs\": %lu, \"cpu\": %.9g, "
+           "\"times\": [",
            first, loss, allocs, cpu);
     for (size_t i = 0; i < reps; i++) {
         printf("%s%.9g", i ? ", " : "", times[i]);

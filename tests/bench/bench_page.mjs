@@ -33,7 +33,9 @@ import { launchBrowser, servePage, fileUrl, webDir, CHROMIUM } from '../browser/
 
 const LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 11);
 if (!Number.isInteger(LOADS) || LOADS < 1) {
-  console.error(`bench_page: BENCH_PAGE_LOADS must be an integer >= 1, got ${process.env.BENCH_PAGE_LOADS}`);
+  console.error(
+    `bench_page: BENCH_PAGE_LOADS must be an integer >= 1, got ${process.env.BENCH_PAGE_LOADS}`,
+  );
   process.exit(2);
 }
 
@@ -52,9 +54,16 @@ async function oneLoad(browser, url) {
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, { timeout: 60_000 });
-    await page.waitForFunction(() => performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure').length > 0 &&
-      performance.getEntriesByName('mha:figures', 'mark').length > 0, null, { timeout: 120_000, polling: 50 });
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
+      timeout: 60_000,
+    });
+    await page.waitForFunction(
+      () =>
+        performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure').length > 0 &&
+        performance.getEntriesByName('mha:figures', 'mark').length > 0,
+      null,
+      { timeout: 120_000, polling: 50 },
+    );
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     return await page.evaluate(() => {
       const mark = (n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? NaN;
@@ -62,9 +71,18 @@ async function oneLoad(browser, url) {
       return {
         ready: measure('mha:navigation-to-ready'),
         wasm: mark('mha:wasm'),
-        lessons: ['mha:lesson-1', 'mha:lesson-2', 'mha:lesson-3', 'mha:lesson-4', 'mha:lesson-5', 'mha:playground'].map(mark),
+        lessons: [
+          'mha:lesson-1',
+          'mha:lesson-2',
+          'mha:lesson-3',
+          'mha:lesson-4',
+          'mha:lesson-5',
+          'mha:playground',
+        ].map(mark),
         l4check: measure('mha:gradcheck:l4-gradcheck'),
-        l4busy: performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure')[0]?.detail?.busyMs ?? NaN,
+        l4busy:
+          performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure')[0]?.detail
+            ?.busyMs ?? NaN,
         figures: mark('mha:figures'),
         l4done: mark('mha:gradcheck:l4-gradcheck'),
       };
@@ -80,8 +98,14 @@ async function floorLoad(browser, url) {
   try {
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName('floor:script', 'mark').length > 0, null, { timeout: 30_000 });
-    return await page.evaluate(() => performance.getEntriesByName('floor:script', 'mark')[0].startTime);
+    await page.waitForFunction(
+      () => performance.getEntriesByName('floor:script', 'mark').length > 0,
+      null,
+      { timeout: 30_000 },
+    );
+    return await page.evaluate(
+      () => performance.getEntriesByName('floor:script', 'mark')[0].startTime,
+    );
   } finally {
     await context.close();
   }
@@ -91,7 +115,9 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
   const browser = await launchBrowser();
   const { server, url } = await servePage();
   const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-floor-'));
-  for (const f of ['index.html', 'style.css']) fs.copyFileSync(path.join(webDir, f), path.join(floorDir, f));
+  for (const f of ['index.html', 'style.css']) {
+    fs.copyFileSync(path.join(webDir, f), path.join(floorDir, f));
+  }
   fs.writeFileSync(path.join(floorDir, 'app.bundle.js'), 'performance.mark("floor:script");\n');
   const floor = await serve(floorDir, 0);
   const where = { http: url, 'file://': fileUrl };
@@ -100,13 +126,16 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
   let version = '';
   try {
     version = browser.version();
-    await oneLoad(browser, url);                                  // warm the disk cache, untimed
+    await oneLoad(browser, url); // warm the disk cache, untimed
     for (let i = 0; i < loads; i++) {
-      for (const w of Object.keys(where)) {                       // alternating http / file://
+      for (const w of Object.keys(where)) {
+        // alternating http / file://
         const r = await oneLoad(browser, where[w]);
         runs[w].push(r);
-        log(`bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, lesson 4 check ${ms(r.l4check)} ` +
-            `(done ${ms(r.l4done)} after navigation)`);
+        log(
+          `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, lesson 4 check ${ms(r.l4check)} ` +
+            `(done ${ms(r.l4done)} after navigation)`,
+        );
       }
       floorRuns.push(await floorLoad(browser, floor.url));
     }
@@ -127,15 +156,26 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
   const quantities = [
     ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, 'target <= 300 ms'],
     ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ''],
-    ['  last lesson render after wasm (mha:playground - mha:wasm)', (r) => r.lessons[5] - r.wasm, ''],
+    [
+      '  last lesson render after wasm (mha:playground - mha:wasm)',
+      (r) => r.lessons[5] - r.wasm,
+      '',
+    ],
     ['navigation -> every figure drawn, off-screen ones too (mha:figures)', (r) => r.figures, ''],
     ['lesson 4 full gradient check: its own slices (busy time)', (r) => r.l4busy, 'target <= 2 s'],
     ['lesson 4 full gradient check, start -> done', (r) => r.l4check, ''],
     ['navigation -> lesson 4 check done', (r) => r.l4done, ''],
   ];
   const lines = [];
-  lines.push(`page: web/index.html in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`);
-  lines.push(`from file:// (alternating; a new browser context per load); load average ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  lines.push(
+    `page: web/index.html in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`,
+  );
+  lines.push(
+    `from file:// (alternating; a new browser context per load); load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
   const rows = [];
   for (const [label, f, target] of quantities) {
     for (const w of Object.keys(where)) {
@@ -143,21 +183,44 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
       rows.push([label, w, ms(s.median), ms(s.min), ms(s.max), target]);
     }
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length), ['quantity', 'via', 'median', 'min', 'max', ''][i].length));
-  const fmt = (r) => r.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const widths = rows[0].map((_, i) =>
+    Math.max(
+      ...rows.map((r) => r[i].length),
+      ['quantity', 'via', 'median', 'min', 'max', ''][i].length,
+    ),
+  );
+  const fmt = (r) =>
+    r
+      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   lines.push(fmt(['quantity', 'via', 'median', 'min', 'max', '']));
   lines.push(widths.map((n) => '-'.repeat(n)).join('  '));
   for (const r of rows) lines.push(fmt(r));
-  lines.push(`floor: the same index.html + style.css with a one-line script (over http): the script runs ` +
-             `${ms(median(floorRuns))} after navigation (median; min ${ms(Math.min(...floorRuns))}, max ${ms(Math.max(...floorRuns))})`);
-  lines.push(`web/mha.wasm ${wasm.length} bytes, ${gz} bytes gzipped (gzip -9; target <= 40 KB = 40960 bytes); ` +
-             `web/app.bundle.js ${bundle} bytes (the wasm inlined as base64)`);
-  return { text: lines.join('\n'), runs, floor: floorRuns, wasmBytes: wasm.length, wasmGzipBytes: gz, bundleBytes: bundle, chromium: version };
+  lines.push(
+    `floor: the same index.html + style.css with a one-line script (over http): the script runs ` +
+      `${ms(median(floorRuns))} after navigation (median; min ${ms(Math.min(...floorRuns))}, max ${ms(Math.max(...floorRuns))})`,
+  );
+  lines.push(
+    `web/mha.wasm ${wasm.length} bytes, ${gz} bytes gzipped (gzip -9; target <= 40 KB = 40960 bytes); ` +
+      `web/app.bundle.js ${bundle} bytes (the wasm inlined as base64)`,
+  );
+  return {
+    text: lines.join('\n'),
+    runs,
+    floor: floorRuns,
+    wasmBytes: wasm.length,
+    wasmGzipBytes: gz,
+    bundleBytes: bundle,
+    chromium: version,
+  };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  benchPage().then((r) => console.log(r.text)).catch((e) => {
-    console.error(`bench_page: ${e.stack ?? e}`);
-    process.exit(1);
-  });
+  benchPage()
+    .then((r) => console.log(r.text))
+    .catch((e) => {
+      console.error(`bench_page: ${e.stack ?? e}`);
+      process.exit(1);
+    });
 }

@@ -38,9 +38,12 @@ if (!bundle) throw new Error('usage: node bench_tfjs.mjs BUILD/tfjs.cjs');
 const tf = require(path.resolve(bundle));
 
 // The backend's .wasm files, loaded from the installed package (file paths; Node reads them with fs).
-const wasmDir = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
-tf.env().set('WASM_HAS_SIMD_SUPPORT', true);          // the SIMD binary
-tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // no threads (tfjs never uses them in Node anyway)
+const wasmDir = path.join(
+  path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')),
+  'dist',
+);
+tf.env().set('WASM_HAS_SIMD_SUPPORT', true); // the SIMD binary
+tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // no threads (tfjs never uses them in Node anyway)
 tf.wasm.setWasmPaths(wasmDir + path.sep);
 if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend failed to initialise');
 await tf.ready();
@@ -50,20 +53,35 @@ const cases = new Map();
 
 function readF64(dir, name, what, n) {
   const buf = fs.readFileSync(path.join(dir, `${name}.${what}.f64`));
-  if (buf.byteLength !== n * 8) throw new Error(`${name}.${what}.f64: ${buf.byteLength / 8} doubles, expected ${n}`);
+  if (buf.byteLength !== n * 8) {
+    throw new Error(`${name}.${what}.f64: ${buf.byteLength / 8} doubles, expected ${n}`);
+  }
   return new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
 }
 
 function load(name, B, T, C, h, lr, dir) {
   if (cases.has(name)) throw new Error(`case ${name} already loaded`);
-  const n = B * T * C, cc = C * C;
+  const n = B * T * C,
+    cc = C * C;
   const Wflat = Float32Array.from(readF64(dir, name, 'W', 4 * cc));
   const W0 = [0, 1, 2, 3].map((i) => Wflat.slice(i * cc, (i + 1) * cc));
   const c = {
-    B, T, C, h, hs: C / h, lr, W0,
-    X: tf.variable(tf.tensor2d(Float32Array.from(readF64(dir, name, 'X', n)), [B * T, C]), true, `${name}_X`),
+    B,
+    T,
+    C,
+    h,
+    hs: C / h,
+    lr,
+    W0,
+    X: tf.variable(
+      tf.tensor2d(Float32Array.from(readF64(dir, name, 'X', n)), [B * T, C]),
+      true,
+      `${name}_X`,
+    ),
     target64: readF64(dir, name, 'target', n),
-    W: ['Wq', 'Wk', 'Wv', 'Wo'].map((w, i) => tf.variable(tf.tensor2d(W0[i], [C, C]), true, `${name}_${w}`)),
+    W: ['Wq', 'Wk', 'Wv', 'Wo'].map((w, i) =>
+      tf.variable(tf.tensor2d(W0[i], [C, C]), true, `${name}_${w}`),
+    ),
   };
   c.target = tf.keep(tf.tensor2d(Float32Array.from(c.target64), [B * T, C]));
   c.varList = [...c.W, c.X];
@@ -74,14 +92,14 @@ function load(name, B, T, C, h, lr, dir) {
 function layerFns(c) {
   const { B, T, C, h, hs } = c;
   const [Wq, Wk, Wv, Wo] = c.W;
-  const split = (Z) => tf.transpose(tf.reshape(Z, [B, T, h, hs]), [0, 2, 1, 3]);      // (B,h,T,hs)
-  const merge = (Z) => tf.reshape(tf.transpose(Z, [0, 2, 1, 3]), [B * T, C]);          // (B*T,C)
+  const split = (Z) => tf.transpose(tf.reshape(Z, [B, T, h, hs]), [0, 2, 1, 3]); // (B,h,T,hs)
+  const merge = (Z) => tf.reshape(tf.transpose(Z, [0, 2, 1, 3]), [B * T, C]); // (B*T,C)
   const forward = () => {
     const Q = split(tf.matMul(c.X, Wq));
     const K = split(tf.matMul(c.X, Wk));
     const V = split(tf.matMul(c.X, Wv));
-    const scores = tf.div(tf.matMul(Q, K, false, true), Math.sqrt(hs));               // (B,h,T,T)
-    const att = tf.softmax(scores);                                                   // last axis
+    const scores = tf.div(tf.matMul(Q, K, false, true), Math.sqrt(hs)); // (B,h,T,T)
+    const att = tf.softmax(scores); // last axis
     const headout = tf.matMul(att, V);
     return tf.matMul(merge(headout), Wo);
   };
@@ -116,10 +134,11 @@ async function run(name, minTime, minReps, check) {
   if (!c.loss) Object.assign(c, layerFns(c));
   tf.tidy(() => c.W.forEach((W, i) => W.assign(tf.tensor2d(c.W0[i], [c.C, c.C]))));
   const firstF64 = check ? await lossF64(c) : undefined;
-  const first = await step(c);                                    // warm-up
+  const first = await step(c); // warm-up
   const tensors0 = tf.memory().numTensors;
   const times = [];
-  let total = 0, loss;
+  let total = 0,
+    loss;
   const cpu0 = process.cpuUsage();
   while (total < minTime || times.length < minReps) {
     const t0 = performance.now();
@@ -131,8 +150,13 @@ async function run(name, minTime, minReps, check) {
   const cpu = process.cpuUsage(cpu0);
   if (!Number.isFinite(loss)) throw new Error(`loss is ${loss} after ${times.length + 1} steps`);
   return {
-    first_loss: first, first_loss_f64: firstF64, last_loss: loss, times, cpu: (cpu.user + cpu.system) / 1e6,
-    tensors_before: tensors0, tensors_after: tf.memory().numTensors,
+    first_loss: first,
+    first_loss_f64: firstF64,
+    last_loss: loss,
+    times,
+    cpu: (cpu.user + cpu.system) / 1e6,
+    tensors_before: tensors0,
+    tensors_after: tf.memory().numTensors,
     wasm_memory: tf.backend().wasm.HEAPU8.buffer.byteLength,
   };
 }
@@ -144,8 +168,15 @@ function info() {
     tfjs_core: tf.version_core,
     tfjs_backend_wasm: tf.wasm.version_wasm,
     backend: tf.getBackend(),
-    binary: simd && threads ? 'tfjs-backend-wasm-threaded-simd.wasm' : simd ? 'tfjs-backend-wasm-simd.wasm' : 'tfjs-backend-wasm.wasm',
-    simd, threads, xnnpack_threads: tf.wasm.getThreadsCount(),
+    binary:
+      simd && threads
+        ? 'tfjs-backend-wasm-threaded-simd.wasm'
+        : simd
+          ? 'tfjs-backend-wasm-simd.wasm'
+          : 'tfjs-backend-wasm.wasm',
+    simd,
+    threads,
+    xnnpack_threads: tf.wasm.getThreadsCount(),
     prod: tf.env().getBool('PROD'),
   };
 }

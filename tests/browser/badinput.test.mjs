@@ -5,7 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  useBrowser, figures, setValue, forceValue, consoleErrors, waitFiguresDrawn,
+  useBrowser,
+  figures,
+  setValue,
+  forceValue,
+  consoleErrors,
+  waitFiguresDrawn,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
@@ -15,7 +20,11 @@ const errorText = (page) => page.locator('#pg-error').evaluate((el) => el.textCo
 
 async function waitError(page, what) {
   try {
-    await page.waitForFunction(() => document.getElementById('pg-error')?.textContent.trim().length > 0, null, { timeout: 5000 });
+    await page.waitForFunction(
+      () => document.getElementById('pg-error')?.textContent.trim().length > 0,
+      null,
+      { timeout: 5000 },
+    );
   } catch {
     assert.fail(`${what}: no message appeared in #pg-error`);
   }
@@ -24,7 +33,11 @@ async function waitError(page, what) {
 
 async function waitNoError(page, what) {
   try {
-    await page.waitForFunction(() => document.getElementById('pg-error')?.textContent.trim() === '', null, { timeout: 5000 });
+    await page.waitForFunction(
+      () => document.getElementById('pg-error')?.textContent.trim() === '',
+      null,
+      { timeout: 5000 },
+    );
   } catch {
     assert.fail(`${what}: #pg-error still says "${await errorText(page)}" after a good input`);
   }
@@ -34,8 +47,12 @@ async function waitNoError(page, what) {
 async function snapshot(page) {
   const pg = await figures(page, 'playground');
   // the gradient check fills in on its own schedule (sampled, then full): left out
-  const text = await page.evaluate(() => [...document.querySelectorAll('#playground figure, #playground table')]
-    .filter((e) => !e.closest('#pg-gradcheck')).map((e) => e.textContent).join('\n'));
+  const text = await page.evaluate(() =>
+    [...document.querySelectorAll('#playground figure, #playground table')]
+      .filter((e) => !e.closest('#pg-gradcheck'))
+      .map((e) => e.textContent)
+      .join('\n'),
+  );
   const { gradcheck, sampled, ...rest } = pg;
   return { figures: rest, text };
 }
@@ -46,21 +63,45 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
     const role = await page.locator('#pg-error').getAttribute('role');
     assert.equal(role, 'alert', '#pg-error role');
     assert.equal(await errorText(page), '', '#pg-error is empty at load');
-    await waitFiguresDrawn(page);   // off-screen figures are drawn after ready: let them settle
+    await waitFiguresDrawn(page); // off-screen figures are drawn after ready: let them settle
     const good = await snapshot(page);
     assert.deepEqual(good.figures.tokens, X.tokenize(X.DEFAULT_SENTENCE));
     assert.ok(good.text.length > 0, 'the playground shows figures');
     const imgsBefore = await page.locator('img').count();
 
     const cases = [
-      ['empty sentence', () => setValue(page, '#pg-sentence', ''), () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE)],
-      ['only spaces', () => setValue(page, '#pg-sentence', '   '), () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE)],
-      ['1000 tokens', () => setValue(page, '#pg-sentence', 'a '.repeat(1000)), () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE)],
-      ['65 tokens', () => setValue(page, '#pg-sentence', 'w '.repeat(65)), () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE)],
-      ['HTML in the sentence', () => setValue(page, '#pg-sentence', '<img src=x onerror=alert(1)>'), () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE)],
+      [
+        'empty sentence',
+        () => setValue(page, '#pg-sentence', ''),
+        () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
+      ],
+      [
+        'only spaces',
+        () => setValue(page, '#pg-sentence', '   '),
+        () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
+      ],
+      [
+        '1000 tokens',
+        () => setValue(page, '#pg-sentence', 'a '.repeat(1000)),
+        () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
+      ],
+      [
+        '65 tokens',
+        () => setValue(page, '#pg-sentence', 'w '.repeat(65)),
+        () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
+      ],
+      [
+        'HTML in the sentence',
+        () => setValue(page, '#pg-sentence', '<img src=x onerror=alert(1)>'),
+        () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
+      ],
       ['NaN lr', () => forceValue(page, '#pg-lr', 'NaN'), () => setValue(page, '#pg-lr', '0.1')],
       ['empty lr', () => forceValue(page, '#pg-lr', ''), () => setValue(page, '#pg-lr', '0.1')],
-      ['non-integer seed', () => forceValue(page, '#pg-seed', '1.5'), () => setValue(page, '#pg-seed', '42')],
+      [
+        'non-integer seed',
+        () => forceValue(page, '#pg-seed', '1.5'),
+        () => setValue(page, '#pg-seed', '42'),
+      ],
     ];
     const messages = [];
     const checkBad = async (what) => {
@@ -73,8 +114,28 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
       if (what === 'HTML in the sentence') {
         assert.equal(await page.locator('img').count(), imgsBefore, 'an <img> was created');
         assert.equal(await page.locator('[onerror]').count(), 0, 'an element with onerror exists');
-        assert.equal(await page.locator('#pg-sentence').inputValue(), '<img src=x onerror=alert(1)>', 'the input keeps the text');
-        assert.equal(await page.locator('#pg-error *').evaluateAll((els) => els.filter((e) => !['P', 'SPAN', 'STRONG', 'EM', 'CODE', 'BR', 'UL', 'LI', 'DIV'].includes(e.tagName)).map((e) => e.tagName)).then((x) => x.length), 0, 'markup inside #pg-error');
+        assert.equal(
+          await page.locator('#pg-sentence').inputValue(),
+          '<img src=x onerror=alert(1)>',
+          'the input keeps the text',
+        );
+        assert.equal(
+          await page
+            .locator('#pg-error *')
+            .evaluateAll((els) =>
+              els
+                .filter(
+                  (e) =>
+                    !['P', 'SPAN', 'STRONG', 'EM', 'CODE', 'BR', 'UL', 'LI', 'DIV'].includes(
+                      e.tagName,
+                    ),
+                )
+                .map((e) => e.tagName),
+            )
+            .then((x) => x.length),
+          0,
+          'markup inside #pg-error',
+        );
       }
     };
     for (const [what, bad, restore] of cases) {
@@ -86,7 +147,11 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
           await restore(); // the next case starts from the good state even if this one failed
         }
         await waitNoError(page, what);
-        assert.deepEqual((await snapshot(page)).figures, good.figures, `${what}: the figures after restoring the good input`);
+        assert.deepEqual(
+          (await snapshot(page)).figures,
+          good.figures,
+          `${what}: the figures after restoring the good input`,
+        );
       });
     }
     t.diagnostic(messages.join('; '));
@@ -101,7 +166,11 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
 test('bad settings in the URL: a message in #pg-error, no exception, the page still renders', async (t) => {
   const defaults = X.sentenceForward({});
   const messages = [];
-  for (const q of ['?C=64&h=5', '?lr=NaN', `?s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`]) {
+  for (const q of [
+    '?C=64&h=5',
+    '?lr=NaN',
+    `?s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`,
+  ]) {
     await t.test(q, async () => {
       const { page, log, close } = await session.open(q);
       try {

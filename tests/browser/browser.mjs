@@ -25,8 +25,13 @@ export const resultsDir = join(repoRoot, 'test-results', 'browser');
 
 export const CHROMIUM = process.env.MHA_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /**
@@ -44,11 +49,17 @@ export function checkBundle() {
   for (const dir of ['', 'lessons', 'render']) {
     const d = join(webDir, dir);
     if (!existsSync(d)) continue;
-    for (const f of readdirSync(d)) if (f.endsWith('.js') && f !== 'app.bundle.js') sources.push(join(dir, f));
+    for (const f of readdirSync(d)) {
+      if (f.endsWith('.js') && f !== 'app.bundle.js') sources.push(join(dir, f));
+    }
   }
-  const stale = sources.filter((f) => existsSync(join(webDir, f)) && statSync(join(webDir, f)).mtimeMs > built);
+  const stale = sources.filter(
+    (f) => existsSync(join(webDir, f)) && statSync(join(webDir, f)).mtimeMs > built,
+  );
   if (stale.length && !process.env.MHA_BROWSER_ALLOW_STALE) {
-    throw new Error(`web/app.bundle.js is older than ${stale.map((f) => `web/${f}`).join(', ')}: run \`make wasm bundle\``);
+    throw new Error(
+      `web/app.bundle.js is older than ${stale.map((f) => `web/${f}`).join(', ')}: run \`make wasm bundle\``,
+    );
   }
 }
 
@@ -57,7 +68,7 @@ export async function launchBrowser() {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM}: the browser suite needs Debian's chromium ` +
-      '(apt-get install chromium); playwright-core never downloads browsers here.',
+        '(apt-get install chromium); playwright-core never downloads browsers here.',
     );
   }
   checkBundle();
@@ -72,7 +83,9 @@ export async function launchBrowser() {
  */
 export function useBrowser() {
   const session = {
-    browser: null, url: '', server: null,
+    browser: null,
+    url: '',
+    server: null,
     open: (path = '', opts) => openPage(session.browser, session.url + path, opts),
   };
   before(async () => {
@@ -99,12 +112,18 @@ export function servePage() {
  *   log.dialogs   [message]                    alert/confirm/prompt (dismissed)
  * Waits for document.documentElement.dataset.ready === '1' unless ready: false.
  */
-export async function openPage(browser, url, { ready = true, timeout = 30_000, viewport = { width: 1280, height: 900 } } = {}) {
+export async function openPage(
+  browser,
+  url,
+  { ready = true, timeout = 30_000, viewport = { width: 1280, height: 900 } } = {},
+) {
   const context = await browser.newContext({ viewport });
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   context.on('request', (r) => log.requests.push(r.url()));
   const page = await context.newPage();
-  page.on('console', (m) => log.console.push({ type: m.type(), text: m.text(), location: m.location() }));
+  page.on('console', (m) =>
+    log.console.push({ type: m.type(), text: m.text(), location: m.location() }),
+  );
   page.on('pageerror', (e) => log.errors.push(e.stack || e.message));
   page.on('dialog', (d) => {
     log.dialogs.push(`${d.type()}: ${d.message()}`);
@@ -117,20 +136,29 @@ export async function openPage(browser, url, { ready = true, timeout = 30_000, v
 
 /** Wait until every figure is drawn, the off-screen ones too (data-figures="1", after ready). */
 export async function waitFiguresDrawn(page, timeout = 30_000) {
-  await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, { timeout });
+  await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, {
+    timeout,
+  });
 }
 
 /** Wait for the page's ready flag; on timeout, say what the page logged. */
 export async function waitReady(page, log, timeout = 30_000) {
   try {
-    await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, { timeout });
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
+      timeout,
+    });
   } catch (err) {
-    throw new Error(`the page never set data-ready="1" (${err.message.split('\n')[0]}); ` +
-      `page errors: ${JSON.stringify(log.errors)}; console errors: ${JSON.stringify(consoleErrors(log))}`);
+    throw new Error(
+      `the page never set data-ready="1" (${err.message.split('\n')[0]}); ` +
+        `page errors: ${JSON.stringify(log.errors)}; console errors: ${JSON.stringify(consoleErrors(log))}`,
+    );
   }
 }
 
-export const consoleErrors = (log) => log.console.filter((m) => m.type === 'error').map((m) => `${m.text} @ ${m.location?.url ?? ''}:${m.location?.lineNumber ?? ''}`);
+export const consoleErrors = (log) =>
+  log.console
+    .filter((m) => m.type === 'error')
+    .map((m) => `${m.text} @ ${m.location?.url ?? ''}:${m.location?.lineNumber ?? ''}`);
 
 /**
  * window.mhaPage.figures() (or one of its keys), moved out of the page as a JSON string (much
@@ -143,18 +171,28 @@ export async function figures(page, key) {
     const all = window.mhaPage.figures();
     return JSON.stringify(key ? all[key] : all, (k, v) => {
       if (ArrayBuffer.isView(v)) return Array.from(v);
-      if (typeof v === 'number' && (Object.is(v, -0) || !Number.isFinite(v))) return { $num: Object.is(v, -0) ? '-0' : String(v) };
+      if (typeof v === 'number' && (Object.is(v, -0) || !Number.isFinite(v))) {
+        return { $num: Object.is(v, -0) ? '-0' : String(v) };
+      }
       return v;
     });
   }, key ?? null);
-  return json === undefined ? undefined : JSON.parse(json, (k, v) => (v && typeof v === 'object' && typeof v.$num === 'string' ? Number(v.$num) : v));
+  return json === undefined
+    ? undefined
+    : JSON.parse(json, (k, v) =>
+        v && typeof v === 'object' && typeof v.$num === 'string' ? Number(v.$num) : v,
+      );
 }
 
 /**
  * Wait until fn(figures) is true, polling window.mhaPage.figures(); returns those figures. With
  * `key` only that part is fetched (fn still sees it as figures[key]): cheaper to poll.
  */
-export async function waitFigures(page, fn, { timeout = 20_000, what = 'the figures to change', key } = {}) {
+export async function waitFigures(
+  page,
+  fn,
+  { timeout = 20_000, what = 'the figures to change', key } = {},
+) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const last = key ? { [key]: await figures(page, key) } : await figures(page);
@@ -193,15 +231,24 @@ export function mismatches(actual, expected) {
 
 /** Assert two number arrays are identical element by element (Object.is: bit equality up to NaN payloads). */
 export function assertSameArray(actual, expected, name) {
-  assert.ok(Array.isArray(actual) || ArrayBuffer.isView(actual), `${name}: not an array (${typeof actual})`);
-  assert.equal(actual.length, expected.length, `${name}: length ${actual.length}, expected ${expected.length}`);
+  assert.ok(
+    Array.isArray(actual) || ArrayBuffer.isView(actual),
+    `${name}: not an array (${typeof actual})`,
+  );
+  assert.equal(
+    actual.length,
+    expected.length,
+    `${name}: length ${actual.length}, expected ${expected.length}`,
+  );
   const bad = mismatches(actual, expected);
   if (bad.length) {
     const i = bad[0];
     let worst = 0;
     for (const j of bad) worst = Math.max(worst, Math.abs(actual[j] - expected[j]));
-    assert.fail(`${name}: ${bad.length} of ${expected.length} elements differ from the Node API's; first at [${i}]: ` +
-      `page ${actual[i]} vs node ${expected[i]}; largest difference ${worst}`);
+    assert.fail(
+      `${name}: ${bad.length} of ${expected.length} elements differ from the Node API's; first at [${i}]: ` +
+        `page ${actual[i]} vs node ${expected[i]}; largest difference ${worst}`,
+    );
   }
 }
 
@@ -228,23 +275,33 @@ export async function screenshotSections(page, prefix = '') {
   // the viewport, so sticky elements are laid out statically for these shots. Through the CSSOM:
   // the page's CSP (style-src 'self') blocks injected <style> tags, and with them Playwright's
   // screenshot `style` option (silently).
-  const unstuck = await page.evaluate(() => [...document.querySelectorAll('body *')]
-    .filter((e) => getComputedStyle(e).position === 'sticky')
-    .map((e) => {
-      e.style.setProperty('position', 'static', 'important');
-      return `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`;
-    }));
+  const unstuck = await page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => getComputedStyle(e).position === 'sticky')
+      .map((e) => {
+        e.style.setProperty('position', 'static', 'important');
+        return `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`;
+      }),
+  );
   for (const id of SECTIONS) {
     const path = resultPath(`${prefix}${id}.png`);
     const section = page.locator(`section#${id}`);
     const box = await section.boundingBox();
-    assert.ok(box && box.width > 100 && box.height > 100, `section#${id} is ${JSON.stringify(box)}`);
+    assert.ok(
+      box && box.width > 100 && box.height > 100,
+      `section#${id} is ${JSON.stringify(box)}`,
+    );
     await section.screenshot({ path });
-    written.push(`${relative(repoRoot, path)} (${Math.round(box.width)}x${Math.round(box.height)})`);
+    written.push(
+      `${relative(repoRoot, path)} (${Math.round(box.width)}x${Math.round(box.height)})`,
+    );
   }
   const full = resultPath(`${prefix}full.png`);
   await page.screenshot({ path: full, fullPage: true });
-  const { w, h } = await page.evaluate(() => ({ w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight }));
+  const { w, h } = await page.evaluate(() => ({
+    w: document.documentElement.scrollWidth,
+    h: document.documentElement.scrollHeight,
+  }));
   written.push(`${relative(repoRoot, full)} (${w}x${h})`);
   if (unstuck.length) written.push(`(made static for the shots: ${unstuck.join(', ')})`);
   return written;

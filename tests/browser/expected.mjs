@@ -15,8 +15,15 @@ export const mha = await loadMHA();
 
 export const DEFAULT_SENTENCE = 'The lanterns of Lantern Bay guide boats home';
 export const DEFAULT_SETTINGS = Object.freeze({
-  sentence: DEFAULT_SENTENCE, C: 64, heads: 4, seed: 42, rng: 'default_rng',
-  causal: false, pe: false, lr: 0.1, steps: 10,
+  sentence: DEFAULT_SENTENCE,
+  C: 64,
+  heads: 4,
+  seed: 42,
+  rng: 'default_rng',
+  causal: false,
+  pe: false,
+  lr: 0.1,
+  steps: 10,
 });
 
 /** The contract's tokenizer, written from its wording (not imported from the page). */
@@ -72,7 +79,9 @@ function embed(r, tokens, C, pe) {
   }
   if (pe) {
     const table = Array.isArray(pe) ? pe : peTable([T, C]);
-    if (table.length !== T * C) throw new Error(`embed: PE table has ${table.length} entries, expected ${T * C}`);
+    if (table.length !== T * C) {
+      throw new Error(`embed: PE table has ${table.length} entries, expected ${T * C}`);
+    }
     for (let i = 0; i < T * C; i++) X[i] += table[i];
   }
   return X;
@@ -102,7 +111,8 @@ function argmax(a, from, n) {
 // lesson 1: two single heads on the sentence (C = 64, hs = 16, seed 42)
 
 export function lesson1(sentence = DEFAULT_SENTENCE) {
-  const C = 64, hs = 16;
+  const C = 64,
+    hs = 16;
   const tokens = tokenize(sentence);
   const T = tokens.length;
   const r = mha.rng(42, 'default_rng');
@@ -116,8 +126,16 @@ export function lesson1(sentence = DEFAULT_SENTENCE) {
     });
     const [A1, A2] = heads;
     const argmaxDiffRows = [];
-    for (let i = 0; i < T; i++) if (argmax(A1, i * T, T) !== argmax(A2, i * T, T)) argmaxDiffRows.push(i);
-    return { tokens, A1: Array.from(A1), A2: Array.from(A2), maxGap: maxAbsDiff(A1, A2), argmaxDiffRows };
+    for (let i = 0; i < T; i++) {
+      if (argmax(A1, i * T, T) !== argmax(A2, i * T, T)) argmaxDiffRows.push(i);
+    }
+    return {
+      tokens,
+      A1: Array.from(A1),
+      A2: Array.from(A2),
+      maxGap: maxAbsDiff(A1, A2),
+      argmaxDiffRows,
+    };
   } finally {
     r.free();
   }
@@ -127,7 +145,11 @@ export function lesson1(sentence = DEFAULT_SENTENCE) {
 // lesson 2: splitting q into heads is a reshape (seed 42, x (1, 6, 64), Wq (64, 64))
 
 export function lesson2() {
-  const B = 1, T = 6, C = 64, H = 4, hs = 16;
+  const B = 1,
+    T = 6,
+    C = 64,
+    H = 4,
+    hs = 16;
   const r = mha.rng(42, 'default_rng');
   const x = r.standardNormal(B * T * C);
   const Wq = drawScaled(r, C * C, C);
@@ -135,7 +157,7 @@ export function lesson2() {
   const layer = mha.createLayer({ C, heads: H, seed: 0 });
   layer.weights.Wq.set(Wq);
   layer.forward(x, { B, T });
-  const Q = layer.tensor('Q');            // (1, 4, 6, 16): split(q)
+  const Q = layer.tensor('Q'); // (1, 4, 6, 16): split(q)
   layer.free();
   // head i of split(q) against the small projection x @ Wq[:, i*hs:(i+1)*hs], k-ordered from 0.0
   let headMaxDiff = 0;
@@ -207,14 +229,33 @@ export function lesson3({ causal = false } = {}) {
     }
     return out;
   };
-  const blockDiag = Float64Array.from(W[3], (v, i) => (Math.floor(Math.floor(i / C) / hs) === Math.floor((i % C) / hs) ? v : 0));
+  const blockDiag = Float64Array.from(W[3], (v, i) =>
+    Math.floor(Math.floor(i / C) / hs) === Math.floor((i % C) / hs) ? v : 0,
+  );
   return {
-    shapes, att: Array.from(att), rowSumMaxErr,
-    blockDiagDelta: deltas(blockDiag), fullDelta: deltas(W[3]), causal,
+    shapes,
+    att: Array.from(att),
+    rowSumMaxErr,
+    blockDiagDelta: deltas(blockDiag),
+    fullDelta: deltas(W[3]),
+    causal,
   };
 }
 
-export const GRADS = ['dWo', 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX'];
+export const GRADS = [
+  'dWo',
+  'dconcat',
+  'dheadout',
+  'dV',
+  'datt',
+  'dscores',
+  'dQ',
+  'dK',
+  'dWq',
+  'dWk',
+  'dWv',
+  'dX',
+];
 
 export function lesson4() {
   const { X, W, dY, B, T, C, heads } = courseStream();

@@ -9,7 +9,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  useBrowser, figures, assertSameArray, assertSame, fmt, screenshotSections,
+  useBrowser,
+  figures,
+  assertSameArray,
+  assertSame,
+  fmt,
+  screenshotSections,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
@@ -26,10 +31,14 @@ test('the contract tokenizer written here agrees with web/model.js tokenize', as
     '  leading and trailing  ',
   ];
   for (const s of sentences) assert.deepEqual(tokenize(s), X.tokenize(s), JSON.stringify(s));
-  t.diagnostic(sentences.map((s) => `${X.tokenize(s).length} tokens: ${JSON.stringify(X.tokenize(s))}`).join('; '));
+  t.diagnostic(
+    sentences
+      .map((s) => `${X.tokenize(s).length} tokens: ${JSON.stringify(X.tokenize(s))}`)
+      .join('; '),
+  );
 });
 
-test('figures of every lesson equal the Node API\'s for the same settings', async (t) => {
+test("figures of every lesson equal the Node API's for the same settings", async (t) => {
   const { page, close } = await session.open();
   try {
     const f = await figures(page);
@@ -45,7 +54,9 @@ test('figures of every lesson equal the Node API\'s for the same settings', asyn
       assertSame(f.lesson1.maxGap, e.maxGap, 'maxGap');
       assert.deepEqual(f.lesson1.argmaxDiffRows, e.argmaxDiffRows, 'argmaxDiffRows');
       assert.ok(e.maxGap > 0, 'the two heads attend differently');
-      t.diagnostic(`T=${e.tokens.length}, maxGap=${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`);
+      t.diagnostic(
+        `T=${e.tokens.length}, maxGap=${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`,
+      );
     });
 
     await t.test('lesson 2: shapes, and both proof numbers exactly 0', (t) => {
@@ -55,7 +66,9 @@ test('figures of every lesson equal the Node API\'s for the same settings', asyn
       assertSame(f.lesson2.roundTrip, e.roundTrip, 'roundTrip');
       assert.equal(f.lesson2.headMaxDiff, 0, 'headMaxDiff');
       assert.equal(f.lesson2.roundTrip, 0, 'roundTrip');
-      t.diagnostic(`shapes ${JSON.stringify(e.shapes)}, headMaxDiff=${f.lesson2.headMaxDiff}, roundTrip=${f.lesson2.roundTrip}`);
+      t.diagnostic(
+        `shapes ${JSON.stringify(e.shapes)}, headMaxDiff=${f.lesson2.headMaxDiff}, roundTrip=${f.lesson2.roundTrip}`,
+      );
     });
 
     await t.test('lesson 3: shapes, att, row sums, block-diagonal vs full Wo deltas', (t) => {
@@ -68,28 +81,48 @@ test('figures of every lesson equal the Node API\'s for the same settings', asyn
       assertSameArray(f.lesson3.blockDiagDelta, e.blockDiagDelta, 'blockDiagDelta');
       assertSameArray(f.lesson3.fullDelta, e.fullDelta, 'fullDelta');
       // the point of the lesson: block-diagonal Wo keeps head 0's change in its own column block
-      assert.ok(e.blockDiagDelta[0] > 0 && e.blockDiagDelta.slice(1).every((d) => d === 0), `${e.blockDiagDelta}`);
-      assert.ok(e.fullDelta.every((d) => d > 0), `${e.fullDelta}`);
-      t.diagnostic(`shapes ${Object.entries(e.shapes).map(([k, s]) => `${k}(${s})`).join(' ')}; rowSumMaxErr=${e.rowSumMaxErr}`);
-      t.diagnostic(`max|dY| per column block: block-diagonal Wo [${e.blockDiagDelta.map(fmt)}], full Wo [${e.fullDelta.map(fmt)}]`);
+      assert.ok(
+        e.blockDiagDelta[0] > 0 && e.blockDiagDelta.slice(1).every((d) => d === 0),
+        `${e.blockDiagDelta}`,
+      );
+      assert.ok(
+        e.fullDelta.every((d) => d > 0),
+        `${e.fullDelta}`,
+      );
+      t.diagnostic(
+        `shapes ${Object.entries(e.shapes)
+          .map(([k, s]) => `${k}(${s})`)
+          .join(' ')}; rowSumMaxErr=${e.rowSumMaxErr}`,
+      );
+      t.diagnostic(
+        `max|dY| per column block: block-diagonal Wo [${e.blockDiagDelta.map(fmt)}], full Wo [${e.fullDelta.map(fmt)}]`,
+      );
     });
 
     await t.test('lesson 4: every gradient', (t) => {
       const e = X.lesson4();
-      assert.deepEqual(Object.keys(f.lesson4.grads).sort(), X.GRADS.slice().sort(), 'gradient names');
+      assert.deepEqual(
+        Object.keys(f.lesson4.grads).sort(),
+        X.GRADS.slice().sort(),
+        'gradient names',
+      );
       for (const g of X.GRADS) assertSameArray(f.lesson4.grads[g], e.grads[g], g);
-      t.diagnostic(X.GRADS.map((g) => `${g}[${e.grads[g].length}]`).join(' ') + ' identical');
+      t.diagnostic(`${X.GRADS.map((g) => `${g}[${e.grads[g].length}]`).join(' ')} identical`);
     });
 
-    await t.test('lesson 5: tokens, att, losses (a prefix of layer.train\'s)', (t) => {
+    await t.test("lesson 5: tokens, att, losses (a prefix of layer.train's)", (t) => {
       const e = X.sentenceForward({});
       assert.deepEqual(f.lesson5.tokens, e.tokens, 'tokens');
       assertSameArray(f.lesson5.att, e.att, 'att');
       const losses = X.sentenceLosses({}, f.lesson5.step + 2);
-      assert.ok([f.lesson5.step, f.lesson5.step + 1].includes(f.lesson5.losses.length),
-        `${f.lesson5.losses.length} losses after ${f.lesson5.step} steps`);
+      assert.ok(
+        [f.lesson5.step, f.lesson5.step + 1].includes(f.lesson5.losses.length),
+        `${f.lesson5.losses.length} losses after ${f.lesson5.step} steps`,
+      );
       assertSameArray(f.lesson5.losses, losses.slice(0, f.lesson5.losses.length), 'losses');
-      t.diagnostic(`T=${e.tokens.length}, first loss ${losses[0]}, page at step ${f.lesson5.step} shows ${f.lesson5.losses.length} loss(es)`);
+      t.diagnostic(
+        `T=${e.tokens.length}, first loss ${losses[0]}, page at step ${f.lesson5.step} shows ${f.lesson5.losses.length} loss(es)`,
+      );
     });
 
     await t.test('playground (defaults): tokens, C, heads, att, Y, losses', (t) => {
@@ -101,9 +134,17 @@ test('figures of every lesson equal the Node API\'s for the same settings', asyn
       assertSameArray(f.playground.att, e.att, 'att');
       assertSameArray(f.playground.Y, e.Y, 'Y');
       const losses = X.sentenceLosses(s, s.steps + 1);
-      assert.ok([s.steps, s.steps + 1].includes(f.playground.losses.length), `${f.playground.losses.length} losses for ${s.steps} steps`);
+      assert.ok(
+        [s.steps, s.steps + 1].includes(f.playground.losses.length),
+        `${f.playground.losses.length} losses for ${s.steps} steps`,
+      );
       assertSameArray(f.playground.losses, losses.slice(0, f.playground.losses.length), 'losses');
-      for (let i = 1; i < f.playground.losses.length; i++) assert.ok(f.playground.losses[i] < f.playground.losses[i - 1], `loss ${i} did not decrease`);
+      for (let i = 1; i < f.playground.losses.length; i++) {
+        assert.ok(
+          f.playground.losses[i] < f.playground.losses[i - 1],
+          `loss ${i} did not decrease`,
+        );
+      }
       t.diagnostic(`losses ${f.playground.losses.map((l) => l.toFixed(6)).join(' ')}`);
     });
   } finally {
@@ -114,7 +155,11 @@ test('figures of every lesson equal the Node API\'s for the same settings', asyn
 // rows of a figures() gradcheck against layer.gradcheck's report
 function assertSameReport(rows, report, name, threshold) {
   assert.ok(Array.isArray(rows), `${name}: gradcheck rows missing (${rows})`);
-  assert.deepEqual(rows.map((r) => r.tensor), report.map((r) => r.tensor), `${name}: tensors`);
+  assert.deepEqual(
+    rows.map((r) => r.tensor),
+    report.map((r) => r.tensor),
+    `${name}: tensors`,
+  );
   for (const [i, e] of report.entries()) {
     const r = rows[i];
     assert.equal(r.checked, e.checked, `${name} ${e.tensor}: checked`);
@@ -129,8 +174,12 @@ async function readTable(page, id) {
   return page.evaluate((id) => {
     const table = document.querySelector(`#${id} table`);
     if (!table) return null;
-    const headers = [...table.querySelectorAll('thead th, tr:first-child th')].map((th) => th.textContent.trim());
-    const body = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent.trim()));
+    const headers = [...table.querySelectorAll('thead th, tr:first-child th')].map((th) =>
+      th.textContent.trim(),
+    );
+    const body = [...table.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.children].map((td) => td.textContent.trim()),
+    );
     return { headers, body, text: document.getElementById(id).textContent };
   }, id);
 }
@@ -145,10 +194,16 @@ test('the full gradient checks finish in the page, pass, and equal layer.gradche
     // Node's reports while the page computes its own
     const e4 = X.lesson4Gradcheck();
     const e5 = X.sentenceGradcheck({});
-    await page.locator('#l4-gradcheck[data-done="1"]').waitFor({ state: 'attached', timeout: 90_000 });
+    await page
+      .locator('#l4-gradcheck[data-done="1"]')
+      .waitFor({ state: 'attached', timeout: 90_000 });
     const done4 = Date.now() - t0;
-    await page.locator('#l5-gradcheck[data-done="1"]').waitFor({ state: 'attached', timeout: 90_000 });
-    await page.locator('#pg-gradcheck[data-done="1"]').waitFor({ state: 'attached', timeout: 90_000 });
+    await page
+      .locator('#l5-gradcheck[data-done="1"]')
+      .waitFor({ state: 'attached', timeout: 90_000 });
+    await page
+      .locator('#pg-gradcheck[data-done="1"]')
+      .waitFor({ state: 'attached', timeout: 90_000 });
     const doneAll = Date.now() - t0;
     const f = await figures(page);
 
@@ -158,7 +213,9 @@ test('the full gradient checks finish in the page, pass, and equal layer.gradche
     assertSameReport(f.lesson4.gradcheck, e4, 'lesson 4', 1e-7);
     assertSameReport(f.lesson5.gradcheck, e5, 'lesson 5', 1e-5);
     if (f.playground.sampled) {
-      assert.fail(`the playground checks only a sample (${JSON.stringify(f.playground.sampled)}) at the default size`);
+      assert.fail(
+        `the playground checks only a sample (${JSON.stringify(f.playground.sampled)}) at the default size`,
+      );
     }
     assertSameReport(f.playground.gradcheck, e5, 'playground', 1e-5);
 
@@ -170,7 +227,8 @@ test('the full gradient checks finish in the page, pass, and equal layer.gradche
       assert.ok(i >= 0, `no ${re} column in ${JSON.stringify(tab.headers)}`);
       return i;
     };
-    const cTensor = col(/tensor/i), cRel = col(/rel/i);
+    const cTensor = col(/tensor/i),
+      cRel = col(/rel/i);
     assert.equal(tab.body.length, e4.length, `table rows: ${tab.body.length}`);
     for (const [i, e] of e4.entries()) {
       const row = tab.body[i];
@@ -178,20 +236,39 @@ test('the full gradient checks finish in the page, pass, and equal layer.gradche
       const rel = parseNum(row[cRel]);
       assert.ok(Number.isFinite(rel), `row ${i}: max rel error "${row[cRel]}" is not a number`);
       assert.ok(rel <= 1e-7, `${e.tensor}: max rel error ${row[cRel]} > 1e-7`);
-      assert.ok(Math.abs(rel - e.maxRel) <= 0.05 * e.maxRel, `${e.tensor}: table shows ${row[cRel]}, Node ${e.maxRel}`);
-      assert.match(row.join(' '), /pass/i, `${e.tensor}: row does not say pass: ${row.join(' | ')}`);
+      assert.ok(
+        Math.abs(rel - e.maxRel) <= 0.05 * e.maxRel,
+        `${e.tensor}: table shows ${row[cRel]}, Node ${e.maxRel}`,
+      );
+      assert.match(
+        row.join(' '),
+        /pass/i,
+        `${e.tensor}: row does not say pass: ${row.join(' | ')}`,
+      );
       assert.doesNotMatch(row.join(' '), /fail/i, `${e.tensor}: ${row.join(' | ')}`);
     }
     // the finished page, for the eye: one PNG per section and one of the whole page
     const t1 = Date.now();
     const shots = await screenshotSections(page);
     const shotMs = Date.now() - t1;
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    t.diagnostic(`screenshots: ${shots.join(', ')}; horizontal overflow at 1280 px: ${overflow} px; took ${shotMs} ms`);
-    t.diagnostic(`page ready ${ready} ms after goto; lesson-4 check done at ${done4} ms, all three at ${doneAll} ms`);
-    t.diagnostic(`lesson 4 max rel error: ${e4.map((r) => `${r.tensor} ${fmt(r.maxRel)}`).join(', ')}`);
-    t.diagnostic(`lesson 5 / playground (mse) max rel error: ${e5.map((r) => `${r.tensor} ${fmt(r.maxRel)}`).join(', ')}`);
-    t.diagnostic(`entries checked: lesson 4 ${e4.reduce((a, r) => a + r.checked, 0)}, lesson 5 ${e5.reduce((a, r) => a + r.checked, 0)}`);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    t.diagnostic(
+      `screenshots: ${shots.join(', ')}; horizontal overflow at 1280 px: ${overflow} px; took ${shotMs} ms`,
+    );
+    t.diagnostic(
+      `page ready ${ready} ms after goto; lesson-4 check done at ${done4} ms, all three at ${doneAll} ms`,
+    );
+    t.diagnostic(
+      `lesson 4 max rel error: ${e4.map((r) => `${r.tensor} ${fmt(r.maxRel)}`).join(', ')}`,
+    );
+    t.diagnostic(
+      `lesson 5 / playground (mse) max rel error: ${e5.map((r) => `${r.tensor} ${fmt(r.maxRel)}`).join(', ')}`,
+    );
+    t.diagnostic(
+      `entries checked: lesson 4 ${e4.reduce((a, r) => a + r.checked, 0)}, lesson 5 ${e5.reduce((a, r) => a + r.checked, 0)}`,
+    );
   } finally {
     await close();
   }

@@ -22,17 +22,31 @@ test('hostile sentences render as text and compute what the Node API computes', 
   const { page, log, close } = await session.open();
   try {
     let dialogs = 0;
-    page.on('dialog', async (d) => { dialogs++; await d.dismiss(); });
-    const elementsBefore = await page.evaluate(() => document.querySelectorAll('img, script, b').length);
+    page.on('dialog', async (d) => {
+      dialogs++;
+      await d.dismiss();
+    });
+    const elementsBefore = await page.evaluate(
+      () => document.querySelectorAll('img, script, b').length,
+    );
     for (const [what, sentence] of CASES) {
       const tokens = X.tokenize(sentence);
       await setValue(page, '#pg-sentence', sentence);
-      const { playground: pg } = await waitFigures(page, (f) => JSON.stringify(f.playground.tokens) === JSON.stringify(tokens),
-        { what: `${what}: the playground to show its tokens`, key: 'playground' });
-      assert.equal(await page.locator('#pg-error').evaluate((e) => e.textContent.trim()), '', `${what}: no error`);
+      const { playground: pg } = await waitFigures(
+        page,
+        (f) => JSON.stringify(f.playground.tokens) === JSON.stringify(tokens),
+        { what: `${what}: the playground to show its tokens`, key: 'playground' },
+      );
+      assert.equal(
+        await page.locator('#pg-error').evaluate((e) => e.textContent.trim()),
+        '',
+        `${what}: no error`,
+      );
       // the tokens appear as text in the page
       const text = await page.locator('#playground').evaluate((e) => e.textContent);
-      for (const tok of tokens.slice(0, 5)) assert.ok(text.includes(tok.slice(0, 50)), `${what}: token ${tok.slice(0, 20)} shown`);
+      for (const tok of tokens.slice(0, 5)) {
+        assert.ok(text.includes(tok.slice(0, 50)), `${what}: token ${tok.slice(0, 20)} shown`);
+      }
       // the same attention as the Node API for these tokens and the default settings
       const expected = X.sentenceForward({ sentence });
       assert.equal(pg.att.length, expected.att.length, `${what}: attention size`);
@@ -41,7 +55,9 @@ test('hostile sentences render as text and compute what the Node API computes', 
       assert.equal(diff, 0, `${what}: attention differs from the Node API in ${diff} entries`);
       t.diagnostic(`${what}: ${tokens.length} tokens, attention identical to Node`);
     }
-    const elementsAfter = await page.evaluate(() => document.querySelectorAll('img, script, b').length);
+    const elementsAfter = await page.evaluate(
+      () => document.querySelectorAll('img, script, b').length,
+    );
     assert.equal(elementsAfter, elementsBefore, 'no element was created from the sentences');
     assert.equal(dialogs, 0, 'no dialog opened');
     assert.deepEqual(consoleErrors(log), []);

@@ -6,8 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  useBrowser, openPage, figures, waitFigures, setValue, mismatches,
-  assertSameArray, assertSame, consoleErrors,
+  useBrowser,
+  openPage,
+  figures,
+  waitFigures,
+  setValue,
+  mismatches,
+  assertSameArray,
+  assertSame,
+  consoleErrors,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 
@@ -34,12 +41,23 @@ async function expectPlayground(page, settings, what) {
   const losses = X.sentenceLosses(s, s.steps + 1);
   const matches = (f) => {
     const p = f.playground;
-    return p && same(p.att, e.att) && same(p.Y, e.Y) && p.C === s.C && p.heads === s.heads &&
-      same(p.losses, losses.slice(0, p.losses?.length ?? 0)) && [s.steps, s.steps + 1].includes(p.losses?.length);
+    return (
+      p &&
+      same(p.att, e.att) &&
+      same(p.Y, e.Y) &&
+      p.C === s.C &&
+      p.heads === s.heads &&
+      same(p.losses, losses.slice(0, p.losses?.length ?? 0)) &&
+      [s.steps, s.steps + 1].includes(p.losses?.length)
+    );
   };
   let f;
   try {
-    f = await waitFigures(page, matches, { what: `the playground to show ${what}`, timeout: 15_000, key: 'playground' });
+    f = await waitFigures(page, matches, {
+      what: `the playground to show ${what}`,
+      timeout: 15_000,
+      key: 'playground',
+    });
   } catch {
     f = { playground: await figures(page, 'playground') }; // fall through to the detailed assertions
   }
@@ -49,7 +67,10 @@ async function expectPlayground(page, settings, what) {
   assert.equal(p.heads, s.heads, `${what}: heads`);
   assertSameArray(p.att, e.att, `${what}: att`);
   assertSameArray(p.Y, e.Y, `${what}: Y`);
-  assert.ok([s.steps, s.steps + 1].includes(p.losses.length), `${what}: ${p.losses.length} losses for ${s.steps} steps`);
+  assert.ok(
+    [s.steps, s.steps + 1].includes(p.losses.length),
+    `${what}: ${p.losses.length} losses for ${s.steps} steps`,
+  );
   assertSameArray(p.losses, losses.slice(0, p.losses.length), `${what}: losses`);
   return { f, e, s, peDiffers };
 }
@@ -74,29 +95,56 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       state = { ...state, sentence: "The cat saw the other cat, didn't it?" };
       await setValue(page, '#pg-sentence', state.sentence);
       const { e } = await expectPlayground(page, state, 'the new sentence');
-      assert.deepEqual(e.tokens, ['The', 'cat', 'saw', 'the', 'other', 'cat', ',', "didn't", 'it', '?']);
+      assert.deepEqual(e.tokens, [
+        'The',
+        'cat',
+        'saw',
+        'the',
+        'other',
+        'cat',
+        ',',
+        "didn't",
+        'it',
+        '?',
+      ]);
       assert.equal(e.att.length, state.heads * e.tokens.length ** 2);
-      t.diagnostic(`${e.tokens.length} tokens, ${X.vocabIds(e.tokens).vocab.length} distinct: ${JSON.stringify(e.tokens)}`);
+      t.diagnostic(
+        `${e.tokens.length} tokens, ${X.vocabIds(e.tokens).vocab.length} distinct: ${JSON.stringify(e.tokens)}`,
+      );
     });
 
-    await t.test('#pg-heads changes the number of heads (and offers only divisors of C)', async (t) => {
-      const offered = await page.locator('#pg-heads option').evaluateAll((os) => os.map((o) => Number(o.value)));
-      assert.ok(offered.length >= 2, `heads offered: ${offered}`);
-      for (const h of offered) assert.equal(state.C % h, 0, `#pg-heads offers ${h} for C=${state.C}`);
-      assert.ok(offered.includes(8), `#pg-heads offers ${offered}`);
-      state = { ...state, heads: 8 };
-      await page.locator('#pg-heads').selectOption('8');
-      const { f } = await expectPlayground(page, state, '8 heads');
-      assert.equal(f.playground.att.length, 8 * f.playground.tokens.length ** 2);
-      t.diagnostic(`heads offered for C=64: ${offered.join(', ')}`);
-    });
+    await t.test(
+      '#pg-heads changes the number of heads (and offers only divisors of C)',
+      async (t) => {
+        const offered = await page
+          .locator('#pg-heads option')
+          .evaluateAll((os) => os.map((o) => Number(o.value)));
+        assert.ok(offered.length >= 2, `heads offered: ${offered}`);
+        for (const h of offered) {
+          assert.equal(state.C % h, 0, `#pg-heads offers ${h} for C=${state.C}`);
+        }
+        assert.ok(offered.includes(8), `#pg-heads offers ${offered}`);
+        state = { ...state, heads: 8 };
+        await page.locator('#pg-heads').selectOption('8');
+        const { f } = await expectPlayground(page, state, '8 heads');
+        assert.equal(f.playground.att.length, 8 * f.playground.tokens.length ** 2);
+        t.diagnostic(`heads offered for C=64: ${offered.join(', ')}`);
+      },
+    );
 
     await t.test('#pg-C changes the width; heads stay a divisor', async (t) => {
-      const Cs = await page.locator('#pg-C option').evaluateAll((os) => os.map((o) => Number(o.value)));
+      const Cs = await page
+        .locator('#pg-C option')
+        .evaluateAll((os) => os.map((o) => Number(o.value)));
       assert.deepEqual(Cs, [8, 16, 32, 48, 64, 96, 128], '#pg-C options');
       await page.locator('#pg-C').selectOption('48');
-      const f = await waitFigures(page, (f) => f.playground.C === 48, { what: 'C = 48', key: 'playground' });
-      const offered = await page.locator('#pg-heads option').evaluateAll((os) => os.map((o) => Number(o.value)));
+      const f = await waitFigures(page, (f) => f.playground.C === 48, {
+        what: 'C = 48',
+        key: 'playground',
+      });
+      const offered = await page
+        .locator('#pg-heads option')
+        .evaluateAll((os) => os.map((o) => Number(o.value)));
       for (const h of offered) assert.equal(48 % h, 0, `#pg-heads offers ${h} for C=48`);
       assert.equal(48 % f.playground.heads, 0, `heads ${f.playground.heads} for C=48`);
       state = { ...state, C: 48, heads: f.playground.heads };
@@ -111,7 +159,11 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       const T = f.playground.tokens.length;
       const upper = aboveDiagonal(f.playground.att, state.heads, T);
       assert.ok(upper.length > 0);
-      assert.deepEqual(upper.filter((v) => v !== 0), [], 'non-zero weights above the diagonal');
+      assert.deepEqual(
+        upper.filter((v) => v !== 0),
+        [],
+        'non-zero weights above the diagonal',
+      );
       // and not before
       const open = X.sentenceForward({ ...state, causal: false });
       assert.ok(aboveDiagonal(open.att, state.heads, T).some((v) => v !== 0));
@@ -122,8 +174,10 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       state = { ...state, pe: true };
       await page.locator('#pg-pe').check();
       const { peDiffers, s } = await expectPlayground(page, state, 'positional encoding');
-      t.diagnostic(`PE (${s.pe.length} entries): ${peDiffers} differ in the last bit between Chromium's and Node's ` +
-        'Math.sin/cos/**; the expected figures use the browser\'s PE values');
+      t.diagnostic(
+        `PE (${s.pe.length} entries): ${peDiffers} differ in the last bit between Chromium's and Node's ` +
+          "Math.sin/cos/**; the expected figures use the browser's PE values",
+      );
       state = { ...state, seed: 7 };
       await setValue(page, '#pg-seed', '7');
       await expectPlayground(page, state, 'seed 7');
@@ -140,49 +194,79 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       await setValue(page, '#pg-steps', '5');
       const { f } = await expectPlayground(page, state, '5 steps');
       const l = f.playground.losses;
-      for (let i = 1; i < l.length; i++) assert.ok(l[i] < l[i - 1], `loss ${i} did not decrease: ${l}`);
+      for (let i = 1; i < l.length; i++) {
+        assert.ok(l[i] < l[i - 1], `loss ${i} did not decrease: ${l}`);
+      }
       t.diagnostic(`losses (lr 0.05): ${l.map((x) => x.toFixed(6)).join(' ')}`);
     });
 
-    await t.test('the query string reflects the state, and loading it reproduces the figures', async (t) => {
-      const q = new URL(page.url()).searchParams;
-      const want = {
-        s: state.sentence, C: String(state.C), h: String(state.heads), seed: String(state.seed),
-        rng: state.rng, causal: '1', pe: '1', lr: '0.05', steps: '5',
-      };
-      for (const [k, v] of Object.entries(want)) {
-        if (k === 'lr') assert.equal(Number(q.get(k)), 0.05, `?lr= in ${page.url()}`);
-        else assert.equal(q.get(k), v, `?${k}= in ${page.url()}`);
-      }
-      const before = await figures(page, 'playground');
-      const again = await openPage(session.browser, page.url());
-      try {
-        const after = await figures(again.page, 'playground');
-        assert.deepEqual(after.tokens, before.tokens);
-        assert.equal(after.C, before.C);
-        assert.equal(after.heads, before.heads);
-        assertSameArray(after.att, before.att, 'att after reload');
-        assertSameArray(after.Y, before.Y, 'Y after reload');
-        assertSameArray(after.losses, before.losses, 'losses after reload');
-        const controls = await again.page.evaluate(() => {
-          const v = (id) => document.getElementById(id);
-          return {
-            sentence: v('pg-sentence').value, C: v('pg-C').value, heads: v('pg-heads').value, seed: v('pg-seed').value,
-            rng: v('pg-rng').value, causal: v('pg-causal').checked, pe: v('pg-pe').checked, lr: v('pg-lr').value, steps: v('pg-steps').value,
-          };
-        });
-        assert.deepEqual(controls, {
-          sentence: state.sentence, C: '48', heads: String(state.heads), seed: '7', rng: 'legacy',
-          causal: true, pe: true, lr: controls.lr, steps: '5',
-        }, 'controls after reload');
-        assert.equal(Number(controls.lr), 0.05);
-        assert.deepEqual(consoleErrors(again.log), [], 'console errors after reload');
-        assert.deepEqual(again.log.errors, [], 'page errors after reload');
-      } finally {
-        await again.close();
-      }
-      t.diagnostic(`state URL: ${page.url().slice(session.url.length)}`);
-    });
+    await t.test(
+      'the query string reflects the state, and loading it reproduces the figures',
+      async (t) => {
+        const q = new URL(page.url()).searchParams;
+        const want = {
+          s: state.sentence,
+          C: String(state.C),
+          h: String(state.heads),
+          seed: String(state.seed),
+          rng: state.rng,
+          causal: '1',
+          pe: '1',
+          lr: '0.05',
+          steps: '5',
+        };
+        for (const [k, v] of Object.entries(want)) {
+          if (k === 'lr') assert.equal(Number(q.get(k)), 0.05, `?lr= in ${page.url()}`);
+          else assert.equal(q.get(k), v, `?${k}= in ${page.url()}`);
+        }
+        const before = await figures(page, 'playground');
+        const again = await openPage(session.browser, page.url());
+        try {
+          const after = await figures(again.page, 'playground');
+          assert.deepEqual(after.tokens, before.tokens);
+          assert.equal(after.C, before.C);
+          assert.equal(after.heads, before.heads);
+          assertSameArray(after.att, before.att, 'att after reload');
+          assertSameArray(after.Y, before.Y, 'Y after reload');
+          assertSameArray(after.losses, before.losses, 'losses after reload');
+          const controls = await again.page.evaluate(() => {
+            const v = (id) => document.getElementById(id);
+            return {
+              sentence: v('pg-sentence').value,
+              C: v('pg-C').value,
+              heads: v('pg-heads').value,
+              seed: v('pg-seed').value,
+              rng: v('pg-rng').value,
+              causal: v('pg-causal').checked,
+              pe: v('pg-pe').checked,
+              lr: v('pg-lr').value,
+              steps: v('pg-steps').value,
+            };
+          });
+          assert.deepEqual(
+            controls,
+            {
+              sentence: state.sentence,
+              C: '48',
+              heads: String(state.heads),
+              seed: '7',
+              rng: 'legacy',
+              causal: true,
+              pe: true,
+              lr: controls.lr,
+              steps: '5',
+            },
+            'controls after reload',
+          );
+          assert.equal(Number(controls.lr), 0.05);
+          assert.deepEqual(consoleErrors(again.log), [], 'console errors after reload');
+          assert.deepEqual(again.log.errors, [], 'page errors after reload');
+        } finally {
+          await again.close();
+        }
+        t.diagnostic(`state URL: ${page.url().slice(session.url.length)}`);
+      },
+    );
 
     assert.deepEqual(consoleErrors(log), [], 'console errors');
     assert.deepEqual(log.errors, [], 'page errors');
@@ -204,7 +288,11 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       await setValue(page, '#l1-sentence', sentence);
       let f;
       try {
-        f = await waitFigures(page, (f) => same(f.lesson1.A1, e.A1), { what: 'lesson 1 to re-render', timeout: 10_000, key: 'lesson1' });
+        f = await waitFigures(page, (f) => same(f.lesson1.A1, e.A1), {
+          what: 'lesson 1 to re-render',
+          timeout: 10_000,
+          key: 'lesson1',
+        });
       } catch {
         f = { lesson1: await figures(page, 'lesson1') };
       }
@@ -216,38 +304,71 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       t.diagnostic(`maxGap ${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`);
     });
 
-    await t.test('#l1-sentence bad input: a message in #l1-error, lesson 1 unchanged', async (t) => {
-      const before = await figures(page, 'lesson1');
-      const messages = [];
-      for (const bad of ['', 'x '.repeat(65), '<b>bold</b>']) {
-        await setValue(page, '#l1-sentence', bad);
-        try {
-          await page.waitForFunction(() => document.getElementById('l1-error')?.textContent.trim().length > 0, null, { timeout: 5000 });
-        } catch {
-          assert.fail(`#l1-sentence ${JSON.stringify(bad.slice(0, 20))}: no message in #l1-error`);
+    await t.test(
+      '#l1-sentence bad input: a message in #l1-error, lesson 1 unchanged',
+      async (t) => {
+        const before = await figures(page, 'lesson1');
+        const messages = [];
+        for (const bad of ['', 'x '.repeat(65), '<b>bold</b>']) {
+          await setValue(page, '#l1-sentence', bad);
+          try {
+            await page.waitForFunction(
+              () => document.getElementById('l1-error')?.textContent.trim().length > 0,
+              null,
+              { timeout: 5000 },
+            );
+          } catch {
+            assert.fail(
+              `#l1-sentence ${JSON.stringify(bad.slice(0, 20))}: no message in #l1-error`,
+            );
+          }
+          messages.push(await page.locator('#l1-error').textContent());
+          await page.waitForTimeout(300);
+          assert.deepEqual(
+            await figures(page, 'lesson1'),
+            before,
+            `lesson 1 changed after ${JSON.stringify(bad.slice(0, 20))}`,
+          );
         }
-        messages.push(await page.locator('#l1-error').textContent());
-        await page.waitForTimeout(300);
-        assert.deepEqual(await figures(page, 'lesson1'), before, `lesson 1 changed after ${JSON.stringify(bad.slice(0, 20))}`);
-      }
-      assert.equal(await page.locator('#l1-error').getAttribute('role'), 'alert', '#l1-error role');
-      assert.equal(await page.locator('section#lesson-1 b').count(), 0, 'markup from the sentence was rendered');
-      await setValue(page, '#l1-sentence', 'the boats guide the boats home!');
-      await page.waitForFunction(() => document.getElementById('l1-error')?.textContent.trim() === '', null, { timeout: 5000 });
-      t.diagnostic(messages.map((m) => `"${m.trim()}"`).join('; '));
-    });
+        assert.equal(
+          await page.locator('#l1-error').getAttribute('role'),
+          'alert',
+          '#l1-error role',
+        );
+        assert.equal(
+          await page.locator('section#lesson-1 b').count(),
+          0,
+          'markup from the sentence was rendered',
+        );
+        await setValue(page, '#l1-sentence', 'the boats guide the boats home!');
+        await page.waitForFunction(
+          () => document.getElementById('l1-error')?.textContent.trim() === '',
+          null,
+          { timeout: 5000 },
+        );
+        t.diagnostic(messages.map((m) => `"${m.trim()}"`).join('; '));
+      },
+    );
 
     await t.test('#l3-causal masks lesson 3 exactly as the API', async (t) => {
       const e = X.lesson3({ causal: true });
       await page.locator('#l3-causal').check();
-      const f = await waitFigures(page, (f) => f.lesson3.causal === true, { what: 'lesson 3 causal', key: 'lesson3' });
+      const f = await waitFigures(page, (f) => f.lesson3.causal === true, {
+        what: 'lesson 3 causal',
+        key: 'lesson3',
+      });
       assertSameArray(f.lesson3.att, e.att, 'att (causal)');
       assertSameArray(f.lesson3.blockDiagDelta, e.blockDiagDelta, 'blockDiagDelta (causal)');
       assertSameArray(f.lesson3.fullDelta, e.fullDelta, 'fullDelta (causal)');
       assertSame(f.lesson3.rowSumMaxErr, e.rowSumMaxErr, 'rowSumMaxErr (causal)');
       const upper = aboveDiagonal(f.lesson3.att, 2 * 4, 6);
-      assert.deepEqual(upper.filter((v) => v !== 0), []);
-      t.diagnostic(`causal: ${upper.length} entries above the diagonal are 0; rowSumMaxErr ${e.rowSumMaxErr}`);
+      assert.deepEqual(
+        upper.filter((v) => v !== 0),
+        [],
+      );
+      t.diagnostic(
+        `causal: ${upper.length} entries above the diagonal are 0; rowSumMaxErr ${e.rowSumMaxErr}`,
+      );
     });
 
     await t.test('#l5-step, #l5-run, #l5-reset follow layer.train step by step', async (t) => {
@@ -255,29 +376,48 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       const f0 = await figures(page, 'lesson5');
       const checkPrefix = (l, what) => {
         assertSameArray(l, losses.slice(0, l.length), what);
-        for (let i = 1; i < l.length; i++) assert.ok(l[i] < l[i - 1], `${what}: loss ${i} did not decrease`);
+        for (let i = 1; i < l.length; i++) {
+          assert.ok(l[i] < l[i - 1], `${what}: loss ${i} did not decrease`);
+        }
       };
       checkPrefix(f0.losses, 'losses at load');
       const extra = f0.losses.length - f0.step; // 0 or 1: whether the current loss is shown too
 
       await page.locator('#l5-step').click();
-      let f = (await waitFigures(page, (f) => f.lesson5.step === f0.step + 1, { what: 'one step', key: 'lesson5' })).lesson5;
+      let f = (
+        await waitFigures(page, (f) => f.lesson5.step === f0.step + 1, {
+          what: 'one step',
+          key: 'lesson5',
+        })
+      ).lesson5;
       assert.equal(f.losses.length, f.step + extra, 'one step adds one loss');
       checkPrefix(f.losses, 'after #l5-step');
 
       await page.locator('#l5-run').click();
-      f = (await waitFigures(page, (f) => f.lesson5.step === f0.step + 11, { what: '#l5-run (10 steps)', key: 'lesson5' })).lesson5;
+      f = (
+        await waitFigures(page, (f) => f.lesson5.step === f0.step + 11, {
+          what: '#l5-run (10 steps)',
+          key: 'lesson5',
+        })
+      ).lesson5;
       assert.equal(f.losses.length, f.step + extra, '#l5-run adds ten losses');
       checkPrefix(f.losses, 'after #l5-run');
       t.diagnostic(`losses after 11 steps: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
 
       await page.locator('#l5-reset').click();
-      f = (await waitFigures(page, (f) => f.lesson5.step === 0, { what: '#l5-reset', key: 'lesson5' })).lesson5;
+      f = (
+        await waitFigures(page, (f) => f.lesson5.step === 0, { what: '#l5-reset', key: 'lesson5' })
+      ).lesson5;
       assertSameArray(f.losses, losses.slice(0, extra), 'losses after reset');
       const e = X.sentenceForward({});
       assertSameArray(f.att, e.att, 'att after reset');
       await page.locator('#l5-step').click();
-      f = (await waitFigures(page, (f) => f.lesson5.step === 1, { what: 'a step after reset', key: 'lesson5' })).lesson5;
+      f = (
+        await waitFigures(page, (f) => f.lesson5.step === 1, {
+          what: 'a step after reset',
+          key: 'lesson5',
+        })
+      ).lesson5;
       assertSame(f.losses[0], losses[0], 'first loss after reset');
       checkPrefix(f.losses, 'a step after reset');
     });
@@ -288,7 +428,12 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       await setValue(page, '#l5-lr', '0.5');
       await page.locator('#l5-step').click();
       await page.locator('#l5-step').click();
-      const f = (await waitFigures(page, (f) => f.lesson5.step === 2, { what: 'two steps at lr 0.5', key: 'lesson5' })).lesson5;
+      const f = (
+        await waitFigures(page, (f) => f.lesson5.step === 2, {
+          what: 'two steps at lr 0.5',
+          key: 'lesson5',
+        })
+      ).lesson5;
       const losses = X.sentenceLosses({ lr: 0.5 }, 3);
       assertSameArray(f.losses, losses.slice(0, f.losses.length), 'losses at lr 0.5');
       t.diagnostic(`lr 0.5: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
@@ -301,7 +446,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
   }
 });
 
-test('heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1\'s head A', async (t) => {
+test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head A", async (t) => {
   const { page, log, close } = await session.open();
   try {
     const e = X.lesson1();
@@ -312,12 +457,21 @@ test('heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1\'s hea
     // hovering the middle of the matrix names a query and a key and shows the weight
     const box = await fig.locator('svg').first().boundingBox();
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6);
-    await page.waitForFunction((sel) => /query ‘[^’]+’ → key ‘[^’]+’: \d/.test(document.querySelector(sel)?.textContent ?? ''),
-      'section#lesson-1 figure', { timeout: 5000 }).catch(() => assert.fail('no "query ‘…’ → key ‘…’: value" readout after hovering a cell'));
+    await page
+      .waitForFunction(
+        (sel) =>
+          /query ‘[^’]+’ → key ‘[^’]+’: \d/.test(document.querySelector(sel)?.textContent ?? ''),
+        'section#lesson-1 figure',
+        { timeout: 5000 },
+      )
+      .catch(() => assert.fail('no "query ‘…’ → key ‘…’: value" readout after hovering a cell'));
     const readout = (await fig.textContent()).match(/query ‘[^’]+’ → key ‘[^’]+’: [\d.e−-]+/)[0];
 
     const download = async (label) => {
-      const [d] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), fig.getByRole('button', { name: label, exact: false }).first().click()]);
+      const [d] = await Promise.all([
+        page.waitForEvent('download', { timeout: 10_000 }),
+        fig.getByRole('button', { name: label, exact: false }).first().click(),
+      ]);
       const path = await d.path();
       const { readFileSync } = await import('node:fs');
       return { name: d.suggestedFilename(), bytes: readFileSync(path) };
@@ -339,15 +493,25 @@ test('heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1\'s hea
 
     const svg = await download('SVG');
     const text = svg.bytes.toString('utf8');
-    assert.match(text, /^(<\?xml[^>]*>\s*)?<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, 'SVG file');
+    assert.match(
+      text,
+      /^(<\?xml[^>]*>\s*)?<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
+      'SVG file',
+    );
     assert.ok((text.match(/<rect/g) ?? []).length >= T * T, 'one <rect> per cell');
 
     const png = await download('PNG');
-    assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+    assert.deepEqual(
+      [...png.bytes.subarray(0, 8)],
+      [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+      'PNG signature',
+    );
 
     assert.deepEqual(consoleErrors(log), [], 'console errors (CSP?)');
     assert.deepEqual(log.errors, [], 'page errors');
-    t.diagnostic(`readout "${readout}"; downloads ${csv.name} (${csv.bytes.length} B), ${svg.name} (${svg.bytes.length} B), ${png.name} (${png.bytes.length} B)`);
+    t.diagnostic(
+      `readout "${readout}"; downloads ${csv.name} (${csv.bytes.length} B), ${svg.name} (${svg.bytes.length} B), ${png.name} (${png.bytes.length} B)`,
+    );
   } finally {
     await close();
   }

@@ -18,33 +18,54 @@ async function checkLoad(t, pageUrl, ownRequest) {
   const { page, log, close } = await openPage(session.browser, pageUrl);
   try {
     // the structure the other tests rely on (one round trip: the page is busy with its checks)
-    const sections = await page.evaluate((ids) => ids.map((id) => {
-      const sec = document.querySelector(`section#${id}`);
-      return {
-        id, section: !!sec, h2: sec?.querySelector('h2')?.textContent.trim() ?? null,
-        copy: sec ? [...sec.querySelectorAll('button')].some((b) => b.textContent.includes('Copy as NumPy')) : false,
-      };
-    }), SECTIONS);
+    const sections = await page.evaluate(
+      (ids) =>
+        ids.map((id) => {
+          const sec = document.querySelector(`section#${id}`);
+          return {
+            id,
+            section: !!sec,
+            h2: sec?.querySelector('h2')?.textContent.trim() ?? null,
+            copy: sec
+              ? [...sec.querySelectorAll('button')].some((b) =>
+                  b.textContent.includes('Copy as NumPy'),
+                )
+              : false,
+          };
+        }),
+      SECTIONS,
+    );
     for (const s of sections) {
       assert.ok(s.section, `no section#${s.id}`);
       assert.ok(s.h2, `section#${s.id} has no <h2> (or an empty one)`);
       assert.ok(s.copy, `section#${s.id} has no "Copy as NumPy" button`);
     }
-    const api = await page.evaluate(() => ({ figures: typeof window.mhaPage?.figures, settings: typeof window.mhaPage?.settings?.() }));
+    const api = await page.evaluate(() => ({
+      figures: typeof window.mhaPage?.figures,
+      settings: typeof window.mhaPage?.settings?.(),
+    }));
     assert.deepEqual(api, { figures: 'function', settings: 'object' }, 'window.mhaPage');
     const marks = await page.evaluate(() => {
       const get = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null;
       return {
-        start: get('mha:start'), ready: get('mha:ready'),
+        start: get('mha:start'),
+        ready: get('mha:ready'),
         lessons: [1, 2, 3, 4, 5].map((i) => get(`mha:lesson-${i}`)),
-        scripts: [...document.scripts].map((s) => ({ src: s.getAttribute('src'), inline: !s.src ? s.textContent.length : 0 })),
+        scripts: [...document.scripts].map((s) => ({
+          src: s.getAttribute('src'),
+          inline: !s.src ? s.textContent.length : 0,
+        })),
       };
     });
     assert.equal(typeof marks.ready, 'number', 'performance.mark("mha:ready") missing');
     assert.equal(typeof marks.start, 'number', 'performance.mark("mha:start") missing');
-    marks.lessons.forEach((m, i) => assert.equal(typeof m, 'number', `performance.mark("mha:lesson-${i + 1}") missing`));
+    marks.lessons.forEach((m, i) =>
+      assert.equal(typeof m, 'number', `performance.mark("mha:lesson-${i + 1}") missing`),
+    );
     assert.ok(marks.start <= marks.ready, 'mha:start after mha:ready');
-    marks.lessons.forEach((m, i) => assert.ok(m <= marks.ready, `mha:lesson-${i + 1} after mha:ready`));
+    marks.lessons.forEach((m, i) =>
+      assert.ok(m <= marks.ready, `mha:lesson-${i + 1} after mha:ready`),
+    );
     // index.html loads only the bundle, as a classic script, and nothing inline
     assert.deepEqual(marks.scripts, [{ src: 'app.bundle.js', inline: 0 }], 'scripts of index.html');
 
@@ -56,7 +77,7 @@ async function checkLoad(t, pageUrl, ownRequest) {
     assert.deepEqual(log.errors, [], 'uncaught exceptions (pageerror)');
     assert.deepEqual(log.dialogs, [], 'dialogs');
     const foreign = log.requests.filter((r) => !ownRequest(r));
-    assert.deepEqual(foreign, [], 'requests outside the page\'s own origin');
+    assert.deepEqual(foreign, [], "requests outside the page's own origin");
     assert.ok(log.requests.length >= 2, `only ${log.requests.length} requests recorded`);
 
     // what the page computed (the gradient checks, still filling in, left out)
@@ -65,10 +86,14 @@ async function checkLoad(t, pageUrl, ownRequest) {
     delete f.playground.sampled;
     loaded.push(f);
 
-    t.diagnostic(`navigation -> mha:start ${marks.start.toFixed(1)} ms, -> mha:ready ${marks.ready.toFixed(1)} ms; ` +
-      `lessons ${marks.lessons.map((m, i) => `${i + 1}: ${m.toFixed(1)}`).join(', ')} ms`);
-    t.diagnostic(`${log.requests.length} requests: ${log.requests.map((r) => new URL(r).pathname.split('/').pop() || '/').join(' ')}; ` +
-      `${log.console.length} console messages (${warnings.length} warnings${warnings.length ? `: ${warnings.join(' | ')}` : ''})`);
+    t.diagnostic(
+      `navigation -> mha:start ${marks.start.toFixed(1)} ms, -> mha:ready ${marks.ready.toFixed(1)} ms; ` +
+        `lessons ${marks.lessons.map((m, i) => `${i + 1}: ${m.toFixed(1)}`).join(', ')} ms`,
+    );
+    t.diagnostic(
+      `${log.requests.length} requests: ${log.requests.map((r) => new URL(r).pathname.split('/').pop() || '/').join(' ')}; ` +
+        `${log.console.length} console messages (${warnings.length} warnings${warnings.length ? `: ${warnings.join(' | ')}` : ''})`,
+    );
   } finally {
     await close();
   }

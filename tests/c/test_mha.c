@@ -15,15 +15,15 @@
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
     } while (0)
 
 static double *normals(uint32_t seed, size_t n)
@@ -57,7 +57,8 @@ static void test_create_errors(void)
     CHECK(mha_create(6, 4, &l) == MHA_EDIVISIBLE, "6 %% 4");
     CHECK(mha_create(8, 2, NULL) == MHA_ENULL, "NULL out");
     mha_free(NULL);
-    CHECK(strcmp(mha_strerror(MHA_EDIVISIBLE), "C must be divisible by the number of heads") == 0, "message");
+    CHECK(strcmp(mha_strerror(MHA_EDIVISIBLE), "C must be divisible by the number of heads") == 0,
+          "message");
     CHECK(strcmp(mha_strerror(12345), "unknown error code") == 0, "unknown code");
     CHECK(strcmp(mha_version(), "0.1.0") == 0, "version %s", mha_version());
     CHECK(mha_params(NULL) == NULL && mha_num_params(NULL) == 0, "NULL layer accessors");
@@ -94,17 +95,19 @@ static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flag
     CHECK(mha_tensor(l, MHA_T_DQ, &len) != NULL && len == n, "dQ after backward");
     int rank = 0, dims[4] = {0};
     CHECK(mha_tensor_shape(l, MHA_T_SCORES, &rank, dims) == MHA_OK && rank == 4 && dims[0] == B &&
-              dims[1] == h && dims[2] == T && dims[3] == T, "scores shape");
+              dims[1] == h && dims[2] == T && dims[3] == T,
+          "scores shape");
 
     /* the gradient check, every entry, both losses */
     mha_check_row rep[MHA_CHECK_COUNT];
     for (int loss = MHA_LOSS_DOT; loss <= MHA_LOSS_MSE; loss++) {
-        CHECK(mha_gradcheck(l, X, B, T, flags, loss, G, MHA_GRADCHECK_EPS, 0, rep) == MHA_OK, "gradcheck");
+        CHECK(mha_gradcheck(l, X, B, T, flags, loss, G, MHA_GRADCHECK_EPS, 0, rep) == MHA_OK,
+              "gradcheck");
         for (int w = 0; w < MHA_CHECK_COUNT; w++) {
             CHECK(rep[w].checked == rep[w].size, "%s checked %g of %g", mha_check_name(w),
                   rep[w].checked, rep[w].size);
-            CHECK(rep[w].max_rel <= 1e-6, "C=%d h=%d B=%d T=%d flags=%d loss=%d %s max_rel %g",
-                  C, h, B, T, flags, loss, mha_check_name(w), rep[w].max_rel);
+            CHECK(rep[w].max_rel <= 1e-6, "C=%d h=%d B=%d T=%d flags=%d loss=%d %s max_rel %g", C,
+                  h, B, T, flags, loss, mha_check_name(w), rep[w].max_rel);
         }
     }
     /* the check leaves the forward as it was: same Y bits */
@@ -112,20 +115,23 @@ static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flag
     CHECK(Yc && memcmp(Yc, Y, n * sizeof(double)) == 0, "cache restored after gradcheck");
 
     /* a sampled check covers exactly `samples` entries */
-    CHECK(mha_gradcheck(l, X, B, T, flags, MHA_LOSS_DOT, G, MHA_GRADCHECK_EPS, 5, rep) == MHA_OK, "sampled");
+    CHECK(mha_gradcheck(l, X, B, T, flags, MHA_LOSS_DOT, G, MHA_GRADCHECK_EPS, 5, rep) == MHA_OK,
+          "sampled");
     CHECK(rep[MHA_CHECK_WQ].checked == 5, "sampled count %g", rep[MHA_CHECK_WQ].checked);
 
     /* slices: bad arguments */
     mha_check_row row = {0};
     row.worst = -1;
     CHECK(mha_forward(l, X, B, T, flags, NULL) == MHA_OK, "a forward cancels the preparation");
-    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_ENOFORWARD, "slice unprepared");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_ENOFORWARD,
+          "slice unprepared");
     CHECK(mha_gradcheck_prepare(l, X, B, T, flags, MHA_LOSS_DOT, G) == MHA_OK, "prepare");
     CHECK(mha_gradcheck_slice(l, 99, 0, 0, 1, 1e-3, &row) == MHA_ETENSOR, "bad which");
     CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, C * C, 1, 1e-3, &row) == MHA_ERANGE, "range");
     CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 0.0, &row) == MHA_EVALUE, "eps 0");
     CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, NAN, &row) == MHA_EVALUE, "eps NaN");
-    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_OK && row.checked == 1, "one");
+    CHECK(mha_gradcheck_slice(l, MHA_CHECK_WQ, 0, 0, 1, 1e-3, &row) == MHA_OK && row.checked == 1,
+          "one");
     CHECK(mha_gradcheck(l, X, B, T, flags, 7, G, 1e-3, 0, rep) == MHA_ELOSS, "loss kind");
 
     free(X);
@@ -167,7 +173,7 @@ static double loss_by_full_forward(mha_layer *l, const double *X, const double *
     mha_forward(l, Xp, B, T, flags, NULL);
     if (which > MHA_CHECK_X) {
         size_t len = 0;
-        mha_tensor(l, which + 4, &len)[i] = x;   /* MHA_T_Q .. MHA_T_CONCAT follow the order */
+        mha_tensor(l, which + 4, &len)[i] = x; /* MHA_T_Q .. MHA_T_CONCAT follow the order */
         mha_forward_from(l, which + 4);
     }
     size_t len = 0;
@@ -192,13 +198,24 @@ static void test_gradcheck_entries_match_full_forwards(void)
     const size_t n = (size_t)B * T * C;
     double *X = normals(11, n), *G = normals(12, n);
     /* (which, entry): entries in heads 0, 1 and 2 (hs = 4) and batch items 0 and 1 */
-    const struct { int which; size_t i; } cases[] = {
-        {MHA_CHECK_WQ, 5 * 12 + 1}, {MHA_CHECK_WQ, 2 * 12 + 6}, {MHA_CHECK_WK, 7 * 12 + 11},
-        {MHA_CHECK_WV, 0 * 12 + 9}, {MHA_CHECK_WV, 11 * 12 + 4}, {MHA_CHECK_WO, 9 * 12 + 3},
-        {MHA_CHECK_X, 1 * 60 + 2 * 12 + 7}, {MHA_CHECK_Q, (1 * 3 + 2) * 20 + 3 * 4 + 1},
-        {MHA_CHECK_K, (0 * 3 + 1) * 20 + 2 * 4}, {MHA_CHECK_V, (1 * 3 + 1) * 20 + 4 * 4 + 3},
-        {MHA_CHECK_SCORES, (1 * 3 + 2) * 25 + 4 * 5 + 2}, {MHA_CHECK_ATT, (0 * 3 + 2) * 25 + 3 * 5 + 1},
-        {MHA_CHECK_HEADOUT, (1 * 3 + 2) * 20 + 7}, {MHA_CHECK_CONCAT, 1 * 60 + 3 * 12 + 10},
+    const struct {
+        int which;
+        size_t i;
+    } cases[] = {
+        {MHA_CHECK_WQ, 5 * 12 + 1},
+        {MHA_CHECK_WQ, 2 * 12 + 6},
+        {MHA_CHECK_WK, 7 * 12 + 11},
+        {MHA_CHECK_WV, 0 * 12 + 9},
+        {MHA_CHECK_WV, 11 * 12 + 4},
+        {MHA_CHECK_WO, 9 * 12 + 3},
+        {MHA_CHECK_X, 1 * 60 + 2 * 12 + 7},
+        {MHA_CHECK_Q, (1 * 3 + 2) * 20 + 3 * 4 + 1},
+        {MHA_CHECK_K, (0 * 3 + 1) * 20 + 2 * 4},
+        {MHA_CHECK_V, (1 * 3 + 1) * 20 + 4 * 4 + 3},
+        {MHA_CHECK_SCORES, (1 * 3 + 2) * 25 + 4 * 5 + 2},
+        {MHA_CHECK_ATT, (0 * 3 + 2) * 25 + 3 * 5 + 1},
+        {MHA_CHECK_HEADOUT, (1 * 3 + 2) * 20 + 7},
+        {MHA_CHECK_CONCAT, 1 * 60 + 3 * 12 + 10},
         {MHA_CHECK_CONCAT, 0 * 60 + 1 * 12 + 5},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -245,10 +262,14 @@ static void test_split_merge_single_head(void)
     CHECK(mha_forward(l, x, B, T, MHA_CAUSAL, NULL) == MHA_OK, "forward");
     const double *W = mha_params(l);
     double att[2 * 3 * 3], out[2 * 3 * 8];
-    CHECK(mha_single_head(x, B, T, C, C, W, W + C * C, W + 2 * C * C, MHA_CAUSAL, att, out) == MHA_OK, "single");
+    CHECK(mha_single_head(x, B, T, C, C, W, W + C * C, W + 2 * C * C, MHA_CAUSAL, att, out) ==
+              MHA_OK,
+          "single");
     size_t len;
-    CHECK(max_abs_diff(att, mha_tensor(l, MHA_T_ATT, &len), sizeof att / sizeof att[0]) == 0.0, "att equal");
-    CHECK(max_abs_diff(out, mha_tensor(l, MHA_T_HEADOUT, &len), sizeof out / sizeof out[0]) == 0.0, "out equal");
+    CHECK(max_abs_diff(att, mha_tensor(l, MHA_T_ATT, &len), sizeof att / sizeof att[0]) == 0.0,
+          "att equal");
+    CHECK(max_abs_diff(out, mha_tensor(l, MHA_T_HEADOUT, &len), sizeof out / sizeof out[0]) == 0.0,
+          "out equal");
     CHECK(mha_single_head(x, B, T, C, C, W, W, W, 4, att, out) == MHA_EFLAGS, "flags");
     mha_free(l);
     free(x);
@@ -281,7 +302,8 @@ static void test_train_and_errors(void)
     size_t len;
     const double *Yc = mha_tensor(l, MHA_T_Y, &len);
     CHECK(Yc && len == n && memcmp(Yc, Y0, n * sizeof(double)) == 0, "cache kept after errors");
-    CHECK(mha_forward(l, X, B, T, 0, Y1) == MHA_OK && memcmp(Y0, Y1, n * sizeof(double)) == 0, "same bits");
+    CHECK(mha_forward(l, X, B, T, 0, Y1) == MHA_OK && memcmp(Y0, Y1, n * sizeof(double)) == 0,
+          "same bits");
 
     /* forward_from after editing headout of one head changes Y */
     double *headout = mha_tensor(l, MHA_T_HEADOUT, &len);
@@ -338,9 +360,11 @@ static void test_growth(void)
         CHECK(mha_forward(l, X, B, T, MHA_CAUSAL, NULL) == MHA_OK, "forward %d %d", B, T);
         CHECK(mha_backward(l, G, NULL) == MHA_OK, "backward");
         mha_check_row rep[MHA_CHECK_COUNT];
-        CHECK(mha_gradcheck(l, X, B, T, MHA_CAUSAL, MHA_LOSS_DOT, G, 1e-3, 0, rep) == MHA_OK, "gradcheck");
+        CHECK(mha_gradcheck(l, X, B, T, MHA_CAUSAL, MHA_LOSS_DOT, G, 1e-3, 0, rep) == MHA_OK,
+              "gradcheck");
         for (int w = 0; w < MHA_CHECK_COUNT; w++) {
-            CHECK(rep[w].max_rel <= 1e-6, "B=%d T=%d %s %g", B, T, mha_check_name(w), rep[w].max_rel);
+            CHECK(rep[w].max_rel <= 1e-6, "B=%d T=%d %s %g", B, T, mha_check_name(w),
+                  rep[w].max_rel);
         }
         free(X);
         free(G);

@@ -55,8 +55,7 @@ static double double_of(uint64_t u)
 /* Same result: identical bits, or both NaN (NaN payloads and signs are not specified). */
 static int same(double a, double b)
 {
-    if (isnan(a) || isnan(b))
-        return isnan(a) && isnan(b);
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
     return bits_of(a) == bits_of(b);
 }
 
@@ -190,8 +189,8 @@ static void compare_one(struct tally *t, double x)
         t->mismatched++;
         if (t->mismatched <= 8)
             printf("  MISMATCH %s(%a) [0x%016llx]: npmath %a [0x%016llx], libm %a [0x%016llx]\n",
-                   t->name, x, (unsigned long long)bits_of(x), a, (unsigned long long)bits_of(a),
-                   b, (unsigned long long)bits_of(b));
+                   t->name, x, (unsigned long long)bits_of(x), a, (unsigned long long)bits_of(a), b,
+                   (unsigned long long)bits_of(b));
     }
 }
 
@@ -199,8 +198,7 @@ static void compare_one(struct tally *t, double x)
 static void run_category(struct tally *t, const char *what, long n, double (*gen)(void))
 {
     unsigned long long c0 = t->compared, m0 = t->mismatched;
-    for (long i = 0; i < n; i++)
-        compare_one(t, gen());
+    for (long i = 0; i < n; i++) compare_one(t, gen());
     printf("  %-6s %-44s %10llu compared, %llu mismatched\n", t->name, what, t->compared - c0,
            t->mismatched - m0);
 }
@@ -216,8 +214,7 @@ static double gen_polar_r2(void)
         double a = x1 * x1;
         double b = x2 * x2;
         double r2 = a + b;
-        if (r2 < 1.0 && r2 != 0.0)
-            return r2;
+        if (r2 < 1.0 && r2 != 0.0) return r2;
     }
 }
 
@@ -316,10 +313,8 @@ static int probe_flavour(const struct probe *p, int n)
         fma_hits += bits_of(y) == bits_of(p[i].fma_result);
         plain_hits += bits_of(y) == bits_of(p[i].plain_result);
     }
-    if (fma_hits == n)
-        return 1;
-    if (plain_hits == n)
-        return 0;
+    if (fma_hits == n) return 1;
+    if (plain_hits == n) return 0;
     return -1;
 }
 
@@ -327,8 +322,7 @@ static const char *why_not_glibc_fma(void)
 {
 #if defined(__GLIBC__)
     int major = 0, minor = 0;
-    if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2 ||
-        major * 1000 + minor < 2029)
+    if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2 || major * 1000 + minor < 2029)
         return "glibc older than 2.29";
 #else
     return "the C library is not glibc";
@@ -358,7 +352,8 @@ int main(void)
     const char *why = why_not_glibc_fma();
     if (why != NULL) {
         printf("SKIP: system libm is not the glibc-FMA flavour (%s); "
-               "comparison with libm not run\n", why);
+               "comparison with libm not run\n",
+               why);
         return failures ? 1 : 0;
     }
 #if defined(__GLIBC__)
@@ -378,8 +373,7 @@ int main(void)
     run_category(&te, "(-0.5*x)*x, x in [0, 3.66] (wedge)", 8000000, gen_wedge);
     run_category(&te, "random bit patterns", 4000000, gen_bits);
     run_category(&te, "uniform in [-750, 720]", 4000000, gen_exp_wide);
-    run_category(&te, "subnormal results [-745.2, -708.3]", 1000000,
-                 gen_exp_subnormal_results);
+    run_category(&te, "subnormal results [-745.2, -708.3]", 1000000, gen_exp_subnormal_results);
     run_category(&te, "near overflow [700, 709.8]", 500000, gen_exp_near_overflow);
     run_category(&te, "+-[2^-60, 16], all exponents", 2000000, gen_exp_small);
 
@@ -404,8 +398,7 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         printf("%-6s total: %llu compared, %llu mismatched\n", all[i]->name, all[i]->compared,
                all[i]->mismatched);
-        if (all[i]->mismatched)
-            failures++;
+        if (all[i]->mismatched) failures++;
     }
     printf(failures ? "FAILED\n" : "OK\n");
     return failures ? 1 : 0;

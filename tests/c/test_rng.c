@@ -26,8 +26,7 @@ static int n_checks, n_failed;
 static void check(int ok, const char *what)
 {
     n_checks++;
-    if (!ok)
-        n_failed++;
+    if (!ok) n_failed++;
     printf("%s  %s\n", ok ? "ok  " : "FAIL", what);
 }
 
@@ -91,8 +90,7 @@ static void test_seed42(void)
           "D: default_rng(42).normal(1.0, 2.0, 5)");
     mha_rng_free(r);
     mha_rng_create(MHA_RNG_LEGACY, 42, 0, &r);
-    check(mha_rng_random(r, v, 5) == MHA_OK && same_bits(v, l_rand, 5),
-          "D: seed(42); rand(5)");
+    check(mha_rng_random(r, v, 5) == MHA_OK && same_bits(v, l_rand, 5), "D: seed(42); rand(5)");
     mha_rng_free(r);
     mha_rng_create(MHA_RNG_LEGACY, 42, 0, &r);
     check(mha_rng_standard_normal(r, v, 5) == MHA_OK && same_bits(v, l_randn, 5),
@@ -111,14 +109,18 @@ static void test_other_seeds(void)
         uint32_t seed;
         uint64_t want[4];
     } t[] = {
-        {0u, {0x3fe461fd79fb3850ULL, 0x3fc017ed89db8441ULL, 0x3fe18fe1565f12a8ULL,
-              0x3ffc398ef3e5cfa5ULL}},
-        {1u, {0x3fe060d7be6f245cULL, 0x3fd61e0d28bbb3a1ULL, 0x3fdab07d0ffa3c06ULL,
-              0x3ff9fd5190657c50ULL}},
-        {12345u, {0x3fcd1958c6d97fe0ULL, 0xbff6c7fcc2ecc744ULL, 0x3fedbf6a3f8f84b7ULL,
-                  0xbfca33dc4f5d203dULL}},
-        {4294967295u, {0x3fd01fd7ea4c363eULL, 0xbf9bed210a08635eULL, 0x3fb8fe69a3924820ULL,
-                       0x3fe4bfc38c486d8aULL}},
+        {0u,
+         {0x3fe461fd79fb3850ULL, 0x3fc017ed89db8441ULL, 0x3fe18fe1565f12a8ULL,
+          0x3ffc398ef3e5cfa5ULL}},
+        {1u,
+         {0x3fe060d7be6f245cULL, 0x3fd61e0d28bbb3a1ULL, 0x3fdab07d0ffa3c06ULL,
+          0x3ff9fd5190657c50ULL}},
+        {12345u,
+         {0x3fcd1958c6d97fe0ULL, 0xbff6c7fcc2ecc744ULL, 0x3fedbf6a3f8f84b7ULL,
+          0xbfca33dc4f5d203dULL}},
+        {4294967295u,
+         {0x3fd01fd7ea4c363eULL, 0xbf9bed210a08635eULL, 0x3fb8fe69a3924820ULL,
+          0x3fe4bfc38c486d8aULL}},
     };
     size_t i;
     for (i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -218,13 +220,11 @@ static void test_intermediates(void)
 
     rng_init(&g, MHA_RNG_DEFAULT, 42, 0);
     ok = 1;
-    for (i = 0; i < 5; i++)
-        ok &= pcg64_next64(&g.pcg) == raw42[i];
+    for (i = 0; i < 5; i++) ok &= pcg64_next64(&g.pcg) == raw42[i];
     check(ok, "PCG64(42) random_raw(5)");
     rng_init(&g, MHA_RNG_DEFAULT, 7, 0x100);
     ok = 1;
-    for (i = 0; i < 3; i++)
-        ok &= pcg64_next64(&g.pcg) == raw_2p40p7[i];
+    for (i = 0; i < 3; i++) ok &= pcg64_next64(&g.pcg) == raw_2p40p7[i];
     check(ok, "PCG64(2**40+7) random_raw(3)");
 
     rng_init(&g, MHA_RNG_DEFAULT, 7, 0x100);
@@ -239,7 +239,7 @@ static void test_intermediates(void)
     rng_init(&g, MHA_RNG_DEFAULT, 42, 0);
     ok = 1;
     for (i = 0; i < 10; i++) {
-        const uint32_t range1 = 10;   /* rng + 1 */
+        const uint32_t range1 = 10; /* rng + 1 */
         uint64_t m = (uint64_t)pcg64_next32(&g.pcg) * range1;
         uint32_t left = (uint32_t)m;
         if (left < range1) {
@@ -256,8 +256,7 @@ static void test_intermediates(void)
     rng_init(&g, MHA_RNG_LEGACY, 42, 0);
     check(same_words(g.mt.key, mtkey42, 4) && g.mt.pos == MT19937_N && !g.mt.has_gauss,
           "RandomState(42) key[:4], pos == 624, no cached gauss");
-    for (i = 0; i < 5; i++)
-        o[i] = mt19937_next32(&g.mt);
+    for (i = 0; i < 5; i++) o[i] = mt19937_next32(&g.mt);
     check(same_words(o, mtout42, 5), "RandomState(42) random_raw(5)");
 }
 
@@ -296,12 +295,12 @@ static void test_tables(void)
 static void test_cache(void)
 {
     /* NumPy 1.24.2: rs = RandomState(42); rs.randn(3); rs.randn(4); rs.rand(2); rs.randn(1). */
-    static const uint64_t seq[10] = {
-        0x3fdfca2a28a9307cULL, 0xbfc1b2a505de052aULL, 0x3fe4b9dd50245e68ULL,   /* randn(3) */
-        0x3ff85e548e01aa2bULL, 0xbfcdf8bcdf57a640ULL, 0xbfcdf8332670db3bULL,
-        0x3ff94474a8407408ULL,                                                 /* randn(4) */
-        0x3f95141a07387e80ULL, 0x3fef098062e353a5ULL,                          /* rand(2) */
-        0x3fe88ed346f0d7f3ULL};                                                /* randn(1) */
+    static const uint64_t seq[10] = {0x3fdfca2a28a9307cULL, 0xbfc1b2a505de052aULL,
+                                     0x3fe4b9dd50245e68ULL, /* randn(3) */
+                                     0x3ff85e548e01aa2bULL, 0xbfcdf8bcdf57a640ULL,
+                                     0xbfcdf8332670db3bULL, 0x3ff94474a8407408ULL, /* randn(4) */
+                                     0x3f95141a07387e80ULL, 0x3fef098062e353a5ULL, /* rand(2) */
+                                     0x3fe88ed346f0d7f3ULL};                       /* randn(1) */
     /* randn(1) then normal(1.0, 2.0, 2): the normal call starts with the cached value. */
     static const uint64_t after1[2] = {0x3fe726ad7d10fd6bULL, 0x40025ceea8122f34ULL};
     double a[10], b[10], c[10];
@@ -323,8 +322,7 @@ static void test_cache(void)
     mha_rng_standard_normal(q, b, 8);
     mha_rng_random(q, b + 8, 2);
     ok = 1;
-    for (i = 0; i < 7; i++)
-        ok &= bits(a[i]) == bits(b[i]);
+    for (i = 0; i < 7; i++) ok &= bits(a[i]) == bits(b[i]);
     ok &= bits(a[9]) == bits(b[7]);
     ok &= bits(a[7]) == bits(b[8]) && bits(a[8]) == bits(b[9]);
     check(ok, "legacy: randn(3)+randn(4)+randn(1) == randn(8); rand(2) == rand(2) after randn(8)");
@@ -347,8 +345,7 @@ static void test_cache(void)
     mha_rng_standard_normal(q, b, 8);
     mha_rng_random(q, b + 8, 2);
     ok = 1;
-    for (i = 0; i < 10; i++)
-        ok &= bits(a[i]) == bits(b[i]);
+    for (i = 0; i < 10; i++) ok &= bits(a[i]) == bits(b[i]);
     check(ok, "default: standard_normal(3)+(5) == standard_normal(8), then random continues");
     mha_rng_free(r);
     mha_rng_free(q);
@@ -374,7 +371,7 @@ static void test_cache(void)
 
 static void test_errors(void)
 {
-    mha_rng *r = (mha_rng *)&r;   /* a non-NULL marker that must be overwritten with NULL */
+    mha_rng *r = (mha_rng *)&r; /* a non-NULL marker that must be overwritten with NULL */
     struct mha_rng g, before;
     double v[2];
 
@@ -430,11 +427,9 @@ static const char *json_field(const char *line, const char *key)
     const char *p;
     snprintf(pat, sizeof pat, "\"%s\":", key);
     p = strstr(line, pat);
-    if (p == NULL)
-        return NULL;
+    if (p == NULL) return NULL;
     p += strlen(pat);
-    while (*p == ' ')
-        p++;
+    while (*p == ' ') p++;
     return p;
 }
 
@@ -443,11 +438,9 @@ static int json_string(const char *line, const char *key, char *buf, size_t size
 {
     const char *p = json_field(line, key);
     size_t n = 0;
-    if (p == NULL || *p != '"')
-        return 0;
+    if (p == NULL || *p != '"') return 0;
     p++;
-    while (*p && *p != '"' && n + 1 < size)
-        buf[n++] = *p++;
+    while (*p && *p != '"' && n + 1 < size) buf[n++] = *p++;
     buf[n] = '\0';
     return *p == '"';
 }
@@ -456,8 +449,7 @@ static int json_number(const char *line, const char *key, double *out)
 {
     const char *p = json_field(line, key);
     char *end;
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     *out = strtod(p, &end);
     return end != p;
 }
@@ -466,8 +458,7 @@ static int json_u64(const char *line, const char *key, unsigned long long *out)
 {
     const char *p = json_field(line, key);
     char *end;
-    if (p == NULL)
-        return 0;
+    if (p == NULL) return 0;
     *out = strtoull(p, &end, 10);
     return end != p;
 }
@@ -498,14 +489,14 @@ static long compare_stream(const char *dir, const char *line, int exact, size_t 
         printf("FAIL  %s: normal without loc/scale\n", file);
         return -1;
     }
-    k = strcmp(kind, "default") == 0 ? MHA_RNG_DEFAULT
-        : strcmp(kind, "legacy") == 0 ? MHA_RNG_LEGACY : -1;
+    k = strcmp(kind, "default") == 0  ? MHA_RNG_DEFAULT
+        : strcmp(kind, "legacy") == 0 ? MHA_RNG_LEGACY
+                                      : -1;
     snprintf(path, sizeof path, "%s/%s", dir, file);
     f = fopen(path, "rb");
     if (f == NULL || k < 0 || n == 0 || n > 100000000ULL) {
         printf("FAIL  %s: cannot open or bad entry\n", file);
-        if (f)
-            fclose(f);
+        if (f) fclose(f);
         return -1;
     }
     fseek(f, 0, SEEK_END);
@@ -542,11 +533,10 @@ static long compare_stream(const char *dir, const char *line, int exact, size_t 
         free(got);
         return -1;
     }
-    long far = 0;   /* mismatches by more than two ulps */
+    long far = 0; /* mismatches by more than two ulps */
     for (i = 0; i < (size_t)n; i++) {
         if (bits(got[i]) != bits(want[i])) {
-            if (mism == 0)
-                first = i;
+            if (mism == 0) first = i;
             mism++;
             const uint64_t a = bits(got[i]), b = bits(want[i]);
             far += (a > b ? a - b : b - a) > 2;
@@ -591,8 +581,7 @@ static void test_streams(const char *dir)
             printf("note  NumPy here does not use the glibc-FMA libm: differences of at most "
                    "2 ulps allowed in the normal streams\n");
         }
-        if (strstr(line, "\"file\":") == NULL)
-            continue;
+        if (strstr(line, "\"file\":") == NULL) continue;
         m = compare_stream(dir, line, exact, &c);
         if (m < 0) {
             n_checks++;

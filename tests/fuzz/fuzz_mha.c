@@ -104,7 +104,10 @@ typedef struct {
     size_t n, i;
 } rd_t;
 
-static uint8_t u8(rd_t *r) { return r->i < r->n ? r->p[r->i++] : 0; }
+static uint8_t u8(rd_t *r)
+{
+    return r->i < r->n ? r->p[r->i++] : 0;
+}
 static uint16_t u16(rd_t *r)
 {
     uint16_t lo = u8(r);
@@ -141,9 +144,12 @@ static uint64_t bits(double d)
     return v;
 }
 /* bit-identical, or both NaN (NaN payloads may differ between vectorised and scalar code) */
-static int same(double a, double b) { return bits(a) == bits(b) || (isnan(a) && isnan(b)); }
+static int same(double a, double b)
+{
+    return bits(a) == bits(b) || (isnan(a) && isnan(b));
+}
 
-static const double CANARY = -1.2345678912345678e-299;   /* an unlikely pattern, not NaN */
+static const double CANARY = -1.2345678912345678e-299; /* an unlikely pattern, not NaN */
 
 static void *xmalloc(size_t bytes)
 {
@@ -154,7 +160,10 @@ static void *xmalloc(size_t bytes)
     }
     return p;
 }
-static double *dalloc(size_t n) { return xmalloc(n * sizeof(double)); }
+static double *dalloc(size_t n)
+{
+    return xmalloc(n * sizeof(double));
+}
 static double *ddup(const double *x, size_t n)
 {
     double *d = dalloc(n);
@@ -196,7 +205,10 @@ static int within(const double *x, size_t n, double bound)
     }
     return 1;
 }
-static int all_finite(const double *x, size_t n) { return within(x, n, DBL_MAX); }
+static int all_finite(const double *x, size_t n)
+{
+    return within(x, n, DBL_MAX);
+}
 
 static volatile uint64_t g_sink;
 static void read_all(const double *p, size_t n)
@@ -216,16 +228,20 @@ static uint64_t sm_next(uint64_t *s)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static double sm_unif(uint64_t *s) { return (double)(sm_next(s) >> 11) * 0x1p-53; }
+static double sm_unif(uint64_t *s)
+{
+    return (double)(sm_next(s) >> 11) * 0x1p-53;
+}
 static double sm_normal(uint64_t *s)
 {
     double a = sm_unif(s) + sm_unif(s) + sm_unif(s) + sm_unif(s);
     return (a - 2.0) * 1.7320508075688772;
 }
 
-static const double SPECIAL[16] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.0, NAN, -(double)NAN,
-                                   INFINITY, -INFINITY, DBL_MIN, 4.9406564584124654e-324,
-                                   -1e-310, DBL_MAX, -DBL_MAX, 1e-300};
+static const double SPECIAL[16] = {0.0,      -0.0,      1.0,      -1.0,
+                                   0.5,      -2.0,      NAN,      -(double)NAN,
+                                   INFINITY, -INFINITY, DBL_MIN,  4.9406564584124654e-324,
+                                   -1e-310,  DBL_MAX,   -DBL_MAX, 1e-300};
 
 /* ---------------------------------------------------------------------------------------------- */
 /* choices */
@@ -307,7 +323,7 @@ static int pick_flags(rd_t *r)
     default: return (int)u32(r);
     }
 }
-static int pick_kind(rd_t *r)   /* rng kind / loss kind */
+static int pick_kind(rd_t *r) /* rng kind / loss kind */
 {
     uint8_t b = u8(r);
     if (b < 224) {
@@ -323,8 +339,9 @@ static int pick_kind(rd_t *r)   /* rng kind / loss kind */
 }
 static double pick_real(rd_t *r)
 {
-    static const double NICE[16] = {0.1,  1e-3, 1.0, 0.5,  0.35355339059327373, 0.01, 1e-6, 2.0,
-                                    0.0,  -0.1, 3.0, 0.125, 0.25,               10.0, 1e3,  1e-4};
+    static const double NICE[16] = {
+        0.1,  1e-3, 1.0, 0.5, 0.35355339059327373, 0.01, 1e-6, 2.0, 0.0, -0.1, 3.0, 0.125,
+        0.25, 10.0, 1e3, 1e-4};
     uint8_t b = u8(r);
     if (b < 144) {
         return NICE[b % 16];
@@ -386,7 +403,11 @@ static void fill(rd_t *r, double *x, size_t n)
     uint8_t b = u8(r);
     uint64_t s = 0;
     switch (b % 10) {
-    case 0: case 1: case 2: case 3: case 4: {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4: {
         s = u16(r);
         const double sc = SCALE[(b / 10) % 8];
         for (size_t i = 0; i < n; i++) {
@@ -394,7 +415,7 @@ static void fill(rd_t *r, double *x, size_t n)
         }
         break;
     }
-    case 5: {   /* raw doubles from the input, cycled */
+    case 5: { /* raw doubles from the input, cycled */
         double v[16];
         const size_t k = n < 16 ? n : 16;
         for (size_t i = 0; i < k; i++) {
@@ -405,7 +426,7 @@ static void fill(rd_t *r, double *x, size_t n)
         }
         break;
     }
-    case 6: {   /* special values, one byte each, cycled */
+    case 6: { /* special values, one byte each, cycled */
         double v[16];
         const size_t k = n < 16 ? n : 16;
         for (size_t i = 0; i < k; i++) {
@@ -431,7 +452,7 @@ static void fill(rd_t *r, double *x, size_t n)
         }
         break;
     }
-    default: {  /* normals with a few special values patched in */
+    default: { /* normals with a few special values patched in */
         s = u16(r);
         for (size_t i = 0; i < n; i++) {
             x[i] = sm_normal(&s);
@@ -464,8 +485,8 @@ static int spend(double cost)
 static double fwd_cost(int C, int h, int B, int T)
 {
     const double b = B, t = T, c = C, hh = h, hs = c / hh;
-    return b * t * c * c * 4.0 + b * hh * t * t * hs * 2.0 + 40.0 * b * t * c + 8.0 * b * hh * t * t +
-           8.0 * c * c + 200.0;
+    return b * t * c * c * 4.0 + b * hh * t * t * hs * 2.0 + 40.0 * b * t * c +
+           8.0 * b * hh * t * t + 8.0 * c * c + 200.0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -475,9 +496,12 @@ static double fwd_cost(int C, int h, int B, int T)
 typedef unsigned __int128 u128;
 enum { SZ_BAD, SZ_SMALL, SZ_MID, SZ_OVERFLOW, SZ_NOMEM };
 #define SMALL_BYTES ((u128)1 << 21)
-#define NOMEM_BYTES ((u128)1 << 41)   /* above ASan's largest allocation (1 TiB): malloc fails */
+#define NOMEM_BYTES ((u128)1 << 41) /* above ASan's largest allocation (1 TiB): malloc fails */
 
-static u128 umax(u128 a, u128 b) { return a > b ? a : b; }
+static u128 umax(u128 a, u128 b)
+{
+    return a > b ? a : b;
+}
 
 /* a forward of (B,T) on a layer (C,h) whose cache holds cap_btc / cap_bhtt elements per tensor */
 static int fwd_class(int C, int h, int B, int T, size_t cap_btc, size_t cap_bhtt)
@@ -504,7 +528,7 @@ static int fwd_class(int C, int h, int B, int T, size_t cap_btc, size_t cap_bhtt
 typedef struct {
     mha_layer *l;
     int C, h;
-    double *params, *grads;   /* pointers at creation: valid (and the same) until mha_free */
+    double *params, *grads; /* pointers at creation: valid (and the same) until mha_free */
     int have_fwd, B, T, flags;
     int have_bwd;             /* 0, 1, or 2 = unknown */
     int gc;                   /* gradcheck preparation: 0 none, 1 ready, 2 unknown */
@@ -516,15 +540,19 @@ typedef struct {
 static slot_t g_slot[2];
 static mha_rng *g_rng[2];
 
-static size_t m_btc(const slot_t *s) { return (size_t)s->B * (size_t)s->T * (size_t)s->C; }
+static size_t m_btc(const slot_t *s)
+{
+    return (size_t)s->B * (size_t)s->T * (size_t)s->C;
+}
 static size_t m_bhtt(const slot_t *s)
 {
     return (size_t)s->B * (size_t)s->h * (size_t)s->T * (size_t)s->T;
 }
-static double m_cost(const slot_t *s)   /* touching every tensor once */
+static double m_cost(const slot_t *s) /* touching every tensor once */
 {
-    return s->l ? 8.0 * s->C * s->C + (s->have_fwd ? 16.0 * m_btc(s) + 4.0 * m_bhtt(s) : 0.0) + 100.0
-                : 10.0;
+    return s->l
+               ? 8.0 * s->C * s->C + (s->have_fwd ? 16.0 * m_btc(s) + 4.0 * m_bhtt(s) : 0.0) + 100.0
+               : 10.0;
 }
 
 static void slot_reset(slot_t *s)
@@ -536,21 +564,39 @@ static void slot_reset(slot_t *s)
 static int tkind(int id)
 {
     switch (id) {
-    case MHA_T_WQ: case MHA_T_WK: case MHA_T_WV: case MHA_T_WO:
-    case MHA_T_DWQ: case MHA_T_DWK: case MHA_T_DWV: case MHA_T_DWO:
-        return 0;
-    case MHA_T_X: case MHA_T_CONCAT: case MHA_T_Y: case MHA_T_DY: case MHA_T_DCONCAT: case MHA_T_DX:
-        return 1;
-    case MHA_T_Q: case MHA_T_K: case MHA_T_V: case MHA_T_HEADOUT: case MHA_T_DHEADOUT:
-    case MHA_T_DV: case MHA_T_DQ: case MHA_T_DK:
-        return 2;
-    case MHA_T_SCORES: case MHA_T_ATT: case MHA_T_DATT: case MHA_T_DSCORES:
-        return 3;
-    default:
-        return -1;
+    case MHA_T_WQ:
+    case MHA_T_WK:
+    case MHA_T_WV:
+    case MHA_T_WO:
+    case MHA_T_DWQ:
+    case MHA_T_DWK:
+    case MHA_T_DWV:
+    case MHA_T_DWO: return 0;
+    case MHA_T_X:
+    case MHA_T_CONCAT:
+    case MHA_T_Y:
+    case MHA_T_DY:
+    case MHA_T_DCONCAT:
+    case MHA_T_DX: return 1;
+    case MHA_T_Q:
+    case MHA_T_K:
+    case MHA_T_V:
+    case MHA_T_HEADOUT:
+    case MHA_T_DHEADOUT:
+    case MHA_T_DV:
+    case MHA_T_DQ:
+    case MHA_T_DK: return 2;
+    case MHA_T_SCORES:
+    case MHA_T_ATT:
+    case MHA_T_DATT:
+    case MHA_T_DSCORES: return 3;
+    default: return -1;
     }
 }
-static int is_bwd_id(int id) { return id >= MHA_T_DY && id <= MHA_T_DX; }
+static int is_bwd_id(int id)
+{
+    return id >= MHA_T_DY && id <= MHA_T_DX;
+}
 static const char *tname(int id)
 {
     const char *n = mha_tensor_name(id);
@@ -567,7 +613,8 @@ static void check_tensor(const slot_t *s, int id, int lennull)
     const char *name = mha_tensor_name(id);
     const int kind = tkind(id);
     if (kind < 0) {
-        REQUIRE(!p && (lennull || len == 0), "tensor %d: unknown id gave %p len %zu", id, (void *)p, len);
+        REQUIRE(!p && (lennull || len == 0), "tensor %d: unknown id gave %p len %zu", id, (void *)p,
+                len);
         REQUIRE(rc == (s->l ? MHA_ETENSOR : MHA_ENULL), "tensor_shape(unknown id %d) = %d", id, rc);
         REQUIRE(!name, "tensor_name(%d) = %s for an unknown id", id, name);
         return;
@@ -591,16 +638,37 @@ static void check_tensor(const slot_t *s, int id, int lennull)
     REQUIRE(rc == MHA_OK, "tensor_shape(%s) = %d (%s)", name, rc, mha_strerror(rc));
     int want[4] = {0, 0, 0, 0}, wrank = 0;
     switch (kind) {
-    case 0: wrank = 2; want[0] = s->C; want[1] = s->C; break;
-    case 1: wrank = 3; want[0] = s->B; want[1] = s->T; want[2] = s->C; break;
-    case 2: wrank = 4; want[0] = s->B; want[1] = s->h; want[2] = s->T; want[3] = s->C / s->h; break;
-    default: wrank = 4; want[0] = s->B; want[1] = s->h; want[2] = s->T; want[3] = s->T; break;
+    case 0:
+        wrank = 2;
+        want[0] = s->C;
+        want[1] = s->C;
+        break;
+    case 1:
+        wrank = 3;
+        want[0] = s->B;
+        want[1] = s->T;
+        want[2] = s->C;
+        break;
+    case 2:
+        wrank = 4;
+        want[0] = s->B;
+        want[1] = s->h;
+        want[2] = s->T;
+        want[3] = s->C / s->h;
+        break;
+    default:
+        wrank = 4;
+        want[0] = s->B;
+        want[1] = s->h;
+        want[2] = s->T;
+        want[3] = s->T;
+        break;
     }
     REQUIRE(rank == wrank, "tensor_shape(%s): rank %d, expected %d", name, rank, wrank);
     size_t prod = 1;
     for (int k = 0; k < wrank; k++) {
-        REQUIRE(dims[k] == want[k], "tensor_shape(%s): dims[%d] = %d, expected %d", name, k, dims[k],
-                want[k]);
+        REQUIRE(dims[k] == want[k], "tensor_shape(%s): dims[%d] = %d, expected %d", name, k,
+                dims[k], want[k]);
         prod *= (size_t)dims[k];
     }
     for (int k = wrank; k < 4; k++) {
@@ -614,8 +682,9 @@ static void check_tensor(const slot_t *s, int id, int lennull)
         if (kind == 0) {
             const size_t cc = (size_t)s->C * (size_t)s->C;
             double *base = id < MHA_T_DWQ ? s->params : s->grads;
-            REQUIRE(p == base + (size_t)(id % 4) * cc, "tensor %s is not at its offset in the %s buffer",
-                    name, id < MHA_T_DWQ ? "params" : "grads");
+            REQUIRE(p == base + (size_t)(id % 4) * cc,
+                    "tensor %s is not at its offset in the %s buffer", name,
+                    id < MHA_T_DWQ ? "params" : "grads");
         }
     } else {
         REQUIRE(lennull || len == 0, "tensor %s: NULL with len %zu", name, len);
@@ -641,7 +710,7 @@ static void check_all_tensors(const slot_t *s)
 typedef struct {
     double *d[MHA_T_COUNT];
     size_t n[MHA_T_COUNT];
-    double *params, *grads;   /* the whole buffers, 4*C*C each */
+    double *params, *grads; /* the whole buffers, 4*C*C each */
 } snap_t;
 
 static void snap_take(mha_layer *l, snap_t *sn)
@@ -680,7 +749,8 @@ static void snap_require(mha_layer *l, const snap_t *sn, int lo, int hi, uint32_
         if (!p) {
             continue;
         }
-        REQUIRE(len == sn->n[id], "%s: tensor %s length %zu -> %zu", what, tname(id), sn->n[id], len);
+        REQUIRE(len == sn->n[id], "%s: tensor %s length %zu -> %zu", what, tname(id), sn->n[id],
+                len);
         const size_t at = diff_at(sn->d[id], p, len, nan_eq);
         REQUIRE(at == len, "%s: tensor %s[%zu] changed: %.17g -> %.17g", what, tname(id), at,
                 at < len ? sn->d[id][at] : 0.0, at < len ? p[at] : 0.0);
@@ -706,8 +776,8 @@ static void require_same_layers(mha_layer *a, mha_layer *b, int lo, int hi, uint
         }
         REQUIRE(na == nb, "%s: tensor %s lengths %zu vs %zu", what, tname(id), na, nb);
         const size_t at = diff_at(pa, pb, na, 1);
-        REQUIRE(at == na, "%s: tensor %s[%zu] differs: %.17g vs %.17g (fresh layer)", what, tname(id),
-                at, at < na ? pa[at] : 0.0, at < na ? pb[at] : 0.0);
+        REQUIRE(at == na, "%s: tensor %s[%zu] differs: %.17g vs %.17g (fresh layer)", what,
+                tname(id), at, at < na ? pa[at] : 0.0, at < na ? pb[at] : 0.0);
     }
 }
 
@@ -721,7 +791,10 @@ static mha_layer *clone_layer(const slot_t *s, const double *params)
     memcpy(mha_params(c), params, 4 * (size_t)s->C * (size_t)s->C * sizeof(double));
     return c;
 }
-static const double *snap_params(const snap_t *sn) { return sn->params; }
+static const double *snap_params(const snap_t *sn)
+{
+    return sn->params;
+}
 
 /* An array of n doubles inside the layer for an input that must not alias it (train's target,
  * gradcheck's aux): sel 1 = a tensor of the cache (c/mha.h: MHA_EALIAS), 2 = the weight or
@@ -748,8 +821,8 @@ static double *alias_target(const slot_t *s, int sel, int id, size_t n, int *in_
 /* ---------------------------------------------------------------------------------------------- */
 /* return codes */
 
-#define E(code) (1u << (unsigned)(-(code)))
-#define LAST_CODE MHA_EALIAS   /* the most negative status code of c/mha.h */
+#define E(code)     (1u << (unsigned)(-(code)))
+#define LAST_CODE   MHA_EALIAS /* the most negative status code of c/mha.h */
 #define DOC_FORWARD (E(MHA_ENULL) | E(MHA_EDIM) | E(MHA_EFLAGS) | E(MHA_EOVERFLOW) | E(MHA_ENOMEM))
 
 static const char *mask_names(unsigned mask)
@@ -758,10 +831,10 @@ static const char *mask_names(unsigned mask)
     buf[0] = '\0';
     for (int c = 1; c <= -LAST_CODE; c++) {
         if (mask & (1u << c)) {
-            static const char *const N[-LAST_CODE + 1] = {"OK", "ENULL", "EDIM", "EDIVISIBLE", "EOVERFLOW",
-                                              "ENOMEM", "ENOFORWARD", "ESEED", "ERNG", "EFLAGS",
-                                              "EVALUE", "ETENSOR", "ELOSS", "ERANGE", "ENOBACKWARD",
-                                              "EDIVERGED", "EALIAS"};
+            static const char *const N[-LAST_CODE + 1] = {
+                "OK",         "ENULL",  "EDIM",        "EDIVISIBLE", "EOVERFLOW", "ENOMEM",
+                "ENOFORWARD", "ESEED",  "ERNG",        "EFLAGS",     "EVALUE",    "ETENSOR",
+                "ELOSS",      "ERANGE", "ENOBACKWARD", "EDIVERGED",  "EALIAS"};
             strcat(buf, buf[0] ? " | MHA_" : "MHA_");
             strcat(buf, N[c]);
         }
@@ -773,7 +846,8 @@ static void check_rc(const char *fn, int rc, unsigned documented, unsigned cause
 {
     TRACE("    -> %s = %d (%s)\n", fn, rc, rc ? mha_strerror(rc) : "ok");
     REQUIRE(rc == 0 || (rc < 0 && rc >= -31 && (documented & E(rc))),
-            "%s returned %d (%s), which c/mha.h does not document for it", fn, rc, mha_strerror(rc));
+            "%s returned %d (%s), which c/mha.h does not document for it", fn, rc,
+            mha_strerror(rc));
     if (causes) {
         REQUIRE(rc != 0 && ((causes | maybe) & E(rc)),
                 "%s returned %d (%s); the arguments and state call for %s", fn, rc,
@@ -793,8 +867,8 @@ static unsigned class_causes(int cls)
 /* ---------------------------------------------------------------------------------------------- */
 /* invariants of a computed forward */
 
-static void check_attention(const double *att, const double *scores, size_t nbh, size_t T, int causal,
-                            const char *what)
+static void check_attention(const double *att, const double *scores, size_t nbh, size_t T,
+                            int causal, const char *what)
 {
     for (size_t bh = 0; bh < nbh; bh++) {
         for (size_t t = 0; t < T; t++) {
@@ -814,8 +888,8 @@ static void check_attention(const double *att, const double *scores, size_t nbh,
                         what, bh, t, t2, a[t2]);
                 sum += a[t2];
             }
-            REQUIRE(fabs(sum - 1.0) <= 1e-12, "%s: attention row %zu,%zu sums to %.17g", what, bh, t,
-                    sum);
+            REQUIRE(fabs(sum - 1.0) <= 1e-12, "%s: attention row %zu,%zu sums to %.17g", what, bh,
+                    t, sum);
         }
     }
 }
@@ -828,8 +902,8 @@ static void check_forward_outputs(const slot_t *s, int tame, const char *what)
     const double *scores = mha_tensor(s->l, MHA_T_SCORES, &n);
     REQUIRE(att && scores, "%s: no att/scores after a forward", what);
     if (s->att_fresh) {
-        check_attention(att, scores, (size_t)s->B * (size_t)s->h, (size_t)s->T, s->flags & MHA_CAUSAL,
-                        what);
+        check_attention(att, scores, (size_t)s->B * (size_t)s->h, (size_t)s->T,
+                        s->flags & MHA_CAUSAL, what);
     }
     if (tame) {
         for (int id = MHA_T_X; id <= MHA_T_Y; id++) {
@@ -848,7 +922,8 @@ static int cache_tame(const slot_t *s)
     if (!within(w, mha_num_params(s->l), 1e4)) {
         return 0;
     }
-    static const int ids[] = {MHA_T_X, MHA_T_Q, MHA_T_K, MHA_T_V, MHA_T_ATT, MHA_T_HEADOUT, MHA_T_CONCAT};
+    static const int ids[] = {MHA_T_X,   MHA_T_Q,       MHA_T_K,     MHA_T_V,
+                              MHA_T_ATT, MHA_T_HEADOUT, MHA_T_CONCAT};
     for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
         const double *p = mha_tensor(s->l, ids[k], &n);
         if (!p || !within(p, n, 1e10)) {
@@ -863,19 +938,45 @@ static int cache_tame(const slot_t *s)
 /* opcodes */
 
 enum {
-    OP_CREATE, OP_FREE, OP_INIT, OP_FORWARD, OP_BACKWARD, OP_ZERO_GRAD, OP_SGD, OP_TRAIN,
-    OP_GRADCHECK, OP_PREPARE, OP_SLICE, OP_FORWARD_FROM, OP_TENSOR, OP_WRITE, OP_SPLIT_MERGE,
-    OP_SINGLE_HEAD, OP_MSE, OP_RNG_CREATE, OP_RNG_DRAW, OP_RNG_FREE, OP_RNG_CHECK, OP_STRERROR,
-    OP_HEAD_VS_LAYER, OP_ACCESSORS, OP_FORWARD2, OP_BACKWARD2,
+    OP_CREATE,
+    OP_FREE,
+    OP_INIT,
+    OP_FORWARD,
+    OP_BACKWARD,
+    OP_ZERO_GRAD,
+    OP_SGD,
+    OP_TRAIN,
+    OP_GRADCHECK,
+    OP_PREPARE,
+    OP_SLICE,
+    OP_FORWARD_FROM,
+    OP_TENSOR,
+    OP_WRITE,
+    OP_SPLIT_MERGE,
+    OP_SINGLE_HEAD,
+    OP_MSE,
+    OP_RNG_CREATE,
+    OP_RNG_DRAW,
+    OP_RNG_FREE,
+    OP_RNG_CHECK,
+    OP_STRERROR,
+    OP_HEAD_VS_LAYER,
+    OP_ACCESSORS,
+    OP_FORWARD2,
+    OP_BACKWARD2,
     OP_COUNT
 };
 static const char *const OP_NAMES[OP_COUNT] = {
-    "create", "free", "init_weights", "forward", "backward", "zero_grad", "sgd_step", "train",
-    "gradcheck", "gradcheck_prepare", "gradcheck_slice", "forward_from", "tensor", "write",
-    "split_merge", "single_head", "mse_loss", "rng_create", "rng_draw", "rng_free", "rng_check",
-    "strerror", "head_vs_layer", "accessors", "forward", "backward"};
+    "create",   "free",     "init_weights", "forward",           "backward",        "zero_grad",
+    "sgd_step", "train",    "gradcheck",    "gradcheck_prepare", "gradcheck_slice", "forward_from",
+    "tensor",   "write",    "split_merge",  "single_head",       "mse_loss",        "rng_create",
+    "rng_draw", "rng_free", "rng_check",    "strerror",          "head_vs_layer",   "accessors",
+    "forward",  "backward"};
 
-static slot_t *pick_slot(rd_t *r) { return &g_slot[u8(r) & 1]; }
+static slot_t *pick_slot(rd_t *r)
+{
+    return &g_slot[u8(r) & 1];
+}
 
 static void op_create(rd_t *r, slot_t *s, int C, int h, int nullout)
 {
@@ -893,7 +994,7 @@ static void op_create(rd_t *r, slot_t *s, int C, int h, int nullout)
     } else if (bytes > NOMEM_BYTES) {
         causes |= E(MHA_ENOMEM);
     } else if (bytes > SMALL_BYTES) {
-        return;   /* a possible but slow size */
+        return; /* a possible but slow size */
     }
     (void)r;
     if (!spend(causes ? 100.0 : (double)bytes / 4.0 + 100.0)) {
@@ -908,8 +1009,8 @@ static void op_create(rd_t *r, slot_t *s, int C, int h, int nullout)
     TRACE("  mha_create(C=%d, h=%d, %s)\n", C, h, nullout ? "NULL" : "&out");
     const int rc = mha_create(C, h, nullout ? NULL : &out);
     check_rc("mha_create", rc,
-             E(MHA_ENULL) | E(MHA_EDIM) | E(MHA_EDIVISIBLE) | E(MHA_EOVERFLOW) | E(MHA_ENOMEM), causes,
-             0);
+             E(MHA_ENULL) | E(MHA_EDIM) | E(MHA_EDIVISIBLE) | E(MHA_EOVERFLOW) | E(MHA_ENOMEM),
+             causes, 0);
     if (nullout) {
         return;
     }
@@ -964,11 +1065,11 @@ static void op_init(rd_t *r, slot_t *s)
     }
     snap_t sn;
     snap_take(l, &sn);
-    TRACE("  mha_init_weights(%s, lo=%u, hi=%u, kind=%d, scale=%.17g)\n", l ? "layer" : "NULL", lo, hi,
-          kind, scale);
+    TRACE("  mha_init_weights(%s, lo=%u, hi=%u, kind=%d, scale=%.17g)\n", l ? "layer" : "NULL", lo,
+          hi, kind, scale);
     const int rc = mha_init_weights(l, lo, hi, kind, scale);
-    check_rc("mha_init_weights", rc, E(MHA_ENULL) | E(MHA_ERNG) | E(MHA_ESEED) | E(MHA_EVALUE), causes,
-             0);
+    check_rc("mha_init_weights", rc, E(MHA_ENULL) | E(MHA_ERNG) | E(MHA_ESEED) | E(MHA_EVALUE),
+             causes, 0);
     if (rc != MHA_OK) {
         snap_require(l, &sn, ALL_IDS, 0, 0, "failed init_weights");
         snap_free(&sn);
@@ -978,14 +1079,16 @@ static void op_init(rd_t *r, slot_t *s)
     s->consistent = 0;
     /* W = scale * standard_normal, Wq Wk Wv Wo in turn from one stream */
     mha_rng *g = NULL;
-    REQUIRE(mha_rng_create(kind, lo, hi, &g) == MHA_OK, "rng_create refused a seed init_weights took");
+    REQUIRE(mha_rng_create(kind, lo, hi, &g) == MHA_OK,
+            "rng_create refused a seed init_weights took");
     double *z = dalloc(n);
     REQUIRE(mha_rng_standard_normal(g, z, n) == MHA_OK, "rng_standard_normal");
     mha_rng_free(g);
     for (size_t i = 0; i < n; i++) {
         const double want = z[i] * scale;
         REQUIRE(bits(s->params[i]) == bits(want),
-                "init_weights: param %zu = %.17g, expected scale * normal = %.17g", i, s->params[i], want);
+                "init_weights: param %zu = %.17g, expected scale * normal = %.17g", i, s->params[i],
+                want);
         REQUIRE(bits(s->grads[i]) == 0, "init_weights did not zero gradient %zu", i);
     }
     free(z);
@@ -1065,8 +1168,11 @@ static void op_forward(rd_t *r, slot_t *s)
     snap_t sn;
     snap_take(l, &sn);
     TRACE("  mha_forward(%s, X%s%s, B=%d, T=%d, flags=%d, %s)%s\n", l ? "layer" : "NULL",
-          xnull ? "=NULL" : own ? "=the layer's " : "", own ? tname(alias_id) : "", B, T, flags,
-          ynull ? "NULL" : "Y", no_grow ? " [B*T not larger than seen]" : "");
+          xnull ? "=NULL"
+          : own ? "=the layer's "
+                : "",
+          own ? tname(alias_id) : "", B, T, flags, ynull ? "NULL" : "Y",
+          no_grow ? " [B*T not larger than seen]" : "");
     const int rc = mha_forward(l, xnull ? NULL : X, B, T, flags, Y);
     check_rc("mha_forward", rc, DOC_FORWARD, causes, 0);
     if (rc != MHA_OK) {
@@ -1093,7 +1199,7 @@ static void op_forward(rd_t *r, slot_t *s)
             if (old_p[id]) {
                 TRACE("    reading %zu values of %s through the pointer from before\n", old_n[id],
                       tname(id));
-                read_all(old_p[id], old_n[id]);   /* ASan reports a use after free */
+                read_all(old_p[id], old_n[id]); /* ASan reports a use after free */
             }
         }
     }
@@ -1166,7 +1272,7 @@ static void op_backward(rd_t *r, slot_t *s)
         goto out;
     }
     s->have_bwd = 1;
-    s->gc = 0;   /* c/mha.h: a backward cancels a gradient-check preparation */
+    s->gc = 0; /* c/mha.h: a backward cancels a gradient-check preparation */
     check_all_tensors(s);
     snap_require(l, &sn, MHA_T_WQ, MHA_T_WO, 0, 0, "backward (weights)");
     snap_require(l, &sn, FWD_IDS, 0, 0, "backward (forward cache)");
@@ -1206,11 +1312,12 @@ static void op_backward(rd_t *r, slot_t *s)
                 }
                 for (size_t t2 = t + 1; t2 < T; t2++) {
                     if (!isfinite(da[row + t2] - dot)) {
-                        continue;   /* 0 * (datt - dot) with an overflowing difference is NaN */
+                        continue; /* 0 * (datt - dot) with an overflowing difference is NaN */
                     }
-                    REQUIRE(ds[row + t2] == 0.0,
-                            "backward: masked dscores[%zu,%zu,%zu] = %.17g (datt %.17g, row dot %.17g)",
-                            bh, t, t2, ds[row + t2], da[row + t2], dot);
+                    REQUIRE(
+                        ds[row + t2] == 0.0,
+                        "backward: masked dscores[%zu,%zu,%zu] = %.17g (datt %.17g, row dot %.17g)",
+                        bh, t, t2, ds[row + t2], da[row + t2], dot);
                 }
             }
         }
@@ -1220,14 +1327,15 @@ static void op_backward(rd_t *r, slot_t *s)
         mha_layer *c = clone_layer(s, s->params);
         REQUIRE(c, "could not create a small layer");
         const double *x = mha_tensor(l, MHA_T_X, &n);
-        REQUIRE(mha_forward(c, x, s->B, s->T, s->flags, NULL) == MHA_OK, "forward on a fresh layer");
+        REQUIRE(mha_forward(c, x, s->B, s->T, s->flags, NULL) == MHA_OK,
+                "forward on a fresh layer");
         REQUIRE(mha_backward(c, dY, NULL) == MHA_OK, "backward on a fresh layer");
         int zero = 1;
         const double *g0 = sn.grads;
         for (size_t i = 0; i < mha_num_params(l) && zero; i++) {
             zero = g0[i] == 0.0 && !signbit(g0[i]);
         }
-        uint32_t skip = zero ? 0 : 0xFFu;   /* gradients accumulate: compare only from zero */
+        uint32_t skip = zero ? 0 : 0xFFu; /* gradients accumulate: compare only from zero */
         require_same_layers(l, c, ALL_IDS, skip, "backward vs a fresh layer");
         mha_free(c);
     }
@@ -1346,7 +1454,7 @@ static void op_train(rd_t *r, slot_t *s)
     if (full) {
         fill(r, X, btc);
         fill(r, target, btc);
-        if (talias) {   /* the values passed are the layer's; keep a copy for the checks */
+        if (talias) { /* the values passed are the layer's; keep a copy for the checks */
             memcpy(target, talias, btc * sizeof(double));
             if (in_cache) {
                 causes |= E(MHA_EALIAS);
@@ -1366,12 +1474,17 @@ static void op_train(rd_t *r, slot_t *s)
     snap_take(l, &sn);
     TRACE("  mha_train(%s, X%s, target%s, B=%d, T=%d, flags=%d, lr=%.17g, steps=%d, %s)\n",
           l ? "layer" : "NULL", xnull ? "=NULL" : "",
-          tnull ? "=NULL" : talias ? (in_cache ? " in the layer's cache" : " = the layer's weights/grads") : "",
+          tnull    ? "=NULL"
+          : talias ? (in_cache ? " in the layer's cache" : " = the layer's weights/grads")
+                   : "",
           B, T, flags, lr, steps, lnull ? "NULL" : "losses");
-    const int rc = mha_train(l, xnull ? NULL : X, tnull ? NULL : talias ? talias : target, B, T, flags, lr,
-                             steps, losses);
-    check_rc("mha_train", rc, DOC_FORWARD | E(MHA_EVALUE) | E(MHA_EDIVERGED) | E(MHA_EALIAS), causes,
-             maybe | (steps > 0 ? E(MHA_EDIVERGED) : 0));
+    const int rc = mha_train(l, xnull ? NULL : X,
+                             tnull    ? NULL
+                             : talias ? talias
+                                      : target,
+                             B, T, flags, lr, steps, losses);
+    check_rc("mha_train", rc, DOC_FORWARD | E(MHA_EVALUE) | E(MHA_EDIVERGED) | E(MHA_EALIAS),
+             causes, maybe | (steps > 0 ? E(MHA_EDIVERGED) : 0));
     if (rc != MHA_OK && rc != MHA_EDIVERGED) {
         snap_require(l, &sn, ALL_IDS, 0, 0, "failed train");
         if (losses) {
@@ -1379,7 +1492,7 @@ static void op_train(rd_t *r, slot_t *s)
         }
         goto out;
     }
-    if (steps == 0) {   /* only validates */
+    if (steps == 0) { /* only validates */
         snap_require(l, &sn, ALL_IDS, 0, 0, "train with steps == 0");
         if (losses) {
             require_canaries(losses, 1, "losses (steps == 0)");
@@ -1403,7 +1516,7 @@ static void op_train(rd_t *r, slot_t *s)
     check_all_tensors(s);
     check_forward_outputs(s, 0, "train");
     if (talias) {
-        goto out;   /* the target was the weights or gradients, which every step changes */
+        goto out; /* the target was the weights or gradients, which every step changes */
     }
     /* the documented loop on a fresh layer with the weights from before */
     mha_layer *c = clone_layer(s, snap_params(&sn));
@@ -1462,12 +1575,12 @@ static size_t positions_of(size_t n, int samples)
 /* the tensor (and its gradient) that checked tensor `which` perturbs */
 static int check_tensor_id(int which, int grad)
 {
-    static const int p[MHA_CHECK_COUNT] = {MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO, MHA_T_X, MHA_T_Q,
-                                           MHA_T_K, MHA_T_V, MHA_T_SCORES, MHA_T_ATT, MHA_T_HEADOUT,
-                                           MHA_T_CONCAT};
-    static const int g[MHA_CHECK_COUNT] = {MHA_T_DWQ, MHA_T_DWK, MHA_T_DWV, MHA_T_DWO, MHA_T_DX,
-                                           MHA_T_DQ, MHA_T_DK, MHA_T_DV, MHA_T_DSCORES, MHA_T_DATT,
-                                           MHA_T_DHEADOUT, MHA_T_DCONCAT};
+    static const int p[MHA_CHECK_COUNT] = {MHA_T_WQ,     MHA_T_WK,  MHA_T_WV,      MHA_T_WO,
+                                           MHA_T_X,      MHA_T_Q,   MHA_T_K,       MHA_T_V,
+                                           MHA_T_SCORES, MHA_T_ATT, MHA_T_HEADOUT, MHA_T_CONCAT};
+    static const int g[MHA_CHECK_COUNT] = {
+        MHA_T_DWQ, MHA_T_DWK, MHA_T_DWV,     MHA_T_DWO,  MHA_T_DX,       MHA_T_DQ,
+        MHA_T_DK,  MHA_T_DV,  MHA_T_DSCORES, MHA_T_DATT, MHA_T_DHEADOUT, MHA_T_DCONCAT};
     return grad ? g[which] : p[which];
 }
 
@@ -1479,14 +1592,16 @@ static void row_init(mha_check_row *row)
 static int rows_same(const mha_check_row *a, const mha_check_row *b)
 {
     return same(a->size, b->size) && same(a->checked, b->checked) && same(a->max_abs, b->max_abs) &&
-           same(a->max_rel, b->max_rel) && same(a->worst, b->worst) && same(a->analytic, b->analytic) &&
-           same(a->numeric, b->numeric) && same(a->mean_rel, b->mean_rel);
+           same(a->max_rel, b->max_rel) && same(a->worst, b->worst) &&
+           same(a->analytic, b->analytic) && same(a->numeric, b->numeric) &&
+           same(a->mean_rel, b->mean_rel);
 }
 static void check_row(const slot_t *s, int which, const mha_check_row *row, size_t checked,
                       int prefilled, const char *what)
 {
     const size_t n = check_n(s, which);
-    REQUIRE(row->size == (double)n, "%s: row %d size %.17g, expected %zu", what, which, row->size, n);
+    REQUIRE(row->size == (double)n, "%s: row %d size %.17g, expected %zu", what, which, row->size,
+            n);
     REQUIRE(row->checked == (double)checked, "%s: row %d checked %.17g, expected %zu", what, which,
             row->checked, checked);
     if (checked == 0) {
@@ -1496,14 +1611,14 @@ static void check_row(const slot_t *s, int which, const mha_check_row *row, size
             "%s: row %d worst index %.17g", what, which, row->worst);
     REQUIRE(row->max_rel >= 0 && row->max_abs >= 0 && row->mean_rel >= 0,
             "%s: row %d negative or NaN errors", what, which);
-    REQUIRE(row->mean_rel <= row->max_rel * (1.0 + 1e-12), "%s: row %d mean_rel %.17g > max_rel %.17g",
-            what, which, row->mean_rel, row->max_rel);
+    REQUIRE(row->mean_rel <= row->max_rel * (1.0 + 1e-12),
+            "%s: row %d mean_rel %.17g > max_rel %.17g", what, which, row->mean_rel, row->max_rel);
     size_t len = 0;
     const double *g = mha_tensor(s->l, check_tensor_id(which, 1), &len);
     if (g && len == n && !prefilled) {
         REQUIRE(same(row->analytic, g[(size_t)row->worst]),
-                "%s: row %d analytic %.17g is not the gradient at its worst index (%.17g)", what, which,
-                row->analytic, g[(size_t)row->worst]);
+                "%s: row %d analytic %.17g is not the gradient at its worst index (%.17g)", what,
+                which, row->analytic, g[(size_t)row->worst]);
     }
 }
 
@@ -1511,8 +1626,8 @@ static void check_row(const slot_t *s, int which, const mha_check_row *row, size
 typedef struct {
     int B, T, flags, kind, xnull, auxnull, cls, full, asel, aid, in_cache;
     size_t btc;
-    double *X, *aux;   /* the harness's copies of what is passed */
-    double *aux_arg;   /* aux passed: a->aux or an array inside the layer */
+    double *X, *aux; /* the harness's copies of what is passed */
+    double *aux_arg; /* aux passed: a->aux or an array inside the layer */
     unsigned causes, maybe;
 } gc_args;
 
@@ -1562,7 +1677,7 @@ static void gc_args_fill(rd_t *r, const slot_t *s, gc_args *a)
         fill(r, a->X, a->btc);
         fill(r, a->aux, a->btc);
         double *p = alias_target(s, a->asel, a->aid, a->btc, &a->in_cache);
-        if (p) {   /* aux inside the layer: MHA_EALIAS (cache) or either answer (weights/grads) */
+        if (p) { /* aux inside the layer: MHA_EALIAS (cache) or either answer (weights/grads) */
             memcpy(a->aux, p, a->btc * sizeof(double));
             a->aux_arg = p;
             if (a->in_cache) {
@@ -1577,8 +1692,10 @@ static void gc_args_fill(rd_t *r, const slot_t *s, gc_args *a)
 }
 static const char *aux_desc(const gc_args *a)
 {
-    return a->auxnull ? "=NULL" : a->aux_arg == a->aux ? "" : a->in_cache ? " in the layer's cache"
-                                                                         : " = the layer's weights/grads";
+    return a->auxnull             ? "=NULL"
+           : a->aux_arg == a->aux ? ""
+           : a->in_cache          ? " in the layer's cache"
+                                  : " = the layer's weights/grads";
 }
 static void gc_model_after(slot_t *s, const gc_args *a, int gc)
 {
@@ -1604,7 +1721,8 @@ static void require_prepared(slot_t *s, const gc_args *a, const double *params, 
     double *dY = dalloc(a->btc);
     if (a->kind == MHA_LOSS_MSE) {
         double loss;
-        REQUIRE(mha_mse_loss(mha_tensor(c, MHA_T_Y, &n), a->aux, a->btc, &loss, dY) == MHA_OK, "mse");
+        REQUIRE(mha_mse_loss(mha_tensor(c, MHA_T_Y, &n), a->aux, a->btc, &loss, dY) == MHA_OK,
+                "mse");
     } else {
         memcpy(dY, a->aux, a->btc * sizeof(double));
     }
@@ -1635,7 +1753,8 @@ static void op_prepare(rd_t *r, slot_t *s)
           l ? "layer" : "NULL", a.xnull ? "=NULL" : "", a.B, a.T, a.flags, a.kind, aux_desc(&a));
     const int rc = mha_gradcheck_prepare(l, a.xnull ? NULL : a.X, a.B, a.T, a.flags, a.kind,
                                          a.auxnull ? NULL : a.aux_arg);
-    check_rc("mha_gradcheck_prepare", rc, DOC_FORWARD | E(MHA_ELOSS) | E(MHA_EALIAS), a.causes, a.maybe);
+    check_rc("mha_gradcheck_prepare", rc, DOC_FORWARD | E(MHA_ELOSS) | E(MHA_EALIAS), a.causes,
+             a.maybe);
     if (rc != MHA_OK) {
         snap_require(l, &sn, ALL_IDS, 0, 0, "failed gradcheck_prepare");
     } else {
@@ -1692,25 +1811,29 @@ static void op_gradcheck(rd_t *r, slot_t *s)
     }
     snap_t sn;
     snap_take(l, &sn);
-    TRACE("  mha_gradcheck(%s, X%s, B=%d, T=%d, flags=%d, loss=%d, aux%s, eps=%.17g, samples=%d, %s)\n",
-          l ? "layer" : "NULL", a.xnull ? "=NULL" : "", a.B, a.T, a.flags, a.kind, aux_desc(&a), eps,
-          samples, rnull ? "NULL" : "report");
+    TRACE("  mha_gradcheck(%s, X%s, B=%d, T=%d, flags=%d, loss=%d, aux%s, eps=%.17g, samples=%d, "
+          "%s)\n",
+          l ? "layer" : "NULL", a.xnull ? "=NULL" : "", a.B, a.T, a.flags, a.kind, aux_desc(&a),
+          eps, samples, rnull ? "NULL" : "report");
     const int rc = mha_gradcheck(l, a.xnull ? NULL : a.X, a.B, a.T, a.flags, a.kind,
                                  a.auxnull ? NULL : a.aux_arg, eps, samples, rnull ? NULL : report);
-    check_rc("mha_gradcheck", rc, DOC_FORWARD | E(MHA_ELOSS) | E(MHA_EVALUE) | E(MHA_EALIAS), a.causes,
-             a.maybe);
+    check_rc("mha_gradcheck", rc, DOC_FORWARD | E(MHA_ELOSS) | E(MHA_EVALUE) | E(MHA_EALIAS),
+             a.causes, a.maybe);
     if (rc != MHA_OK) {
         snap_require(l, &sn, ALL_IDS, 0, 0, "failed gradcheck");
-        require_canaries((double *)report, MHA_CHECK_COUNT * sizeof *report / sizeof(double), "report");
+        require_canaries((double *)report, MHA_CHECK_COUNT * sizeof *report / sizeof(double),
+                         "report");
         goto out;
     }
     gc_model_after(s, &a, 2);
     check_all_tensors(s);
-    snap_require(l, &sn, MHA_T_WQ, MHA_T_WO, 0, 0, "gradcheck (the weights must be exactly as before)");
+    snap_require(l, &sn, MHA_T_WQ, MHA_T_WO, 0, 0,
+                 "gradcheck (the weights must be exactly as before)");
     {
         size_t n = 0;
         const double *tx = mha_tensor(l, MHA_T_X, &n);
-        REQUIRE(diff_at(tx, a.X, a.btc, 0) == a.btc, "gradcheck: cached X is not the unperturbed X");
+        REQUIRE(diff_at(tx, a.X, a.btc, 0) == a.btc,
+                "gradcheck: cached X is not the unperturbed X");
     }
     check_forward_outputs(s, 0, "gradcheck");
     for (int w = 0; w < MHA_CHECK_COUNT; w++) {
@@ -1723,7 +1846,8 @@ static void op_gradcheck(rd_t *r, slot_t *s)
         within(snap_params(&sn), mha_num_params(l), 1.5) && s->C <= 16 && within(sc, nsc, 20.0)) {
         for (int w = 0; w < MHA_CHECK_COUNT; w++) {
             REQUIRE(report[w].max_abs <= 1e-6,
-                    "gradcheck on moderate data: %s max_abs %.3g (analytic %.17g numeric %.17g at %.0f)",
+                    "gradcheck on moderate data: %s max_abs %.3g (analytic %.17g numeric %.17g at "
+                    "%.0f)",
                     mha_check_name(w), report[w].max_abs, report[w].analytic, report[w].numeric,
                     report[w].worst);
         }
@@ -1742,7 +1866,8 @@ static void op_gradcheck(rd_t *r, slot_t *s)
             size_t first = 0;
             do {
                 const size_t count = pos - first == 0 ? 0 : 1 + sm_next(&seed) % (pos - first);
-                REQUIRE(mha_gradcheck_slice(c, w, samples, (int)first, (int)count, eps, &row) == MHA_OK,
+                REQUIRE(mha_gradcheck_slice(c, w, samples, (int)first, (int)count, eps, &row) ==
+                            MHA_OK,
                         "gradcheck_slice (fresh layer)");
                 first += count;
             } while (first < pos);
@@ -1817,7 +1942,7 @@ static void op_slice(rd_t *r, slot_t *s)
         if (s->gc != 0) {
             causes |= E(MHA_ERANGE);
         } else {
-            maybe |= E(MHA_ERANGE);   /* the order of the checks is not documented */
+            maybe |= E(MHA_ERANGE); /* the order of the checks is not documented */
         }
     }
     double cost = 3.0 * m_cost(s) + 100.0;
@@ -1829,7 +1954,7 @@ static void op_slice(rd_t *r, slot_t *s)
     }
     mha_check_row row, before;
     row_init(&row);
-    if (u8(r) & 1) {   /* a row already holding a previous slice's figures */
+    if (u8(r) & 1) { /* a row already holding a previous slice's figures */
         row.size = (double)n;
         row.checked = 2.0;
         row.max_abs = 1e-9;
@@ -1866,13 +1991,14 @@ static void op_slice(rd_t *r, slot_t *s)
 
 static int pick_stage(rd_t *r)
 {
-    static const int valid[7] = {MHA_T_Q, MHA_T_K, MHA_T_V, MHA_T_SCORES, MHA_T_ATT, MHA_T_HEADOUT,
-                                 MHA_T_CONCAT};
+    static const int valid[7] = {MHA_T_Q,   MHA_T_K,       MHA_T_V,     MHA_T_SCORES,
+                                 MHA_T_ATT, MHA_T_HEADOUT, MHA_T_CONCAT};
     uint8_t b = u8(r);
     if (b < 200) {
         return valid[b % 7];
     }
-    static const int odd[8] = {MHA_T_X, MHA_T_Y, MHA_T_WQ, MHA_T_DQ, -1, MHA_T_COUNT, INT_MAX, INT_MIN};
+    static const int odd[8] = {MHA_T_X, MHA_T_Y,     MHA_T_WQ, MHA_T_DQ,
+                               -1,      MHA_T_COUNT, INT_MAX,  INT_MIN};
     return b % 9 < 8 ? odd[b % 9] : (int)u32(r);
 }
 
@@ -2003,8 +2129,9 @@ static void op_write(rd_t *r, slot_t *s)
     for (int j = 0; j < k; j++) {
         const size_t i = u16(r) % len;
         const uint8_t b = u8(r);
-        const double v = b < 128 ? p[i] + 1e-3 * (double)((int)b - 64) : b < 192 ? SPECIAL[b % 16]
-                                                                        : pick_real(r);
+        const double v = b < 128   ? p[i] + 1e-3 * (double)((int)b - 64)
+                         : b < 192 ? SPECIAL[b % 16]
+                                   : pick_real(r);
         TRACE("  %s[%zu] = %.17g\n", tname(id), i, v);
         p[i] = v;
     }
@@ -2060,8 +2187,8 @@ static void op_split_merge(rd_t *r)
         x[0] = 1.0;
     }
     const unsigned doc = E(MHA_ENULL) | E(MHA_EDIM) | E(MHA_EDIVISIBLE) | E(MHA_EOVERFLOW);
-    TRACE("  mha_split_heads(x%s, B=%d, T=%d, C=%d, h=%d, out%s)\n", xnull ? "=NULL" : "", B, T, C, h,
-          onull ? "=NULL" : "");
+    TRACE("  mha_split_heads(x%s, B=%d, T=%d, C=%d, h=%d, out%s)\n", xnull ? "=NULL" : "", B, T, C,
+          h, onull ? "=NULL" : "");
     int rc = mha_split_heads(xnull ? NULL : x, B, T, C, h, onull ? NULL : y);
     check_rc("mha_split_heads", rc, doc, causes, 0);
     if (rc != MHA_OK) {
@@ -2074,8 +2201,8 @@ static void op_split_merge(rd_t *r)
                     for (size_t d = 0; d < hs; d++) {
                         const size_t i = ((b * (size_t)h + hd) * (size_t)T + t) * hs + d;
                         const size_t j = (b * (size_t)T + t) * (size_t)C + hd * hs + d;
-                        REQUIRE(bits(y[i]) == bits(x[j]), "split_heads: out[%zu,%zu,%zu,%zu] != x", b,
-                                hd, t, d);
+                        REQUIRE(bits(y[i]) == bits(x[j]), "split_heads: out[%zu,%zu,%zu,%zu] != x",
+                                b, hd, t, d);
                     }
                 }
             }
@@ -2158,13 +2285,13 @@ static void op_single_head(rd_t *r)
     }
     double *att = anull ? NULL : canaries(full ? btt : 1);
     double *out = onull ? NULL : canaries(full ? bths : 1);
-    const int tame = full && within(X, btc, 1e4) && within(W[0], chs, 1e4) && within(W[1], chs, 1e4) &&
-                     within(W[2], chs, 1e4);
+    const int tame = full && within(X, btc, 1e4) && within(W[0], chs, 1e4) &&
+                     within(W[1], chs, 1e4) && within(W[2], chs, 1e4);
     TRACE("  mha_single_head(X%s, B=%d, T=%d, C=%d, hs=%d, W%s, flags=%d, %s, %s)\n",
           xnull ? "=NULL" : "", B, T, C, hs, wnull ? "k=NULL" : "", flags, anull ? "NULL" : "att",
           onull ? "NULL" : "out");
-    const int rc = mha_single_head(xnull ? NULL : X, B, T, C, hs, W[0], wnull ? NULL : W[1], W[2], flags,
-                                   att, out);
+    const int rc = mha_single_head(xnull ? NULL : X, B, T, C, hs, W[0], wnull ? NULL : W[1], W[2],
+                                   flags, att, out);
     check_rc("mha_single_head", rc, DOC_FORWARD, causes, 0);
     if (rc != MHA_OK) {
         if (att) {
@@ -2178,10 +2305,11 @@ static void op_single_head(rd_t *r)
             if (tame) {
                 check_attention(att, NULL, (size_t)B, (size_t)T, flags & MHA_CAUSAL, "single_head");
             } else {
-                for (size_t b = 0; b < (size_t)B; b++) {   /* the mask holds for any data */
+                for (size_t b = 0; b < (size_t)B; b++) { /* the mask holds for any data */
                     for (size_t t = 0; t < (size_t)T; t++) {
                         for (size_t t2 = t + 1; (flags & MHA_CAUSAL) && t2 < (size_t)T; t2++) {
-                            REQUIRE(att[(b * T + t) * T + t2] == 0.0, "single_head: masked att != 0");
+                            REQUIRE(att[(b * T + t) * T + t2] == 0.0,
+                                    "single_head: masked att != 0");
                         }
                     }
                 }
@@ -2189,7 +2317,8 @@ static void op_single_head(rd_t *r)
             read_all(att, btt);
         }
         if (out) {
-            REQUIRE(!tame || all_finite(out, bths), "single_head: out not finite for moderate inputs");
+            REQUIRE(!tame || all_finite(out, bths),
+                    "single_head: out not finite for moderate inputs");
             read_all(out, bths);
         }
     }
@@ -2217,21 +2346,25 @@ static void op_head_vs_layer(rd_t *r, slot_t *s)
     for (int k = 0; k < 3; k++) {
         W[k] = dalloc(C * hs);
         for (size_t c = 0; c < C; c++) {
-            memcpy(W[k] + c * hs, s->params + (size_t)k * C * C + c * C + head * hs, hs * sizeof(double));
+            memcpy(W[k] + c * hs, s->params + (size_t)k * C * C + c * C + head * hs,
+                   hs * sizeof(double));
         }
     }
     double *att = dalloc(B * T * T), *out = dalloc(B * T * hs);
     size_t n = 0;
     const double *X = mha_tensor(s->l, MHA_T_X, &n);
     TRACE("  mha_single_head(layer X, head %zu of the layer's weights)\n", head);
-    const int rc = mha_single_head(X, s->B, s->T, s->C, (int)hs, W[0], W[1], W[2], s->flags, att, out);
+    const int rc =
+        mha_single_head(X, s->B, s->T, s->C, (int)hs, W[0], W[1], W[2], s->flags, att, out);
     REQUIRE(rc == MHA_OK, "single_head on the layer's sizes: %d", rc);
-    const double *latt = mha_tensor(s->l, MHA_T_ATT, &n), *lho = mha_tensor(s->l, MHA_T_HEADOUT, &n);
+    const double *latt = mha_tensor(s->l, MHA_T_ATT, &n),
+                 *lho = mha_tensor(s->l, MHA_T_HEADOUT, &n);
     for (size_t bb = 0; bb < B; bb++) {
         const size_t at = diff_at(att + bb * T * T, latt + (bb * h + head) * T * T, T * T, 1);
         REQUIRE(at == T * T, "single_head att[%zu][%zu] != layer att of head %zu", bb, at, head);
         const size_t ao = diff_at(out + bb * T * hs, lho + (bb * h + head) * T * hs, T * hs, 1);
-        REQUIRE(ao == T * hs, "single_head out[%zu][%zu] != layer headout of head %zu", bb, ao, head);
+        REQUIRE(ao == T * hs, "single_head out[%zu][%zu] != layer headout of head %zu", bb, ao,
+                head);
     }
     for (int k = 0; k < 3; k++) {
         free(W[k]);
@@ -2255,7 +2388,8 @@ static void op_mse(rd_t *r)
     fill(r, t, n ? n : 1);
     double *dY = dnull ? NULL : canaries(n ? n : 1);
     double loss = CANARY;
-    const unsigned causes = (ynull || tnull || lnull ? E(MHA_ENULL) : 0) | (n == 0 ? E(MHA_EDIM) : 0);
+    const unsigned causes =
+        (ynull || tnull || lnull ? E(MHA_ENULL) : 0) | (n == 0 ? E(MHA_EDIM) : 0);
     TRACE("  mha_mse_loss(n=%zu)\n", n);
     const int rc = mha_mse_loss(ynull ? NULL : Y, tnull ? NULL : t, n, lnull ? NULL : &loss, dY);
     check_rc("mha_mse_loss", rc, E(MHA_ENULL) | E(MHA_EDIM), causes, 0);
@@ -2274,8 +2408,8 @@ static void op_mse(rd_t *r)
                 "mse_loss = %.17g, mean of squares = %.17g", loss, naive);
         for (size_t i = 0; dY && i < n; i++) {
             const double want = 2.0 * (Y[i] - t[i]) / (double)n;
-            REQUIRE(fabs(dY[i] - want) <= 4.0 * DBL_EPSILON * fabs(want), "mse dY[%zu] = %.17g, not %.17g",
-                    i, dY[i], want);
+            REQUIRE(fabs(dY[i] - want) <= 4.0 * DBL_EPSILON * fabs(want),
+                    "mse dY[%zu] = %.17g, not %.17g", i, dY[i], want);
         }
     }
     free(Y);
@@ -2307,7 +2441,8 @@ static void op_rng_create(rd_t *r)
     mha_rng *g = NULL;
     TRACE("  mha_rng_create(kind=%d, lo=%u, hi=%u, %s)\n", kind, lo, hi, nullout ? "NULL" : "&out");
     const int rc = mha_rng_create(kind, lo, hi, nullout ? NULL : &g);
-    check_rc("mha_rng_create", rc, E(MHA_ENULL) | E(MHA_ERNG) | E(MHA_ESEED) | E(MHA_ENOMEM), causes, 0);
+    check_rc("mha_rng_create", rc, E(MHA_ENULL) | E(MHA_ERNG) | E(MHA_ESEED) | E(MHA_ENOMEM),
+             causes, 0);
     if (rc == MHA_OK && !nullout) {
         REQUIRE(g != NULL, "rng_create succeeded without a generator");
         g_rng[slot] = g;
@@ -2347,7 +2482,10 @@ static void op_rng_draw(rd_t *r)
     double *out = onull ? NULL : canaries(n ? n : 1);
     int rc;
     TRACE("  mha_rng_%s(%s, n=%zu, loc=%.17g, scale=%.17g)\n",
-          fn == 0 ? "standard_normal" : fn == 1 ? "random" : "normal", g ? "rng" : "NULL", n, loc, scale);
+          fn == 0   ? "standard_normal"
+          : fn == 1 ? "random"
+                    : "normal",
+          g ? "rng" : "NULL", n, loc, scale);
     if (fn == 0) {
         rc = mha_rng_standard_normal(g, out, n);
     } else if (fn == 1) {
@@ -2363,10 +2501,11 @@ static void op_rng_draw(rd_t *r)
     } else if (out) {
         for (size_t i = 0; i < n; i++) {
             if (fn == 1) {
-                REQUIRE(out[i] >= 0.0 && out[i] < 1.0, "rng random[%zu] = %.17g outside [0,1)", i, out[i]);
-            } else if (fn == 0) {
-                REQUIRE(isfinite(out[i]) && fabs(out[i]) < 40.0, "rng standard_normal[%zu] = %.17g", i,
+                REQUIRE(out[i] >= 0.0 && out[i] < 1.0, "rng random[%zu] = %.17g outside [0,1)", i,
                         out[i]);
+            } else if (fn == 0) {
+                REQUIRE(isfinite(out[i]) && fabs(out[i]) < 40.0, "rng standard_normal[%zu] = %.17g",
+                        i, out[i]);
             } else if (fabs(loc) <= 1e300 && fabs(scale) <= 1e300) {
                 REQUIRE(isfinite(out[i]), "rng normal[%zu] = %.17g", i, out[i]);
             }
@@ -2397,22 +2536,28 @@ static void op_rng_check(rd_t *r)
         return;
     }
     mha_rng *a = NULL, *b = NULL;
-    REQUIRE(mha_rng_create(kind, lo, hi, &a) == MHA_OK && mha_rng_create(kind, lo, hi, &b) == MHA_OK,
+    REQUIRE(mha_rng_create(kind, lo, hi, &a) == MHA_OK &&
+                mha_rng_create(kind, lo, hi, &b) == MHA_OK,
             "rng_create(%d, %u, %u)", kind, lo, hi);
     double *x = dalloc(n1 + n2 + 1), *y = dalloc(n1 + n2 + 1);
     TRACE("  rng stream check kind=%d fn=%d lo=%u hi=%u n1=%zu n2=%zu\n", kind, fn, lo, hi, n1, n2);
     if (fn == 0) {
-        REQUIRE(mha_rng_standard_normal(a, x, n1) == 0 && mha_rng_standard_normal(a, x + n1, n2) == 0 &&
-                    mha_rng_standard_normal(b, y, n1 + n2) == 0, "standard_normal");
+        REQUIRE(mha_rng_standard_normal(a, x, n1) == 0 &&
+                    mha_rng_standard_normal(a, x + n1, n2) == 0 &&
+                    mha_rng_standard_normal(b, y, n1 + n2) == 0,
+                "standard_normal");
     } else if (fn == 1) {
         REQUIRE(mha_rng_random(a, x, n1) == 0 && mha_rng_random(a, x + n1, n2) == 0 &&
-                    mha_rng_random(b, y, n1 + n2) == 0, "random");
+                    mha_rng_random(b, y, n1 + n2) == 0,
+                "random");
     } else {
         if (!isfinite(loc) || !isfinite(scale)) {
             goto out;
         }
-        REQUIRE(mha_rng_normal(a, loc, scale, x, n1) == 0 && mha_rng_normal(a, loc, scale, x + n1, n2) == 0 &&
-                    mha_rng_standard_normal(b, y, n1 + n2) == 0, "normal");
+        REQUIRE(mha_rng_normal(a, loc, scale, x, n1) == 0 &&
+                    mha_rng_normal(a, loc, scale, x + n1, n2) == 0 &&
+                    mha_rng_standard_normal(b, y, n1 + n2) == 0,
+                "normal");
         for (size_t i = 0; i < n1 + n2; i++) {
             const double t = scale * y[i];
             y[i] = loc + t;
@@ -2420,8 +2565,10 @@ static void op_rng_check(rd_t *r)
     }
     {
         const size_t at = diff_at(x, y, n1 + n2, 0);
-        REQUIRE(at == n1 + n2, "rng kind %d fn %d seed %u/%u: value %zu differs (%.17g vs %.17g) when "
-                "drawn in two calls (%zu + %zu)", kind, fn, lo, hi, at, x[at], y[at], n1, n2);
+        REQUIRE(at == n1 + n2,
+                "rng kind %d fn %d seed %u/%u: value %zu differs (%.17g vs %.17g) when "
+                "drawn in two calls (%zu + %zu)",
+                kind, fn, lo, hi, at, x[at], y[at], n1, n2);
     }
 out:
     mha_rng_free(a);
@@ -2433,7 +2580,10 @@ out:
 static void op_strerror(rd_t *r)
 {
     const uint8_t b = u8(r);
-    const int code = b < 160 ? 2 - (int)(b % 20) : b < 200 ? (int)u32(r) : b % 2 ? INT_MIN : INT_MAX;
+    const int code = b < 160   ? 2 - (int)(b % 20)
+                     : b < 200 ? (int)u32(r)
+                     : b % 2   ? INT_MIN
+                               : INT_MAX;
     const char *m = mha_strerror(code);
     TRACE("  mha_strerror(%d) = %s\n", code, m ? m : "(null)");
     REQUIRE(m != NULL && m[0] != '\0', "strerror(%d) is NULL or empty", code);
@@ -2459,7 +2609,8 @@ static void op_accessors(rd_t *r, slot_t *s)
     }
     check_all_tensors(s);
     REQUIRE(mha_params(NULL) == NULL && mha_grads(NULL) == NULL && mha_num_params(NULL) == 0 &&
-                mha_layer_C(NULL) == 0 && mha_layer_heads(NULL) == 0, "accessors of a NULL layer");
+                mha_layer_C(NULL) == 0 && mha_layer_heads(NULL) == 0,
+            "accessors of a NULL layer");
     mha_free(NULL);
     mha_rng_free(NULL);
 }
@@ -2475,10 +2626,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* static facts */
     char v[32];
     snprintf(v, sizeof v, "%d.%d.%d", MHA_VERSION_MAJOR, MHA_VERSION_MINOR, MHA_VERSION_PATCH);
-    REQUIRE(strcmp(mha_version(), v) == 0, "mha_version() = %s, the header says %s", mha_version(), v);
+    REQUIRE(strcmp(mha_version(), v) == 0, "mha_version() = %s, the header says %s", mha_version(),
+            v);
     for (int a = LAST_CODE; a <= 0; a++) {
         for (int b = a + 1; b <= 0; b++) {
-            REQUIRE(strcmp(mha_strerror(a), mha_strerror(b)) != 0, "codes %d and %d share a message", a, b);
+            REQUIRE(strcmp(mha_strerror(a), mha_strerror(b)) != 0,
+                    "codes %d and %d share a message", a, b);
         }
     }
     return 0;
@@ -2505,8 +2658,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case OP_FREE: op_free(pick_slot(&r)); break;
         case OP_INIT: op_init(&r, pick_slot(&r)); break;
-        case OP_FORWARD: case OP_FORWARD2: op_forward(&r, pick_slot(&r)); break;
-        case OP_BACKWARD: case OP_BACKWARD2: op_backward(&r, pick_slot(&r)); break;
+        case OP_FORWARD:
+        case OP_FORWARD2: op_forward(&r, pick_slot(&r)); break;
+        case OP_BACKWARD:
+        case OP_BACKWARD2: op_backward(&r, pick_slot(&r)); break;
         case OP_ZERO_GRAD: op_zero_grad(&r, pick_slot(&r)); break;
         case OP_SGD: op_sgd(&r, pick_slot(&r)); break;
         case OP_TRAIN: op_train(&r, pick_slot(&r)); break;

@@ -8,15 +8,31 @@
 
 import { loadMHA } from 'mha-wasm';
 import type {
-  ArrayInput, CheckName, ForwardResult, GradcheckOptions, GradcheckProgress, GradcheckRow, Layer,
-  LayerOptions, MHA, MHAExports, Rng, Tensor, TensorName, TrainError, WeightViews,
+  ArrayInput,
+  CheckName,
+  ForwardResult,
+  GradcheckOptions,
+  GradcheckProgress,
+  GradcheckRow,
+  Layer,
+  LayerOptions,
+  MHA,
+  MHAExports,
+  Rng,
+  Tensor,
+  TensorName,
+  TrainError,
+  WeightViews,
 } from 'mha-wasm';
 
 function check(cond: boolean, what: string): asserts cond {
   if (!cond) throw new Error(`usage.ts: ${what}`);
 }
 
-const B = 2, T = 3, C = 8, heads = 2;
+const B = 2,
+  T = 3,
+  C = 8,
+  heads = 2;
 const n = B * T * C;
 
 // ---- the module
@@ -37,7 +53,10 @@ const rng: Rng = mha.rng(7, 'default_rng');
 const X: Float64Array = rng.standardNormal(n);
 const target: Float64Array = rng.normal(0, 0.5, n);
 const u: Float64Array = rng.random(4);
-check(u.every((v) => v >= 0 && v < 1), 'random');
+check(
+  u.every((v) => v >= 0 && v < 1),
+  'random',
+);
 rng.free();
 const legacy = mha.rng(2n ** 31n, 'legacy');
 legacy.free();
@@ -48,9 +67,21 @@ check(same[0] === X[0], 'one-shot stream equals the generator');
 // ---- lesson building blocks
 const split: Float64Array = mha.splitHeads(X, { B, T, C, heads });
 const merged: Float64Array = mha.mergeHeads(split, { B, T, C, heads });
-check(merged.every((v, i) => v === X[i]), 'merge(split(x)) == x');
+check(
+  merged.every((v, i) => v === X[i]),
+  'merge(split(x)) == x',
+);
 const Wh: number[] = Array.from({ length: C * 4 }, (_, i) => Math.sin(i));
-const single = mha.singleHead(X, { B, T, C, headSize: 4, Wq: Wh, Wk: Wh, Wv: Float32Array.from(Wh), causal: true });
+const single = mha.singleHead(X, {
+  B,
+  T,
+  C,
+  headSize: 4,
+  Wq: Wh,
+  Wk: Wh,
+  Wv: Float32Array.from(Wh),
+  causal: true,
+});
 const att1: Float64Array = single.att;
 const out1: Float64Array = single.out;
 check(att1.length === B * T * T && out1.length === B * T * 4, 'singleHead shapes');
@@ -62,18 +93,29 @@ const opts: LayerOptions = { C, heads, seed: 42, rng: 'default_rng', scale: 0.12
 const layer: Layer = mha.createLayer(opts);
 check(layer.C === C && layer.heads === heads && layer.headSize === C / heads, 'layer sizes');
 const w: WeightViews = layer.weights;
-check(w.Wq.length === C * C && layer.params.length === 4 * C * C && layer.gradBuffer.length === 4 * C * C, 'views');
+check(
+  w.Wq.length === C * C &&
+    layer.params.length === 4 * C * C &&
+    layer.gradBuffer.length === 4 * C * C,
+  'views',
+);
 
 const fwd: ForwardResult = layer.forward(X, { B, T, causal: false });
 check(fwd.Y.length === n && fwd.attention.length === B * heads * T * T, 'forward shapes');
 const scores: Tensor = layer.tensor('scores');
-check(scores.shape.join() === [B, heads, T, T].join() && scores.data.length === B * heads * T * T, 'scores');
+check(
+  scores.shape.join() === [B, heads, T, T].join() && scores.data.length === B * heads * T * T,
+  'scores',
+);
 
 layer.zeroGrad();
 const { dX } = layer.backward(G);
 check(dX.length === n, 'backward');
 const dWq: Float64Array = layer.grads.Wq;
-check(dWq.some((v) => v !== 0), 'grads accumulated');
+check(
+  dWq.some((v) => v !== 0),
+  'grads accumulated',
+);
 check(layer.tensor('dscores').shape.length === 4, 'dscores');
 
 const headout = layer.tensor('headout');
@@ -88,18 +130,33 @@ check(report.length === 12, 'report rows');
 for (const row of report) {
   const name: CheckName = row.tensor;
   const shape: number[] = row.shape;
-  check(row.checked === row.size && row.size === shape.reduce((a, b) => a * b, 1), `${name} checked`);
-  check(row.maxRel <= 1e-7 && row.maxAbs >= 0 && row.meanRel <= row.maxRel, `${name} maxRel ${row.maxRel}`);
-  check(row.worst >= 0 && Number.isFinite(row.analytic) && Number.isFinite(row.numeric), `${name} worst`);
+  check(
+    row.checked === row.size && row.size === shape.reduce((a, b) => a * b, 1),
+    `${name} checked`,
+  );
+  check(
+    row.maxRel <= 1e-7 && row.maxAbs >= 0 && row.meanRel <= row.maxRel,
+    `${name} maxRel ${row.maxRel}`,
+  );
+  check(
+    row.worst >= 0 && Number.isFinite(row.analytic) && Number.isFinite(row.numeric),
+    `${name} worst`,
+  );
 }
 const mseReport = layer.gradcheck(X, { B, T, loss: 'mse', target, samples: 5 });
-check(mseReport.every((r) => r.checked === Math.min(5, r.size)), 'sampled mse check');
+check(
+  mseReport.every((r) => r.checked === Math.min(5, r.size)),
+  'sampled mse check',
+);
 const seeded = layer.gradcheck(X, { B, T, loss: 'dot', seed: 9n, samples: 2 });
 check(seeded.length === 12, 'seeded');
 
 let last: GradcheckProgress | undefined;
 for (const p of layer.gradcheckSteps(X, { B, T, chunk: 100, samples: 10 })) last = p;
-check(last !== undefined && last.done === last.total && last.report.length === 12, 'gradcheckSteps');
+check(
+  last !== undefined && last.done === last.total && last.report.length === 12,
+  'gradcheckSteps',
+);
 
 const losses: Float64Array = layer.train(X, target, { B, T, steps: 5, lr: 0.1, causal: true });
 check(losses.length === 5 && losses[4] < losses[0], 'training lowers the loss');
@@ -109,7 +166,10 @@ try {
   layer.train(X, target, { B, T, steps: 3, lr: 1e300 });
 } catch (e) {
   const err = e as TrainError;
-  diverged = err.losses instanceof Float64Array && err.losses.length === 3 && err.message.includes('diverged');
+  diverged =
+    err.losses instanceof Float64Array &&
+    err.losses.length === 3 &&
+    err.message.includes('diverged');
 }
 check(diverged, 'train with lr 1e300 throws a TrainError with the losses');
 layer.free();

@@ -1,50 +1,17 @@
-// common.js - DOM helpers shared by the lessons: elements, numbers with a precision toggle, the
+// common.js - helpers shared by the lessons: elements, numbers with a precision toggle, the
 // figures list, "Copy as NumPy", token chips, controls with an error line, and the gradient-check
 // panel (progress bar + table, run in chunks by the page's Scheduler).
 // User text only ever goes through textContent / createTextNode.
 
-import { copyButton } from '../render/export.js';
-import { heatmap } from '../render/heatmap.js';
-import { gradcheckTable, progressBar, groupThousands } from '../render/tables.js';
+import { el, setChildren, MINUS } from '../components/dom.js';
+import { copyButton } from '../components/export.js';
+import { heatmap } from '../components/heatmap.js';
+import { gradcheckTable, progressBar, groupThousands } from '../components/tables.js';
 import { reportRows, summarize } from '../model.js';
-
-/**
- * el('div', { className, id, text, attrs: {...}, dataset: {...}, on: { click: fn } }, ...children)
- * Children: Nodes, strings (as text), arrays, null/undefined (skipped).
- */
-export function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  const { className, id, text, attrs, dataset, on, style, ...rest } = props ?? {};
-  if (className) e.className = className;
-  if (id) e.id = id;
-  if (attrs) for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : String(v));
-  if (dataset) for (const [k, v] of Object.entries(dataset)) e.dataset[k] = String(v);
-  if (on) for (const [k, f] of Object.entries(on)) e.addEventListener(k, f);
-  if (style) for (const [k, v] of Object.entries(style)) e.style.setProperty(k, v);
-  for (const [k, v] of Object.entries(rest)) e[k] = v;
-  if (text !== undefined) e.textContent = String(text);
-  append(e, children);
-  return e;
-}
-
-function append(parent, children) {
-  for (const c of children) {
-    if (c === null || c === undefined || c === false) continue;
-    if (Array.isArray(c)) append(parent, c);
-    else parent.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-}
-
-/** Replace an element's children. */
-export function setChildren(parent, ...children) {
-  parent.replaceChildren();
-  append(parent, children);
-}
 
 // ------------------------------------------------------------------------------------------------
 // numbers
 
-const MINUS = '\u2212';
 let fullPrecision = false;
 
 /** Short display of a number: integers as is, tiny/huge in e-notation, else `digits` significant. */
@@ -56,8 +23,12 @@ export function fmt(x, digits = 6) {
   if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x).replace('-', MINUS);
   const a = Math.abs(x);
   let s;
-  if (a < 1e-3 || a >= 1e6) s = x.toExponential(Math.max(0, Math.min(digits, 6) - 1)).replace(/\.?0+e/, 'e').replace('e+', 'e');
-  else s = String(Number(x.toPrecision(digits)));
+  if (a < 1e-3 || a >= 1e6) {
+    s = x
+      .toExponential(Math.max(0, Math.min(digits, 6) - 1))
+      .replace(/\.?0+e/, 'e')
+      .replace('e+', 'e');
+  } else s = String(Number(x.toPrecision(digits)));
   return s.replace(/-/g, MINUS);
 }
 
@@ -89,7 +60,9 @@ export function numList(xs, digits = 6) {
   return out;
 }
 
-export function isFullPrecision() { return fullPrecision; }
+export function isFullPrecision() {
+  return fullPrecision;
+}
 
 /** Switch every number on the page between short and full precision. */
 export function setFullPrecision(on) {
@@ -114,8 +87,12 @@ export function shapeText(shape) {
  */
 export function figuresList(title = 'Numbers to compare with your notebook') {
   const dl = el('dl', { className: 'stats figures-list' });
-  const box = el('div', { className: 'figures', attrs: { role: 'group', 'aria-label': title } },
-    el('h3', { className: 'figures-title', text: title }), dl);
+  const box = el(
+    'div',
+    { className: 'figures', attrs: { role: 'group', 'aria-label': title } },
+    el('h3', { className: 'figures-title', text: title }),
+    dl,
+  );
   return {
     element: box,
     set(items) {
@@ -135,24 +112,58 @@ export function figuresList(title = 'Numbers to compare with your notebook') {
 export function numpyBlock(getScript, { what = 'this lesson' } = {}) {
   const code = el('code', { className: 'language-python' });
   const pre = el('pre', { className: 'numpy' }, code);
-  const details = el('details', { className: 'numpy-script' },
-    el('summary', { text: 'Show the NumPy script' }), pre);
-  const fill = () => { code.textContent = getScript(); };
-  details.addEventListener('toggle', () => { if (details.open) fill(); });
+  const details = el(
+    'details',
+    { className: 'numpy-script' },
+    el('summary', { text: 'Show the NumPy script' }),
+    pre,
+  );
+  const fill = () => {
+    code.textContent = getScript();
+  };
+  details.addEventListener('toggle', () => {
+    if (details.open) fill();
+  });
   const btn = copyButton('Copy as NumPy', () => getScript());
   btn.classList.add('copy-numpy');
-  btn.setAttribute('aria-label', `Copy as NumPy: a runnable script that prints the numbers of ${what}`);
-  const note = el('span', { className: 'note', text: 'a complete script for python3 + numpy that prints the numbers shown here' });
-  const box = el('div', { className: 'numpy-block' }, el('div', { className: 'actions' }, btn, note), details);
-  return { element: box, refresh() { if (details.open) fill(); } };
+  btn.setAttribute(
+    'aria-label',
+    `Copy as NumPy: a runnable script that prints the numbers of ${what}`,
+  );
+  const note = el('span', {
+    className: 'note',
+    text: 'a complete script for python3 + numpy that prints the numbers shown here',
+  });
+  const box = el(
+    'div',
+    { className: 'numpy-block' },
+    el('div', { className: 'actions' }, btn, note),
+    details,
+  );
+  return {
+    element: box,
+    refresh() {
+      if (details.open) fill();
+    },
+  };
 }
 
 /** A <details> with a code block (static or refreshed with set()). */
 export function codeDetails(summary, text, { open = false, className = '' } = {}) {
   const code = el('code');
   code.textContent = text;
-  const d = el('details', { className: `code-details ${className}`.trim(), open }, el('summary', { text: summary }), el('pre', { className: 'numpy' }, code));
-  return { element: d, set(t) { code.textContent = t; } };
+  const d = el(
+    'details',
+    { className: `code-details ${className}`.trim(), open },
+    el('summary', { text: summary }),
+    el('pre', { className: 'numpy' }, code),
+  );
+  return {
+    element: d,
+    set(t) {
+      code.textContent = t;
+    },
+  };
 }
 
 /**
@@ -161,14 +172,26 @@ export function codeDetails(summary, text, { open = false, className = '' } = {}
  * lesson can highlight its row and column.
  */
 export function tokenChips(tokens, ids, onHover) {
-  const list = el('ol', { className: 'token-chips', attrs: { 'aria-label': 'tokens in order; hover or focus one to highlight its row and column' } });
+  const list = el('ol', {
+    className: 'token-chips',
+    attrs: { 'aria-label': 'tokens in order; hover or focus one to highlight its row and column' },
+  });
   tokens.forEach((tok, t) => {
-    const chip = el('li', { className: 'token-chip', tabIndex: 0, dataset: { t } },
+    const chip = el(
+      'li',
+      { className: 'token-chip', tabIndex: 0, dataset: { t } },
       el('span', { className: 'token-text', text: tok }),
-      ids ? el('span', { className: 'note token-row', text: `row ${ids[t]}` }) : null);
+      ids ? el('span', { className: 'note token-row', text: `row ${ids[t]}` }) : null,
+    );
     chip.title = `token ${t}: “${tok}”${ids ? `, row ${ids[t]} of E` : ''}`;
-    const on = () => { chip.classList.add('is-active'); onHover?.(t); };
-    const off = () => { chip.classList.remove('is-active'); onHover?.(null); };
+    const on = () => {
+      chip.classList.add('is-active');
+      onHover?.(t);
+    };
+    const off = () => {
+      chip.classList.remove('is-active');
+      onHover?.(null);
+    };
     chip.addEventListener('mouseenter', on);
     chip.addEventListener('focus', on);
     chip.addEventListener('mouseleave', off);
@@ -186,7 +209,11 @@ export function tokenChips(tokens, ids, onHover) {
 export function field(labelText, control, hint) {
   const isBox = control.type === 'checkbox';
   const text = el('span', { className: 'label-text', text: labelText });
-  const lab = el('label', { attrs: { for: control.id } }, isBox ? [control, text] : [text, control]);
+  const lab = el(
+    'label',
+    { attrs: { for: control.id } },
+    isBox ? [control, text] : [text, control],
+  );
   if (isBox) lab.classList.add('control-inline');
   if (control.type === 'text') lab.classList.add('grow');
   if (!hint) return lab;
@@ -201,18 +228,31 @@ export function errorLine(id) {
     set(msg) {
       const lines = Array.isArray(msg) ? msg : [msg];
       p.replaceChildren();
-      lines.forEach((m, i) => { if (i) p.append(' ', el('br')); p.append(document.createTextNode(m)); });
+      lines.forEach((m, i) => {
+        if (i) p.append(' ', el('br'));
+        p.append(document.createTextNode(m));
+      });
     },
-    clear() { p.replaceChildren(); },
-    get text() { return p.textContent; },
+    clear() {
+      p.replaceChildren();
+    },
+    get text() {
+      return p.textContent;
+    },
   };
 }
 
 /** Debounce f by ms. */
 export function debounce(f, ms) {
   let timer = 0;
-  const g = (...args) => { clearTimeout(timer); timer = setTimeout(() => f(...args), ms); };
-  g.flush = (...args) => { clearTimeout(timer); f(...args); };
+  const g = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => f(...args), ms);
+  };
+  g.flush = (...args) => {
+    clearTimeout(timer);
+    f(...args);
+  };
   return g;
 }
 
@@ -242,10 +282,14 @@ export class GradcheckPanel {
     this.caption = caption;
     this.label = label;
     this.job = null;
-    this.rows = null;          // JSON-able rows of the last finished check (null until then)
+    this.rows = null; // JSON-able rows of the last finished check (null until then)
     this.sampled = false;
     this.report = null;
-    this.element = el('div', { id, className: 'gradcheck-panel', attrs: { 'aria-live': 'polite' } });
+    this.element = el('div', {
+      id,
+      className: 'gradcheck-panel',
+      attrs: { 'aria-live': 'polite' },
+    });
     this.progressSlot = el('div', { className: 'progress-slot' });
     this.tableSlot = el('div', { className: 'table-slot' });
     this.status = el('p', { className: 'gradcheck-status note' });
@@ -253,16 +297,25 @@ export class GradcheckPanel {
     this.listeners = [];
   }
 
-  onChange(f) { this.listeners.push(f); }
+  onChange(f) {
+    this.listeners.push(f);
+  }
 
   cancel() {
-    if (this.job) { this.job.cancel(); this.job = null; }
+    if (this.job) {
+      this.job.cancel();
+      this.job = null;
+    }
   }
 
   /** Show a table of pending rows (see pendingReport) and a status line, without running anything. */
   showPending(text, rows) {
     this.status.textContent = text;
-    if (rows) this.tableSlot.replaceChildren(gradcheckTable(rows, { threshold: this.threshold, caption: this.caption }));
+    if (rows) {
+      this.tableSlot.replaceChildren(
+        gradcheckTable(rows, { threshold: this.threshold, caption: this.caption }),
+      );
+    }
   }
 
   /**
@@ -275,7 +328,11 @@ export class GradcheckPanel {
     delete this.element.dataset.done;
     this.element.dataset.state = 'running';
     this.element.dataset.kind = sampled ? 'sampled' : 'full';
-    const bar = progressBar({ label: sampled ? `${this.label} (sampled, ${samples} entries per tensor)` : `${this.label} (every entry)` });
+    const bar = progressBar({
+      label: sampled
+        ? `${this.label} (sampled, ${samples} entries per tensor)`
+        : `${this.label} (every entry)`,
+    });
     if (total) bar.set(0, total);
     this.progressSlot.replaceChildren(bar.element);
     this.status.textContent = sampled
@@ -291,9 +348,15 @@ export class GradcheckPanel {
       onProgress: (p) => {
         bar.set(p.done, p.total);
         const now = performance.now();
-        if (now - lastTable < 250) return;   // the table at most 4 times a second
+        if (now - lastTable < 250) return; // the table at most 4 times a second
         lastTable = now;
-        this.tableSlot.replaceChildren(gradcheckTable(p.report, { threshold: this.threshold, sampled: sampled ? samples : false, caption: this.caption }));
+        this.tableSlot.replaceChildren(
+          gradcheckTable(p.report, {
+            threshold: this.threshold,
+            sampled: sampled ? samples : false,
+            caption: this.caption,
+          }),
+        );
       },
       onDone: (p) => {
         if (this.job !== job) return;
@@ -304,13 +367,23 @@ export class GradcheckPanel {
         // time in its own slices)
         const mark = `mha:gradcheck:${this.element.id}${sampled ? ':sampled' : ''}`;
         performance.mark(mark);
-        performance.measure(mark, { start: t0, end: performance.now(), detail: { busyMs: job.busyMs } });
+        performance.measure(mark, {
+          start: t0,
+          end: performance.now(),
+          detail: { busyMs: job.busyMs },
+        });
         this.report = p.report;
         this.rows = reportRows(p.report);
         this.sampled = sampled;
         const sum = summarize(p.report, this.threshold);
         bar.finish(`${thousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`);
-        this.tableSlot.replaceChildren(gradcheckTable(p.report, { threshold: this.threshold, sampled: sampled ? samples : false, caption: this.caption }));
+        this.tableSlot.replaceChildren(
+          gradcheckTable(p.report, {
+            threshold: this.threshold,
+            sampled: sampled ? samples : false,
+            caption: this.caption,
+          }),
+        );
         this.element.dataset.state = sampled ? 'sampled' : 'done';
         if (!sampled) this.element.dataset.done = '1';
         this.status.textContent = sampled
@@ -358,16 +431,31 @@ let observer = null;
 
 function estimateHeight(o) {
   const n = Math.max(o.rows, o.cols);
-  const cell = o.cellSize ?? (n <= 6 ? 48 : n <= 10 ? 42 : n <= 16 ? 30 : n <= 24 ? 22 : n <= 32 ? 18 : Math.max(3, Math.min(14, Math.floor(640 / n))));
+  const cell =
+    o.cellSize ??
+    (n <= 6
+      ? 48
+      : n <= 10
+        ? 42
+        : n <= 16
+          ? 30
+          : n <= 24
+            ? 22
+            : n <= 32
+              ? 18
+              : Math.max(3, Math.min(14, Math.floor(640 / n))));
   return Math.round(o.rows * cell + 190);
 }
 
 function observe(lazy) {
   if (typeof IntersectionObserver !== 'function') return;
   if (!observer) {
-    observer = new IntersectionObserver((entries) => {
-      for (const e of entries) if (e.isIntersecting) e.target.__lazyFigure?.build();
-    }, { rootMargin: '600px 0px 600px 0px' });
+    observer = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) if (e.isIntersecting) e.target.__lazyFigure?.build();
+      },
+      { rootMargin: '600px 0px 600px 0px' },
+    );
   }
   observer.observe(lazy.placeholder);
 }
@@ -376,8 +464,15 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
   let opts = { ...options };
   let hm = null;
   let lastHighlight = null;
-  const placeholder = el('div', { className: `figure-placeholder ${className}`.trim(), attrs: { 'aria-busy': 'true' }, dataset: { pending: '1' } },
-    el('p', { className: 'note', text: `${opts.title ?? 'figure'}: drawing…` }));
+  const placeholder = el(
+    'div',
+    {
+      className: `figure-placeholder ${className}`.trim(),
+      attrs: { 'aria-busy': 'true' },
+      dataset: { pending: '1' },
+    },
+    el('p', { className: 'note', text: `${opts.title ?? 'figure'}: drawing…` }),
+  );
   placeholder.style.minHeight = `${estimateHeight(opts)}px`;
   const lazy = {
     placeholder,
@@ -395,10 +490,17 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
   };
   placeholder.__lazyFigure = lazy;
   const api = {
-    get element() { return hm ? hm.element : placeholder; },
-    get built() { return !!hm; },
+    get element() {
+      return hm ? hm.element : placeholder;
+    },
+    get built() {
+      return !!hm;
+    },
     update(data, o = {}) {
-      if (hm) { hm.update(data, o); return; }
+      if (hm) {
+        hm.update(data, o);
+        return;
+      }
       opts = { ...opts, ...o };
       if (data !== undefined && data !== null) opts.data = data;
     },
@@ -408,8 +510,10 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
     },
     build: () => lazy.build(),
   };
-  if (eager || readyForNotice) lazy.build();   // after the first render: no reason to wait
-  else pending.add(lazy);                        // observed from buildPendingFigures() on
+  if (eager || readyForNotice) {
+    lazy.build();
+  } // after the first render: no reason to wait
+  else pending.add(lazy); // observed from buildPendingFigures() on
   return api;
 }
 
@@ -426,18 +530,30 @@ function checkAllBuilt() {
 export function buildPendingFigures(scheduler, priority) {
   readyForNotice = true;
   for (const l of pending) observe(l);
-  if (!pending.size) { checkAllBuilt(); return; }
+  if (!pending.size) {
+    checkAllBuilt();
+    return;
+  }
   scheduler.submit({
     priority,
     name: 'figures',
-    sliceMs: 40,    // several figures per slice: fewer layout passes in between
+    sliceMs: 40, // several figures per slice: fewer layout passes in between
     start: () => ({
       iterator: (function* () {
         while (pending.size) {
-          for (const l of pending) if (!l.placeholder.isConnected) { pending.delete(l); observer?.unobserve(l.placeholder); }
+          for (const l of pending) {
+            if (!l.placeholder.isConnected) {
+              pending.delete(l);
+              observer?.unobserve(l.placeholder);
+            }
+          }
           const list = [...pending];
           if (!list.length) break;
-          list.sort((a, b) => (a.placeholder.compareDocumentPosition(b.placeholder) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+          list.sort((a, b) =>
+            a.placeholder.compareDocumentPosition(b.placeholder) & Node.DOCUMENT_POSITION_FOLLOWING
+              ? -1
+              : 1,
+          );
           list[0].build();
           yield pending.size;
         }
@@ -446,3 +562,5 @@ export function buildPendingFigures(scheduler, priority) {
     onDone: () => checkAllBuilt(),
   });
 }
+
+export { el, setChildren };

@@ -38,12 +38,14 @@ T, V = len(tokens), len(vocab)`;
 
 /** Embedding + optional PE, drawn from the stream `rng` (default_rng) or np.random (legacy). */
 function embedBlock({ C, seed, rng = 'default_rng', pe = false }) {
-  const draw = rng === 'legacy'
-    ? `np.random.seed(${seed})            # legacy stream: np.random.seed + np.random.randn
+  const draw =
+    rng === 'legacy'
+      ? `np.random.seed(${seed})            # legacy stream: np.random.seed + np.random.randn
 randn = lambda *shape: np.random.randn(*shape)`
-    : `rng = np.random.default_rng(${seed})   # ONE stream for everything below, in this order
+      : `rng = np.random.default_rng(${seed})   # ONE stream for everything below, in this order
 randn = lambda *shape: rng.standard_normal(shape)`;
-  const peBlock = pe ? `
+  const peBlock = pe
+    ? `
 
 # Sinusoidal positional encoding (on): PE[t, 2i] = sin(t / 10000**(2i/C)),
 # PE[t, 2i+1] = cos(t / 10000**(2i/C)).  sin, cos and ** are not correctly
@@ -55,7 +57,8 @@ angle = pos / 10000 ** (two_i / C)
 PE = np.zeros((T, C))
 PE[:, 0::2] = np.sin(angle)
 PE[:, 1::2] = np.cos(angle)
-X = X + PE` : '';
+X = X + PE`
+    : '';
   return `C = ${C}
 ${draw}
 
@@ -216,7 +219,7 @@ def print_gradcheck(rows, threshold):
 
 /** Lesson 1: two independent single heads on the sentence. */
 export function lesson1Script({ sentence, tokens, C = 64, hs = 16, seed = 42 }) {
-  return `${HEADER('Lesson 1 - why one head isn\'t enough: two independent single heads on the sentence')}
+  return `${HEADER("Lesson 1 - why one head isn't enough: two independent single heads on the sentence")}
 import re
 import numpy as np
 
@@ -393,7 +396,21 @@ function lrsLiteral(lrs) {
  * Lesson 5 / playground: the layer on the sentence; MSE training with the given learning-rate
  * history (one entry per step taken on the page); optional full gradient check.
  */
-export function trainingScript({ title, sentence, tokens, C = 64, heads = 4, seed = 42, rng = 'default_rng', pe = false, causal = false, lrs = [], check = true, threshold = 1e-5, printAtt = true }) {
+export function trainingScript({
+  title,
+  sentence,
+  tokens,
+  C = 64,
+  heads = 4,
+  seed = 42,
+  rng = 'default_rng',
+  pe = false,
+  causal = false,
+  lrs = [],
+  check = true,
+  threshold = 1e-5,
+  printAtt = true,
+}) {
   return `${HEADER(title)}
 import re
 import numpy as np
@@ -426,11 +443,15 @@ for lr in lrs:
     losses.append(mse(layer.forward(X)))
 for k, L in enumerate(losses):
     print(f"step {k:3d}  loss = {float(L)!r}")
-${printAtt ? `
+${
+  printAtt
+    ? `
 np.set_printoptions(precision=4, suppress=True, linewidth=120)
 att = layer.cache["att"][0]                 # (h, T, T) at the current weights
 for i in range(h):
     print(f"head {i} attention (query row -> key column):\\n", att[i])
 print("mean over heads:\\n", att.mean(axis=0))
-` : ''}`;
+`
+    : ''
+}`;
 }

@@ -1,18 +1,47 @@
 // playground.js - every setting editable; everything re-renders live; the state lives in the URL.
 
-import { table } from '../render/tables.js';
-import { lossChart } from '../render/chart.js';
-import { copyButton } from '../render/export.js';
+import { table } from '../components/tables.js';
+import { lossChart } from '../components/chart.js';
+import { copyButton } from '../components/export.js';
 import {
-  DEFAULTS, C_OPTIONS, RNG_OPTIONS, MAX_STEPS, divisors, validateSettings, parseQuery, settingsToQuery,
-  sentenceModel, Trainer, layerWith, borrowLayer, returnLayer, pendingReport, gradcheckJob, gradcheckSize, slice2d, meanOverHeads,
+  DEFAULTS,
+  C_OPTIONS,
+  RNG_OPTIONS,
+  MAX_STEPS,
+  divisors,
+  validateSettings,
+  parseQuery,
+  settingsToQuery,
+  sentenceModel,
+  Trainer,
+  layerWith,
+  borrowLayer,
+  returnLayer,
+  pendingReport,
+  gradcheckJob,
+  gradcheckSize,
+  slice2d,
+  meanOverHeads,
 } from '../model.js';
 import { trainingScript, xSnippet } from './numpy.js';
-import { el, num, field, errorLine, debounce, tokenChips, codeDetails, numpyBlock, figuresList, thousands, GradcheckPanel, lazyHeatmap } from './common.js';
+import {
+  el,
+  num,
+  field,
+  errorLine,
+  debounce,
+  tokenChips,
+  codeDetails,
+  numpyBlock,
+  figuresList,
+  thousands,
+  GradcheckPanel,
+  lazyHeatmap,
+} from './common.js';
 import { L5_THRESHOLD } from './lesson5.js';
 
 const SAMPLES = 32;
-const GRID_CELLS = 16384;   // at most this many cells in the all-heads grid
+const GRID_CELLS = 16384; // at most this many cells in the all-heads grid
 const GRID_MAX = 16;
 
 /**
@@ -31,20 +60,78 @@ function autoFull(s, T) {
 
 export function renderPlayground({ mha, body, scheduler }) {
   // ---------------------------------------------------------------- controls
-  const sentenceIn = el('input', { id: 'pg-sentence', attrs: { type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'pg-error' } });
-  const cSel = el('select', { id: 'pg-C', attrs: { 'aria-describedby': 'pg-error' } }, ...C_OPTIONS.map((c) => el('option', { value: String(c), text: String(c) })));
+  const sentenceIn = el('input', {
+    id: 'pg-sentence',
+    attrs: {
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'aria-describedby': 'pg-error',
+    },
+  });
+  const cSel = el(
+    'select',
+    { id: 'pg-C', attrs: { 'aria-describedby': 'pg-error' } },
+    ...C_OPTIONS.map((c) => el('option', { value: String(c), text: String(c) })),
+  );
   const hSel = el('select', { id: 'pg-heads', attrs: { 'aria-describedby': 'pg-error' } });
-  const seedIn = el('input', { id: 'pg-seed', attrs: { type: 'number', min: '0', step: '1', inputmode: 'numeric', 'aria-describedby': 'pg-error' } });
-  const rngSel = el('select', { id: 'pg-rng', attrs: { 'aria-describedby': 'pg-error' } }, ...RNG_OPTIONS.map((r) => el('option', { value: r, text: r === 'legacy' ? 'legacy (np.random.seed)' : 'default_rng' })));
+  const seedIn = el('input', {
+    id: 'pg-seed',
+    attrs: {
+      type: 'number',
+      min: '0',
+      step: '1',
+      inputmode: 'numeric',
+      'aria-describedby': 'pg-error',
+    },
+  });
+  const rngSel = el(
+    'select',
+    { id: 'pg-rng', attrs: { 'aria-describedby': 'pg-error' } },
+    ...RNG_OPTIONS.map((r) =>
+      el('option', { value: r, text: r === 'legacy' ? 'legacy (np.random.seed)' : 'default_rng' }),
+    ),
+  );
   const causalBox = el('input', { id: 'pg-causal', attrs: { type: 'checkbox' } });
   const peBox = el('input', { id: 'pg-pe', attrs: { type: 'checkbox' } });
-  const lrIn = el('input', { id: 'pg-lr', attrs: { type: 'number', min: '0', step: '0.01', inputmode: 'decimal', 'aria-describedby': 'pg-error' } });
-  const stepsIn = el('input', { id: 'pg-steps', attrs: { type: 'number', min: '1', max: String(MAX_STEPS), step: '1', inputmode: 'numeric', 'aria-describedby': 'pg-error' } });
+  const lrIn = el('input', {
+    id: 'pg-lr',
+    attrs: {
+      type: 'number',
+      min: '0',
+      step: '0.01',
+      inputmode: 'decimal',
+      'aria-describedby': 'pg-error',
+    },
+  });
+  const stepsIn = el('input', {
+    id: 'pg-steps',
+    attrs: {
+      type: 'number',
+      min: '1',
+      max: String(MAX_STEPS),
+      step: '1',
+      inputmode: 'numeric',
+      'aria-describedby': 'pg-error',
+    },
+  });
   const err = errorLine('pg-error');
   const linkBtn = copyButton('Copy link to this view', () => location.href);
 
-  const controlFor = { s: sentenceIn, C: cSel, h: hSel, seed: seedIn, rng: rngSel, causal: causalBox, pe: peBox, lr: lrIn, steps: stepsIn };
-  const controls = el('div', { className: 'controls' },
+  const controlFor = {
+    s: sentenceIn,
+    C: cSel,
+    h: hSel,
+    seed: seedIn,
+    rng: rngSel,
+    causal: causalBox,
+    pe: peBox,
+    lr: lrIn,
+    steps: stepsIn,
+  };
+  const controls = el(
+    'div',
+    { className: 'controls' },
     field('Sentence (1–64 tokens)', sentenceIn),
     field('C (width)', cSel),
     field('heads h', hSel),
@@ -56,7 +143,10 @@ export function renderPlayground({ mha, body, scheduler }) {
     field('training steps', stepsIn),
     err.element,
   );
-  const peNote = el('p', { className: 'note pe-note', text: 'Positional encoding: the page computes it with the browser\'s Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.' });
+  const peNote = el('p', {
+    className: 'note pe-note',
+    text: "Positional encoding: the page computes it with the browser's Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.",
+  });
 
   function fillHeads(C, h) {
     const ds = divisors(C);
@@ -72,17 +162,25 @@ export function renderPlayground({ mha, body, scheduler }) {
     const r = { ...DEFAULTS, ...raw };
     sentenceIn.value = String(r.s);
     cSel.value = String(r.C);
-    if (cSel.value !== String(r.C)) {   // not an offered width: keep the text so the error can name it
+    if (cSel.value !== String(r.C)) {
+      // not an offered width: keep the text so the error can name it
       cSel.append(el('option', { value: String(r.C), text: `${r.C} (not offered)` }));
       cSel.value = String(r.C);
     }
     const C = Number(r.C);
     fillHeads(C_OPTIONS.includes(C) ? C : 64, Number.isInteger(Number(r.h)) ? Number(r.h) : r.h);
-    if (hSel.value !== String(r.h)) { hSel.append(el('option', { value: String(r.h), text: String(r.h) })); hSel.value = String(r.h); }
+    if (hSel.value !== String(r.h)) {
+      hSel.append(el('option', { value: String(r.h), text: String(r.h) }));
+      hSel.value = String(r.h);
+    }
     seedIn.value = String(r.seed);
     rngSel.value = String(r.rng);
-    if (rngSel.value !== String(r.rng)) { rngSel.append(el('option', { value: String(r.rng), text: String(r.rng) })); rngSel.value = String(r.rng); }
-    const yes = (v) => v === true || ['1', 'true', 'on', 'yes'].includes(String(v).trim().toLowerCase());
+    if (rngSel.value !== String(r.rng)) {
+      rngSel.append(el('option', { value: String(r.rng), text: String(r.rng) }));
+      rngSel.value = String(r.rng);
+    }
+    const yes = (v) =>
+      v === true || ['1', 'true', 'on', 'yes'].includes(String(v).trim().toLowerCase());
     causalBox.checked = yes(r.causal);
     peBox.checked = yes(r.pe);
     lrIn.value = String(r.lr);
@@ -93,8 +191,15 @@ export function renderPlayground({ mha, body, scheduler }) {
   const numText = (input) => (input.validity?.badInput ? 'not a number' : input.value);
   function readControls() {
     return {
-      s: sentenceIn.value, C: cSel.value, h: hSel.value, seed: numText(seedIn), rng: rngSel.value,
-      causal: causalBox.checked, pe: peBox.checked, lr: numText(lrIn), steps: numText(stepsIn),
+      s: sentenceIn.value,
+      C: cSel.value,
+      h: hSel.value,
+      seed: numText(seedIn),
+      rng: rngSel.value,
+      causal: causalBox.checked,
+      pe: peBox.checked,
+      lr: numText(lrIn),
+      steps: numText(stepsIn),
     };
   }
 
@@ -106,36 +211,61 @@ export function renderPlayground({ mha, body, scheduler }) {
   const gridTitle = el('h3');
   const gridSlot = el('div', { className: 'figure-grid' });
   const ySlot = el('div');
-  const yDetails = el('details', { className: 'y-details' }, el('summary', { text: 'Show the layer output Y = layer(X) as a heatmap' }), ySlot);
+  const yDetails = el(
+    'details',
+    { className: 'y-details' },
+    el('summary', { text: 'Show the layer output Y = layer(X) as a heatmap' }),
+    ySlot,
+  );
   yDetails.addEventListener('toggle', () => showY());
   const trainSlot = el('div', { className: 'figure-row' });
   const figs = figuresList();
   const xDetails = codeDetails('How X is built for these settings (NumPy)', '');
-  const fullBtn = el('button', { id: 'pg-full-check', type: 'button', className: 'btn', text: 'Run the full check' });
+  const fullBtn = el('button', {
+    id: 'pg-full-check',
+    type: 'button',
+    className: 'btn',
+    text: 'Run the full check',
+  });
   const fullNote = el('span', { className: 'note' });
   const thresholdNote = el('strong');
   const panel = new GradcheckPanel({
-    id: 'pg-gradcheck', scheduler, threshold: L5_THRESHOLD,
-    caption: 'Gradient check of the MSE loss for the typed sentence (initial weights)', label: 'Playground gradient check',
+    id: 'pg-gradcheck',
+    scheduler,
+    threshold: L5_THRESHOLD,
+    caption: 'Gradient check of the MSE loss for the typed sentence (initial weights)',
+    label: 'Playground gradient check',
   });
 
   // ---------------------------------------------------------------- state
-  let cur = null;           // { settings, tokens, model, att, Y, losses, lrs }
+  let cur = null; // { settings, tokens, model, att, Y, losses, lrs }
   let focusMap = null;
   let gridMaps = [];
   let yMap = null;
   let chart = null;
   let trainJob = null;
 
-  const script = numpyBlock(() => {
-    if (!cur) return '# nothing rendered yet';
-    const s = cur.settings;
-    return trainingScript({
-      title: `Playground - ${settingsToQuery(s)}`,
-      sentence: s.s, tokens: cur.tokens, C: s.C, heads: s.h, seed: s.seed, rng: s.rng, pe: s.pe, causal: s.causal,
-      lrs: new Array(s.steps).fill(s.lr), threshold: L5_THRESHOLD, check: autoFull(s, cur.tokens.length),
-    });
-  }, { what: 'the playground' });
+  const script = numpyBlock(
+    () => {
+      if (!cur) return '# nothing rendered yet';
+      const s = cur.settings;
+      return trainingScript({
+        title: `Playground - ${settingsToQuery(s)}`,
+        sentence: s.s,
+        tokens: cur.tokens,
+        C: s.C,
+        heads: s.h,
+        seed: s.seed,
+        rng: s.rng,
+        pe: s.pe,
+        causal: s.causal,
+        lrs: new Array(s.steps).fill(s.lr),
+        threshold: L5_THRESHOLD,
+        check: autoFull(s, cur.tokens.length),
+      });
+    },
+    { what: 'the playground' },
+  );
 
   function gridCount(T, h) {
     return Math.max(1, Math.min(h, GRID_MAX, Math.floor(GRID_CELLS / (T * T))));
@@ -143,11 +273,19 @@ export function renderPlayground({ mha, body, scheduler }) {
 
   function showFocus() {
     const { model, att } = cur;
-    const T = model.T, h = model.heads;
+    const T = model.T,
+      h = model.heads;
     const v = headSel.value;
     const data = v === 'mean' ? meanOverHeads(att, 0, h, T) : slice2d(att, Number(v), T, T);
     const title = v === 'mean' ? `mean over ${h} heads` : `head ${v}`;
-    const opts = { rows: T, cols: T, rowLabels: cur.tokens, colLabels: cur.tokens, title, shape: v === 'mean' ? `att[0].mean(0) (${T}, ${T})` : `att[0, ${v}] (${T}, ${T})` };
+    const opts = {
+      rows: T,
+      cols: T,
+      rowLabels: cur.tokens,
+      colLabels: cur.tokens,
+      title,
+      shape: v === 'mean' ? `att[0].mean(0) (${T}, ${T})` : `att[0, ${v}] (${T}, ${T})`,
+    };
     if (!focusMap) {
       focusMap = lazyHeatmap({ data, ...opts, scale: 'unit', exportName: 'playground-attention' });
       focusSlot.replaceChildren(focusMap.element);
@@ -161,9 +299,27 @@ export function renderPlayground({ mha, body, scheduler }) {
     if (!cur || !yDetails.open) return;
     const { Y, tokens, settings } = cur;
     const T = tokens.length;
-    const yOpts = { rows: T, cols: settings.C, rowLabels: tokens, rowAxis: 'token (row)', colAxis: 'feature (column)', title: 'Y = layer(X) at the initial weights', shape: `(1, ${T}, ${settings.C})` };
+    const yOpts = {
+      rows: T,
+      cols: settings.C,
+      rowLabels: tokens,
+      rowAxis: 'token (row)',
+      colAxis: 'feature (column)',
+      title: 'Y = layer(X) at the initial weights',
+      shape: `(1, ${T}, ${settings.C})`,
+    };
     if (!yMap) {
-      yMap = lazyHeatmap({ data: Y, ...yOpts, scale: 'diverging', numbers: false, legendLabel: 'Y', exportName: 'playground-Y' }, { eager: true });
+      yMap = lazyHeatmap(
+        {
+          data: Y,
+          ...yOpts,
+          scale: 'diverging',
+          numbers: false,
+          legendLabel: 'Y',
+          exportName: 'playground-Y',
+        },
+        { eager: true },
+      );
       ySlot.replaceChildren(yMap.element);
     } else {
       yMap.update(Y, { ...yOpts, colLabels: undefined, cellSize: undefined });
@@ -176,27 +332,48 @@ export function renderPlayground({ mha, body, scheduler }) {
     if (!chart) {
       chart = lossChart({ losses, title: `MSE loss, ${s.steps} steps at lr = ${s.lr}` });
       const values = chart.element.querySelector('details.chart-values');
-      if (values) { values.open = false; values.dataset.touched = '1'; }   // the loss table beside the chart has the values
+      if (values) {
+        values.open = false;
+        values.dataset.touched = '1';
+      } // the loss table beside the chart has the values
     } else {
       chart.update(losses);
     }
-    chart.element.querySelector('.chart-title')?.replaceChildren(document.createTextNode(`MSE loss, ${s.steps} steps at lr = ${s.lr}`));
-    trainSlot.replaceChildren(chart.element, table({
-      headers: ['step', 'loss after the step'],
-      rows: losses.map((L, k) => [String(k), num(L, 10)]),
-      caption: losses.length - 1 < s.steps ? `Training… ${losses.length - 1} of ${s.steps} steps` : `The loss table (${s.steps} steps, lr = ${s.lr})`, numeric: [1],
-    }));
+    chart.element
+      .querySelector('.chart-title')
+      ?.replaceChildren(document.createTextNode(`MSE loss, ${s.steps} steps at lr = ${s.lr}`));
+    trainSlot.replaceChildren(
+      chart.element,
+      table({
+        headers: ['step', 'loss after the step'],
+        rows: losses.map((L, k) => [String(k), num(L, 10)]),
+        caption:
+          losses.length - 1 < s.steps
+            ? `Training… ${losses.length - 1} of ${s.steps} steps`
+            : `The loss table (${s.steps} steps, lr = ${s.lr})`,
+        numeric: [1],
+      }),
+    );
   }
 
   function setFigures() {
     const s = cur.settings;
     const L = cur.losses;
     figs.set([
-      { key: 'T', label: 'tokens T / distinct words V', value: `${cur.tokens.length} / ${cur.model.vocab.length}` },
+      {
+        key: 'T',
+        label: 'tokens T / distinct words V',
+        value: `${cur.tokens.length} / ${cur.model.vocab.length}`,
+      },
       { key: 'shape', label: 'X.shape', value: `(1, ${cur.tokens.length}, ${s.C})` },
       { key: 'hs', label: 'head size hs = C / h', value: s.C / s.h },
       { key: 'loss0', label: 'loss at step 0', value: L[0], digits: 10 },
-      { key: 'lossN', label: `loss after step ${L.length - 1}`, value: L[L.length - 1], digits: 10 },
+      {
+        key: 'lossN',
+        label: `loss after step ${L.length - 1}`,
+        value: L[L.length - 1],
+        digits: 10,
+      },
     ]);
   }
 
@@ -216,9 +393,12 @@ export function renderPlayground({ mha, body, scheduler }) {
     thresholdNote.textContent = `Pass: max relative error ≤ ${panel.threshold.toPrecision(3).replace(/\.?0+$/, '')} for n = T·C = ${T * s.C}.`;
     panel.showPending('', pendingReport({ T, C: s.C, heads: s.h }));
     panel.run(gradcheckJob(makeLayer, model.X, { ...opts, samples: SAMPLES }), {
-      samples: SAMPLES, priority: 5,
+      samples: SAMPLES,
+      priority: 5,
       onDone: () => {
-        if (auto && cur === token) panel.run(gradcheckJob(makeLayer, model.X, opts), { priority: 1, total });
+        if (auto && cur === token) {
+          panel.run(gradcheckJob(makeLayer, model.X, opts), { priority: 1, total });
+        }
       },
     });
     fullBtn.onclick = () => {
@@ -236,7 +416,17 @@ export function renderPlayground({ mha, body, scheduler }) {
   function trainAtOnce(s, model) {
     const layer = borrowLayer(mha, s.C, s.h, model.W);
     try {
-      return { losses: Array.from(layer.train(model.X, model.target, { B: 1, T: model.T, steps: s.steps + 1, lr: s.lr, causal: s.causal })) };
+      return {
+        losses: Array.from(
+          layer.train(model.X, model.target, {
+            B: 1,
+            T: model.T,
+            steps: s.steps + 1,
+            lr: s.lr,
+            causal: s.causal,
+          }),
+        ),
+      };
     } catch (e) {
       if (!e.losses) throw e;
       const all = Array.from(e.losses);
@@ -244,18 +434,26 @@ export function renderPlayground({ mha, body, scheduler }) {
       const losses = bad < 0 ? all : all.slice(0, bad + 1);
       // Trainer.step refuses to step from a non-finite loss; a non-finite final loss is just shown
       if (bad < 0 || bad >= s.steps) return { losses };
-      return { losses, error: `the loss is ${losses[losses.length - 1]}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.` };
+      return {
+        losses,
+        error: `the loss is ${losses[losses.length - 1]}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.`,
+      };
     } finally {
       returnLayer(mha, layer);
     }
   }
 
   function train() {
-    if (trainJob) { trainJob.cancel(); trainJob.free?.(); trainJob = null; }
+    if (trainJob) {
+      trainJob.cancel();
+      trainJob.free?.();
+      trainJob = null;
+    }
     const s = cur.settings;
     const token = cur;
     const cost = s.steps * cur.tokens.length * s.C * s.C;
-    if (cost <= 4e6) {      // small: train right away (a few ms)
+    if (cost <= 4e6) {
+      // small: train right away (a few ms)
       try {
         const r = trainAtOnce(s, cur.model);
         cur.losses = r.losses;
@@ -269,64 +467,129 @@ export function renderPlayground({ mha, body, scheduler }) {
     }
     const trainer = new Trainer(mha, cur.model);
     let freed = false;
-    const free = () => { if (!freed) { freed = true; trainer.free(); } };
+    const free = () => {
+      if (!freed) {
+        freed = true;
+        trainer.free();
+      }
+    };
     cur.losses = [...trainer.losses];
     renderTraining();
     trainJob = scheduler.submit({
       priority: 6,
       name: 'pg-train',
       start: () => ({
-        iterator: (function* () { for (let k = 0; k < s.steps; k++) { trainer.step(s.lr); yield k + 1; } })(),
+        iterator: (function* () {
+          for (let k = 0; k < s.steps; k++) {
+            trainer.step(s.lr);
+            yield k + 1;
+          }
+        })(),
         cleanup: free,
       }),
-      onProgress: () => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); setFigures(); } },
-      onDone: () => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); setFigures(); } },
-      onError: (e) => { if (cur === token) { cur.losses = [...trainer.losses]; renderTraining(); err.set(`Training stopped: ${e.message}`); } },
+      onProgress: () => {
+        if (cur === token) {
+          cur.losses = [...trainer.losses];
+          renderTraining();
+          setFigures();
+        }
+      },
+      onDone: () => {
+        if (cur === token) {
+          cur.losses = [...trainer.losses];
+          renderTraining();
+          setFigures();
+        }
+      },
+      onError: (e) => {
+        if (cur === token) {
+          cur.losses = [...trainer.losses];
+          renderTraining();
+          err.set(`Training stopped: ${e.message}`);
+        }
+      },
     });
-    trainJob.free = free;   // a job cancelled before its first slice has no cleanup yet
+    trainJob.free = free; // a job cancelled before its first slice has no cleanup yet
   }
 
   function render(settings, tokens) {
-    const model = sentenceModel(mha, { tokens, C: settings.C, heads: settings.h, seed: settings.seed, rng: settings.rng, pe: settings.pe, causal: settings.causal });
+    const model = sentenceModel(mha, {
+      tokens,
+      C: settings.C,
+      heads: settings.h,
+      seed: settings.seed,
+      rng: settings.rng,
+      pe: settings.pe,
+      causal: settings.causal,
+    });
     const layer = borrowLayer(mha, settings.C, settings.h, model.W);
     let att, Y;
     try {
-      ({ attention: att, Y } = layer.forward(model.X, { B: 1, T: model.T, causal: settings.causal }));
+      ({ attention: att, Y } = layer.forward(model.X, {
+        B: 1,
+        T: model.T,
+        causal: settings.causal,
+      }));
     } finally {
       returnLayer(mha, layer);
     }
     cur = { settings, tokens, model, att, Y, losses: [] };
-    const T = model.T, h = settings.h;
+    const T = model.T,
+      h = settings.h;
 
-    chipsSlot.replaceChildren(tokenChips(tokens, model.ids, (t) => {
-      const r = t === null ? -1 : t;
-      focusMap?.highlight(r, r);
-      for (const m of gridMaps) m.highlight(r, r);
-    }));
+    chipsSlot.replaceChildren(
+      tokenChips(tokens, model.ids, (t) => {
+        const r = t === null ? -1 : t;
+        focusMap?.highlight(r, r);
+        for (const m of gridMaps) m.highlight(r, r);
+      }),
+    );
 
     const prev = headSel.value;
-    headSel.replaceChildren(el('option', { value: 'mean', text: `mean over ${h} heads` }),
-      ...Array.from({ length: h }, (_, i) => el('option', { value: String(i), text: `head ${i}` })));
+    headSel.replaceChildren(
+      el('option', { value: 'mean', text: `mean over ${h} heads` }),
+      ...Array.from({ length: h }, (_, i) => el('option', { value: String(i), text: `head ${i}` })),
+    );
     headSel.value = prev === 'mean' || (Number(prev) < h && prev !== '') ? prev : '0';
     if (!headSel.value) headSel.value = '0';
     showFocus();
 
     const n = gridCount(T, h);
-    gridTitle.textContent = n < h ? `All heads: the first ${n} of ${h} (pick any head above)` : `All ${h} heads`;
+    gridTitle.textContent =
+      n < h ? `All heads: the first ${n} of ${h} (pick any head above)` : `All ${h} heads`;
     gridMaps = [];
     const numbers = T <= 10 ? 'auto' : false;
     for (let i = 0; i < n; i++) {
-      gridMaps.push(lazyHeatmap({
-        data: slice2d(att, i, T, T), rows: T, cols: T, rowLabels: tokens, colLabels: tokens,
-        title: `head ${i}`, shape: `(${T}, ${T})`, scale: 'unit', numbers, cellSize: T <= 8 ? 26 : undefined,
-        exportName: `playground-att-h${i}`,
-      }));
+      gridMaps.push(
+        lazyHeatmap({
+          data: slice2d(att, i, T, T),
+          rows: T,
+          cols: T,
+          rowLabels: tokens,
+          colLabels: tokens,
+          title: `head ${i}`,
+          shape: `(${T}, ${T})`,
+          scale: 'unit',
+          numbers,
+          cellSize: T <= 8 ? 26 : undefined,
+          exportName: `playground-att-h${i}`,
+        }),
+      );
     }
     gridSlot.replaceChildren(...gridMaps.map((m) => m.element));
 
     showY();
 
-    xDetails.set(xSnippet({ sentence: settings.s, tokens, C: settings.C, seed: settings.seed, rng: settings.rng, pe: settings.pe }));
+    xDetails.set(
+      xSnippet({
+        sentence: settings.s,
+        tokens,
+        C: settings.C,
+        seed: settings.seed,
+        rng: settings.rng,
+        pe: settings.pe,
+      }),
+    );
     train();
     setFigures();
     script.refresh();
@@ -337,11 +600,18 @@ export function renderPlayground({ mha, body, scheduler }) {
     const order = ['s', 'C', 'h', 'seed', 'rng', 'causal', 'pe', 'lr', 'steps'];
     for (const k of order) {
       const c = controlFor[k];
-      if (errors[k]) c.setAttribute('aria-invalid', 'true'); else c.removeAttribute('aria-invalid');
+      if (errors[k]) c.setAttribute('aria-invalid', 'true');
+      else c.removeAttribute('aria-invalid');
     }
     const msgs = order.filter((k) => errors[k]).map((k) => errors[k]);
-    if (msgs.length) err.set([...msgs, cur ? 'The view below still shows the last valid settings.' : 'The view below shows the default settings.']);
-    else err.clear();
+    if (msgs.length) {
+      err.set([
+        ...msgs,
+        cur
+          ? 'The view below still shows the last valid settings.'
+          : 'The view below shows the default settings.',
+      ]);
+    } else err.clear();
   }
 
   function writeURL(settings) {
@@ -377,7 +647,9 @@ export function renderPlayground({ mha, body, scheduler }) {
   seedIn.addEventListener('input', later);
   lrIn.addEventListener('input', later);
   stepsIn.addEventListener('input', later);
-  for (const c of [sentenceIn, seedIn, lrIn, stepsIn]) c.addEventListener('change', () => later.flush());
+  for (const c of [sentenceIn, seedIn, lrIn, stepsIn]) {
+    c.addEventListener('change', () => later.flush());
+  }
   cSel.addEventListener('change', () => {
     const C = Number(cSel.value);
     const h = Number(hSel.value);
@@ -402,17 +674,30 @@ export function renderPlayground({ mha, body, scheduler }) {
   }
 
   body.append(
-    controls, peNote,
-    el('div', { className: 'actions' }, linkBtn, el('span', { className: 'note', text: 'The address bar always holds the current settings.' })),
+    controls,
+    peNote,
+    el(
+      'div',
+      { className: 'actions' },
+      linkBtn,
+      el('span', { className: 'note', text: 'The address bar always holds the current settings.' }),
+    ),
     chipsSlot,
-    headField, focusSlot,
-    gridTitle, gridSlot,
+    headField,
+    focusSlot,
+    gridTitle,
+    gridSlot,
     yDetails,
     el('h3', { text: 'Training' }),
     trainSlot,
     figs.element,
     el('h3', { text: 'Gradient check for this sentence' }),
-    el('p', { className: 'note' }, `Live re-renders use a sampled check: ${SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE; its threshold is 10⁻⁵ at lesson 5's size (n = T·C = 512) and grows in proportion to n above that, because MSE's gradients shrink as 1/n while the rounding floor of the finite differences (about 10⁻¹³ absolute, see the max abs error column) does not. `, thresholdNote),
+    el(
+      'p',
+      { className: 'note' },
+      `Live re-renders use a sampled check: ${SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE; its threshold is 10⁻⁵ at lesson 5's size (n = T·C = 512) and grows in proportion to n above that, because MSE's gradients shrink as 1/n while the rounding floor of the finite differences (about 10⁻¹³ absolute, see the max abs error column) does not. `,
+      thresholdNote,
+    ),
     el('div', { className: 'actions' }, fullBtn, fullNote),
     panel.element,
     xDetails.element,
@@ -420,11 +705,20 @@ export function renderPlayground({ mha, body, scheduler }) {
   );
 
   return {
-    figures: () => (cur ? {
-      tokens: [...cur.tokens], C: cur.settings.C, heads: cur.settings.h,
-      att: Array.from(cur.att), Y: Array.from(cur.Y), gradcheck: panel.rows, sampled: panel.sampled,
-      losses: [...cur.losses], settings: { ...cur.settings },
-    } : null),
+    figures: () =>
+      cur
+        ? {
+            tokens: [...cur.tokens],
+            C: cur.settings.C,
+            heads: cur.settings.h,
+            att: Array.from(cur.att),
+            Y: Array.from(cur.Y),
+            gradcheck: panel.rows,
+            sampled: panel.sampled,
+            losses: [...cur.losses],
+            settings: { ...cur.settings },
+          }
+        : null,
     settings: () => (cur ? { ...cur.settings } : null),
     afterReady() {
       // the address bar holds the full state from the start (a link copied right away reproduces

@@ -8,15 +8,33 @@
 // set of listeners on the <figure> (event delegation by coordinates, not one listener per cell).
 // Text from data (token labels) is only ever set with textContent or escaped by escapeXML().
 
+import { MINUS, svgEl } from './dom.js';
 import {
-  sequentialColor, divergingColor, sequentialTextColor, divergingTextColor, sequentialPacked,
-  divergingPacked, createLegend,
-  legendLayout, gradientStops, describeScale, formatFixed, formatTick, uniqueId,
+  sequentialColor,
+  divergingColor,
+  sequentialTextColor,
+  divergingTextColor,
+  sequentialPacked,
+  divergingPacked,
+  createLegend,
+  legendLayout,
+  gradientStops,
+  describeScale,
+  formatFixed,
+  formatTick,
+  uniqueId,
 } from './scales.js';
-import { downloadSVG, downloadPNG, downloadText, matrixCSV, safeFilename, FONT_STACK } from './export.js';
+import {
+  downloadSVG,
+  downloadPNG,
+  downloadText,
+  matrixCSV,
+  safeFilename,
+  FONT_STACK,
+} from './export.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-const MONO_STACK = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
+const MONO_STACK =
+  'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
 // Cells drawn as SVG <rect>s up to this many (every lesson figure); a canvas above (fast at 64x64).
 const SVG_CELL_LIMIT = 256;
 const AUTO_NUMBERS_LIMIT = 100;
@@ -26,16 +44,9 @@ const INK = '#111827';
 const LABEL_INK = '#374151';
 const MUTED_INK = '#6b7280';
 const HIGHLIGHT_INK = '#111111';
-const MINUS = '\u2212';
 
 // ------------------------------------------------------------------------------------------------
 // small helpers
-
-function svgEl(name, attrs) {
-  const el = document.createElementNS(SVG_NS, name);
-  if (attrs) for (const k in attrs) el.setAttribute(k, attrs[k]);
-  return el;
-}
 
 /** An HTML element with a class and attributes */
 function htmlEl(tag, className, attrs) {
@@ -47,9 +58,17 @@ function htmlEl(tag, className, attrs) {
 
 /** Escape text for SVG/XML markup (token labels are user text). */
 export function escapeXML(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  })[ch]);
+  return String(s).replace(
+    /[&<>"']/g,
+    (ch) =>
+      ({
+        '&': '&amp;',
+        '<': '&lt;',
+        '>': '&gt;',
+        '"': '&quot;',
+        "'": '&#39;',
+      })[ch],
+  );
 }
 
 let measureCtx = null;
@@ -75,12 +94,16 @@ function textWidth(text, size, weight = 400) {
 
 function truncate(label) {
   const chars = Array.from(label);
-  return chars.length > LABEL_MAX_CHARS ? `${chars.slice(0, LABEL_MAX_CHARS - 1).join('')}…` : label;
+  return chars.length > LABEL_MAX_CHARS
+    ? `${chars.slice(0, LABEL_MAX_CHARS - 1).join('')}…`
+    : label;
 }
 
 /** 'query (row)' -> 'query': the noun used in readouts. */
 function axisNoun(axis) {
-  const s = String(axis ?? '').replace(/\(.*?\)/g, '').trim();
+  const s = String(axis ?? '')
+    .replace(/\(.*?\)/g, '')
+    .trim();
   return s || String(axis ?? '');
 }
 
@@ -108,7 +131,9 @@ function niceStep(x) {
  */
 function labelStep(need, n, labels) {
   let step = niceStep(need);
-  if (n > 24 && labels.every((l) => l === null || /\d$/.test(l))) step = Math.max(step, niceStep(n / 10));
+  if (n > 24 && labels.every((l) => l === null || /\d$/.test(l))) {
+    step = Math.max(step, niceStep(n / 10));
+  }
   return step;
 }
 
@@ -127,7 +152,9 @@ function normalise(o) {
   }
   const data = o.data;
   if (!data || typeof data.length !== 'number' || data.length < rows * cols) {
-    throw new Error(`heatmap: data must hold rows*cols = ${rows * cols} numbers, got ${data ? data.length : data}`);
+    throw new Error(
+      `heatmap: data must hold rows*cols = ${rows * cols} numbers, got ${data ? data.length : data}`,
+    );
   }
   const labelsOf = (labels, n) => {
     const out = new Array(n);
@@ -148,7 +175,9 @@ function normalise(o) {
     rowAxis: o.rowAxis ?? 'query (row)',
     colAxis: o.colAxis ?? 'key (column)',
     digits: Number.isInteger(o.digits) ? o.digits : 2,
-    highlightRows: Array.from(o.highlightRows ?? []).filter((r) => Number.isInteger(r) && r >= 0 && r < rows),
+    highlightRows: Array.from(o.highlightRows ?? []).filter(
+      (r) => Number.isInteger(r) && r >= 0 && r < rows,
+    ),
     cellPref: o.cellSize > 0 ? o.cellSize : defaultCellSize(rows, cols),
     fixedCell: o.cellSize > 0,
     svgCellLimit: Number.isFinite(o.svgCellLimit) ? o.svgCellLimit : SVG_CELL_LIMIT,
@@ -164,7 +193,8 @@ function normalise(o) {
  */
 function fitted(s, avail) {
   let cell = s.cellPref;
-  const wantsNumbers = s.numbers === true || (s.numbers !== false && s.rows * s.cols <= AUTO_NUMBERS_LIMIT);
+  const wantsNumbers =
+    s.numbers === true || (s.numbers !== false && s.rows * s.cols <= AUTO_NUMBERS_LIMIT);
   if ((!s.fixedCell || !wantsNumbers) && Number.isFinite(avail) && avail > 0) {
     const min = s.rows * s.cols <= AUTO_NUMBERS_LIMIT && s.numbers !== false ? 20 : 3;
     let L = computeLayout({ ...s, cell, numbersOn: false });
@@ -179,7 +209,9 @@ function fitted(s, avail) {
       }
     }
   }
-  const numbersOn = s.numbers === true || (s.numbers !== false && s.rows * s.cols <= AUTO_NUMBERS_LIMIT && cell >= 26);
+  const numbersOn =
+    s.numbers === true ||
+    (s.numbers !== false && s.rows * s.cols <= AUTO_NUMBERS_LIMIT && cell >= 26);
   return { ...s, cell, numbersOn };
 }
 
@@ -208,7 +240,11 @@ function colorizer(s) {
   if (s.scale === 'diverging') {
     const m = hi;
     return {
-      lo, hi, fill: (v) => divergingColor(v / m), ink: (v) => divergingTextColor(v / m), packed: (v) => divergingPacked(v / m),
+      lo,
+      hi,
+      fill: (v) => divergingColor(v / m),
+      ink: (v) => divergingTextColor(v / m),
+      packed: (v) => divergingPacked(v / m),
     };
   }
   const span = hi - lo;
@@ -278,8 +314,32 @@ function computeLayout(s) {
     numFont = r2(Math.max(6, Math.min(13, cell * 0.36, (cell - gap - 3) / (maxChars * 0.58))));
   }
   return {
-    W, H, pad, mx, my, mw, mh, cell, gap, rx, axisFont, labelFont, rowFont, colFont, numFont, rowStep, colStep,
-    rowText, colText, colW, topTitle, sideTitle, titleY, sideTitleX: pad + axisFont * 0.85, colLabelY: my - 5, markerX: mx + mw + 4,
+    W,
+    H,
+    pad,
+    mx,
+    my,
+    mw,
+    mh,
+    cell,
+    gap,
+    rx,
+    axisFont,
+    labelFont,
+    rowFont,
+    colFont,
+    numFont,
+    rowStep,
+    colStep,
+    rowText,
+    colText,
+    colW,
+    topTitle,
+    sideTitle,
+    titleY,
+    sideTitleX: pad + axisFont * 0.85,
+    colLabelY: my - 5,
+    markerX: mx + mw + 4,
   };
 }
 
@@ -289,19 +349,55 @@ function computeLayout(s) {
  */
 function decorations(s, L) {
   const items = [];
-  items.push({ type: 'text', key: 'title-col', x: L.mx, y: L.titleY, text: L.topTitle, size: L.axisFont, weight: 600, fill: INK, cls: 'axis-title' });
-  items.push({ type: 'text', key: 'title-row', x: L.sideTitleX, y: L.my + L.mh / 2, text: L.sideTitle, size: L.axisFont, weight: 600, fill: INK, anchor: 'middle', rotate: -90, cls: 'axis-title' });
+  items.push({
+    type: 'text',
+    key: 'title-col',
+    x: L.mx,
+    y: L.titleY,
+    text: L.topTitle,
+    size: L.axisFont,
+    weight: 600,
+    fill: INK,
+    cls: 'axis-title',
+  });
+  items.push({
+    type: 'text',
+    key: 'title-row',
+    x: L.sideTitleX,
+    y: L.my + L.mh / 2,
+    text: L.sideTitle,
+    size: L.axisFont,
+    weight: 600,
+    fill: INK,
+    anchor: 'middle',
+    rotate: -90,
+    cls: 'axis-title',
+  });
   const muted = (labels, i) => labels[i] === null;
   for (let r = 0; r < s.rows; r += L.rowStep) {
     items.push({
-      type: 'text', key: `row-${r}`, x: L.mx - 6, y: L.my + (r + 0.5) * L.cell + L.rowFont * 0.35,
-      text: L.rowText[r], size: L.rowFont, anchor: 'end', fill: muted(s.rowLabels, r) ? MUTED_INK : LABEL_INK, cls: 'row-label',
+      type: 'text',
+      key: `row-${r}`,
+      x: L.mx - 6,
+      y: L.my + (r + 0.5) * L.cell + L.rowFont * 0.35,
+      text: L.rowText[r],
+      size: L.rowFont,
+      anchor: 'end',
+      fill: muted(s.rowLabels, r) ? MUTED_INK : LABEL_INK,
+      cls: 'row-label',
     });
   }
   for (let c = 0; c < s.cols; c += L.colStep) {
     items.push({
-      type: 'text', key: `col-${c}`, x: L.mx + (c + 0.5) * L.cell - L.colFont * 0.25, y: L.colLabelY,
-      text: L.colText[c], size: L.colFont, rotate: -45, fill: muted(s.colLabels, c) ? MUTED_INK : LABEL_INK, cls: 'col-label',
+      type: 'text',
+      key: `col-${c}`,
+      x: L.mx + (c + 0.5) * L.cell - L.colFont * 0.25,
+      y: L.colLabelY,
+      text: L.colText[c],
+      size: L.colFont,
+      rotate: -45,
+      fill: muted(s.colLabels, c) ? MUTED_INK : LABEL_INK,
+      cls: 'col-label',
     });
   }
   return items;
@@ -311,9 +407,38 @@ function highlightItems(s, L) {
   const items = [];
   for (const r of s.highlightRows) {
     const y = L.my + r * L.cell;
-    items.push({ type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cell + 2, fill: 'none', stroke: '#ffffff', sw: 4, cls: 'hl-row-halo' });
-    items.push({ type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cell + 2, fill: 'none', stroke: HIGHLIGHT_INK, sw: 2, dash: '5 3', cls: 'hl-row' });
-    items.push({ type: 'text', x: L.markerX, y: y + L.cell / 2 + L.rowFont * 0.35, text: '◀', size: L.rowFont, fill: HIGHLIGHT_INK, cls: 'hl-marker' });
+    items.push({
+      type: 'rect',
+      x: L.mx - 1,
+      y: y - 1,
+      w: L.mw + 2,
+      h: L.cell + 2,
+      fill: 'none',
+      stroke: '#ffffff',
+      sw: 4,
+      cls: 'hl-row-halo',
+    });
+    items.push({
+      type: 'rect',
+      x: L.mx - 1,
+      y: y - 1,
+      w: L.mw + 2,
+      h: L.cell + 2,
+      fill: 'none',
+      stroke: HIGHLIGHT_INK,
+      sw: 2,
+      dash: '5 3',
+      cls: 'hl-row',
+    });
+    items.push({
+      type: 'text',
+      x: L.markerX,
+      y: y + L.cell / 2 + L.rowFont * 0.35,
+      text: '◀',
+      size: L.rowFont,
+      fill: HIGHLIGHT_INK,
+      cls: 'hl-marker',
+    });
   }
   return items;
 }
@@ -336,7 +461,13 @@ function textAttrs(it) {
 }
 
 function rectAttrs(it) {
-  const a = { x: r2(it.x), y: r2(it.y), width: r2(it.w), height: r2(it.h), fill: it.fill ?? 'none' };
+  const a = {
+    x: r2(it.x),
+    y: r2(it.y),
+    width: r2(it.w),
+    height: r2(it.h),
+    fill: it.fill ?? 'none',
+  };
   if (it.stroke) {
     a.stroke = it.stroke;
     a['stroke-width'] = it.sw ?? 1;
@@ -382,8 +513,11 @@ function itemsMarkup(items, defs) {
       out += `<rect${attrString(rectAttrs(it))}/>`;
     } else if (it.type === 'gradient') {
       const id = `g${defs.length}`;
-      defs.push(`<linearGradient id="${id}" x1="0" x2="1" y1="0" y2="0">${it.stops
-        .map(([o, c]) => `<stop offset="${o.toFixed(4)}" stop-color="${c}"/>`).join('')}</linearGradient>`);
+      defs.push(
+        `<linearGradient id="${id}" x1="0" x2="1" y1="0" y2="0">${it.stops
+          .map(([o, c]) => `<stop offset="${o.toFixed(4)}" stop-color="${c}"/>`)
+          .join('')}</linearGradient>`,
+      );
       out += `<rect${attrString({ x: r2(it.x), y: r2(it.y), width: r2(it.w), height: r2(it.h), fill: `url(#${id})`, stroke: '#6b7280', 'stroke-width': 0.5 })}/>`;
     } else if (it.type === 'line') {
       out += `<line${attrString({ x1: r2(it.x1), y1: r2(it.y1), x2: r2(it.x2), y2: r2(it.y2), stroke: it.stroke, 'stroke-width': it.sw ?? 1 })}/>`;
@@ -546,7 +680,11 @@ function paintNumbers(ctx, s, L, col, ox, oy) {
     for (let c = 0; c < s.cols; c++) {
       const v = s.data[r * s.cols + c];
       ctx.fillStyle = Number.isFinite(v) ? col.ink(v) : INK;
-      ctx.fillText(formatFixed(v, s.digits), ox + (c + 0.5) * L.cell, oy + (r + 0.5) * L.cell + L.numFont * 0.35);
+      ctx.fillText(
+        formatFixed(v, s.digits),
+        ox + (c + 0.5) * L.cell,
+        oy + (r + 0.5) * L.cell + L.numFont * 0.35,
+      );
     }
   }
   ctx.restore();
@@ -563,7 +701,15 @@ function exportScene(s, L, col) {
     y += 18;
   }
   if (s.shape) {
-    head.push({ type: 'text', x: 12, y, text: `shape ${s.shape}`, size: 12, fill: MUTED_INK, mono: true });
+    head.push({
+      type: 'text',
+      x: 12,
+      y,
+      text: `shape ${s.shape}`,
+      size: 12,
+      fill: MUTED_INK,
+      mono: true,
+    });
     y += 16;
   }
   const oy = s.title || s.shape ? y : 0;
@@ -571,12 +717,42 @@ function exportScene(s, L, col) {
   const lx = Math.max(4, L.mx - lay.bar.x);
   const ly = oy + L.H;
   const legendItems = [
-    { type: 'text', x: lx + lay.label.x, y: ly + lay.label.y, text: legendText(s), size: 12, weight: 600, fill: INK },
-    { type: 'gradient', x: lx + lay.bar.x, y: ly + lay.bar.y, w: lay.bar.w, h: lay.bar.h, stops: gradientStops(s.scale === 'diverging' ? 'diverging' : 'unit') },
+    {
+      type: 'text',
+      x: lx + lay.label.x,
+      y: ly + lay.label.y,
+      text: legendText(s),
+      size: 12,
+      weight: 600,
+      fill: INK,
+    },
+    {
+      type: 'gradient',
+      x: lx + lay.bar.x,
+      y: ly + lay.bar.y,
+      w: lay.bar.w,
+      h: lay.bar.h,
+      stops: gradientStops(s.scale === 'diverging' ? 'diverging' : 'unit'),
+    },
   ];
   for (const t of lay.ticks) {
-    legendItems.push({ type: 'line', x1: lx + t.x, x2: lx + t.x, y1: ly + lay.bar.y + lay.bar.h, y2: ly + lay.bar.y + lay.bar.h + 4, stroke: '#4b5563' });
-    legendItems.push({ type: 'text', x: lx + t.x, y: ly + lay.tickY, text: t.text, size: 11, anchor: 'middle', fill: LABEL_INK });
+    legendItems.push({
+      type: 'line',
+      x1: lx + t.x,
+      x2: lx + t.x,
+      y1: ly + lay.bar.y + lay.bar.h,
+      y2: ly + lay.bar.y + lay.bar.h + 4,
+      stroke: '#4b5563',
+    });
+    legendItems.push({
+      type: 'text',
+      x: lx + t.x,
+      y: ly + lay.tickY,
+      text: t.text,
+      size: 11,
+      anchor: 'middle',
+      fill: LABEL_INK,
+    });
   }
   let W = Math.max(L.W, lx + lay.width + 8);
   let H = ly + lay.height + 8;
@@ -586,12 +762,19 @@ function exportScene(s, L, col) {
     W = Math.max(W, lx + 2 + textWidth(text, 12) + 12);
     H += 20;
   }
-  for (const it of head) W = Math.max(W, it.x + textWidth(it.text, it.size, it.weight ?? 400) * (it.mono ? 1.25 : 1) + 12);
+  for (const it of head) {
+    W = Math.max(
+      W,
+      it.x + textWidth(it.text, it.size, it.weight ?? 400) * (it.mono ? 1.25 : 1) + 12,
+    );
+  }
   return { head, oy, legendItems, W: Math.ceil(W), H: Math.ceil(H) };
 }
 
 function highlightKeyText(s) {
-  const rows = s.highlightRows.map((r) => (s.rowLabels[r] !== null ? `${r} ‘${s.rowLabels[r]}’` : String(r))).join(', ');
+  const rows = s.highlightRows
+    .map((r) => (s.rowLabels[r] !== null ? `${r} ‘${s.rowLabels[r]}’` : String(r)))
+    .join(', ');
   return `◀ dashed outline: ${s.highlightLabel ?? 'highlighted rows'} (${s.highlightRows.length === 1 ? 'row' : 'rows'} ${rows})`;
 }
 
@@ -604,7 +787,12 @@ function shift(items, dx, dy) {
     const o = { ...it };
     if ('x' in o) o.x += dx;
     if ('y' in o) o.y += dy;
-    if ('x1' in o) { o.x1 += dx; o.x2 += dx; o.y1 += dy; o.y2 += dy; }
+    if ('x1' in o) {
+      o.x1 += dx;
+      o.x2 += dx;
+      o.y1 += dy;
+      o.y2 += dy;
+    }
     return o;
   });
 }
@@ -613,7 +801,9 @@ function exportSVGMarkup(s) {
   const L = computeLayout(s);
   const col = colorizer(s);
   const sc = exportScene(s, L, col);
-  const defs = ['<pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#e5e7eb"/><line x1="0" y1="0" x2="0" y2="5" stroke="#9ca3af" stroke-width="1.5"/></pattern>'];
+  const defs = [
+    '<pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#e5e7eb"/><line x1="0" y1="0" x2="0" y2="5" stroke="#9ca3af" stroke-width="1.5"/></pattern>',
+  ];
   let body = itemsMarkup(sc.head, defs);
   body += `<g transform="translate(0,${sc.oy})">`;
   body += itemsMarkup(decorations(s, L), defs);
@@ -631,7 +821,9 @@ function exportSVGMarkup(s) {
     }
   }
   body += `<g shape-rendering="${L.gap ? 'auto' : 'crispEdges'}">${cells}</g>`;
-  if (nums) body += `<g font-size="${L.numFont}" text-anchor="middle" font-variant-numeric="tabular-nums">${nums}</g>`;
+  if (nums) {
+    body += `<g font-size="${L.numFont}" text-anchor="middle" font-variant-numeric="tabular-nums">${nums}</g>`;
+  }
   body += itemsMarkup(highlightItems(s, L), defs);
   body += '</g>';
   body += itemsMarkup(sc.legendItems, defs);
@@ -688,7 +880,8 @@ export function heatmap(options) {
   caption.append(titleEl, shapeEl, axesEl, noteEl);
 
   const help = htmlEl('span', 'visually-hidden', { id: helpId });
-  help.textContent = 'Use the arrow keys to move between cells (Home and End: first and last column; Page Up and Page Down: first and last row; Escape: clear). The value of the active cell is read out below the figure.';
+  help.textContent =
+    'Use the arrow keys to move between cells (Home and End: first and last column; Page Up and Page Down: first and last row; Escape: clear). The value of the active cell is read out below the figure.';
 
   const plot = htmlEl('div', 'heatmap-plot');
   // a zero-height box as wide as the plot may be: observed for fitting the cells (its height never
@@ -747,7 +940,9 @@ export function heatmap(options) {
     if (!Number.isFinite(v)) return v === -Infinity ? `${MINUS}∞ (masked)` : formatFixed(v);
     if (s.scale === 'unit') return formatFixed(v, Math.max(4, s.digits));
     const a = Math.abs(v);
-    return a !== 0 && (a < 1e-3 || a >= 1e5) ? formatTick(v, 4) : formatFixed(v, Math.max(4, s.digits));
+    return a !== 0 && (a < 1e-3 || a >= 1e5)
+      ? formatTick(v, 4)
+      : formatFixed(v, Math.max(4, s.digits));
   }
   function fullValue(v) {
     if (!Number.isFinite(v)) return formatFixed(v);
@@ -765,7 +960,10 @@ export function heatmap(options) {
     const what = s.title ? String(s.title) : 'heatmap';
     buttons.PNG.setAttribute('aria-label', `PNG: download ${what} as an image`);
     buttons.SVG.setAttribute('aria-label', `SVG: download ${what} as a vector image`);
-    buttons.CSV.setAttribute('aria-label', `CSV: download the ${s.rows}×${s.cols} values of ${what}`);
+    buttons.CSV.setAttribute(
+      'aria-label',
+      `CSV: download the ${s.rows}×${s.cols} values of ${what}`,
+    );
     tools.setAttribute('aria-label', `Export ${what}`);
     tools.hidden = s.exportButtons === false;
     figure.dataset.exportName = base;
@@ -807,9 +1005,17 @@ export function heatmap(options) {
     el.setAttribute('aria-label', svgLabel());
     const defs = svgEl('defs');
     const hatchId = uniqueId('hm-hatch');
-    const pat = svgEl('pattern', { id: hatchId, width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+    const pat = svgEl('pattern', {
+      id: hatchId,
+      width: 5,
+      height: 5,
+      patternUnits: 'userSpaceOnUse',
+      patternTransform: 'rotate(45)',
+    });
     pat.append(svgEl('rect', { width: 5, height: 5, fill: HATCH_BG }));
-    pat.append(svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: HATCH_INK, 'stroke-width': 1.5 }));
+    pat.append(
+      svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: HATCH_INK, 'stroke-width': 1.5 }),
+    );
     defs.append(pat);
     el.append(defs);
     el.dataset.hatch = hatchId;
@@ -846,7 +1052,12 @@ export function heatmap(options) {
       g.append(frag);
       el.append(g);
       if (s.numbersOn) {
-        const ng = svgEl('g', { class: 'cell-numbers', 'text-anchor': 'middle', 'font-size': L.numFont, 'aria-hidden': 'true' });
+        const ng = svgEl('g', {
+          class: 'cell-numbers',
+          'text-anchor': 'middle',
+          'font-size': L.numFont,
+          'aria-hidden': 'true',
+        });
         const nfrag = document.createDocumentFragment();
         for (let r = 0; r < s.rows; r++) {
           const y = r2(L.my + (r + 0.5) * L.cell + L.numFont * 0.35);
@@ -862,7 +1073,13 @@ export function heatmap(options) {
     } else {
       // many cells: one canvas inside the SVG (scales with it); labels and overlays stay vector.
       // Thousands of SVG nodes cost tens of ms per style pass; a canvas repaints in ~1 ms.
-      const fo = svgEl('foreignObject', { x: L.mx, y: L.my, width: L.mw, height: L.mh, class: 'cells-canvas' });
+      const fo = svgEl('foreignObject', {
+        x: L.mx,
+        y: L.my,
+        width: L.mw,
+        height: L.mh,
+        class: 'cells-canvas',
+      });
       canvas = document.createElement('canvas');
       const dpr = Math.min(3, Math.max(1, globalThis.devicePixelRatio || 1));
       const k = Math.max(1, Math.round(L.cell * dpr));
@@ -881,16 +1098,52 @@ export function heatmap(options) {
     drawItemsDOM(highlightItems(s, L), el);
 
     // hover overlay: dims the complement of the active row+column, then outlines
-    overlay = svgEl('g', { class: 'hover-overlay', 'pointer-events': 'none', visibility: 'hidden' });
+    overlay = svgEl('g', {
+      class: 'hover-overlay',
+      'pointer-events': 'none',
+      visibility: 'hidden',
+    });
     const dims = [];
     for (let i = 0; i < 4; i++) {
-      const d = svgEl('rect', { fill: '#ffffff', 'fill-opacity': '0.55', x: 0, y: 0, width: 0, height: 0 });
+      const d = svgEl('rect', {
+        fill: '#ffffff',
+        'fill-opacity': '0.55',
+        x: 0,
+        y: 0,
+        width: 0,
+        height: 0,
+      });
       dims.push(d);
       overlay.append(d);
     }
-    const band = svgEl('rect', { fill: 'none', stroke: INK, 'stroke-width': 1, 'stroke-opacity': 0.55, x: 0, y: 0, width: 0, height: 0 });
-    const halo = svgEl('rect', { fill: 'none', stroke: '#ffffff', 'stroke-width': 4.5, x: 0, y: 0, width: 0, height: 0 });
-    const ring = svgEl('rect', { fill: 'none', stroke: '#111111', 'stroke-width': 2, x: 0, y: 0, width: 0, height: 0 });
+    const band = svgEl('rect', {
+      fill: 'none',
+      stroke: INK,
+      'stroke-width': 1,
+      'stroke-opacity': 0.55,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+    });
+    const halo = svgEl('rect', {
+      fill: 'none',
+      stroke: '#ffffff',
+      'stroke-width': 4.5,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+    });
+    const ring = svgEl('rect', {
+      fill: 'none',
+      stroke: '#111111',
+      'stroke-width': 2,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+    });
     overlay.append(band, halo, ring);
     el.append(overlay);
     overlay.parts = { dims, band, halo, ring };
@@ -951,7 +1204,19 @@ export function heatmap(options) {
   }
 
   function structure() {
-    return JSON.stringify([s.rows, s.cols, s.cell, s.numbersOn, s.rowLabels, s.colLabels, s.rowAxis, s.colAxis, s.highlightRows, s.scale, s.digits]);
+    return JSON.stringify([
+      s.rows,
+      s.cols,
+      s.cell,
+      s.numbersOn,
+      s.rowLabels,
+      s.colLabels,
+      s.rowAxis,
+      s.colAxis,
+      s.highlightRows,
+      s.scale,
+      s.digits,
+    ]);
   }
 
   function render(full) {
@@ -1156,7 +1421,10 @@ export function heatmap(options) {
 
   figure.addEventListener('pointermove', (e) => {
     if (e.target.closest && e.target.closest('.heatmap-export, .heatmap-side, .heatmap-footer')) {
-      if (hover) { hover = null; show(); }
+      if (hover) {
+        hover = null;
+        show();
+      }
       return;
     }
     const h = hitTest(e.clientX, e.clientY);
@@ -1203,14 +1471,32 @@ export function heatmap(options) {
     if (r < 0) r = 0;
     if (c < 0) c = 0;
     switch (e.key) {
-      case 'ArrowUp': r -= 1; break;
-      case 'ArrowDown': r += 1; break;
-      case 'ArrowLeft': c -= 1; break;
-      case 'ArrowRight': c += 1; break;
-      case 'Home': c = 0; if (e.ctrlKey) r = 0; break;
-      case 'End': c = s.cols - 1; if (e.ctrlKey) r = s.rows - 1; break;
-      case 'PageUp': r = 0; break;
-      case 'PageDown': r = s.rows - 1; break;
+      case 'ArrowUp':
+        r -= 1;
+        break;
+      case 'ArrowDown':
+        r += 1;
+        break;
+      case 'ArrowLeft':
+        c -= 1;
+        break;
+      case 'ArrowRight':
+        c += 1;
+        break;
+      case 'Home':
+        c = 0;
+        if (e.ctrlKey) r = 0;
+        break;
+      case 'End':
+        c = s.cols - 1;
+        if (e.ctrlKey) r = s.rows - 1;
+        break;
+      case 'PageUp':
+        r = 0;
+        break;
+      case 'PageDown':
+        r = s.rows - 1;
+        break;
       case 'Escape':
         if (active) {
           active = null;
@@ -1245,7 +1531,18 @@ export function heatmap(options) {
     const base = figure.dataset.exportName || 'heatmap';
     if (kind === 'csv') {
       const corner = `${axisNoun(s.rowAxis)} \\ ${axisNoun(s.colAxis)}`;
-      downloadText(`${base}.csv`, matrixCSV(s.data, s.rows, s.cols, labelsOrIndex(s.rowLabels), labelsOrIndex(s.colLabels), corner), 'text/csv;charset=utf-8');
+      downloadText(
+        `${base}.csv`,
+        matrixCSV(
+          s.data,
+          s.rows,
+          s.cols,
+          labelsOrIndex(s.rowLabels),
+          labelsOrIndex(s.colLabels),
+          corner,
+        ),
+        'text/csv;charset=utf-8',
+      );
     } else if (kind === 'svg') {
       downloadSVG(`${base}.svg`, exportSVGMarkup(fitted(s, Infinity)));
     } else if (kind === 'png') {
@@ -1271,11 +1568,17 @@ export function heatmap(options) {
         // a new size: labels of the old size would not fit
         if (opts.rowLabels === undefined && next.rows !== s.rows) next.rowLabels = undefined;
         if (opts.colLabels === undefined && next.cols !== s.cols) next.colLabels = undefined;
-        if (opts.highlightRows === undefined) next.highlightRows = s.highlightRows.filter((r) => r < next.rows);
-        if (opts.shape === undefined && (next.rows !== s.rows || next.cols !== s.cols)) next.shape = undefined;
+        if (opts.highlightRows === undefined) {
+          next.highlightRows = s.highlightRows.filter((r) => r < next.rows);
+        }
+        if (opts.shape === undefined && (next.rows !== s.rows || next.cols !== s.cols)) {
+          next.shape = undefined;
+        }
       }
       if (opts.numbers === undefined) next.numbers = options.numbers ?? s.numbers;
-      if (opts.cellSize === undefined && (next.rows !== s.rows || next.cols !== s.cols)) next.cellSize = options.cellSize;
+      if (opts.cellSize === undefined && (next.rows !== s.rows || next.cols !== s.cols)) {
+        next.cellSize = options.cellSize;
+      }
       s = normalise(next);
       render(false);
     },
@@ -1296,7 +1599,14 @@ export function heatmap(options) {
     },
     /** The CSV text the CSV button saves. */
     csv() {
-      return matrixCSV(s.data, s.rows, s.cols, labelsOrIndex(s.rowLabels), labelsOrIndex(s.colLabels), `${axisNoun(s.rowAxis)} \\ ${axisNoun(s.colAxis)}`);
+      return matrixCSV(
+        s.data,
+        s.rows,
+        s.cols,
+        labelsOrIndex(s.rowLabels),
+        labelsOrIndex(s.colLabels),
+        `${axisNoun(s.rowAxis)} \\ ${axisNoun(s.colAxis)}`,
+      );
     },
   };
 }

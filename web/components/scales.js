@@ -6,11 +6,12 @@
 //                                       the orientation of matplotlib's 'PuOr'); signed values, gradients
 // Colours come from d3-scale-chromatic (bundled) through 256-entry lookup tables, so colouring a
 // 64x64 matrix costs a few array reads. legend() draws a labelled gradient bar with ticks.
+import { MINUS, svgEl } from './dom.js';
 
 // d3-scale-chromatic builds all of its ~40 schemes when it is evaluated (5-30 ms on a busy
 // machine), so it is loaded on first use: esbuild turns this require() into a lazy initialiser of
 // the bundled module. The page's first render draws no heatmap, so that happens after mha:ready.
-// (web/render/* is only ever used through the bundle.)
+// (web/components/* is only ever used through the bundle.)
 let chromatic = null;
 function d3Chromatic() {
   if (!chromatic) chromatic = require('d3-scale-chromatic');
@@ -18,12 +19,14 @@ function d3Chromatic() {
 }
 
 const LUT_SIZE = 256;
-const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function parseColor(c) {
   // d3 returns '#rrggbb' or 'rgb(r, g, b)'
   if (c[0] === '#') return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
-  return c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+  return c
+    .match(/\d+(\.\d+)?/g)
+    .slice(0, 3)
+    .map(Number);
 }
 
 function hex(rgb) {
@@ -57,7 +60,12 @@ function buildLut(interp, reverse) {
     const rgb = parseColor(interp(reverse ? 1 - u : u));
     colors[i] = hex(rgb);
     // RGBA bytes in memory order of a little-endian Uint32 view of ImageData
-    packed[i] = ((255 << 24) | (Math.round(rgb[2]) << 16) | (Math.round(rgb[1]) << 8) | Math.round(rgb[0])) >>> 0;
+    packed[i] =
+      ((255 << 24) |
+        (Math.round(rgb[2]) << 16) |
+        (Math.round(rgb[1]) << 8) |
+        Math.round(rgb[0])) >>>
+      0;
     const l = luminance(rgb);
     // whichever of near-black / white has the better contrast against this cell
     text[i] = contrast(l, INK_L) >= contrast(l, 1) ? INK : PAPER;
@@ -133,8 +141,6 @@ export function gradientStops(kind, n = 17) {
 // ------------------------------------------------------------------------------------------------
 // number formatting shared by the renderers
 
-const MINUS = '\u2212';
-
 /** A number for display: fixed decimals, a real minus sign, no '-0.00'. */
 export function formatFixed(v, digits = 2) {
   if (Number.isNaN(v)) return 'NaN';
@@ -154,7 +160,10 @@ export function formatTick(v, precision = 3) {
   if (a >= 1e-3 && a < 1e5) {
     s = String(Number(v.toPrecision(precision)));
   } else {
-    s = v.toExponential(Math.max(0, precision - 1)).replace(/\.?0+e/, 'e').replace('e+', 'e');
+    s = v
+      .toExponential(Math.max(0, precision - 1))
+      .replace(/\.?0+e/, 'e')
+      .replace('e+', 'e');
   }
   return s.replace('-', MINUS);
 }
@@ -174,12 +183,6 @@ let uid = 0;
 export function uniqueId(prefix = 'mha') {
   uid += 1;
   return `${prefix}-${uid}`;
-}
-
-function svgEl(name, attrs) {
-  const el = document.createElementNS(SVG_NS, name);
-  if (attrs) for (const k in attrs) el.setAttribute(k, attrs[k]);
-  return el;
 }
 
 /** The tick values of a legend. */
@@ -264,27 +267,62 @@ export function createLegend({ kind = 'unit', min, max, label } = {}) {
   title.textContent = text;
   svg.append(title);
   const { bar } = lay;
-  svg.append(svgEl('rect', {
-    x: bar.x, y: bar.y, width: bar.w, height: bar.h, fill: `url(#${gid})`,
-    stroke: '#6b7280', 'stroke-width': '0.5',
-  }));
+  svg.append(
+    svgEl('rect', {
+      x: bar.x,
+      y: bar.y,
+      width: bar.w,
+      height: bar.h,
+      fill: `url(#${gid})`,
+      stroke: '#6b7280',
+      'stroke-width': '0.5',
+    }),
+  );
   for (const t of lay.ticks) {
-    svg.append(svgEl('line', {
-      x1: t.x, x2: t.x, y1: bar.y + bar.h, y2: bar.y + bar.h + 4, stroke: '#4b5563', 'stroke-width': '1',
-    }));
-    const tx = svgEl('text', { x: t.x, y: lay.tickY, 'text-anchor': 'middle', class: 'legend-tick' });
+    svg.append(
+      svgEl('line', {
+        x1: t.x,
+        x2: t.x,
+        y1: bar.y + bar.h,
+        y2: bar.y + bar.h + 4,
+        stroke: '#4b5563',
+        'stroke-width': '1',
+      }),
+    );
+    const tx = svgEl('text', {
+      x: t.x,
+      y: lay.tickY,
+      'text-anchor': 'middle',
+      class: 'legend-tick',
+    });
     tx.textContent = t.text;
     svg.append(tx);
   }
   // hover marker: a small triangle above the bar plus a line through it
   const marker = svgEl('g', { class: 'legend-marker', visibility: 'hidden' });
-  marker.append(svgEl('path', { d: `M-4,${bar.y - 6} L4,${bar.y - 6} L0,${bar.y - 1} Z`, fill: '#111' }));
-  marker.append(svgEl('line', {
-    x1: 0, x2: 0, y1: bar.y - 1, y2: bar.y + bar.h + 1, stroke: '#111', 'stroke-width': '2',
-  }));
-  marker.append(svgEl('line', {
-    x1: 0, x2: 0, y1: bar.y, y2: bar.y + bar.h, stroke: '#fff', 'stroke-width': '0.75',
-  }));
+  marker.append(
+    svgEl('path', { d: `M-4,${bar.y - 6} L4,${bar.y - 6} L0,${bar.y - 1} Z`, fill: '#111' }),
+  );
+  marker.append(
+    svgEl('line', {
+      x1: 0,
+      x2: 0,
+      y1: bar.y - 1,
+      y2: bar.y + bar.h + 1,
+      stroke: '#111',
+      'stroke-width': '2',
+    }),
+  );
+  marker.append(
+    svgEl('line', {
+      x1: 0,
+      x2: 0,
+      y1: bar.y,
+      y2: bar.y + bar.h,
+      stroke: '#fff',
+      'stroke-width': '0.75',
+    }),
+  );
   svg.append(marker);
   element.append(svg);
 

@@ -1,20 +1,14 @@
 // chart.js - a small SVG line chart of a training loss, with its values in a table below.
 
+import { svgEl } from './dom.js';
 import { formatTick, uniqueId } from './scales.js';
 import { FONT_STACK } from './export.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const LINE = '#3b528b'; // viridis blue
 const POINT = '#21918c'; // viridis teal
 const INK = '#111827';
 const GRID = '#e5e7eb';
 const AXIS = '#6b7280';
-
-function svgEl(name, attrs) {
-  const el = document.createElementNS(SVG_NS, name);
-  if (attrs) for (const k in attrs) el.setAttribute(k, attrs[k]);
-  return el;
-}
 
 function r2(v) {
   return Math.round(v * 100) / 100;
@@ -47,7 +41,14 @@ const M = { left: 64, right: 24, top: 18, bottom: 44 };
  * losses[i] is the loss at step i (step 0 = before any update). Additions: xStart (the step of
  * losses[0], default 0), digits (decimals in the table, default 6).
  */
-export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yLabel = 'loss', xStart = 0, digits = 6 } = {}) {
+export function lossChart({
+  losses = [],
+  title = 'MSE loss',
+  xLabel = 'step',
+  yLabel = 'loss',
+  xStart = 0,
+  digits = 6,
+} = {}) {
   const figure = document.createElement('figure');
   figure.className = 'chart loss-chart';
   const capId = uniqueId('chart-cap');
@@ -69,7 +70,14 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
   sizer.setAttribute('aria-hidden', 'true');
   // the chart is laid out for the width it gets (text stays at its size on a phone)
   let W = W_DEFAULT;
-  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: 'chart-svg', role: 'img', 'font-family': FONT_STACK });
+  const svg = svgEl('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    width: W,
+    height: H,
+    class: 'chart-svg',
+    role: 'img',
+    'font-family': FONT_STACK,
+  });
   plot.append(svg);
 
   const details = document.createElement('details');
@@ -107,7 +115,13 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
       svg.setAttribute('viewBox', `0 0 ${W} 60`);
       svg.setAttribute('width', W);
       svg.setAttribute('height', 60);
-      const t = svgEl('text', { x: W / 2, y: 36, 'text-anchor': 'middle', fill: AXIS, 'font-size': 14 });
+      const t = svgEl('text', {
+        x: W / 2,
+        y: 36,
+        'text-anchor': 'middle',
+        fill: AXIS,
+        'font-size': 14,
+      });
       t.textContent = 'No steps yet.';
       svg.append(t);
       geom = null;
@@ -122,7 +136,11 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
     const hi = Math.max(...finite);
     const y = niceTicks(lo, hi, W < 400 ? 4 : 5);
     const xMax = xStart + Math.max(1, n - 1);
-    const xt = niceTicks(xStart, xMax, Math.min(Math.max(2, Math.floor((px1 - px0) / 48)), Math.max(1, n - 1)));
+    const xt = niceTicks(
+      xStart,
+      xMax,
+      Math.min(Math.max(2, Math.floor((px1 - px0) / 48)), Math.max(1, n - 1)),
+    );
     const xStep = Math.max(1, Math.round(xt.step));
     const xTicks = [];
     for (let v = xStart; v <= xMax; v += xStep) xTicks.push(v);
@@ -134,25 +152,64 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
     // grid + y ticks
     for (const v of y.ticks) {
       const yy = r2(sy(v));
-      frag.append(svgEl('line', { x1: px0, x2: px1, y1: yy, y2: yy, stroke: GRID, 'stroke-width': 1 }));
-      const t = svgEl('text', { x: px0 - 8, y: r2(yy + 4), 'text-anchor': 'end', 'font-size': 11.5, fill: AXIS, class: 'tick' });
+      frag.append(
+        svgEl('line', { x1: px0, x2: px1, y1: yy, y2: yy, stroke: GRID, 'stroke-width': 1 }),
+      );
+      const t = svgEl('text', {
+        x: px0 - 8,
+        y: r2(yy + 4),
+        'text-anchor': 'end',
+        'font-size': 11.5,
+        fill: AXIS,
+        class: 'tick',
+      });
       t.textContent = formatTick(v, 4);
       frag.append(t);
     }
     // x ticks
     for (const v of xTicks) {
       const xx = r2(sx(v));
-      frag.append(svgEl('line', { x1: xx, x2: xx, y1: py0, y2: py0 + 5, stroke: AXIS, 'stroke-width': 1 }));
-      const t = svgEl('text', { x: xx, y: py0 + 18, 'text-anchor': 'middle', 'font-size': 11.5, fill: AXIS, class: 'tick' });
+      frag.append(
+        svgEl('line', { x1: xx, x2: xx, y1: py0, y2: py0 + 5, stroke: AXIS, 'stroke-width': 1 }),
+      );
+      const t = svgEl('text', {
+        x: xx,
+        y: py0 + 18,
+        'text-anchor': 'middle',
+        'font-size': 11.5,
+        fill: AXIS,
+        class: 'tick',
+      });
       t.textContent = String(v);
       frag.append(t);
     }
     // axes
-    frag.append(svgEl('line', { x1: px0, x2: px1, y1: py0, y2: py0, stroke: AXIS, 'stroke-width': 1 }));
-    frag.append(svgEl('line', { x1: px0, x2: px0, y1: py1, y2: py0, stroke: AXIS, 'stroke-width': 1 }));
-    const xl = svgEl('text', { x: (px0 + px1) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 12.5, fill: INK, 'font-weight': 600, class: 'axis-title' });
+    frag.append(
+      svgEl('line', { x1: px0, x2: px1, y1: py0, y2: py0, stroke: AXIS, 'stroke-width': 1 }),
+    );
+    frag.append(
+      svgEl('line', { x1: px0, x2: px0, y1: py1, y2: py0, stroke: AXIS, 'stroke-width': 1 }),
+    );
+    const xl = svgEl('text', {
+      x: (px0 + px1) / 2,
+      y: H - 6,
+      'text-anchor': 'middle',
+      'font-size': 12.5,
+      fill: INK,
+      'font-weight': 600,
+      class: 'axis-title',
+    });
     xl.textContent = xLabel;
-    const yl = svgEl('text', { x: 0, y: 0, transform: `translate(16,${(py0 + py1) / 2}) rotate(-90)`, 'text-anchor': 'middle', 'font-size': 12.5, fill: INK, 'font-weight': 600, class: 'axis-title' });
+    const yl = svgEl('text', {
+      x: 0,
+      y: 0,
+      transform: `translate(16,${(py0 + py1) / 2}) rotate(-90)`,
+      'text-anchor': 'middle',
+      'font-size': 12.5,
+      fill: INK,
+      'font-weight': 600,
+      class: 'axis-title',
+    });
     yl.textContent = yLabel;
     frag.append(xl, yl);
 
@@ -167,12 +224,30 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
         pen = false;
       }
     });
-    frag.append(svgEl('path', { d, fill: 'none', stroke: LINE, 'stroke-width': 2.25, 'stroke-linejoin': 'round', 'stroke-linecap': 'round' }));
+    frag.append(
+      svgEl('path', {
+        d,
+        fill: 'none',
+        stroke: LINE,
+        'stroke-width': 2.25,
+        'stroke-linejoin': 'round',
+        'stroke-linecap': 'round',
+      }),
+    );
     const showPoints = n <= 60;
     if (showPoints) {
       values.forEach((v, i) => {
         if (!Number.isFinite(v)) return;
-        frag.append(svgEl('circle', { cx: r2(sx(xStart + i)), cy: r2(sy(v)), r: n <= 20 ? 3.5 : 2.5, fill: '#ffffff', stroke: POINT, 'stroke-width': 2 }));
+        frag.append(
+          svgEl('circle', {
+            cx: r2(sx(xStart + i)),
+            cy: r2(sy(v)),
+            r: n <= 20 ? 3.5 : 2.5,
+            fill: '#ffffff',
+            stroke: POINT,
+            'stroke-width': 2,
+          }),
+        );
       });
     }
     // last value, labelled
@@ -181,25 +256,53 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
       const lx = sx(xStart + li);
       const ly = sy(values[li]);
       const t = svgEl('text', {
-        x: r2(Math.min(lx, px1 - 2)), y: r2(ly - 11), 'text-anchor': 'end', 'font-size': 12, fill: INK, 'font-weight': 600,
-        stroke: '#ffffff', 'stroke-width': 4, 'stroke-linejoin': 'round', 'paint-order': 'stroke', class: 'last-value',
+        x: r2(Math.min(lx, px1 - 2)),
+        y: r2(ly - 11),
+        'text-anchor': 'end',
+        'font-size': 12,
+        fill: INK,
+        'font-weight': 600,
+        stroke: '#ffffff',
+        'stroke-width': 4,
+        'stroke-linejoin': 'round',
+        'paint-order': 'stroke',
+        class: 'last-value',
       });
       t.textContent = formatTick(values[li], 5);
       frag.append(t);
     }
     // hover guide
     guide = svgEl('g', { visibility: 'hidden', 'pointer-events': 'none' });
-    guide.append(svgEl('line', { x1: 0, x2: 0, y1: py1, y2: py0, stroke: AXIS, 'stroke-width': 1, 'stroke-dasharray': '3 3' }));
-    guide.append(svgEl('circle', { cx: 0, cy: 0, r: 5, fill: POINT, stroke: '#ffffff', 'stroke-width': 2 }));
+    guide.append(
+      svgEl('line', {
+        x1: 0,
+        x2: 0,
+        y1: py1,
+        y2: py0,
+        stroke: AXIS,
+        'stroke-width': 1,
+        'stroke-dasharray': '3 3',
+      }),
+    );
+    guide.append(
+      svgEl('circle', { cx: 0, cy: 0, r: 5, fill: POINT, stroke: '#ffffff', 'stroke-width': 2 }),
+    );
     frag.append(guide);
     svg.append(frag);
 
-    const change = n > 1 && Number.isFinite(first) && first !== 0 ? ` (${formatTick(((last - first) / Math.abs(first)) * 100, 3)} %)` : '';
-    const summaryText = n === 1
-      ? `step ${xStart}: ${formatTick(first, 5)}`
-      : `${n} values, from ${formatTick(first, 5)} at step ${xStart} to ${formatTick(last, 5)} at step ${xStart + n - 1}${change}`;
+    const change =
+      n > 1 && Number.isFinite(first) && first !== 0
+        ? ` (${formatTick(((last - first) / Math.abs(first)) * 100, 3)} %)`
+        : '';
+    const summaryText =
+      n === 1
+        ? `step ${xStart}: ${formatTick(first, 5)}`
+        : `${n} values, from ${formatTick(first, 5)} at step ${xStart} to ${formatTick(last, 5)} at step ${xStart + n - 1}${change}`;
     capSummary.textContent = summaryText;
-    svg.setAttribute('aria-label', `Line chart of ${title}: ${summaryText}. The values are in the table below.`);
+    svg.setAttribute(
+      'aria-label',
+      `Line chart of ${title}: ${summaryText}. The values are in the table below.`,
+    );
   }
 
   function fillTable() {
@@ -207,7 +310,10 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
     t.className = 'data-table values-table';
     const thead = document.createElement('thead');
     const hr = document.createElement('tr');
-    for (const [h, num] of [[xLabel, true], [yLabel, true]]) {
+    for (const [h, num] of [
+      [xLabel, true],
+      [yLabel, true],
+    ]) {
       const th = document.createElement('th');
       th.scope = 'col';
       th.textContent = h;
@@ -242,7 +348,9 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
     details.hidden = values.length === 0;
     readout.textContent = '';
   }
-  details.addEventListener('toggle', () => { details.dataset.touched = '1'; });
+  details.addEventListener('toggle', () => {
+    details.dataset.touched = '1';
+  });
 
   svg.addEventListener('pointermove', (e) => {
     if (!geom || !guide) return;
@@ -254,7 +362,10 @@ export function lossChart({ losses = [], title = 'MSE loss', xLabel = 'step', yL
     for (let i = 0; i < n; i++) {
       if (!Number.isFinite(values[i])) continue;
       const dx = Math.abs(geom.sx(xStart + i) - x);
-      if (dx < bestD) { bestD = dx; best = i; }
+      if (dx < bestD) {
+        bestD = dx;
+        best = i;
+      }
     }
     if (best < 0) return;
     const gx = r2(geom.sx(xStart + best));

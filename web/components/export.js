@@ -1,7 +1,7 @@
 // export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
 // over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
+import { SVG_NS } from './dom.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
 
 /** A safe download file name: keeps letters, digits, '.', '_' and '-'. */
@@ -56,17 +56,24 @@ export function svgMarkup(svgOrString) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
 }
 
-export const FONT_STACK = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
+export const FONT_STACK =
+  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
 
 /** Download an <svg> element (or SVG markup string) as a .svg file. */
 export function downloadSVG(filename, svgElement) {
-  downloadBlob(withExt(filename, 'svg'), new Blob([svgMarkup(svgElement)], { type: 'image/svg+xml;charset=utf-8' }));
+  downloadBlob(
+    withExt(filename, 'svg'),
+    new Blob([svgMarkup(svgElement)], { type: 'image/svg+xml;charset=utf-8' }),
+  );
 }
 
 function canvasToBlob(canvas) {
   return new Promise((resolve, reject) => {
     if (canvas.toBlob) {
-      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))), 'image/png');
+      canvas.toBlob(
+        (blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))),
+        'image/png',
+      );
     } else {
       const bin = atob(canvas.toDataURL('image/png').split(',')[1]);
       const bytes = new Uint8Array(bin.length);
@@ -89,8 +96,12 @@ function loadImage(url) {
 export async function svgToCanvas(svgElement, scale = 2) {
   const markup = svgMarkup(svgElement);
   const vb = svgElement.viewBox && svgElement.viewBox.baseVal;
-  const w = (vb && vb.width) || svgElement.width.baseVal.value || svgElement.getBoundingClientRect().width;
-  const h = (vb && vb.height) || svgElement.height.baseVal.value || svgElement.getBoundingClientRect().height;
+  const w =
+    (vb && vb.width) || svgElement.width.baseVal.value || svgElement.getBoundingClientRect().width;
+  const h =
+    (vb && vb.height) ||
+    svgElement.height.baseVal.value ||
+    svgElement.getBoundingClientRect().height;
   const canvas = document.createElement('canvas');
   canvas.width = Math.ceil(w * scale);
   canvas.height = Math.ceil(h * scale);
@@ -116,7 +127,8 @@ export async function svgToCanvas(svgElement, scale = 2) {
  * Returns a promise that settles when the download has been handed to the browser.
  */
 export async function downloadPNG(filename, svgOrCanvas) {
-  const canvas = svgOrCanvas instanceof HTMLCanvasElement ? svgOrCanvas : await svgToCanvas(svgOrCanvas);
+  const canvas =
+    svgOrCanvas instanceof HTMLCanvasElement ? svgOrCanvas : await svgToCanvas(svgOrCanvas);
   const blob = await canvasToBlob(canvas);
   downloadBlob(withExt(filename, 'png'), blob);
 }
@@ -157,10 +169,14 @@ export function toCSV(rows) {
 export function matrixCSV(data, rows, cols, rowLabels, colLabels, corner = '') {
   const out = [];
   const header = [corner];
-  for (let c = 0; c < cols; c++) header.push(colLabels && colLabels[c] !== undefined ? String(colLabels[c]) : String(c));
+  for (let c = 0; c < cols; c++) {
+    header.push(colLabels && colLabels[c] !== undefined ? String(colLabels[c]) : String(c));
+  }
   out.push(header.map(csvField).join(','));
   for (let r = 0; r < rows; r++) {
-    const line = [csvField(rowLabels && rowLabels[r] !== undefined ? String(rowLabels[r]) : String(r))];
+    const line = [
+      csvField(rowLabels && rowLabels[r] !== undefined ? String(rowLabels[r]) : String(r)),
+    ];
     for (let c = 0; c < cols; c++) line.push(numberCSV(data[r * cols + c]));
     out.push(line.join(','));
   }
@@ -182,7 +198,9 @@ export function announce(message) {
   }
   liveRegion.textContent = '';
   // a new text node after a tick so repeated messages are announced again
-  setTimeout(() => { liveRegion.textContent = message; }, 30);
+  setTimeout(() => {
+    liveRegion.textContent = message;
+  }, 30);
 }
 
 function legacyCopy(text) {
@@ -233,7 +251,8 @@ export function copyButton(label, getText) {
       fallback.className = 'copy-fallback';
       const hint = document.createElement('p');
       hint.className = 'note';
-      hint.textContent = 'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).';
+      hint.textContent =
+        'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).';
       const ta = document.createElement('textarea');
       ta.readOnly = true;
       ta.rows = 8;
@@ -242,7 +261,10 @@ export function copyButton(label, getText) {
       close.type = 'button';
       close.className = 'btn btn-small';
       close.textContent = 'Close';
-      close.addEventListener('click', () => { fallback.remove(); button.focus(); });
+      close.addEventListener('click', () => {
+        fallback.remove();
+        button.focus();
+      });
       fallback.append(hint, ta, close);
       button.after(fallback);
     }

@@ -1,9 +1,8 @@
 // tables.js - data tables (generic, shapes, gradient checks) and a progress bar.
 // Every cell is set with textContent; numeric columns are right-aligned with tabular figures.
 
+import { MINUS } from './dom.js';
 import { formatSci, formatTick, uniqueId } from './scales.js';
-
-const MINUS = '\u2212';
 
 /** 28160 -> "28,160" (not toLocaleString: its first call initialises ICU, 50-150 ms). */
 export function groupThousands(n) {
@@ -54,7 +53,14 @@ function isNumericCol(numeric, i) {
  * each row is a <th scope="row">). Returns a scrollable <div class="table-wrap"> holding the
  * <table class="data-table">; the <table> is also at `.table` of the returned element.
  */
-export function table({ headers = [], rows = [], caption, numeric = [], className, rowHeaders = true } = {}) {
+export function table({
+  headers = [],
+  rows = [],
+  caption,
+  numeric = [],
+  className,
+  rowHeaders = true,
+} = {}) {
   const t = document.createElement('table');
   t.className = `data-table${className ? ` ${className}` : ''}`;
   if (caption) {
