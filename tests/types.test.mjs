@@ -112,9 +112,9 @@ test('every public member of the runtime objects is declared in web/mha.d.ts, an
   const block = (name) => {
     const m = dts.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`));
     assert.ok(m, `interface ${name} not found in web/mha.d.ts`);
-    // member names at the start of a line: `name(`, `name:`, `readonly name:`
+    // member names at the interface's own indent (2 spaces; wrapped parameters sit deeper): `name(`, `name:`, `readonly name:`
     return new Set(
-      [...m[1].matchAll(/^\s+(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*[(:]/gm)].map((x) => x[1]),
+      [...m[1].matchAll(/^ {2}(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*[(:]/gm)].map((x) => x[1]),
     );
   };
   const { loadMHA } = await import('../web/mha.js');
