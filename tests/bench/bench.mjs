@@ -170,8 +170,10 @@ const FLOP_FORMULA = [
   'FLOP per train step = 24·B·T·C² + 12·B·T²·C, counting 2 FLOP per multiply-add of every matmul:',
   '  forward   8·B·T·C²   X@Wq, X@Wk, X@Wv, concat@Wo        (4 · 2·B·T·C²)',
   '            4·B·T²·C   Q@Kᵀ and att@V over all heads       (2 · 2·B·h·T²·hs, hs = C/h)',
-  '  backward  2× the forward: 16·B·T·C² (dW and dX of the four projections) + 8·B·T²·C (dV, datt, dQ, dK)',
-  '  softmax, its backward, the 1/sqrt(hs) scaling, MSE, SGD and the head split/merge are not counted.',
+  '  backward  2× the forward: 16·B·T·C² (dW and dX of the four projections) + ' +
+    '8·B·T²·C (dV, datt, dQ, dK)',
+  '  softmax, its backward, the 1/sqrt(hs) scaling, MSE, SGD and the head split/merge ' +
+    'are not counted.',
   '  GFLOP/s = FLOP / (median step time) / 1e9.',
 ].join('\n');
 
@@ -511,7 +513,8 @@ async function main() {
     }
 
     // warm-up: every peer trains at S for a while (JIT tiers: V8's for mha-wasm's wasm and for
-    // tfjs's JavaScript, which takes a few hundred steps); each run later starts with a warm-up step
+    // tfjs's JavaScript, which takes a few hundred steps); each run later starts with a warm-up
+    // step
     if (WARMUP > 0) {
       for (const p of order) {
         const t0 = performance.now();
@@ -528,7 +531,7 @@ async function main() {
     const tfjsF64 = {}; // tfjsF64[size] = tfjs's first loss summed in float64 (round 1)
     const best = {}; // best[size][peer] = fastest timed step of all rounds
     const cpuRound = {}; // cpuRound[size][peer] = [process CPU time per timed step, round 1, ...]
-    const inflation = {}; // inflation[size][peer] = [wall / CPU time of the timed steps, round 1, ...]
+    const inflation = {}; // inflation[size][peer] = [wall / CPU time of timed steps, round 1, ...]
     const reps = {};
     const memL = [],
       memLChromium = [];
@@ -551,32 +554,37 @@ async function main() {
     let nativeAllocs = 0,
       nativeSteps = 0;
     const tfjsTensors = [];
+    // the bookkeeping of one run (peer p at size s in round r, counted from 0); returns its median
+    const record = (r, s, p, res) => {
+      const med = median(res.times);
+      best[s][p] = res.times.reduce((a, t) => Math.min(a, t), best[s][p]);
+      if (p === 'tfjs' && r === 0) tfjsF64[s] = res.first_loss_f64;
+      perRound[s][p].push(med);
+      cpuRound[s][p].push(res.cpu / res.times.length);
+      inflation[s][p].push(res.times.reduce((a, t) => a + t, 0) / res.cpu);
+      firstLoss[s][p].push(res.first_loss);
+      reps[s][p].push(res.times.length);
+      if (p === 'native') {
+        nativeAllocs += res.allocs;
+        nativeSteps += res.times.length;
+      }
+      if (p === 'tfjs') tfjsTensors.push([res.tensors_before, res.tensors_after]);
+      if (p === 'wasm' && s === 'L') {
+        memL.push([res.memory_before, res.memory_after, res.times.length]);
+      }
+      if (p === 'chromium' && s === 'L') {
+        memLChromium.push([res.memory_before, res.memory_after, res.times.length]);
+      }
+      results.runs.push({ round: r + 1, size: s, peer: p, median: med, ...res });
+      return med;
+    };
     for (let r = 0; r < ROUNDS; r++) {
       const rot = order.map((_, i) => order[(i + r) % order.length]);
       for (const s of SIZES) {
         for (const p of rot) {
           const t0 = performance.now();
           const res = await peers[p].run(s, MIN_TIME, MIN_REPS, r === 0);
-          const med = median(res.times);
-          best[s][p] = res.times.reduce((a, t) => Math.min(a, t), best[s][p]);
-          if (p === 'tfjs' && r === 0) tfjsF64[s] = res.first_loss_f64;
-          perRound[s][p].push(med);
-          cpuRound[s][p].push(res.cpu / res.times.length);
-          inflation[s][p].push(res.times.reduce((a, t) => a + t, 0) / res.cpu);
-          firstLoss[s][p].push(res.first_loss);
-          reps[s][p].push(res.times.length);
-          if (p === 'native') {
-            nativeAllocs += res.allocs;
-            nativeSteps += res.times.length;
-          }
-          if (p === 'tfjs') tfjsTensors.push([res.tensors_before, res.tensors_after]);
-          if (p === 'wasm' && s === 'L') {
-            memL.push([res.memory_before, res.memory_after, res.times.length]);
-          }
-          if (p === 'chromium' && s === 'L') {
-            memLChromium.push([res.memory_before, res.memory_after, res.times.length]);
-          }
-          results.runs.push({ round: r + 1, size: s, peer: p, median: med, ...res });
+          const med = record(r, s, p, res);
           log(
             `bench: round ${r + 1}/${ROUNDS} ${s} ${PEER_LABEL[p].padEnd(9)} ${fmtTime(med).padStart(9)} ` +
               `(${res.times.length} steps, ${((performance.now() - t0) / 1000).toFixed(1)} s)  first loss ${res.first_loss}`,
@@ -593,7 +601,8 @@ async function main() {
     const out = [];
     const say = (s = '') => out.push(s);
     say(
-      'mha-wasm benchmark: one train step = forward + MSE loss + backward + SGD update (non-causal)',
+      'mha-wasm benchmark: one train step = forward + MSE loss + backward + SGD update ' +
+        '(non-causal)',
     );
     say();
     say(`machine   ${mach.cpu}, ${mach.cores} logical cores, ${mach.mem} RAM, ${mach.os}`);
@@ -720,25 +729,30 @@ async function main() {
         ['l'],
       );
     say(
-      "wall-clock time per train step (median over rounds of each run's median step); mha-wasm = in Node",
+      "wall-clock time per train step (median over rounds of each run's median step); " +
+        'mha-wasm = in Node',
     );
     say(summary(T));
     say(
-      '  ratios of times: wasm/NumPy > 1 means mha-wasm is slower than NumPy; tfjs/wasm > 1 means tfjs is slower than mha-wasm.',
+      '  ratios of times: wasm/NumPy > 1 means mha-wasm is slower than NumPy; ' +
+        'tfjs/wasm > 1 means tfjs is slower than mha-wasm.',
     );
     if (order.includes('chromium')) {
       say();
       say(
-        "the same module in headless Chromium (the companion page's engine; tfjs and NumPy as above)",
+        "the same module in headless Chromium (the companion page's engine; " +
+          'tfjs and NumPy as above)',
       );
       say(chromeSummary(T));
     }
     say();
     say(
-      "CPU time per train step (the process's CPU time over a run's timed steps / steps, median over rounds): a mean, not",
+      "CPU time per train step (the process's CPU time over a run's timed steps / steps, " +
+        'median over rounds): a mean, not',
     );
     say(
-      'inflated by waiting for a shared CPU, so the better comparison on a loaded machine once a step outlasts a scheduler',
+      'inflated by waiting for a shared CPU, so the better comparison on a loaded machine ' +
+        'once a step outlasts a scheduler',
     );
     say("time slice (M, L); Node's CPU time includes its GC and JIT threads");
     say(summary(CPU));
@@ -747,10 +761,12 @@ async function main() {
     say();
 
     say(
-      "per peer: wall-clock median over rounds; the rounds' medians; timed steps per run; fastest single step; GFLOP/s",
+      "per peer: wall-clock median over rounds; the rounds' medians; timed steps per run; " +
+        'fastest single step; GFLOP/s',
     );
     say(
-      'of the median; CPU time per step; wall/CPU = wall-clock over CPU time of the timed steps (median over rounds),',
+      'of the median; CPU time per step; wall/CPU = wall-clock over CPU time of the timed steps ' +
+        '(median over rounds),',
     );
     say('how much waiting for the CPU inflated the wall-clock times (about 1 on an idle machine).');
     const drows = [];
@@ -821,10 +837,12 @@ async function main() {
     );
     if (order.includes('tfjs')) {
       say(
-        "  tfjs-wasm's own loss comes from its Mean kernel, which adds the n = B·T·C float32 squares one after the other in",
+        "  tfjs-wasm's own loss comes from its Mean kernel, which adds the n = B·T·C float32 " +
+          'squares one after the other in',
       );
       say(
-        '  float32 (worst-case relative error n·2⁻²⁴); the "Σ in f64" row takes the mean of the same float32 Y in float64.',
+        '  float32 (worst-case relative error n·2⁻²⁴); the "Σ in f64" row takes the mean of ' +
+          'the same float32 Y in float64.',
       );
     }
     say();

@@ -8,7 +8,8 @@
 // performance.now() a 5 µs resolution instead of 100 µs. One train step is layer.train(X, target,
 // {steps: 1}), timed inside the page exactly as the Node peer times it.
 //
-// Protocol: that of bench_tfjs.mjs (info / load NAME B T C H LR DIR / run NAME MIN_S MIN_REPS / quit).
+// Protocol: that of bench_tfjs.mjs (info / load NAME B T C H LR DIR / run NAME MIN_S MIN_REPS /
+// quit).
 // "cpu" is the CPU time (user + system, from /proc) of every process of this browser over the
 // timed steps, 10 ms resolution: the renderer's main thread plus its compiler and GC threads.
 
@@ -121,62 +122,58 @@ const pageInfo = await page.evaluate(async () => {
   };
 });
 
-async function load(name, B, T, C, h, lr, dir) {
+// one size's case in the page, { name, B, T, C, h, lr, dir }: its inputs are read from dir
+async function load({ dir, ...layerCase }) {
   dataDir = path.resolve(dir);
-  await page.evaluate(
-    async ({ name, B, T, C, h, lr }) => {
-      const get = async (what) =>
-        new Float64Array(await (await fetch(`/data/${name}.${what}.f64`)).arrayBuffer());
-      const [X, target, W] = await Promise.all([get('X'), get('target'), get('W')]);
-      const old = globalThis.bench.cases.get(name);
-      if (old) old.layer.free();
-      globalThis.bench.cases.set(name, {
-        B,
-        T,
-        lr,
-        X,
-        target,
-        W,
-        layer: globalThis.bench.mha.createLayer({ C, heads: h, seed: 0 }),
-      });
-    },
-    { name, B, T, C, h, lr },
-  );
+  await page.evaluate(async ({ name, B, T, C, h, lr }) => {
+    const get = async (what) =>
+      new Float64Array(await (await fetch(`/data/${name}.${what}.f64`)).arrayBuffer());
+    const [X, target, W] = await Promise.all([get('X'), get('target'), get('W')]);
+    const old = globalThis.bench.cases.get(name);
+    if (old) old.layer.free();
+    globalThis.bench.cases.set(name, {
+      B,
+      T,
+      lr,
+      X,
+      target,
+      W,
+      layer: globalThis.bench.mha.createLayer({ C, heads: h, seed: 0 }),
+    });
+  }, layerCase);
 }
 
-async function run(name, minTime, minReps) {
+// one run of case job.name: at least job.minTime seconds and job.minReps timed steps
+async function run(job) {
   // reset the weights and take the untimed warm-up step (its loss is the first loss)
   const first = await page.evaluate((name) => {
     const c = globalThis.bench.cases.get(name);
     c.layer.params.set(c.W);
     return c.layer.train(c.X, c.target, { B: c.B, T: c.T, steps: 1, lr: c.lr })[0];
-  }, name);
+  }, job.name);
   const cpu0 = descendantsCpu();
-  const res = await page.evaluate(
-    ({ name, minTime, minReps }) => {
-      const c = globalThis.bench.cases.get(name);
-      const mem = globalThis.bench.mha.exports.memory;
-      const opts = { B: c.B, T: c.T, steps: 1, lr: c.lr };
-      const memoryBefore = mem.buffer.byteLength;
-      const times = [];
-      let total = 0,
-        loss;
-      while (total < minTime || times.length < minReps) {
-        const t0 = performance.now();
-        loss = c.layer.train(c.X, c.target, opts)[0];
-        const dt = (performance.now() - t0) / 1000;
-        times.push(dt);
-        total += dt;
-      }
-      return {
-        last_loss: loss,
-        times,
-        memory_before: memoryBefore,
-        memory_after: mem.buffer.byteLength,
-      };
-    },
-    { name, minTime, minReps },
-  );
+  const res = await page.evaluate(({ name, minTime, minReps }) => {
+    const c = globalThis.bench.cases.get(name);
+    const mem = globalThis.bench.mha.exports.memory;
+    const opts = { B: c.B, T: c.T, steps: 1, lr: c.lr };
+    const memoryBefore = mem.buffer.byteLength;
+    const times = [];
+    let total = 0,
+      loss;
+    while (total < minTime || times.length < minReps) {
+      const t0 = performance.now();
+      loss = c.layer.train(c.X, c.target, opts)[0];
+      const dt = (performance.now() - t0) / 1000;
+      times.push(dt);
+      total += dt;
+    }
+    return {
+      last_loss: loss,
+      times,
+      memory_before: memoryBefore,
+      memory_after: mem.buffer.byteLength,
+    };
+  }, job);
   return { first_loss: first, ...res, cpu: descendantsCpu() - cpu0 };
 }
 
@@ -192,10 +189,12 @@ try {
         reply({ chromium: browser.version(), executable: CHROMIUM, ...pageInfo });
       } else if (cmd[0] === 'load') {
         const [name, B, T, C, h, lr, dir] = cmd.slice(1);
-        await load(name, +B, +T, +C, +h, +lr, dir);
+        const nums = { B: Number(B), T: Number(T), C: Number(C), h: Number(h), lr: Number(lr) };
+        await load({ name, ...nums, dir });
         reply({ ok: true });
-      } else if (cmd[0] === 'run') reply(await run(cmd[1], +cmd[2], +cmd[3]));
-      else throw new Error(`unknown command ${cmd[0]}`);
+      } else if (cmd[0] === 'run') {
+        reply(await run({ name: cmd[1], minTime: Number(cmd[2]), minReps: Number(cmd[3]) }));
+      } else throw new Error(`unknown command ${cmd[0]}`);
     } catch (e) {
       reply({ error: String(e?.message ?? e) });
     }

@@ -123,7 +123,7 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
   const where = { http: url, 'file://': fileUrl };
   const runs = { http: [], 'file://': [] };
   const floorRuns = [];
-  let version = '';
+  let version; // read inside the try, whose finally closes the browser
   try {
     version = browser.version();
     await oneLoad(browser, url); // warm the disk cache, untimed

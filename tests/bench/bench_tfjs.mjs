@@ -37,13 +37,15 @@ const bundle = process.argv[2];
 if (!bundle) throw new Error('usage: node bench_tfjs.mjs BUILD/tfjs.cjs');
 const tf = require(path.resolve(bundle));
 
-// The backend's .wasm files, loaded from the installed package (file paths; Node reads them with fs).
+// The backend's .wasm files, loaded from the installed package (file paths; Node reads them with
+// fs).
 const wasmDir = path.join(
   path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')),
   'dist',
 );
 tf.env().set('WASM_HAS_SIMD_SUPPORT', true); // the SIMD binary
-tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // no threads (tfjs never uses them in Node anyway)
+// no threads (tfjs never uses them in Node anyway)
+tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 tf.wasm.setWasmPaths(wasmDir + path.sep);
 if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend failed to initialise');
 await tf.ready();
@@ -59,7 +61,8 @@ function readF64(dir, name, what, n) {
   return new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
 }
 
-function load(name, B, T, C, h, lr, dir) {
+// one size's case, { name, B, T, C, h, lr, dir }: its inputs are read from dir
+function load({ name, B, T, C, h, lr, dir }) {
   if (cases.has(name)) throw new Error(`case ${name} already loaded`);
   const n = B * T * C,
     cc = C * C;
@@ -118,13 +121,13 @@ async function lossF64(c) {
 
 // One train step; resolves to the loss (before the update)
 async function step(c) {
-  const value = tf.tidy(() => {
+  const lossTensor = tf.tidy(() => {
     const { value, grads } = tf.variableGrads(c.loss, c.varList);
     for (const W of c.W) W.assign(tf.sub(W, tf.mul(grads[W.name], c.lr)));
     return value;
   });
-  const loss = (await value.data())[0];
-  value.dispose();
+  const loss = (await lossTensor.data())[0];
+  lossTensor.dispose();
   return loss;
 }
 
@@ -161,6 +164,13 @@ async function run(name, minTime, minReps, check) {
   };
 }
 
+// the backend's .wasm binary for these flags
+function wasmBinary(simd, threads) {
+  if (simd && threads) return 'tfjs-backend-wasm-threaded-simd.wasm';
+  if (simd) return 'tfjs-backend-wasm-simd.wasm';
+  return 'tfjs-backend-wasm.wasm';
+}
+
 function info() {
   const simd = tf.env().getBool('WASM_HAS_SIMD_SUPPORT');
   const threads = tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT');
@@ -168,12 +178,7 @@ function info() {
     tfjs_core: tf.version_core,
     tfjs_backend_wasm: tf.wasm.version_wasm,
     backend: tf.getBackend(),
-    binary:
-      simd && threads
-        ? 'tfjs-backend-wasm-threaded-simd.wasm'
-        : simd
-          ? 'tfjs-backend-wasm-simd.wasm'
-          : 'tfjs-backend-wasm.wasm',
+    binary: wasmBinary(simd, threads),
     simd,
     threads,
     xnnpack_threads: tf.wasm.getThreadsCount(),
@@ -191,10 +196,12 @@ for await (const line of rl) {
     if (cmd[0] === 'info') reply(info());
     else if (cmd[0] === 'load') {
       const [name, B, T, C, h, lr, dir] = cmd.slice(1);
-      load(name, +B, +T, +C, +h, +lr, dir);
+      const nums = { B: Number(B), T: Number(T), C: Number(C), h: Number(h), lr: Number(lr) };
+      load({ name, ...nums, dir });
       reply({ ok: true });
-    } else if (cmd[0] === 'run') reply(await run(cmd[1], +cmd[2], +cmd[3], cmd[4] === '1'));
-    else throw new Error(`unknown command ${cmd[0]}`);
+    } else if (cmd[0] === 'run') {
+      reply(await run(cmd[1], Number(cmd[2]), Number(cmd[3]), cmd[4] === '1'));
+    } else throw new Error(`unknown command ${cmd[0]}`);
   } catch (e) {
     reply({ error: String(e?.message ?? e) });
   }
