@@ -151,6 +151,7 @@ export async function waitReady(page, log, timeout = 30_000) {
     throw new Error(
       `the page never set data-ready="1" (${err.message.split('\n')[0]}); ` +
         `page errors: ${JSON.stringify(log.errors)}; console errors: ${JSON.stringify(consoleErrors(log))}`,
+      { cause: err },
     );
   }
 }
@@ -167,9 +168,9 @@ export const consoleErrors = (log) =>
  * arrays become plain arrays.
  */
 export async function figures(page, key) {
-  const json = await page.evaluate((key) => {
+  const json = await page.evaluate((part) => {
     const all = window.mhaPage.figures();
-    return JSON.stringify(key ? all[key] : all, (k, v) => {
+    return JSON.stringify(part ? all[part] : all, (k, v) => {
       if (ArrayBuffer.isView(v)) return Array.from(v);
       if (typeof v === 'number' && (Object.is(v, -0) || !Number.isFinite(v))) {
         return { $num: Object.is(v, -0) ? '-0' : String(v) };
@@ -209,7 +210,7 @@ export async function setValue(page, selector, value) {
   await el.dispatchEvent('change');
 }
 
-/** Set a value the input may refuse to type (e.g. 'NaN' in a number field) and fire input + change. */
+/** Set a value the input may refuse to type ('NaN' in a number field), fire input and change. */
 export async function forceValue(page, selector, value) {
   await page.locator(selector).evaluate((el, v) => {
     el.value = v;
@@ -229,7 +230,10 @@ export function mismatches(actual, expected) {
   return out;
 }
 
-/** Assert two number arrays are identical element by element (Object.is: bit equality up to NaN payloads). */
+/**
+ * Assert two number arrays are identical element by element (Object.is: bit equality up to NaN
+ * payloads).
+ */
 export function assertSameArray(actual, expected, name) {
   assert.ok(
     Array.isArray(actual) || ArrayBuffer.isView(actual),

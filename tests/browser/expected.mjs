@@ -87,7 +87,7 @@ function embed(r, tokens, C, pe) {
   return X;
 }
 
-/** A layer of width C with `heads` heads whose weights are overwritten with W = [Wq, Wk, Wv, Wo]. */
+/** A layer of width C with `heads` heads, its weights overwritten with W = [Wq, Wk, Wv, Wo]. */
 function layerWith(C, heads, W) {
   const layer = mha.createLayer({ C, heads, seed: 0 });
   const views = layer.weights;

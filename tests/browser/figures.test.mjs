@@ -46,7 +46,7 @@ test("figures of every lesson equal the Node API's for the same settings", async
       assert.ok(f[k] && typeof f[k] === 'object', `figures().${k} missing`);
     }
 
-    await t.test('lesson 1: A1, A2, maxGap, argmaxDiffRows', (t) => {
+    await t.test('lesson 1: A1, A2, maxGap, argmaxDiffRows', (sub) => {
       const e = X.lesson1();
       assert.deepEqual(f.lesson1.tokens, e.tokens, 'tokens');
       assertSameArray(f.lesson1.A1, e.A1, 'A1');
@@ -54,24 +54,24 @@ test("figures of every lesson equal the Node API's for the same settings", async
       assertSame(f.lesson1.maxGap, e.maxGap, 'maxGap');
       assert.deepEqual(f.lesson1.argmaxDiffRows, e.argmaxDiffRows, 'argmaxDiffRows');
       assert.ok(e.maxGap > 0, 'the two heads attend differently');
-      t.diagnostic(
+      sub.diagnostic(
         `T=${e.tokens.length}, maxGap=${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`,
       );
     });
 
-    await t.test('lesson 2: shapes, and both proof numbers exactly 0', (t) => {
+    await t.test('lesson 2: shapes, and both proof numbers exactly 0', (sub) => {
       const e = X.lesson2();
       assert.deepEqual(f.lesson2.shapes, e.shapes, 'shapes');
       assertSame(f.lesson2.headMaxDiff, e.headMaxDiff, 'headMaxDiff');
       assertSame(f.lesson2.roundTrip, e.roundTrip, 'roundTrip');
       assert.equal(f.lesson2.headMaxDiff, 0, 'headMaxDiff');
       assert.equal(f.lesson2.roundTrip, 0, 'roundTrip');
-      t.diagnostic(
+      sub.diagnostic(
         `shapes ${JSON.stringify(e.shapes)}, headMaxDiff=${f.lesson2.headMaxDiff}, roundTrip=${f.lesson2.roundTrip}`,
       );
     });
 
-    await t.test('lesson 3: shapes, att, row sums, block-diagonal vs full Wo deltas', (t) => {
+    await t.test('lesson 3: shapes, att, row sums, block-diagonal vs full Wo deltas', (sub) => {
       assert.equal(f.lesson3.causal, false, 'lesson 3 starts without the causal mask');
       const e = X.lesson3({ causal: false });
       assert.deepEqual(f.lesson3.shapes, e.shapes, 'shapes');
@@ -89,17 +89,17 @@ test("figures of every lesson equal the Node API's for the same settings", async
         e.fullDelta.every((d) => d > 0),
         `${e.fullDelta}`,
       );
-      t.diagnostic(
+      sub.diagnostic(
         `shapes ${Object.entries(e.shapes)
           .map(([k, s]) => `${k}(${s})`)
           .join(' ')}; rowSumMaxErr=${e.rowSumMaxErr}`,
       );
-      t.diagnostic(
+      sub.diagnostic(
         `max|dY| per column block: block-diagonal Wo [${e.blockDiagDelta.map(fmt)}], full Wo [${e.fullDelta.map(fmt)}]`,
       );
     });
 
-    await t.test('lesson 4: every gradient', (t) => {
+    await t.test('lesson 4: every gradient', (sub) => {
       const e = X.lesson4();
       assert.deepEqual(
         Object.keys(f.lesson4.grads).sort(),
@@ -107,10 +107,10 @@ test("figures of every lesson equal the Node API's for the same settings", async
         'gradient names',
       );
       for (const g of X.GRADS) assertSameArray(f.lesson4.grads[g], e.grads[g], g);
-      t.diagnostic(`${X.GRADS.map((g) => `${g}[${e.grads[g].length}]`).join(' ')} identical`);
+      sub.diagnostic(`${X.GRADS.map((g) => `${g}[${e.grads[g].length}]`).join(' ')} identical`);
     });
 
-    await t.test("lesson 5: tokens, att, losses (a prefix of layer.train's)", (t) => {
+    await t.test("lesson 5: tokens, att, losses (a prefix of layer.train's)", (sub) => {
       const e = X.sentenceForward({});
       assert.deepEqual(f.lesson5.tokens, e.tokens, 'tokens');
       assertSameArray(f.lesson5.att, e.att, 'att');
@@ -120,12 +120,12 @@ test("figures of every lesson equal the Node API's for the same settings", async
         `${f.lesson5.losses.length} losses after ${f.lesson5.step} steps`,
       );
       assertSameArray(f.lesson5.losses, losses.slice(0, f.lesson5.losses.length), 'losses');
-      t.diagnostic(
+      sub.diagnostic(
         `T=${e.tokens.length}, first loss ${losses[0]}, page at step ${f.lesson5.step} shows ${f.lesson5.losses.length} loss(es)`,
       );
     });
 
-    await t.test('playground (defaults): tokens, C, heads, att, Y, losses', (t) => {
+    await t.test('playground (defaults): tokens, C, heads, att, Y, losses', (sub) => {
       const s = X.DEFAULT_SETTINGS;
       const e = X.sentenceForward(s);
       assert.deepEqual(f.playground.tokens, e.tokens, 'tokens');
@@ -145,7 +145,7 @@ test("figures of every lesson equal the Node API's for the same settings", async
           `loss ${i} did not decrease`,
         );
       }
-      t.diagnostic(`losses ${f.playground.losses.map((l) => l.toFixed(6)).join(' ')}`);
+      sub.diagnostic(`losses ${f.playground.losses.map((l) => l.toFixed(6)).join(' ')}`);
     });
   } finally {
     await close();
@@ -171,8 +171,8 @@ function assertSameReport(rows, report, name, threshold) {
 
 // the table the page draws in `#id` (header row + one row per tensor) as objects keyed by header
 async function readTable(page, id) {
-  return page.evaluate((id) => {
-    const table = document.querySelector(`#${id} table`);
+  return page.evaluate((tableId) => {
+    const table = document.querySelector(`#${tableId} table`);
     if (!table) return null;
     const headers = [...table.querySelectorAll('thead th, tr:first-child th')].map((th) =>
       th.textContent.trim(),
@@ -180,13 +180,13 @@ async function readTable(page, id) {
     const body = [...table.querySelectorAll('tbody tr')].map((tr) =>
       [...tr.children].map((td) => td.textContent.trim()),
     );
-    return { headers, body, text: document.getElementById(id).textContent };
+    return { headers, body, text: document.getElementById(tableId).textContent };
   }, id);
 }
 
 const parseNum = (s) => Number(s.replace(/[−–]/g, '-').replace(/\s*[×x]\s*10\^?([-−]?\d+)/, 'e$1'));
 
-test('the full gradient checks finish in the page, pass, and equal layer.gradcheck in Node', async (t) => {
+test('in-page full gradient checks finish, pass, and equal layer.gradcheck in Node', async (t) => {
   const t0 = Date.now();
   const { page, close } = await session.open();
   const ready = Date.now() - t0;

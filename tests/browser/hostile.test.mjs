@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, figures, setValue, waitFigures, consoleErrors } from './browser.mjs';
+import { useBrowser, setValue, waitFigures, consoleErrors } from './browser.mjs';
 import * as X from './expected.mjs';
 
 const session = useBrowser();

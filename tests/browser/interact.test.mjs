@@ -59,7 +59,8 @@ async function expectPlayground(page, settings, what) {
       key: 'playground',
     });
   } catch {
-    f = { playground: await figures(page, 'playground') }; // fall through to the detailed assertions
+    // fall through to the detailed assertions
+    f = { playground: await figures(page, 'playground') };
   }
   const p = f.playground;
   assert.deepEqual(p.tokens, e.tokens, `${what}: tokens`);
@@ -83,7 +84,7 @@ function aboveDiagonal(att, heads, T) {
   return out;
 }
 
-test('playground controls re-render as the Node API predicts; the URL carries the state', async (t) => {
+test('playground controls re-render as the Node API predicts; URL carries the state', async (t) => {
   const { page, log, close } = await session.open();
   let state = { ...X.DEFAULT_SETTINGS };
   try {
@@ -91,7 +92,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       await expectPlayground(page, state, 'the defaults');
     });
 
-    await t.test('editing #pg-sentence changes tokens and attention', async (t) => {
+    await t.test('editing #pg-sentence changes tokens and attention', async (sub) => {
       state = { ...state, sentence: "The cat saw the other cat, didn't it?" };
       await setValue(page, '#pg-sentence', state.sentence);
       const { e } = await expectPlayground(page, state, 'the new sentence');
@@ -108,14 +109,14 @@ test('playground controls re-render as the Node API predicts; the URL carries th
         '?',
       ]);
       assert.equal(e.att.length, state.heads * e.tokens.length ** 2);
-      t.diagnostic(
+      sub.diagnostic(
         `${e.tokens.length} tokens, ${X.vocabIds(e.tokens).vocab.length} distinct: ${JSON.stringify(e.tokens)}`,
       );
     });
 
     await t.test(
       '#pg-heads changes the number of heads (and offers only divisors of C)',
-      async (t) => {
+      async (sub) => {
         const offered = await page
           .locator('#pg-heads option')
           .evaluateAll((os) => os.map((o) => Number(o.value)));
@@ -128,17 +129,17 @@ test('playground controls re-render as the Node API predicts; the URL carries th
         await page.locator('#pg-heads').selectOption('8');
         const { f } = await expectPlayground(page, state, '8 heads');
         assert.equal(f.playground.att.length, 8 * f.playground.tokens.length ** 2);
-        t.diagnostic(`heads offered for C=64: ${offered.join(', ')}`);
+        sub.diagnostic(`heads offered for C=64: ${offered.join(', ')}`);
       },
     );
 
-    await t.test('#pg-C changes the width; heads stay a divisor', async (t) => {
+    await t.test('#pg-C changes the width; heads stay a divisor', async (sub) => {
       const Cs = await page
         .locator('#pg-C option')
         .evaluateAll((os) => os.map((o) => Number(o.value)));
       assert.deepEqual(Cs, [8, 16, 32, 48, 64, 96, 128], '#pg-C options');
       await page.locator('#pg-C').selectOption('48');
-      const f = await waitFigures(page, (f) => f.playground.C === 48, {
+      const f = await waitFigures(page, (now) => now.playground.C === 48, {
         what: 'C = 48',
         key: 'playground',
       });
@@ -149,10 +150,10 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       assert.equal(48 % f.playground.heads, 0, `heads ${f.playground.heads} for C=48`);
       state = { ...state, C: 48, heads: f.playground.heads };
       await expectPlayground(page, state, `C=48, ${state.heads} heads`);
-      t.diagnostic(`C=48: heads offered ${offered.join(', ')}; kept ${state.heads}`);
+      sub.diagnostic(`C=48: heads offered ${offered.join(', ')}; kept ${state.heads}`);
     });
 
-    await t.test('#pg-causal makes att exactly 0 above the diagonal', async (t) => {
+    await t.test('#pg-causal makes att exactly 0 above the diagonal', async (sub) => {
       state = { ...state, causal: true };
       await page.locator('#pg-causal').check();
       const { f } = await expectPlayground(page, state, 'the causal mask');
@@ -167,14 +168,14 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       // and not before
       const open = X.sentenceForward({ ...state, causal: false });
       assert.ok(aboveDiagonal(open.att, state.heads, T).some((v) => v !== 0));
-      t.diagnostic(`${upper.length} entries above the diagonal, all 0`);
+      sub.diagnostic(`${upper.length} entries above the diagonal, all 0`);
     });
 
-    await t.test('#pg-pe, #pg-seed, #pg-rng change the stream as Node predicts', async (t) => {
+    await t.test('#pg-pe, #pg-seed, #pg-rng change the stream as Node predicts', async (sub) => {
       state = { ...state, pe: true };
       await page.locator('#pg-pe').check();
       const { peDiffers, s } = await expectPlayground(page, state, 'positional encoding');
-      t.diagnostic(
+      sub.diagnostic(
         `PE (${s.pe.length} entries): ${peDiffers} differ in the last bit between Chromium's and Node's ` +
           "Math.sin/cos/**; the expected figures use the browser's PE values",
       );
@@ -186,7 +187,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       await expectPlayground(page, state, 'the legacy generator');
     });
 
-    await t.test('#pg-lr and #pg-steps change the training losses', async (t) => {
+    await t.test('#pg-lr and #pg-steps change the training losses', async (sub) => {
       state = { ...state, lr: 0.05 };
       await setValue(page, '#pg-lr', '0.05');
       await expectPlayground(page, state, 'lr 0.05');
@@ -197,12 +198,12 @@ test('playground controls re-render as the Node API predicts; the URL carries th
       for (let i = 1; i < l.length; i++) {
         assert.ok(l[i] < l[i - 1], `loss ${i} did not decrease: ${l}`);
       }
-      t.diagnostic(`losses (lr 0.05): ${l.map((x) => x.toFixed(6)).join(' ')}`);
+      sub.diagnostic(`losses (lr 0.05): ${l.map((x) => x.toFixed(6)).join(' ')}`);
     });
 
     await t.test(
       'the query string reflects the state, and loading it reproduces the figures',
-      async (t) => {
+      async (sub) => {
         const q = new URL(page.url()).searchParams;
         const want = {
           s: state.sentence,
@@ -264,7 +265,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
         } finally {
           await again.close();
         }
-        t.diagnostic(`state URL: ${page.url().slice(session.url.length)}`);
+        sub.diagnostic(`state URL: ${page.url().slice(session.url.length)}`);
       },
     );
 
@@ -278,7 +279,7 @@ test('playground controls re-render as the Node API predicts; the URL carries th
 test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset', async (t) => {
   const { page, log, close } = await session.open();
   try {
-    await t.test('#l1-sentence re-renders both heads as Node predicts', async (t) => {
+    await t.test('#l1-sentence re-renders both heads as Node predicts', async (sub) => {
       // repeated words, another length: (a sentence of 8 distinct words would give the same X
       // as the default one: row t of X is row t of E whenever no word repeats)
       const sentence = 'the boats guide the boats home!';
@@ -288,7 +289,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       await setValue(page, '#l1-sentence', sentence);
       let f;
       try {
-        f = await waitFigures(page, (f) => same(f.lesson1.A1, e.A1), {
+        f = await waitFigures(page, (now) => same(now.lesson1.A1, e.A1), {
           what: 'lesson 1 to re-render',
           timeout: 10_000,
           key: 'lesson1',
@@ -301,12 +302,12 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       assertSameArray(f.lesson1.A2, e.A2, 'A2');
       assertSame(f.lesson1.maxGap, e.maxGap, 'maxGap');
       assert.deepEqual(f.lesson1.argmaxDiffRows, e.argmaxDiffRows);
-      t.diagnostic(`maxGap ${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`);
+      sub.diagnostic(`maxGap ${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`);
     });
 
     await t.test(
       '#l1-sentence bad input: a message in #l1-error, lesson 1 unchanged',
-      async (t) => {
+      async (sub) => {
         const before = await figures(page, 'lesson1');
         const messages = [];
         for (const bad of ['', 'x '.repeat(65), '<b>bold</b>']) {
@@ -346,14 +347,14 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
           null,
           { timeout: 5000 },
         );
-        t.diagnostic(messages.map((m) => `"${m.trim()}"`).join('; '));
+        sub.diagnostic(messages.map((m) => `"${m.trim()}"`).join('; '));
       },
     );
 
-    await t.test('#l3-causal masks lesson 3 exactly as the API', async (t) => {
+    await t.test('#l3-causal masks lesson 3 exactly as the API', async (sub) => {
       const e = X.lesson3({ causal: true });
       await page.locator('#l3-causal').check();
-      const f = await waitFigures(page, (f) => f.lesson3.causal === true, {
+      const f = await waitFigures(page, (now) => now.lesson3.causal === true, {
         what: 'lesson 3 causal',
         key: 'lesson3',
       });
@@ -366,12 +367,12 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
         upper.filter((v) => v !== 0),
         [],
       );
-      t.diagnostic(
+      sub.diagnostic(
         `causal: ${upper.length} entries above the diagonal are 0; rowSumMaxErr ${e.rowSumMaxErr}`,
       );
     });
 
-    await t.test('#l5-step, #l5-run, #l5-reset follow layer.train step by step', async (t) => {
+    await t.test('#l5-step, #l5-run, #l5-reset follow layer.train step by step', async (sub) => {
       const losses = X.sentenceLosses({}, 16);
       const f0 = await figures(page, 'lesson5');
       const checkPrefix = (l, what) => {
@@ -385,7 +386,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
 
       await page.locator('#l5-step').click();
       let f = (
-        await waitFigures(page, (f) => f.lesson5.step === f0.step + 1, {
+        await waitFigures(page, (now) => now.lesson5.step === f0.step + 1, {
           what: 'one step',
           key: 'lesson5',
         })
@@ -395,25 +396,28 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
 
       await page.locator('#l5-run').click();
       f = (
-        await waitFigures(page, (f) => f.lesson5.step === f0.step + 11, {
+        await waitFigures(page, (now) => now.lesson5.step === f0.step + 11, {
           what: '#l5-run (10 steps)',
           key: 'lesson5',
         })
       ).lesson5;
       assert.equal(f.losses.length, f.step + extra, '#l5-run adds ten losses');
       checkPrefix(f.losses, 'after #l5-run');
-      t.diagnostic(`losses after 11 steps: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
+      sub.diagnostic(`losses after 11 steps: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
 
       await page.locator('#l5-reset').click();
       f = (
-        await waitFigures(page, (f) => f.lesson5.step === 0, { what: '#l5-reset', key: 'lesson5' })
+        await waitFigures(page, (now) => now.lesson5.step === 0, {
+          what: '#l5-reset',
+          key: 'lesson5',
+        })
       ).lesson5;
       assertSameArray(f.losses, losses.slice(0, extra), 'losses after reset');
       const e = X.sentenceForward({});
       assertSameArray(f.att, e.att, 'att after reset');
       await page.locator('#l5-step').click();
       f = (
-        await waitFigures(page, (f) => f.lesson5.step === 1, {
+        await waitFigures(page, (now) => now.lesson5.step === 1, {
           what: 'a step after reset',
           key: 'lesson5',
         })
@@ -422,21 +426,24 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       checkPrefix(f.losses, 'a step after reset');
     });
 
-    await t.test('#l5-lr sets the learning rate of the steps', async (t) => {
+    await t.test('#l5-lr sets the learning rate of the steps', async (sub) => {
       await page.locator('#l5-reset').click();
-      await waitFigures(page, (f) => f.lesson5.step === 0, { what: '#l5-reset', key: 'lesson5' });
+      await waitFigures(page, (now) => now.lesson5.step === 0, {
+        what: '#l5-reset',
+        key: 'lesson5',
+      });
       await setValue(page, '#l5-lr', '0.5');
       await page.locator('#l5-step').click();
       await page.locator('#l5-step').click();
       const f = (
-        await waitFigures(page, (f) => f.lesson5.step === 2, {
+        await waitFigures(page, (now) => now.lesson5.step === 2, {
           what: 'two steps at lr 0.5',
           key: 'lesson5',
         })
       ).lesson5;
       const losses = X.sentenceLosses({ lr: 0.5 }, 3);
       assertSameArray(f.losses, losses.slice(0, f.losses.length), 'losses at lr 0.5');
-      t.diagnostic(`lr 0.5: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
+      sub.diagnostic(`lr 0.5: ${f.losses.map((x) => x.toFixed(6)).join(' ')}`);
     });
 
     assert.deepEqual(consoleErrors(log), [], 'console errors');

@@ -1,7 +1,8 @@
 // Screenshots for looking at the page, under test-results/browser/ (gitignored). The section and
 // full-page screenshots at 1280 px are taken by figures.test.mjs once the gradient checks have
-// finished (so the tables are complete); this file adds the first screen at phone width and checks that the
-// results directory stays out of git. Layout is reported, not asserted (the contract sets no rule).
+// finished (so the tables are complete); this file adds the first screen at phone width and checks
+// that the results directory stays out of git. Layout is reported, not asserted (the contract sets
+// no rule).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ test('test-results/ is gitignored', () => {
   );
 });
 
-test('narrow viewport (390 px): first-screen screenshot; horizontal overflow reported', async (t) => {
+test('narrow viewport (390 px): first-screen shot; horizontal overflow reported', async (t) => {
   const { page, log, close } = await session.open('', { viewport: { width: 390, height: 844 } });
   try {
     const path = resultPath('narrow.png');
