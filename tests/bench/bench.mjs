@@ -495,7 +495,9 @@ async function main() {
     for (const p of order) info[p] = await peers[p].info();
     if (info.numpy && info.numpy.openblas_threads !== 1) {
       throw new Error(
-        `NumPy: OpenBLAS reports ${info.numpy.openblas_threads} threads (libraries: ${info.numpy.libraries.join(', ') || 'none'}); expected 1`,
+        `NumPy: OpenBLAS reports ${info.numpy.openblas_threads} threads (libraries: ` +
+          `${info.numpy.libraries.join(', ') || 'none'}); expected 1. Debian's NumPy uses the ` +
+          'reference BLAS unless OpenBLAS is installed: apt-get install libopenblas0-pthread',
       );
     }
     if (info.tfjs && (info.tfjs.backend !== 'wasm' || info.tfjs.threads)) {
