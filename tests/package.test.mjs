@@ -39,7 +39,7 @@ const EXPECTED_FILES = [
   'web/mha.wasm',
 ];
 
-// npm's own CLI script, run with this node: `npm test` says where it is; otherwise the `npm` on PATH.
+// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
 function npmCli() {
   const fromNpm = process.env.npm_execpath;
   if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
@@ -124,6 +124,17 @@ test('one version: package.json = mha.version (from C) = MHA_VERSION_* in c/mha.
 
 let packed; // the `npm pack --dry-run --json` entry
 
+// A bundler for the browser must meet no Node module on the way: web/mha.js reaches node:fs only
+// at run time, in Node (tests/bundler/vite.test.mjs builds a real Vite app of the package).
+test('web/mha.js: no import a bundler would resolve to a Node module', () => {
+  const src = readFileSync(join(repoRoot, 'web', 'mha.js'), 'utf8');
+  const imports = [
+    ...src.matchAll(/\bimport\s*(?:[\w{}*\s,]+from\s*)?['"]([^'"]+)['"]/g),
+    ...src.matchAll(/\bimport\s*\(\s*(?:\/\*.*?\*\/\s*)*['"`]([^'"`]+)['"`]/g),
+  ].map((m) => m[1]);
+  assert.deepEqual(imports, [], `web/mha.js imports ${imports.join(', ')}`);
+});
+
 test('npm pack --dry-run: exactly the files a user needs', (t) => {
   const out = ok(
     run(process.execPath, [npm, 'pack', '--dry-run', '--json', '--ignore-scripts'], {
@@ -189,7 +200,7 @@ const worst: number = Math.max(...rows.map((r) => r.maxRel));
 console.log(worst);
 `;
 
-test('the packed tarball installed into an empty project, without emscripten on PATH: forward, backward, gradient check', async (t) => {
+test('the tarball in an empty project, no emcc on PATH: forward, backward, check', async (t) => {
   // 1. pack
   const dist = join(work, 'dist');
   mkdirSync(dist);
@@ -336,6 +347,6 @@ test('the packed tarball installed into an empty project, without emscripten on 
     `the installed mha.d.ts was not used:\n${tr.stdout}`,
   );
   t.diagnostic(
-    'tsc on a TypeScript consumer of the installed package: 0 errors (types from node_modules/mha-wasm/web/mha.d.ts)',
+    `tsc on a TypeScript consumer of the installed package: 0 errors (types from ${relative(app, join(installed, 'web', 'mha.d.ts'))})`,
   );
 });

@@ -4,12 +4,29 @@
 // (`make lib`) and runs. Both must succeed, print sane values, and agree with each other: they
 // use the same seeds, so the wasm and the native build must print the same numbers. It also runs
 // `make demo`, which the C API section documents.
+//
+// "## The two commands" are the only ones: `npm start` and `make test`, CI's .ci/run is the
+// second, and both install what a fresh machine lacks themselves (.ci/setup): one line when they
+// do, nothing when nothing is missing. Checked without touching the machine's packages: the
+// tools are named missing through the Makefile's variables (EMCC=...), apt-get is a stub on PATH
+// that "installs" them, and `npm start` really builds and serves, on a PORT of its own.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from './helpers.mjs';
 
@@ -123,7 +140,7 @@ test('README "## JS API": the example is a complete program that runs', (t) => {
   );
 });
 
-test('README "## C API": the example compiles against build/libmha.a (make lib), runs, and prints what the JS example prints', (t) => {
+test('README "## C API": the example links build/libmha.a and prints the JS numbers', (t) => {
   const code = firstBlock('C API', 'c');
   assert.ok(/int main\(void\)/.test(code), 'the C example is not a complete program');
   run('make', ['--no-print-directory', '-s', 'lib']);
@@ -169,7 +186,7 @@ test('README "## C API": the example compiles against build/libmha.a (make lib),
   );
 });
 
-test('`make demo` (README "## C API") prints the lesson-3 shape table and a passing lesson-4 gradient check', (t) => {
+test('`make demo`: the lesson-3 shape table and a passing lesson-4 gradient check', (t) => {
   const out = run('make', ['--no-print-directory', '-s', 'demo']);
   const shapes = {};
   for (const m of out.matchAll(/^ {2}(\w+)\s+\(([\d, ]+)\)\s+\S/gm)) shapes[m[1]] ??= m[2];
@@ -203,4 +220,227 @@ test('`make demo` (README "## C API") prints the lesson-3 shape table and a pass
       .filter((l) => /tensors pass|Lesson/.test(l))
       .join(' | '),
   );
+});
+
+// ------------------------------------------------------------------------------------------------
+// the two commands, and the setup they run
+
+/** The commands of the first ```sh block of "## The two commands" (comments dropped). */
+function twoCommands() {
+  return firstBlock('The two commands', 'sh')
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean);
+}
+
+test('README "## The two commands": npm start and make test, and CI runs the second', () => {
+  assert.deepEqual(twoCommands(), ['npm start', 'make test']);
+  const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'));
+  assert.equal(ci.at(-1), 'make test', '.ci/run must end with the README test command');
+  assert.ok(!ci.some((l) => /setup/.test(l)), '.ci/run needs no setup step of its own');
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+  assert.match(pkg.scripts.start, /^make .*\bserve$/);
+  // each runs the setup first: the first command make would run
+  for (const [target, need] of [
+    ['serve', 'build'],
+    ['test', 'test'],
+  ]) {
+    const first = run('make', ['-n', '--no-print-directory', target]).split('\n')[0];
+    assert.match(first, new RegExp(`bash \\.ci/setup ${need}$`), `make ${target}: ${first}`);
+  }
+});
+
+/** A temporary directory with stub tools: apt-get (and sudo) log their arguments, and apt-get
+ *  "installs" emscripten by making `emcc` (a wrapper of the real one) in the directory. */
+function stubMachine() {
+  const dir = mkdtempSync(join(tmpdir(), 'mha-setup-'));
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  const script = (name, body) => {
+    writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  script(
+    'apt-get',
+    `echo "apt-get $*" >> '${dir}/calls'
+case " $* " in *" emscripten "*) printf '#!/bin/sh\\nexec emcc "$@"\\n' > '${dir}/emcc'; chmod +x '${dir}/emcc';; esac`,
+  );
+  script('sudo', `echo "sudo" >> '${dir}/calls'; exec "$@"`);
+  const env = {
+    ...process.env,
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+    EMCC: join(dir, 'emcc'),
+    SETUP_LOG: join(dir, 'setup.log'),
+  };
+  const calls = () =>
+    existsSync(join(dir, 'calls'))
+      ? readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n')
+      : [];
+  return { dir, bin, env, calls, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const SETUP_LINE =
+  /^setup: emcc missing: installing emscripten \(apt-get\) with bash \.ci\/setup \(log: .+\) \.\.\. done in \d+ s$/;
+
+test('.ci/setup: emcc missing -> one line and the install; nothing missing -> silent', (t) => {
+  const m = stubMachine();
+  try {
+    const setup = (args, env = m.env) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync('bash', ['.ci/setup', ...args], { cwd: repoRoot, env, encoding: 'utf8' });
+      return { ...r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+    };
+    const first = setup(['build']);
+    assert.equal(first.status, 0, `${first.stdout}${first.stderr}`);
+    assert.equal(first.stderr, '');
+    const lines = first.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 1, `more than one line:\n${first.stdout}`);
+    assert.match(lines[0], SETUP_LINE);
+    const root = process.getuid?.() === 0;
+    assert.deepEqual(
+      m.calls().filter((c) => c !== 'sudo'),
+      ['apt-get update -qq', 'apt-get install -y -qq emscripten'],
+    );
+    assert.equal(m.calls().includes('sudo'), !root, 'sudo exactly when not root');
+    // emcc is there now: silent, nothing installed again
+    const again = setup(['build']);
+    assert.equal(again.status, 0);
+    assert.equal(`${again.stdout}${again.stderr}`, '');
+    assert.equal(m.calls().filter((c) => c.startsWith('apt-get')).length, 2);
+    // everything `make test` needs there (stubs for the tools, the real node_modules): silent
+    const lib = join(m.dir, 'lib');
+    mkdirSync(lib);
+    writeFileSync(join(lib, 'libclang_rt.fuzzer-x86_64.a'), '');
+    for (const [name, body] of [
+      ['python3', 'exit 0'],
+      ['clang', `echo '${lib}/libclang_rt.builtins-x86_64.a'`],
+      ['chromium', 'exit 0'],
+      ['cc', 'exit 0'],
+    ]) {
+      writeFileSync(join(m.bin, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(m.bin, name), 0o755);
+    }
+    const all = {
+      ...m.env,
+      CC: join(m.bin, 'cc'),
+      PYTHON: join(m.bin, 'python3'),
+      FUZZ_CC: join(m.bin, 'clang'),
+      MHA_CHROMIUM: join(m.bin, 'chromium'),
+    };
+    const quiet = setup(['test'], all);
+    assert.equal(quiet.status, 0);
+    assert.equal(`${quiet.stdout}${quiet.stderr}`, '', 'nothing missing: nothing printed');
+    // and on this machine as it is (--dry-run: never installs here)
+    const here = setup(['--dry-run', 'test'], process.env);
+    assert.equal(here.status, 0, here.stderr);
+    t.diagnostic(`missing emcc: "${lines[0]}"`);
+    t.diagnostic(
+      `nothing missing: silent, ${quiet.ms.toFixed(0)} ms; this machine: ${here.stdout.trim() || `nothing missing, ${here.ms.toFixed(0)} ms`}`,
+    );
+  } finally {
+    m.cleanup();
+  }
+});
+
+/** A port free right now on 127.0.0.1. */
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
+function npmCli() {
+  const fromNpm = process.env.npm_execpath;
+  if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, 'npm');
+    if (dir && existsSync(p)) return realpathSync(p);
+  }
+  throw new Error('npm not found on PATH');
+}
+
+/** `npm start` in its own process group; resolves when it prints the URL or exits. */
+function npmStart(env) {
+  const child = spawn(process.execPath, [npmCli(), 'start'], {
+    cwd: repoRoot,
+    env,
+    detached: true,
+  });
+  const out = { text: '', child };
+  child.stdout.on('data', (d) => (out.text += d));
+  child.stderr.on('data', (d) => (out.text += d));
+  out.stop = () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  out.ready = new Promise((ok, fail) => {
+    const timer = setTimeout(
+      () => fail(new Error(`npm start: no URL in 120 s:\n${out.text}`)),
+      120e3,
+    );
+    child.stdout.on('data', () => {
+      const m = out.text.match(/^mha-wasm companion: (http:\S+)/m);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      ok({ exit: code });
+    });
+  });
+  return out;
+}
+
+test('npm start without emcc: one setup line, the URL on PORT; port taken: one line', async (t) => {
+  const m = stubMachine();
+  const port = await freePort();
+  const env = { ...m.env, PORT: String(port), npm_config_update_notifier: 'false' };
+  const first = npmStart(env);
+  let second;
+  try {
+    const url = await first.ready;
+    assert.equal(url, `http://127.0.0.1:${port}/`, first.text);
+    const setupLines = first.text.split('\n').filter((l) => l.startsWith('setup:'));
+    assert.equal(setupLines.length, 1, first.text);
+    assert.match(setupLines[0], SETUP_LINE);
+    const res = await fetch(url);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /app\.bundle\.js/);
+    // the same port again: a one-line reason and a non-zero exit, no stack trace
+    second = npmStart(env);
+    const { exit } = await second.ready;
+    assert.notEqual(exit, 0);
+    const said = second.text.split('\n').filter((l) => l.startsWith('serve:'));
+    assert.deepEqual(said.length, 1, second.text);
+    assert.match(
+      said[0],
+      new RegExp(`^serve: port ${port} is already in use.*PORT=${port + 1} npm start$`),
+    );
+    assert.doesNotMatch(second.text, /^\s+at /m, 'a stack trace');
+    t.diagnostic(
+      `npm start: ${first.text
+        .trim()
+        .split('\n')
+        .filter((l) => /^(setup|mha-wasm)/.test(l))
+        .join(' | ')}`,
+    );
+    t.diagnostic(`again on ${port}: ${said[0]}`);
+  } finally {
+    first.stop();
+    second?.stop();
+    m.cleanup();
+  }
 });

@@ -1,6 +1,6 @@
 // serve.mjs - a small static file server for the companion page (npm start / make serve) and the
 // browser tests. Serves one directory on 127.0.0.1 only; never lists directories.
-//   node tests/serve.mjs [dir=web] [port=8000]      (port 0 picks a free port)
+//   node tests/serve.mjs [dir=web] [port=$PORT or 8000]      (port 0 picks a free port)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -49,8 +49,26 @@ export function serve(dir, port = 0) {
   });
 }
 
+// The command line (npm start runs it through make serve): the URL, or one clear line saying why
+// there is none (a port in use, a bad PORT), never a stack trace.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [dir = 'web', port = '8000'] = process.argv.slice(2);
-  const { url } = await serve(dir, Number(port));
-  console.log(`mha-wasm companion: ${url}  (Ctrl+C to stop)`);
+  const [dir = 'web', portText = process.env.PORT || '8000'] = process.argv.slice(2);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    console.error(`serve: PORT must be a whole number from 0 to 65535, got "${portText}"`);
+    process.exit(2);
+  }
+  try {
+    const { url } = await serve(dir, port);
+    console.log(`mha-wasm companion: ${url}  (Ctrl+C to stop)`);
+  } catch (err) {
+    const why = {
+      EADDRINUSE: `port ${port} is already in use (another npm start?)`,
+      EACCES: `no permission to listen on port ${port}`,
+    }[err.code];
+    if (!why) throw err;
+    const other = port === 65535 ? 8000 : port + 1;
+    console.error(`serve: ${why}: stop that server, or pick another port: PORT=${other} npm start`);
+    process.exit(1);
+  }
 }

@@ -21,11 +21,17 @@ const FORWARD_FROM = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'];
 const MEMORY_CAP = 2 ** 30; // the module's maximum memory (-sMAXIMUM_MEMORY=1GB in the Makefile)
 const MiB = (bytes) => `${Math.ceil(bytes / 2 ** 20)} MiB`;
 
+// The module's bytes: given, read from disk (Node) or fetched (browsers). Node's fs is reached
+// through process.getBuiltinModule (Node >= 20.16; older Node: an import of a name held in a
+// variable), never through an import a bundler can see, so a browser bundle holds no Node module.
 async function readWasmBytes(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
   const url = source ?? new URL('./mha.wasm', import.meta.url);
   if (isNode) {
-    const fs = await import('node:fs/promises');
+    const fsName = 'node:fs/promises';
+    const fs =
+      process.getBuiltinModule?.(fsName) ??
+      (await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName));
     return fs.readFile(url);
   }
   const response = await fetch(url);
