@@ -122,6 +122,7 @@ async function walkToGradcheck(t, page, kb, phone) {
   const first = await kb.press('Tab');
   assert.match(first.what, /^a.*Sentence/, `the first Tab stop is ${first.what}`);
   const table = await tabUntil(kb, (f) => f.inL4Table, "lesson 4's gradient-check table");
+  const presses = kb.steps.length;
   assert.match(table.what, /table-wrap/, `the table's scroll box itself: ${table.what}`);
   // the sections come in order: Tab never jumps back to an earlier one
   const inSections = kb.steps.filter((s) => s.section >= 0);
@@ -153,7 +154,9 @@ async function walkToGradcheck(t, page, kb, phone) {
   t.diagnostic(
     `Shift+Tab ×${back} back to ${kb.steps.at(-back - 1).what}, and Tab ×${back} forward`,
   );
-  t.diagnostic(`${kb.steps.length} key presses to lesson 4's gradient-check table: ${table.what}`);
+  t.diagnostic(
+    `${presses} Tab presses from the top to lesson 4's gradient-check table: ${table.what}`,
+  );
 }
 
 async function trainTenSteps(t, page, kb) {
@@ -226,3 +229,44 @@ for (const viewport of [
     }
   });
 }
+
+const JUMP = 'keyboard only at 1280×800: a contents link jumps below the sticky bar, Tab follows';
+test(JUMP, async (t) => {
+  const { page, log, close } = await session.open('', {
+    viewport: { width: 1280, height: 800 },
+    timeout: 60_000,
+  });
+  try {
+    await waitSettled(page);
+    const kb = keyboard(page);
+    const link = await tabUntil(
+      kb,
+      (f) => /4 · Backward/.test(f.text),
+      'the "4 · Backward" link',
+      12,
+    );
+    assert.match(link.what, /^a/, link.what);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash === '#lesson-4');
+    const heading = await page.evaluate(() => {
+      const h = document.getElementById('lesson-4-h');
+      const r = h.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + 5, r.top + r.height / 2);
+      const bar = document.getElementById('toc').getBoundingClientRect();
+      return { top: r.top, barBottom: bar.bottom, visible: h === hit || h.contains(hit) };
+    });
+    assert.ok(
+      heading.visible && heading.top > heading.barBottom,
+      `lesson 4's heading at y ${heading.top}, the contents bar ends at ${heading.barBottom}`,
+    );
+    const next = await kb.press('Tab');
+    assert.equal(next.id, 'l4-batch', `the first Tab after the jump: ${next.what}`);
+    t.diagnostic(
+      `heading at y ${Math.round(heading.top)} below the bar (ends at ${Math.round(heading.barBottom)}); next Tab: ${next.what}`,
+    );
+    assert.deepEqual(consoleErrors(log), [], 'console errors');
+    assert.deepEqual(log.errors, [], 'page errors');
+  } finally {
+    await close();
+  }
+});
