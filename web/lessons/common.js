@@ -101,7 +101,7 @@ export function figuresList(title = 'Numbers to compare with your notebook') {
         const v = typeof it.value === 'number' ? num(it.value, it.digits ?? 6) : it.value;
         const dd = el('dd', { dataset: it.key ? { figure: it.key } : undefined }, v);
         const stat = el('div', { className: 'stat' }, el('dt', { text: it.label }), dd);
-        if (it.note) stat.append(el('p', { className: 'note figure-note', text: it.note }));
+        if (it.note) stat.append(el('dd', { className: 'note figure-note', text: it.note }));
         dl.append(stat);
       }
     },

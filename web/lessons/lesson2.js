@@ -173,7 +173,7 @@ export function renderLesson2({ mha, body }) {
 
   const diagram = el(
     'figure',
-    { className: 'shape-diagram-figure' },
+    { className: 'shape-diagram-figure', tabIndex: 0 },
     shapeDiagram(r),
     el('figcaption', {
       className: 'note',

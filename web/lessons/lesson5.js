@@ -225,7 +225,9 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
   let running = null; // the timer of "Run 10 steps"
   function setBusy(b) {
     stepBtn.disabled = b;
-    runBtn.disabled = b;
+    // not runBtn.disabled: disabling the focused button drops keyboard focus to <body> mid-run
+    // (a click while running is ignored by its handler)
+    runBtn.setAttribute('aria-disabled', String(b));
     runBtn.textContent = b ? 'Running…' : 'Run 10 steps';
   }
   function stopRun() {
