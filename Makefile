@@ -67,7 +67,7 @@ $(BUILD)/mha-scalar.wasm: $(SRC) $(HDR)
 # The page as one classic script (web/app.bundle.js): the ES modules of web/ bundled by esbuild,
 # with the wasm embedded as base64, so it also runs from file:// (where Chromium blocks module
 # scripts and fetch). The same file is used over http.
-PAGE_JS := web/app.js web/mha.js $(wildcard web/lessons/*.js web/components/*.js web/*.js)
+PAGE_JS := $(shell find web -name '*.js' ! -name app.bundle.js)
 ESBUILD ?= node_modules/.bin/esbuild
 bundle: web/app.bundle.js
 	@:

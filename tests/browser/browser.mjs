@@ -45,14 +45,16 @@ export function checkBundle() {
     throw new Error(`${bundle} is missing: run \`make wasm bundle\` before the browser tests`);
   }
   const built = statSync(bundle).mtimeMs;
+  // every module of web/, in every folder (the layers: model/, jobs/, components/, lessons/...)
   const sources = ['mha.wasm'];
-  for (const dir of ['', 'lessons', 'render']) {
-    const d = join(webDir, dir);
-    if (!existsSync(d)) continue;
-    for (const f of readdirSync(d)) {
-      if (f.endsWith('.js') && f !== 'app.bundle.js') sources.push(join(dir, f));
+  const walk = (dir) => {
+    for (const f of readdirSync(join(webDir, dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${f.name}` : f.name;
+      if (f.isDirectory()) walk(rel);
+      else if (f.name.endsWith('.js') && f.name !== 'app.bundle.js') sources.push(rel);
     }
-  }
+  };
+  walk('');
   const stale = sources.filter(
     (f) => existsSync(join(webDir, f)) && statSync(join(webDir, f)).mtimeMs > built,
   );
