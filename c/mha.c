@@ -332,8 +332,8 @@ void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size
             double *headout_bh = l->headout + bh * T * hs;
             if (from <= STAGE_ATT_QK) {
                 /* scores = q k^T / sqrt(hs), the division done by the softmax's first pass */
-                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, 0);    /* (T,hs) @ (hs,T) */
-                softmax_rows(att_bh, scores_bh, T, root, causal); /* (T,T), rows sum to 1 */
+                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, MATMUL_SET); /* (T,hs) @ (hs,T) */
+                softmax_rows(att_bh, scores_bh, T, root, causal);       /* (T,T), rows sum to 1 */
             } else if (from == STAGE_ATT_SCORES) {
                 softmax_rows(att_bh, scores_bh, T, 1.0, causal);
             }
@@ -534,8 +534,8 @@ void backward_core(mha_layer *l)
     const double root = sqrt((double)hs);
 
     /* forward: Y = concat @ Wo  =>  dWo += concat^T dY,  dconcat = dY @ Wo^T */
-    matmul_tn(dWo, l->concat, l->dY, C, BT, C, 1);
-    matmul_nt(l->dconcat, l->dY, Wo, BT, C, C, 0);
+    matmul_tn(dWo, l->concat, l->dY, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dconcat, l->dY, Wo, BT, C, C, MATMUL_SET);
     /* forward: concat = merge_heads(headout)  =>  dheadout = split_heads(dconcat) */
     split_heads(l->dheadout, l->dconcat, B, T, C, h);
 
@@ -547,13 +547,13 @@ void backward_core(mha_layer *l)
         double *dscores_bh = l->dscores + bh * T * T;
         double *dQ_bh = l->dQ + bh * T * hs, *dK_bh = l->dK + bh * T * hs;
         /* forward: headout = att @ V  =>  dV = att^T dheadout,  datt = dheadout V^T */
-        matmul_tn(dV_bh, att_bh, dheadout_bh, T, T, hs, 0);
-        matmul_nt(datt_bh, dheadout_bh, v_bh, T, hs, T, 0);
+        matmul_tn(dV_bh, att_bh, dheadout_bh, T, T, hs, MATMUL_SET);
+        matmul_nt(datt_bh, dheadout_bh, v_bh, T, hs, T, MATMUL_SET);
         /* forward: att = softmax(mask(scores))  =>  dscores = att * (datt - rowsum(datt*att)) */
         softmax_backward_rows(dscores_bh, att_bh, datt_bh, T);
         /* forward: scores = Q K^T / sqrt(hs)  =>  dQ = dscores K / sqrt(hs), dK = dscores^T Q / sqrt(hs) */
         matmul_nn(dQ_bh, dscores_bh, k_bh, T, T, hs);
-        matmul_tn(dK_bh, dscores_bh, q_bh, T, T, hs, 0);
+        matmul_tn(dK_bh, dscores_bh, q_bh, T, T, hs, MATMUL_SET);
         for (size_t i = 0; i < T * hs; i++) {
             dQ_bh[i] /= root;
             dK_bh[i] /= root;
@@ -563,14 +563,14 @@ void backward_core(mha_layer *l)
     /* forward: Q = split_heads(X @ Wq)  =>  merge dQ back to (B,T,C), dWq += X^T dQ, dX = dQ Wq^T;
      * the same for K and V, with dX summing the three paths */
     merge_heads(l->work, l->dQ, B, T, C, h);
-    matmul_tn(dWq, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wq, BT, C, C, 0);
+    matmul_tn(dWq, l->X, l->work, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->work, Wq, BT, C, C, MATMUL_SET);
     merge_heads(l->work, l->dK, B, T, C, h);
-    matmul_tn(dWk, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wk, BT, C, C, 1);
+    matmul_tn(dWk, l->X, l->work, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->work, Wk, BT, C, C, MATMUL_ADD);
     merge_heads(l->work, l->dV, B, T, C, h);
-    matmul_tn(dWv, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wv, BT, C, C, 1);
+    matmul_tn(dWv, l->X, l->work, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->work, Wv, BT, C, C, MATMUL_ADD);
 }
 
 int mha_backward(mha_layer *l, const double *dY, double *dX)
@@ -781,7 +781,7 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
     matmul_nn(v, X, Wv, bt, Cs, HS);
     for (size_t b = 0; b < (size_t)B; b++) {
         double *a_b = a + b * Ts * Ts;
-        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, 0);  /* q k^T (T,T) */
+        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, MATMUL_SET); /* q k^T (T,T) */
         softmax_rows(a_b, a_b, Ts, sqrt((double)HS), flags & MHA_CAUSAL); /* / sqrt(hs), softmax */
         if (out) {
             matmul_nn(out + b * Ts * HS, a_b, v + b * Ts * HS, Ts, Ts, HS);
