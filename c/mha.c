@@ -71,21 +71,91 @@ static int mul_size(size_t a, size_t b, size_t *out)
     return 1;
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* the tensor table (MHA_TENSORS in mha.h) */
+
+#define TENSOR_INFO(id, name, shape, kind, restart, grad, step, check)                             \
+    {#name, MHA_SHAPE_##shape, MHA_KIND_##kind, MHA_STAGE_##restart, MHA_T_##grad, step, check},
+const tensor_info tensor_table[MHA_T_COUNT] = {MHA_TENSORS(TENSOR_INFO)};
+#undef TENSOR_INFO
+
+#define CHECK_TENSOR_ID(id, name, shape, kind, restart, grad, step, check)                         \
+    MHA_IF_##check(MHA_T_##id, )
+const int check_tensor_id[MHA_CHECK_COUNT] = {MHA_TENSORS(CHECK_TENSOR_ID)};
+#undef CHECK_TENSOR_ID
+
+/* The layer's named fields and its tensor[] array are the same pointers */
+_Static_assert(offsetof(struct mha_layer, dX) ==
+                   offsetof(struct mha_layer, tensor) + MHA_T_DX * sizeof(double *),
+               "the tensor fields of struct mha_layer follow the table");
+
+/* Where a tensor lives: weights in params, their gradients in grads (both (C,C)), everything else
+ * in the cache, in blocks of B*T*C elements ((B,T,C) and (B,h,T,hs)) or B*h*T*T ((B,h,T,T)). */
+static int in_cache(int id)
+{
+    return tensor_table[id].shape != MHA_SHAPE_CC;
+}
+static int is_bhtt(int id)
+{
+    return tensor_table[id].shape == MHA_SHAPE_BHTT;
+}
+#define COUNT_BTC(id, name, shape, ...)                                                            \
+    +(MHA_SHAPE_##shape == MHA_SHAPE_BTC || MHA_SHAPE_##shape == MHA_SHAPE_BHTHS)
+#define COUNT_BHTT(id, name, shape, ...) +(MHA_SHAPE_##shape == MHA_SHAPE_BHTT)
+enum {
+    CACHE_BTC = 2 MHA_TENSORS(COUNT_BTC), /* the cached tensors of B*T*C elements, work and aux */
+    CACHE_BHTT = 0 MHA_TENSORS(COUNT_BHTT)
+};
+#undef COUNT_BTC
+#undef COUNT_BHTT
+
 /* Element counts of the per-forward tensors: btc = B*T*C, bhtt = B*h*T*T, and the total bytes of
- * the cache block (16 btc + 4 bhtt doubles). MHA_OK or MHA_EOVERFLOW. */
+ * the cache block (CACHE_BTC blocks of btc + CACHE_BHTT of bhtt doubles). MHA_OK or
+ * MHA_EOVERFLOW. */
 static int cache_sizes(int B, int T, int C, int h, size_t *btc, size_t *bhtt, size_t *bytes)
 {
     size_t bt, bh, bht, n_btc, n_bhtt, a, b, total;
     if (!mul_size((size_t)B, (size_t)T, &bt) || !mul_size(bt, (size_t)C, &n_btc) ||
         !mul_size((size_t)B, (size_t)h, &bh) || !mul_size(bh, (size_t)T, &bht) ||
-        !mul_size(bht, (size_t)T, &n_bhtt) || !mul_size(n_btc, 16, &a) ||
-        !mul_size(n_bhtt, 4, &b) || a > SIZE_MAX - b || !mul_size(a + b, sizeof(double), &total)) {
+        !mul_size(bht, (size_t)T, &n_bhtt) || !mul_size(n_btc, CACHE_BTC, &a) ||
+        !mul_size(n_bhtt, CACHE_BHTT, &b) || a > SIZE_MAX - b ||
+        !mul_size(a + b, sizeof(double), &total)) {
         return MHA_EOVERFLOW;
     }
     *btc = n_btc;
     *bhtt = n_bhtt;
     *bytes = total;
     return MHA_OK;
+}
+
+size_t tensor_size(const mha_layer *l, int id)
+{
+    const size_t C = (size_t)l->C, BT = (size_t)l->B * (size_t)l->T;
+    switch (tensor_table[id].shape) {
+    case MHA_SHAPE_CC: return C * C;
+    case MHA_SHAPE_BHTT: return BT * (size_t)l->h * (size_t)l->T;
+    default: return BT * C; /* (B,T,C) and (B,h,T,hs) */
+    }
+}
+
+/* Point the weights at their slices of params and their gradients at theirs of grads, (C,C)
+ * each, in table order. */
+static void weights_layout(mha_layer *l)
+{
+    const size_t CC = (size_t)l->C * (size_t)l->C;
+    double *param = l->params, *grad = l->grads;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (in_cache(id)) {
+            continue;
+        }
+        if (tensor_table[id].kind == MHA_KIND_PARAM) {
+            l->tensor[id] = param;
+            param += CC;
+        } else {
+            l->tensor[id] = grad;
+            grad += CC;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -123,6 +193,7 @@ int mha_create(int C, int h, mha_layer **out)
     l->C = C;
     l->h = h;
     l->hs = C / h;
+    weights_layout(l);
     *out = l;
     return MHA_OK;
 }
@@ -186,22 +257,32 @@ int mha_init_weights(mha_layer *l, uint32_t seed_lo, uint32_t seed_hi, int rng_k
 /* ---------------------------------------------------------------------------------------------- */
 /* the cache */
 
-/* Point every tensor at its slice of the cache block. */
+/* Point every cached tensor at its slice of the cache block, in table order: those of B*T*C
+ * elements first, then work and aux, then those of B*h*T*T. */
 static void cache_layout(mha_layer *l)
 {
     double *p = l->cache;
-    double **btc_tensors[] = {&l->X,  &l->Q,  &l->K,       &l->V,        &l->headout, &l->concat,
-                              &l->Y,  &l->dY, &l->dconcat, &l->dheadout, &l->dV,      &l->dQ,
-                              &l->dK, &l->dX, &l->work,    &l->aux};
-    double **bhtt_tensors[] = {&l->scores, &l->att, &l->datt, &l->dscores};
-    for (size_t i = 0; i < sizeof btc_tensors / sizeof btc_tensors[0]; i++) {
-        *btc_tensors[i] = p;
-        p += l->cap_btc;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (in_cache(id) && !is_bhtt(id)) {
+            l->tensor[id] = p;
+            p += l->cap_btc;
+        }
     }
-    for (size_t i = 0; i < sizeof bhtt_tensors / sizeof bhtt_tensors[0]; i++) {
-        *bhtt_tensors[i] = p;
-        p += l->cap_bhtt;
+    l->work = p;
+    l->aux = p + l->cap_btc;
+    p += 2 * l->cap_btc;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (is_bhtt(id)) {
+            l->tensor[id] = p;
+            p += l->cap_bhtt;
+        }
     }
+}
+
+/* Doubles in a cache block of these capacities */
+static size_t cache_doubles(size_t cap_btc, size_t cap_bhtt)
+{
+    return CACHE_BTC * cap_btc + CACHE_BHTT * cap_bhtt;
 }
 
 int layer_reserve(mha_layer *l, int B, int T, const double *X)
@@ -218,19 +299,15 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     size_t new_btc = btc > l->cap_btc ? btc : l->cap_btc;
     size_t new_bhtt = bhtt > l->cap_bhtt ? bhtt : l->cap_bhtt;
     size_t a, b;
-    if (!mul_size(new_btc, 16, &a) || !mul_size(new_bhtt, 4, &b) || a > SIZE_MAX - b ||
-        !mul_size(a + b, sizeof(double), &bytes)) {
+    if (!mul_size(new_btc, CACHE_BTC, &a) || !mul_size(new_bhtt, CACHE_BHTT, &b) ||
+        a > SIZE_MAX - b || !mul_size(a + b, sizeof(double), &bytes)) {
         return MHA_EOVERFLOW;
     }
     double *block = malloc(bytes);
     if (!block) {
         return MHA_ENOMEM; /* the old cache and everything in it stay as they were */
     }
-    if (X) {
-        /* X may live in the old block (the layer's own MHA_T_X): move it before that goes */
-        memcpy(block, X, btc * sizeof(double));
-    }
-    free(l->cache);
+    double *old = l->cache;
     l->cache = block;
     l->cap_btc = new_btc;
     l->cap_bhtt = new_bhtt;
@@ -238,6 +315,11 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     l->have_backward = 0;
     l->gc_ready = 0;
     cache_layout(l);
+    if (X) {
+        /* X may live in the old block (the layer's own MHA_T_X): copy it before that goes */
+        memcpy(l->X, X, btc * sizeof(double));
+    }
+    free(old);
     return MHA_OK;
 }
 
@@ -330,17 +412,17 @@ void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size
             const double *v_bh = l->V + bh * T * hs;
             double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
             double *headout_bh = l->headout + bh * T * hs;
-            if (from <= STAGE_ATT_QK) {
+            if (from <= MHA_STAGE_SCORES) {
                 /* scores = q k^T / sqrt(hs), the division done by the softmax's first pass */
                 matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, MATMUL_SET); /* (T,hs) @ (hs,T) */
                 softmax_rows(att_bh, scores_bh, T, root, causal);       /* (T,T), rows sum to 1 */
-            } else if (from == STAGE_ATT_SCORES) {
+            } else if (from == MHA_STAGE_ATT) {
                 softmax_rows(att_bh, scores_bh, T, 1.0, causal);
             }
-            if (from <= STAGE_HEADOUT) {
+            if (from <= MHA_STAGE_HEADOUT) {
                 matmul_nn(headout_bh, att_bh, v_bh, T, T, hs); /* (T,T) @ (T,hs) */
             }
-            if (from <= STAGE_MERGE) {
+            if (from <= MHA_STAGE_CONCAT) {
                 /* concat[b, t, head*hs : (head+1)*hs] = headout[b, head, t, :] */
                 for (size_t t = 0; t < T; t++) {
                     memcpy(l->concat + (b * T + t) * C + head * hs, headout_bh + t * hs,
@@ -369,12 +451,13 @@ void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const 
 
 void forward_from(mha_layer *l, int from)
 {
-    if (from <= STAGE_PROJ) {
+    if (from <= MHA_STAGE_QKV) {
         forward_project(l, 0);
         forward_project(l, 1);
         forward_project(l, 2);
     }
-    forward_heads(l, from < STAGE_ATT_QK ? STAGE_ATT_QK : from, 0, (size_t)l->B, 0, (size_t)l->h);
+    forward_heads(l, from < MHA_STAGE_SCORES ? MHA_STAGE_SCORES : from, 0, (size_t)l->B, 0,
+                  (size_t)l->h);
     forward_output_rows(l, 0, (size_t)l->B, 0, NULL);
 }
 
@@ -442,7 +525,7 @@ static int overlaps(const double *p, size_t n, const double *block, size_t n_blo
 int layer_owns(const mha_layer *l, const double *p, size_t n)
 {
     const size_t np = mha_num_params(l);
-    return overlaps(p, n, l->cache, 16 * l->cap_btc + 4 * l->cap_bhtt) ||
+    return overlaps(p, n, l->cache, cache_doubles(l->cap_btc, l->cap_bhtt)) ||
            overlaps(p, n, l->params, np) || overlaps(p, n, l->grads, np);
 }
 
@@ -474,7 +557,7 @@ int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
     }
     if (l->cache == old_cache) {
         memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
-    } /* else layer_reserve copied X into the new block, where l->X now starts */
+    } /* else layer_reserve copied X into the new block's l->X */
     l->B = B;
     l->T = T;
     l->flags = flags;
@@ -490,7 +573,7 @@ int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *
     if (rc != MHA_OK) {
         return rc;
     }
-    forward_from(l, STAGE_PROJ);
+    forward_from(l, MHA_STAGE_QKV);
     if (Y) {
         memmove(Y, l->Y, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
     }
@@ -502,16 +585,9 @@ int mha_forward_from(mha_layer *l, int stage)
     if (!l) {
         return MHA_ENULL;
     }
-    int from;
-    switch (stage) {
-    case MHA_T_Q:
-    case MHA_T_K: from = STAGE_ATT_QK; break;
-    case MHA_T_V: from = STAGE_HEADOUT; break;
-    case MHA_T_SCORES: from = STAGE_ATT_SCORES; break;
-    case MHA_T_ATT: from = STAGE_HEADOUT; break;
-    case MHA_T_HEADOUT: from = STAGE_MERGE; break;
-    case MHA_T_CONCAT: from = STAGE_OUT; break;
-    default: return MHA_ETENSOR;
+    const int from = mha_tensor_stage(stage); /* `stage` is the edited tensor's id */
+    if (from == MHA_STAGE_NONE) {
+        return MHA_ETENSOR;
     }
     if (!l->have_forward) {
         return MHA_ENOFORWARD;
@@ -562,15 +638,15 @@ void backward_core(mha_layer *l)
 
     /* forward: Q = split_heads(X @ Wq)  =>  merge dQ back to (B,T,C), dWq += X^T dQ, dX = dQ Wq^T;
      * the same for K and V, with dX summing the three paths */
-    merge_heads(l->work, l->dQ, B, T, C, h);
-    matmul_tn(dWq, l->X, l->work, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->work, Wq, BT, C, C, MATMUL_SET);
-    merge_heads(l->work, l->dK, B, T, C, h);
-    matmul_tn(dWk, l->X, l->work, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->work, Wk, BT, C, C, MATMUL_ADD);
-    merge_heads(l->work, l->dV, B, T, C, h);
-    matmul_tn(dWv, l->X, l->work, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->work, Wv, BT, C, C, MATMUL_ADD);
+    merge_heads(l->dQm, l->dQ, B, T, C, h);
+    matmul_tn(dWq, l->X, l->dQm, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->dQm, Wq, BT, C, C, MATMUL_SET);
+    merge_heads(l->dKm, l->dK, B, T, C, h);
+    matmul_tn(dWk, l->X, l->dKm, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->dKm, Wk, BT, C, C, MATMUL_ADD);
+    merge_heads(l->dVm, l->dV, B, T, C, h);
+    matmul_tn(dWv, l->X, l->dVm, C, BT, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->dVm, Wv, BT, C, C, MATMUL_ADD);
 }
 
 int mha_backward(mha_layer *l, const double *dY, double *dX)
@@ -604,52 +680,118 @@ int mha_zero_grad(mha_layer *l)
 /* ---------------------------------------------------------------------------------------------- */
 /* tensor access */
 
-/* Shape kinds of the tensors: 0 = (C,C), 1 = (B,T,C), 2 = (B,h,T,hs), 3 = (B,h,T,T) */
-static int tensor_kind(int id)
+static int known(int id)
 {
-    switch (id) {
-    case MHA_T_WQ:
-    case MHA_T_WK:
-    case MHA_T_WV:
-    case MHA_T_WO:
-    case MHA_T_DWQ:
-    case MHA_T_DWK:
-    case MHA_T_DWV:
-    case MHA_T_DWO: return 0;
-    case MHA_T_X:
-    case MHA_T_CONCAT:
-    case MHA_T_Y:
-    case MHA_T_DY:
-    case MHA_T_DCONCAT:
-    case MHA_T_DX: return 1;
-    case MHA_T_Q:
-    case MHA_T_K:
-    case MHA_T_V:
-    case MHA_T_HEADOUT:
-    case MHA_T_DHEADOUT:
-    case MHA_T_DV:
-    case MHA_T_DQ:
-    case MHA_T_DK: return 2;
-    case MHA_T_SCORES:
-    case MHA_T_ATT:
-    case MHA_T_DATT:
-    case MHA_T_DSCORES: return 3;
-    default: return -1;
+    return id >= 0 && id < MHA_T_COUNT;
+}
+
+int mha_tensor_count(void)
+{
+    return MHA_T_COUNT;
+}
+const char *mha_tensor_name(int id)
+{
+    return known(id) ? tensor_table[id].name : NULL;
+}
+int mha_tensor_kind(int id)
+{
+    return known(id) ? tensor_table[id].kind : -1;
+}
+int mha_tensor_stage(int id)
+{
+    return known(id) ? tensor_table[id].restart : MHA_STAGE_NONE;
+}
+int mha_tensor_grad(int id)
+{
+    return known(id) ? tensor_table[id].grad : MHA_T_NONE;
+}
+int mha_tensor_step(int id)
+{
+    return known(id) ? tensor_table[id].step : -1;
+}
+
+/* 1 if tensor `id` is the grad of some tensor of the table */
+static int is_some_grad(int id)
+{
+    for (int t = 0; t < MHA_T_COUNT; t++) {
+        if (tensor_table[t].grad == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int mha_grad_order(int i)
+{
+    int k = 0; /* gradients listed so far */
+    for (int step = 1; step <= MHA_T_COUNT; step++) {
+        for (int id = 0; id < MHA_T_COUNT; id++) {
+            if (tensor_table[id].step == step && is_some_grad(id) && k++ == i) {
+                return id;
+            }
+        }
+    }
+    return MHA_T_NONE;
+}
+
+int mha_check_tensor(int which)
+{
+    return which >= 0 && which < MHA_CHECK_COUNT ? check_tensor_id[which] : MHA_T_NONE;
+}
+
+const char *mha_check_name(int which)
+{
+    return mha_tensor_name(mha_check_tensor(which));
+}
+
+/* The shape of tensor `id` (a known one) for these sizes: rank and dims */
+static void shape_of(int id, int B, int T, int C, int h, int *rank, int dims[4])
+{
+    switch (tensor_table[id].shape) {
+    case MHA_SHAPE_CC:
+        *rank = 2;
+        dims[0] = C;
+        dims[1] = C;
+        break;
+    case MHA_SHAPE_BTC:
+        *rank = 3;
+        dims[0] = B;
+        dims[1] = T;
+        dims[2] = C;
+        break;
+    case MHA_SHAPE_BHTHS:
+        *rank = 4;
+        dims[0] = B;
+        dims[1] = h;
+        dims[2] = T;
+        dims[3] = C / h;
+        break;
+    default: /* MHA_SHAPE_BHTT */
+        *rank = 4;
+        dims[0] = B;
+        dims[1] = h;
+        dims[2] = T;
+        dims[3] = T;
+        break;
     }
 }
 
-const char *mha_tensor_name(int id)
+int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[4])
 {
-    static const char *const names[MHA_T_COUNT] = {
-        "Wq",      "Wk",       "Wv", "Wo",     "dWq",     "dWk",     "dWv",    "dWo", "X",
-        "Q",       "K",        "V",  "scores", "att",     "headout", "concat", "Y",   "dY",
-        "dconcat", "dheadout", "dV", "datt",   "dscores", "dQ",      "dK",     "dX"};
-    return id >= 0 && id < MHA_T_COUNT ? names[id] : NULL;
-}
-
-static int is_backward_tensor(int id)
-{
-    return id >= MHA_T_DY && id <= MHA_T_DX;
+    if (!rank || !dims) {
+        return MHA_ENULL;
+    }
+    if (!known(id)) {
+        return MHA_ETENSOR;
+    }
+    if (B <= 0 || T <= 0 || C <= 0 || h <= 0) {
+        return MHA_EDIM;
+    }
+    if (C % h != 0) {
+        return MHA_EDIVISIBLE;
+    }
+    shape_of(id, B, T, C, h, rank, dims);
+    return MHA_OK;
 }
 
 int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
@@ -657,41 +799,27 @@ int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
     if (!l || !rank || !dims) {
         return MHA_ENULL;
     }
-    const int kind = tensor_kind(id);
-    if (kind < 0) {
+    if (!known(id)) {
         return MHA_ETENSOR;
     }
-    if (kind > 0 && !l->have_forward) {
+    if (in_cache(id) && !l->have_forward) {
         return MHA_ENOFORWARD;
     }
-    switch (kind) {
-    case 0:
-        *rank = 2;
-        dims[0] = l->C;
-        dims[1] = l->C;
-        break;
-    case 1:
-        *rank = 3;
-        dims[0] = l->B;
-        dims[1] = l->T;
-        dims[2] = l->C;
-        break;
-    case 2:
-        *rank = 4;
-        dims[0] = l->B;
-        dims[1] = l->h;
-        dims[2] = l->T;
-        dims[3] = l->hs;
-        break;
-    default:
-        *rank = 4;
-        dims[0] = l->B;
-        dims[1] = l->h;
-        dims[2] = l->T;
-        dims[3] = l->T;
-        break;
-    }
+    shape_of(id, l->B, l->T, l->C, l->h, rank, dims);
     return MHA_OK;
+}
+
+/* 1 if tensor `id` holds values: the weights and their gradients always; the cached tensors
+ * after a forward, and the cached gradients after a backward of that forward */
+static int tensor_exists(const mha_layer *l, int id)
+{
+    if (!in_cache(id)) {
+        return 1;
+    }
+    if (tensor_table[id].kind == MHA_KIND_GRADIENT) {
+        return l->have_forward && l->have_backward;
+    }
+    return l->have_forward;
 }
 
 double *mha_tensor(mha_layer *l, int id, size_t *len)
@@ -699,51 +827,13 @@ double *mha_tensor(mha_layer *l, int id, size_t *len)
     if (len) {
         *len = 0;
     }
-    if (!l) {
+    if (!l || !known(id) || !tensor_exists(l, id)) {
         return NULL;
-    }
-    const int kind = tensor_kind(id);
-    if (kind < 0 || (kind > 0 && !l->have_forward) ||
-        (is_backward_tensor(id) && !l->have_backward)) {
-        return NULL;
-    }
-    const size_t C = (size_t)l->C, CC = C * C;
-    const size_t btc = (size_t)l->B * (size_t)l->T * C;
-    const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
-    double *p = NULL;
-    switch (id) {
-    case MHA_T_WQ:
-    case MHA_T_WK:
-    case MHA_T_WV:
-    case MHA_T_WO: p = l->params + (size_t)(id - MHA_T_WQ) * CC; break;
-    case MHA_T_DWQ:
-    case MHA_T_DWK:
-    case MHA_T_DWV:
-    case MHA_T_DWO: p = l->grads + (size_t)(id - MHA_T_DWQ) * CC; break;
-    case MHA_T_X: p = l->X; break;
-    case MHA_T_Q: p = l->Q; break;
-    case MHA_T_K: p = l->K; break;
-    case MHA_T_V: p = l->V; break;
-    case MHA_T_SCORES: p = l->scores; break;
-    case MHA_T_ATT: p = l->att; break;
-    case MHA_T_HEADOUT: p = l->headout; break;
-    case MHA_T_CONCAT: p = l->concat; break;
-    case MHA_T_Y: p = l->Y; break;
-    case MHA_T_DY: p = l->dY; break;
-    case MHA_T_DCONCAT: p = l->dconcat; break;
-    case MHA_T_DHEADOUT: p = l->dheadout; break;
-    case MHA_T_DV: p = l->dV; break;
-    case MHA_T_DATT: p = l->datt; break;
-    case MHA_T_DSCORES: p = l->dscores; break;
-    case MHA_T_DQ: p = l->dQ; break;
-    case MHA_T_DK: p = l->dK; break;
-    case MHA_T_DX: p = l->dX; break;
-    default: return NULL;
     }
     if (len) {
-        *len = kind == 0 ? CC : kind == 3 ? bhtt : btc;
+        *len = tensor_size(l, id);
     }
-    return p;
+    return l->tensor[id];
 }
 
 /* ---------------------------------------------------------------------------------------------- */
