@@ -9,7 +9,7 @@
  *                         headout = att @ V                        (B,h,T,hs)
  *                         concat = merge_heads(headout)            (B,T,C)
  *                         Y = concat @ Wo                          (B,T,C)
- * Backward (lesson 4) walks the same lines in reverse; see backward_core.
+ * Backward (lesson 4) walks the same lines in reverse, in 13 numbered steps; see backward_core.
  */
 #include "mha.h"
 
@@ -438,7 +438,7 @@ void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const 
     /* Y[b0:b1] = concat[b0:b1] @ Wo: (n,T,C) @ (C,C). The sum over c runs head by head (concat's
      * columns are the heads side by side), so from `head` on it continues from partial[b0:b1]. */
     const size_t T = (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     double *Y = l->Y + b0 * T * C;
     const size_t rows = (b1 - b0) * T, c0 = head * hs;
     if (head == 0) {
@@ -499,7 +499,7 @@ void forward_output_column(mha_layer *l, size_t j)
 {
     /* column j of Y = concat @ Wo, in the order matmul_nn uses */
     const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     for (size_t bt = 0; bt < BT; bt++) {
         const double *concat_bt = l->concat + bt * C;
         double s = 0.0;
@@ -601,52 +601,79 @@ int mha_forward_from(mha_layer *l, int stage)
 /* ---------------------------------------------------------------------------------------------- */
 /* backward (lesson 4) */
 
+/* x[0..n-1] /= d */
+static void divide(double *x, size_t n, double d)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] /= d;
+    }
+}
+
+/* Lesson 4's 13 steps in its order (the table's step column), each under the forward line it
+ * differentiates. Weight gradients are added to the gradient buffer (MATMUL_ADD: the API
+ * accumulates them over calls); every other gradient is set. Per (batch item, head) = bh, the
+ * (B,h,T,hs) tensors hold T*hs numbers and the (B,h,T,T) ones T*T. */
 void backward_core(mha_layer *l)
 {
     const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
-    const size_t hs = (size_t)l->hs, BT = B * T;
-    const double *Wq = l->params, *Wk = Wq + C * C, *Wv = Wk + C * C, *Wo = Wv + C * C;
-    double *dWq = l->grads, *dWk = dWq + C * C, *dWv = dWk + C * C, *dWo = dWv + C * C;
+    const size_t hs = (size_t)l->hs, BT = B * T, BH = B * h, Ths = T * hs, TT = T * T;
     const double root = sqrt((double)hs);
 
-    /* forward: Y = concat @ Wo  =>  dWo += concat^T dY,  dconcat = dY @ Wo^T */
-    matmul_tn(dWo, l->concat, l->dY, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dconcat, l->dY, Wo, BT, C, C, MATMUL_SET);
-    /* forward: concat = merge_heads(headout)  =>  dheadout = split_heads(dconcat) */
+    /* forward: Y = concat @ Wo                           (B,T,C) = (B,T,C) @ (C,C) */
+    /*  1. dWo += concat^T @ dY                           (C,C) */
+    matmul_tn(l->dWo, l->concat, l->dY, C, BT, C, MATMUL_ADD);
+    /*  2. dconcat = dY @ Wo^T                            (B,T,C) */
+    matmul_nt(l->dconcat, l->dY, l->Wo, BT, C, C, MATMUL_SET);
+
+    /* forward: concat = merge_heads(headout)             (B,T,C) <- (B,h,T,hs) */
+    /*  3. dheadout = split_heads(dconcat)                (B,h,T,hs) */
     split_heads(l->dheadout, l->dconcat, B, T, C, h);
 
-    for (size_t bh = 0; bh < B * h; bh++) {
-        const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
-        const double *v_bh = l->V + bh * T * hs, *att_bh = l->att + bh * T * T;
-        const double *dheadout_bh = l->dheadout + bh * T * hs;
-        double *dV_bh = l->dV + bh * T * hs, *datt_bh = l->datt + bh * T * T;
-        double *dscores_bh = l->dscores + bh * T * T;
-        double *dQ_bh = l->dQ + bh * T * hs, *dK_bh = l->dK + bh * T * hs;
-        /* forward: headout = att @ V  =>  dV = att^T dheadout,  datt = dheadout V^T */
-        matmul_tn(dV_bh, att_bh, dheadout_bh, T, T, hs, MATMUL_SET);
-        matmul_nt(datt_bh, dheadout_bh, v_bh, T, hs, T, MATMUL_SET);
-        /* forward: att = softmax(mask(scores))  =>  dscores = att * (datt - rowsum(datt*att)) */
-        softmax_backward_rows(dscores_bh, att_bh, datt_bh, T);
-        /* forward: scores = Q K^T / sqrt(hs)  =>  dQ = dscores K / sqrt(hs), dK = dscores^T Q / sqrt(hs) */
-        matmul_nn(dQ_bh, dscores_bh, k_bh, T, T, hs);
-        matmul_tn(dK_bh, dscores_bh, q_bh, T, T, hs, MATMUL_SET);
-        for (size_t i = 0; i < T * hs; i++) {
-            dQ_bh[i] /= root;
-            dK_bh[i] /= root;
-        }
+    /* forward: headout = att @ V                         per bh: (T,hs) = (T,T) @ (T,hs) */
+    /*  4. dV = att^T @ dheadout                          (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_tn(l->dV + bh * Ths, l->att + bh * TT, l->dheadout + bh * Ths, T, T, hs, MATMUL_SET);
+    }
+    /*  5. datt = dheadout @ V^T                          (B,h,T,T) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_nt(l->datt + bh * TT, l->dheadout + bh * Ths, l->V + bh * Ths, T, hs, T, MATMUL_SET);
     }
 
-    /* forward: Q = split_heads(X @ Wq)  =>  merge dQ back to (B,T,C), dWq += X^T dQ, dX = dQ Wq^T;
-     * the same for K and V, with dX summing the three paths */
+    /* forward: att = softmax(mask(scores))               per row of T */
+    /*  6. dscores = att * (datt - rowsum(datt * att))    (B,h,T,T); masked entries: att = 0 */
+    for (size_t bh = 0; bh < BH; bh++) {
+        softmax_backward_rows(l->dscores + bh * TT, l->att + bh * TT, l->datt + bh * TT, T);
+    }
+
+    /* forward: scores = Q @ K^T / sqrt(hs)               per bh: (T,T) = (T,hs) @ (hs,T) */
+    /*  7. dQ = dscores @ K / sqrt(hs)                    (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_nn(l->dQ + bh * Ths, l->dscores + bh * TT, l->K + bh * Ths, T, T, hs);
+        divide(l->dQ + bh * Ths, Ths, root);
+    }
+    /*  8. dK = dscores^T @ Q / sqrt(hs)                  (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_tn(l->dK + bh * Ths, l->dscores + bh * TT, l->Q + bh * Ths, T, T, hs, MATMUL_SET);
+        divide(l->dK + bh * Ths, Ths, root);
+    }
+
+    /* forward: Q = split_heads(X @ Wq), K = split_heads(X @ Wk), V = split_heads(X @ Wv) */
+    /*  9. dQm, dKm, dVm = merge_heads(dQ), merge_heads(dK), merge_heads(dV)   (B,T,C) each */
     merge_heads(l->dQm, l->dQ, B, T, C, h);
-    matmul_tn(dWq, l->X, l->dQm, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->dQm, Wq, BT, C, C, MATMUL_SET);
     merge_heads(l->dKm, l->dK, B, T, C, h);
-    matmul_tn(dWk, l->X, l->dKm, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->dKm, Wk, BT, C, C, MATMUL_ADD);
     merge_heads(l->dVm, l->dV, B, T, C, h);
-    matmul_tn(dWv, l->X, l->dVm, C, BT, C, MATMUL_ADD);
-    matmul_nt(l->dX, l->dVm, Wv, BT, C, C, MATMUL_ADD);
+    /* 10. dWq += X^T @ dQm                               (C,C) */
+    matmul_tn(l->dWq, l->X, l->dQm, C, BT, C, MATMUL_ADD);
+    /* 11. dWk += X^T @ dKm                               (C,C) */
+    matmul_tn(l->dWk, l->X, l->dKm, C, BT, C, MATMUL_ADD);
+    /* 12. dWv += X^T @ dVm                               (C,C) */
+    matmul_tn(l->dWv, l->X, l->dVm, C, BT, C, MATMUL_ADD);
+    /* 13. dX = dQm @ Wq^T + dKm @ Wk^T + dVm @ Wv^T      (B,T,C): X feeds all three projections.
+     *     One sum per entry: the terms of the first product, then the second's, then the
+     *     third's, each added in k order (SET, then ADD, ADD). */
+    matmul_nt(l->dX, l->dQm, l->Wq, BT, C, C, MATMUL_SET);
+    matmul_nt(l->dX, l->dKm, l->Wk, BT, C, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->dVm, l->Wv, BT, C, C, MATMUL_ADD);
 }
 
 int mha_backward(mha_layer *l, const double *dY, double *dX)

@@ -238,7 +238,7 @@ static void prepare_partials(mha_layer *l)
 {
     const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
     const size_t btc = BT * C, heads_before = (size_t)l->h - 1;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     l->gc_partial_ok = 0;
     if (heads_before == 0 || btc == 0 || heads_before > SIZE_MAX / sizeof(double) / btc) {
         return; /* one head, or more partial sums than a size_t can count: none */
