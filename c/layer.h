@@ -70,7 +70,7 @@ size_t tensor_size(const mha_layer *l, int id);
  * point into the old cache). */
 int layer_reserve(mha_layer *l, int B, int T, const double *X);
 
-/* Run the forward pass from stage `from` (MHA_STAGE_*) on the cache (sizes l->B, l->T, l->flags). */
+/* Run the forward pass from stage `from` (MHA_STAGE_*) on the cache (sizes l->B, l->T, flags) */
 void forward_from(mha_layer *l, int from);
 
 /* One projection only: which = 0 (Q from Wq), 1 (K from Wk), 2 (V from Wv); no later stage. */

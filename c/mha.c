@@ -26,28 +26,13 @@
 
 const char *mha_strerror(int code)
 {
+#define STATUS_MESSAGE(name, value, message)                                                       \
+    case MHA_##name: return message;
     switch (code) {
-    case MHA_OK: return "ok";
-    case MHA_ENULL: return "a required pointer argument is NULL";
-    case MHA_EDIM: return "sizes must be positive integers";
-    case MHA_EDIVISIBLE: return "C must be divisible by the number of heads";
-    case MHA_EOVERFLOW: return "sizes too large: the byte count overflows";
-    case MHA_ENOMEM: return "out of memory (nothing was changed)";
-    case MHA_ENOFORWARD: return "no forward pass has been run yet";
-    case MHA_ESEED: return "seed out of range (the legacy generator takes 0 ... 2^32-1)";
-    case MHA_ERNG: return "unknown random generator kind";
-    case MHA_EFLAGS: return "unknown flags";
-    case MHA_EVALUE: return "a real-valued argument is NaN, infinite or out of range";
-    case MHA_ETENSOR: return "unknown tensor id";
-    case MHA_ELOSS: return "unknown loss kind";
-    case MHA_ERANGE: return "index range outside the tensor";
-    case MHA_ENOBACKWARD: return "no backward pass has been run yet";
-    case MHA_EALIAS: return "an input array points into the layer's own buffers (pass a copy)";
-    case MHA_EDIVERGED:
-        return "training diverged: the loss is no longer finite (weights kept from the last finite "
-               "step)";
+        MHA_STATUSES(STATUS_MESSAGE)
     default: return "unknown error code";
     }
+#undef STATUS_MESSAGE
 }
 
 #define MHA_STR2(x) #x
@@ -861,6 +846,75 @@ double *mha_tensor(mha_layer *l, int id, size_t *len)
         *len = tensor_size(l, id);
     }
     return l->tensor[id];
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the header's numbers by name */
+
+typedef struct {
+    const char *name;
+    double value;
+} constant;
+
+#define CONSTANT(name)                        {#name, (double)(name)},
+#define STATUS_CONSTANT(name, value, message) CONSTANT(MHA_##name)
+#define TENSOR_CONSTANT(id, ...)              CONSTANT(MHA_T_##id)
+#define CHECK_CONSTANT(id, name, shape, kind, restart, grad, step, check)                          \
+    MHA_IF_##check(CONSTANT(MHA_CHECK_##id))
+#define ROW_OFFSET(field)                                                                          \
+    {"offsetof(mha_check_row, " #field ")", (double)offsetof(mha_check_row, field)},
+#define SIZE_OF(type) {"sizeof(" #type ")", (double)sizeof(type)},
+/* clang-format off */
+static const constant constants[] = {
+    MHA_STATUSES(STATUS_CONSTANT)
+    CONSTANT(MHA_VERSION_MAJOR) CONSTANT(MHA_VERSION_MINOR) CONSTANT(MHA_VERSION_PATCH)
+    CONSTANT(MHA_RNG_DEFAULT) CONSTANT(MHA_RNG_LEGACY)
+    CONSTANT(MHA_CAUSAL)
+    CONSTANT(MHA_SHAPE_CC) CONSTANT(MHA_SHAPE_BTC) CONSTANT(MHA_SHAPE_BHTHS)
+    CONSTANT(MHA_SHAPE_BHTT)
+    CONSTANT(MHA_KIND_PARAM) CONSTANT(MHA_KIND_INPUT) CONSTANT(MHA_KIND_INTERMEDIATE)
+    CONSTANT(MHA_KIND_OUTPUT) CONSTANT(MHA_KIND_GRADIENT)
+    CONSTANT(MHA_STAGE_NONE) CONSTANT(MHA_STAGE_QKV) CONSTANT(MHA_STAGE_SCORES)
+    CONSTANT(MHA_STAGE_ATT) CONSTANT(MHA_STAGE_HEADOUT) CONSTANT(MHA_STAGE_CONCAT)
+    CONSTANT(MHA_STAGE_Y)
+    CONSTANT(MHA_T_NONE) MHA_TENSORS(TENSOR_CONSTANT) CONSTANT(MHA_T_COUNT)
+    MHA_TENSORS(CHECK_CONSTANT) CONSTANT(MHA_CHECK_COUNT)
+    CONSTANT(MHA_LOSS_DOT) CONSTANT(MHA_LOSS_MSE)
+    CONSTANT(MHA_GRADCHECK_TINY) CONSTANT(MHA_GRADCHECK_EPS)
+    SIZE_OF(mha_check_row) MHA_CHECK_ROW_FIELDS(ROW_OFFSET)
+    SIZE_OF(int) SIZE_OF(size_t) SIZE_OF(void *) SIZE_OF(double)
+};
+/* clang-format on */
+#undef CONSTANT
+#undef STATUS_CONSTANT
+#undef TENSOR_CONSTANT
+#undef CHECK_CONSTANT
+#undef ROW_OFFSET
+#undef SIZE_OF
+
+enum { N_CONSTANTS = sizeof constants / sizeof constants[0] };
+
+int mha_constant_count(void)
+{
+    return N_CONSTANTS;
+}
+const char *mha_constant_name(int i)
+{
+    return i >= 0 && i < N_CONSTANTS ? constants[i].name : NULL;
+}
+double mha_constant_value(int i)
+{
+    return i >= 0 && i < N_CONSTANTS ? constants[i].value : NAN;
+}
+
+double mha_cache_bytes(int B, int T, int C, int h)
+{
+    if (B <= 0 || T <= 0 || C <= 0 || h <= 0 || C % h != 0) {
+        return 0.0;
+    }
+    const double btc = (double)B * (double)T * (double)C;
+    const double bhtt = (double)B * (double)h * (double)T * (double)T;
+    return (CACHE_BTC * btc + CACHE_BHTT * bhtt) * (double)sizeof(double);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -46,26 +46,50 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------------- */
 /* status codes */
 
-enum {
-    MHA_OK = 0,
-    MHA_ENULL = -1,      /* a required pointer argument is NULL */
-    MHA_EDIM = -2,       /* a size (C, h, B, T, n, steps) is zero or negative */
-    MHA_EDIVISIBLE = -3, /* C is not divisible by h */
-    MHA_EOVERFLOW = -4,  /* the sizes are too large: a byte count would overflow */
-    MHA_ENOMEM = -5,     /* out of memory (the layer is unchanged and still usable) */
-    MHA_ENOFORWARD = -6, /* backward or a cached tensor was asked for before any forward; or a
-                              gradient-check slice without a live mha_gradcheck_prepare */
-    MHA_ESEED = -7,      /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
-    MHA_ERNG = -8,       /* unknown random generator kind */
-    MHA_EFLAGS = -9,     /* unknown bits in flags */
-    MHA_EVALUE = -10, /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */
-    MHA_ETENSOR = -11,     /* unknown tensor id */
-    MHA_ELOSS = -12,       /* unknown loss kind */
-    MHA_ERANGE = -13,      /* an index range lies outside the tensor */
-    MHA_ENOBACKWARD = -14, /* reserved: no function returns it (mha_tensor returns NULL instead) */
-    MHA_EDIVERGED = -15,   /* training stopped: the loss is no longer finite (weights kept) */
-    MHA_EALIAS = -16       /* target/aux points into the layer's own buffers (pass a copy) */
-};
+/* Every status code, one line each: its name MHA_<name>, its value and mha_strerror's message.
+ * MHA_OK is 0; the errors are negative and run -1, -2, ... without gaps. */
+/* clang-format off */
+#define MHA_STATUSES(STATUS)                                                                       \
+    STATUS(OK,           0, "ok")                                                                  \
+    /* a required pointer argument is NULL */                                                      \
+    STATUS(ENULL,       -1, "a required pointer argument is NULL")                                 \
+    /* a size (C, h, B, T, n, steps) is zero or negative */                                        \
+    STATUS(EDIM,        -2, "sizes must be positive integers")                                     \
+    /* C is not divisible by h */                                                                  \
+    STATUS(EDIVISIBLE,  -3, "C must be divisible by the number of heads")                          \
+    /* the sizes are too large: a byte count would overflow */                                     \
+    STATUS(EOVERFLOW,   -4, "sizes too large: the byte count overflows")                           \
+    /* out of memory (the layer is unchanged and still usable) */                                  \
+    STATUS(ENOMEM,      -5, "out of memory (nothing was changed)")                                 \
+    /* backward or a cached tensor was asked for before any forward; or a gradient-check slice     \
+     * without a live mha_gradcheck_prepare */                                                     \
+    STATUS(ENOFORWARD,  -6, "no forward pass has been run yet")                                    \
+    /* seed out of range for this generator (legacy: 0 ... 2^32-1) */                              \
+    STATUS(ESEED,       -7, "seed out of range (the legacy generator takes 0 ... 2^32-1)")        \
+    /* unknown random generator kind */                                                            \
+    STATUS(ERNG,        -8, "unknown random generator kind")                                       \
+    /* unknown bits in flags */                                                                    \
+    STATUS(EFLAGS,      -9, "unknown flags")                                                       \
+    /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */                 \
+    STATUS(EVALUE,     -10, "a real-valued argument is NaN, infinite or out of range")             \
+    /* unknown tensor id */                                                                        \
+    STATUS(ETENSOR,    -11, "unknown tensor id")                                                   \
+    /* unknown loss kind */                                                                        \
+    STATUS(ELOSS,      -12, "unknown loss kind")                                                   \
+    /* an index range lies outside the tensor */                                                   \
+    STATUS(ERANGE,     -13, "index range outside the tensor")                                      \
+    /* reserved: no function returns it (mha_tensor returns NULL instead) */                       \
+    STATUS(ENOBACKWARD, -14, "no backward pass has been run yet")                                  \
+    /* training stopped: the loss is no longer finite (weights kept) */                            \
+    STATUS(EDIVERGED,  -15, "training diverged: the loss is no longer finite (weights kept from "  \
+                            "the last finite step)")                                               \
+    /* target/aux points into the layer's own buffers (pass a copy) */                             \
+    STATUS(EALIAS,     -16, "an input array points into the layer's own buffers (pass a copy)")
+/* clang-format on */
+
+#define MHA_STATUS_ID(name, value, message) MHA_##name = value,
+enum { MHA_STATUSES(MHA_STATUS_ID) };
+#undef MHA_STATUS_ID
 
 /* The message for a status code: a static string owned by the library; never NULL ("unknown error
  * code" for a code that is not an MHA_* status). Cannot fail. */
@@ -380,19 +404,26 @@ enum {
 /* The default step of the finite differences */
 #define MHA_GRADCHECK_EPS 1e-3
 
-/* One row of the gradient-check table. All fields are doubles, so a report is a flat
- * Float64Array of MHA_CHECK_COUNT * 8 values in JS. A non-finite gradient counts as an infinite
- * error. */
+/* One row of the gradient-check table, one field a line (every field is a double, so a report
+ * is a flat Float64Array in JS; web/mha.js finds each field through mha_constant_*, see below).
+ * A non-finite gradient counts as an infinite error. */
+/* clang-format off */
+#define MHA_CHECK_ROW_FIELDS(FIELD)                                                                \
+    FIELD(size)     /* elements in the tensor */                                                   \
+    FIELD(checked)  /* elements compared */                                                        \
+    FIELD(max_abs)  /* max |analytic - numeric| */                                                 \
+    FIELD(max_rel)  /* max relative error */                                                       \
+    FIELD(worst)    /* index of the element with the largest relative error (-1: none) */          \
+    FIELD(analytic) /* analytic gradient at `worst` */                                             \
+    FIELD(numeric)  /* numeric gradient at `worst` */                                              \
+    FIELD(mean_rel) /* mean relative error over the checked elements */
+/* clang-format on */
+
+#define MHA_DOUBLE_FIELD(name) double name;
 typedef struct {
-    double size;     /* elements in the tensor */
-    double checked;  /* elements compared */
-    double max_abs;  /* max |analytic - numeric| */
-    double max_rel;  /* max relative error */
-    double worst;    /* index of the element with the largest relative error (-1: none) */
-    double analytic; /* analytic gradient at `worst` */
-    double numeric;  /* numeric gradient at `worst` */
-    double mean_rel; /* mean relative error over the checked elements */
+    MHA_CHECK_ROW_FIELDS(MHA_DOUBLE_FIELD)
 } mha_check_row;
+#undef MHA_DOUBLE_FIELD
 
 /* Compares the analytic gradient of the loss with float64 central differences, the five-point
  * stencil (8 (L(x+eps) - L(x-eps)) - (L(x+2eps) - L(x-2eps))) / (12 eps), whose error is O(eps^4):
@@ -456,6 +487,27 @@ int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out);
  * MHA_ENOMEM. Nothing is written on error. */
 int mha_single_head(const double *X, int B, int T, int C, int hs, const double *Wq,
                     const double *Wk, const double *Wv, int flags, double *att, double *out);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* this header's numbers, for bindings (web/mha.js reads all of its numbers from here) */
+
+/* Every constant of this header by its C name, with its value: the status codes ("MHA_OK",
+ * "MHA_ENOFORWARD", ...), MHA_VERSION_*, MHA_RNG_*, MHA_CAUSAL, MHA_SHAPE_*, MHA_KIND_*,
+ * MHA_STAGE_*, the tensor ids MHA_T_* (with MHA_T_NONE and MHA_T_COUNT), the check rows MHA_CHECK_*
+ * (with MHA_CHECK_COUNT), MHA_LOSS_*, MHA_GRADCHECK_*, the layout of mha_check_row
+ * ("sizeof(mha_check_row)", "offsetof(mha_check_row, max_rel)", ...) and the sizes of the ABI's
+ * types ("sizeof(int)", "sizeof(size_t)", "sizeof(void *)", "sizeof(double)"). Entry i, from 0 to
+ * mha_constant_count()-1, is named mha_constant_name(i) (a static string owned by the library)
+ * and worth mha_constant_value(i); outside that range the name is NULL and the value NaN.
+ * Cannot fail. */
+int mha_constant_count(void);
+const char *mha_constant_name(int i);
+double mha_constant_value(int i);
+
+/* The bytes of the cache a layer of width C with h heads needs for a forward of size (B,T) (the
+ * allocation mha_forward makes when B*T or B*T*T grows), as a double: exact, even where a size_t
+ * would overflow. 0 if a size is <= 0 or C % h != 0. Cannot fail. */
+double mha_cache_bytes(int B, int T, int C, int h);
 
 #ifdef __cplusplus
 }
