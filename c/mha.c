@@ -757,7 +757,7 @@ const char *mha_check_name(int which)
 }
 
 /* The shape of tensor `id` (a known one) for these sizes: rank and dims */
-static void shape_of(int id, int B, int T, int C, int h, int *rank, int dims[4])
+static void shape_of(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK])
 {
     switch (tensor_table[id].shape) {
     case MHA_SHAPE_CC:
@@ -788,7 +788,7 @@ static void shape_of(int id, int B, int T, int C, int h, int *rank, int dims[4])
     }
 }
 
-int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[4])
+int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK])
 {
     if (!rank || !dims) {
         return MHA_ENULL;
@@ -806,7 +806,7 @@ int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims
     return MHA_OK;
 }
 
-int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
+int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[MHA_MAX_RANK])
 {
     if (!l || !rank || !dims) {
         return MHA_ENULL;
@@ -869,7 +869,7 @@ static const constant constants[] = {
     MHA_STATUSES(STATUS_CONSTANT)
     CONSTANT(MHA_VERSION_MAJOR) CONSTANT(MHA_VERSION_MINOR) CONSTANT(MHA_VERSION_PATCH)
     CONSTANT(MHA_RNG_DEFAULT) CONSTANT(MHA_RNG_LEGACY)
-    CONSTANT(MHA_CAUSAL)
+    CONSTANT(MHA_CAUSAL) CONSTANT(MHA_MAX_RANK)
     CONSTANT(MHA_SHAPE_CC) CONSTANT(MHA_SHAPE_BTC) CONSTANT(MHA_SHAPE_BHTHS)
     CONSTANT(MHA_SHAPE_BHTT)
     CONSTANT(MHA_KIND_PARAM) CONSTANT(MHA_KIND_INPUT) CONSTANT(MHA_KIND_INTERMEDIATE)

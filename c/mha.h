@@ -202,6 +202,9 @@ int mha_zero_grad(mha_layer *layer);
 /* ---------------------------------------------------------------------------------------------- */
 /* the tensor table */
 
+/* The largest rank of a tensor: the length of the dims arrays of mha_tensor_shape(_for) */
+#define MHA_MAX_RANK 4
+
 /* Shapes, in the course's axes */
 enum {
     MHA_SHAPE_CC = 0, /* (C,C)       a weight or its gradient */
@@ -333,7 +336,7 @@ const char *mha_check_name(int which);
  * the caller's): (C,C), (B,T,C), (B,h,T,hs) or (B,h,T,T) by the table's shape column.
  * Errors: MHA_ENULL (rank, dims), MHA_ETENSOR (unknown id), MHA_EDIM (B, T, C or h <= 0),
  * MHA_EDIVISIBLE (C % h != 0). Nothing is written on error. */
-int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[4]);
+int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK]);
 
 /* Recompute everything downstream of one cached intermediate after the caller edited it in place
  * (through mha_tensor), with the last forward's B, T and flags: `stage` is the tensor's id, and
@@ -360,7 +363,7 @@ double *mha_tensor(mha_layer *layer, int id, size_t *len);
  * backward.
  * Errors: MHA_ENULL (layer, rank, dims), MHA_ETENSOR (unknown id), MHA_ENOFORWARD (a cached
  * tensor before any forward). Nothing is written on error. */
-int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[4]);
+int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[MHA_MAX_RANK]);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* loss, optimiser, training */
@@ -492,14 +495,14 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
 /* this header's numbers, for bindings (web/mha.js reads all of its numbers from here) */
 
 /* Every constant of this header by its C name, with its value: the status codes ("MHA_OK",
- * "MHA_ENOFORWARD", ...), MHA_VERSION_*, MHA_RNG_*, MHA_CAUSAL, MHA_SHAPE_*, MHA_KIND_*,
- * MHA_STAGE_*, the tensor ids MHA_T_* (with MHA_T_NONE and MHA_T_COUNT), the check rows MHA_CHECK_*
- * (with MHA_CHECK_COUNT), MHA_LOSS_*, MHA_GRADCHECK_*, the layout of mha_check_row
- * ("sizeof(mha_check_row)", "offsetof(mha_check_row, max_rel)", ...) and the sizes of the ABI's
- * types ("sizeof(int)", "sizeof(size_t)", "sizeof(void *)", "sizeof(double)"). Entry i, from 0 to
- * mha_constant_count()-1, is named mha_constant_name(i) (a static string owned by the library)
- * and worth mha_constant_value(i); outside that range the name is NULL and the value NaN.
- * Cannot fail. */
+ * "MHA_ENOFORWARD", ...), MHA_VERSION_*, MHA_RNG_*, MHA_CAUSAL, MHA_MAX_RANK, MHA_SHAPE_*,
+ * MHA_KIND_*, MHA_STAGE_*, the tensor ids MHA_T_* (with MHA_T_NONE and MHA_T_COUNT), the check
+ * rows MHA_CHECK_* (with MHA_CHECK_COUNT), MHA_LOSS_*, MHA_GRADCHECK_*, the layout of
+ * mha_check_row ("sizeof(mha_check_row)", "offsetof(mha_check_row, max_rel)", ...) and the sizes
+ * of the ABI's types ("sizeof(int)", "sizeof(size_t)", "sizeof(void *)", "sizeof(double)").
+ * Entry i, from 0 to mha_constant_count()-1, is named mha_constant_name(i) (a static string owned
+ * by the library) and worth mha_constant_value(i); outside that range the name is NULL and the
+ * value NaN. Cannot fail. */
 int mha_constant_count(void);
 const char *mha_constant_name(int i);
 double mha_constant_value(int i);

@@ -402,9 +402,8 @@ int mha_gradcheck(mha_layer *l, const double *X, int B, int T, int flags, int lo
         mha_check_row *row = &report[which];
         memset(row, 0, sizeof *row);
         row->worst = -1.0;
-        check_target ct;
-        check_target_of(l, which, &ct);
-        const size_t positions = samples == 0 || (size_t)samples >= ct.n ? ct.n : (size_t)samples;
+        const size_t n = tensor_size(l, mha_check_tensor(which));
+        const size_t positions = samples == 0 || (size_t)samples >= n ? n : (size_t)samples;
         const size_t chunk = 1u << 20; /* slices take int counts */
         for (size_t first = 0; first < positions && (size_t)first <= (size_t)INT_MAX;
              first += chunk) {
