@@ -65,7 +65,7 @@ extern "C" {
      * without a live mha_gradcheck_prepare */                                                     \
     STATUS(ENOFORWARD,  -6, "no forward pass has been run yet")                                    \
     /* seed out of range for this generator (legacy: 0 ... 2^32-1) */                              \
-    STATUS(ESEED,       -7, "seed out of range (the legacy generator takes 0 ... 2^32-1)")        \
+    STATUS(ESEED,       -7, "seed out of range (the legacy generator takes 0 ... 2^32-1)")         \
     /* unknown random generator kind */                                                            \
     STATUS(ERNG,        -8, "unknown random generator kind")                                       \
     /* unknown bits in flags */                                                                    \
