@@ -30,7 +30,10 @@ EXPORTS := mha_strerror mha_version \
 	mha_create mha_free mha_layer_C mha_layer_heads mha_init_weights mha_params mha_grads \
 	mha_num_params mha_forward mha_backward mha_zero_grad mha_forward_from mha_tensor \
 	mha_tensor_shape mha_tensor_name mha_check_name mha_mse_loss mha_sgd_step mha_train mha_gradcheck mha_gradcheck_prepare \
-	mha_gradcheck_slice mha_split_heads mha_merge_heads mha_single_head malloc free
+	mha_gradcheck_slice mha_split_heads mha_merge_heads mha_single_head \
+	mha_tensor_count mha_tensor_kind mha_tensor_stage mha_tensor_grad mha_tensor_step mha_grad_order \
+	mha_check_tensor mha_tensor_shape_for mha_constant_count mha_constant_name mha_constant_value \
+	mha_cache_bytes malloc free
 comma := ,
 empty :=
 space := $(empty) $(empty)

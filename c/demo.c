@@ -32,7 +32,7 @@ static int fail(const char *what, int rc)
 }
 
 /* "(2, 4, 6, 16)" */
-static void format_shape(char *buf, size_t size, int rank, const int dims[4])
+static void format_shape(char *buf, size_t size, int rank, const int dims[MHA_MAX_RANK])
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -99,7 +99,7 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
         SEED, B, T, C, H, C / H);
     printf("  %-8s %-15s %s\n", "tensor", "shape", "stage");
     for (size_t s = 0; s < sizeof stages / sizeof stages[0]; s++) {
-        int rank, dims[4];
+        int rank, dims[MHA_MAX_RANK];
         char shape[64];
         if ((rc = mha_tensor_shape(layer, tensor_id(stages[s].tensor), &rank, dims)) != MHA_OK) {
             return fail("mha_tensor_shape", rc);
@@ -142,7 +142,7 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     for (int w = 0; w < MHA_CHECK_COUNT; w++) {
         const mha_check_row *row = &report[w];
         const char *name = mha_check_name(w);
-        int rank, dims[4];
+        int rank, dims[MHA_MAX_RANK];
         char shape[64], checked[32];
         if ((rc = mha_tensor_shape(layer, tensor_id(name), &rank, dims)) != MHA_OK) {
             return fail("mha_tensor_shape", rc);

@@ -5,7 +5,7 @@
  *   - the portable scalar loops (every native build, and wasm built without -msimd128);
  *   - WebAssembly SIMD (f64x2), register-blocked 4x4 tiles, when built with -msimd128.
  * Both compute every out[i,j] as the same sequence of roundings: start from 0.0 (or the value
- * already in out when accumulating), then add a[i,k] * b[k,j] for k = 0, 1, ..., K-1, one multiply
+ * already in out with MATMUL_ADD), then add a[i,k] * b[k,j] for k = 0, 1, ..., K-1, one multiply
  * and one add each (wasm has no fused multiply-add, and the build uses -ffp-contract=off). A SIMD
  * lane does exactly what the scalar loop does for its element, so the two paths give identical
  * bits; the SIMD path only does two elements per instruction and keeps a 4x4 tile in registers.
@@ -50,7 +50,7 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
 }
 
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate)
+               matmul_mode mode)
 {
     /* a is (M,K), b is (N,K), out is (M,N): out[i,j] = dot(row i of a, row j of b) */
     for (size_t i = 0; i < M; i++) {
@@ -58,7 +58,7 @@ void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K
         double *out_i = out + i * N;
         for (size_t j = 0; j < N; j++) {
             const double *b_j = b + j * K;
-            double s = accumulate ? out_i[j] : 0.0;
+            double s = mode == MATMUL_ADD ? out_i[j] : 0.0;
             for (size_t k = 0; k < K; k++) {
                 s += a_i[k] * b_j[k];
             }
@@ -68,10 +68,10 @@ void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K
 }
 
 void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate)
+               matmul_mode mode)
 {
     /* a is (K,M), b is (K,N), out is (M,N): out += sum over k of outer(row k of a, row k of b) */
-    if (!accumulate) {
+    if (mode == MATMUL_SET) {
         memset(out, 0, M * N * sizeof(double));
     }
     for (size_t k = 0; k < K; k++) {
@@ -106,7 +106,7 @@ void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K
  * speed of its arithmetic; the copies themselves move two doubles per instruction. Panels are
  * padded with zeros at the edges; an edge tile is computed in a scratch tile and only its real
  * part is copied back, so padding never reaches out. The first k block writes out (from 0.0)
- * unless accumulating, so out needs no clearing first.
+ * with MATMUL_SET, so out needs no clearing first.
  *
  * Each out[i,j] is kept as a double between k blocks and the blocks run in increasing k, so the
  * roundings are exactly those of one unblocked pass in k order. */
@@ -245,11 +245,11 @@ static void edge_tile(double *o, size_t ldo, int from_zero, size_t rows, size_t 
 enum { SMALL_GEMM = 4096 }; /* M*K*N multiply-adds */
 
 static void gemm_small(double *out, const operands *op, size_t M, size_t K, size_t N,
-                       int accumulate)
+                       matmul_mode mode)
 {
     for (size_t i = 0; i < M; i++) {
         double *out_i = out + i * N;
-        if (!accumulate) {
+        if (mode == MATMUL_SET) {
             memset(out_i, 0, N * sizeof(double));
         }
         for (size_t k = 0; k < K; k++) {
@@ -268,10 +268,10 @@ static void gemm_small(double *out, const operands *op, size_t M, size_t K, size
     }
 }
 
-static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, int accumulate)
+static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, matmul_mode mode)
 {
     if ((double)M * (double)K * (double)N <= SMALL_GEMM) { /* in double: no size_t wrap */
-        gemm_small(out, op, M, K, N, accumulate);
+        gemm_small(out, op, M, K, N, mode);
         return;
     }
     double apack[MC * KC]; /* A block, panels of 4 rows */
@@ -286,7 +286,7 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
         const size_t packed_from = b_in_place ? nc - nc % NR : 0; /* columns j0+packed_from.. */
         for (size_t k0 = 0; k0 < K; k0 += KC) {
             const size_t kc = K - k0 < KC ? K - k0 : KC;
-            const int from_zero = !accumulate && k0 == 0; /* the first k block writes out */
+            const int from_zero = mode == MATMUL_SET && k0 == 0; /* the first k block writes out */
             const double *b_block = op->b + k0 * op->b_rs + j0 * op->b_cs;
             pack_panels(bpack, b_block + packed_from * op->b_cs, nc - packed_from, kc, op->b_cs,
                         op->b_rs);
@@ -317,28 +317,28 @@ static void gemm(double *out, const operands *op, size_t M, size_t K, size_t N, 
 void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N)
 {
     const operands op = {a, b, K, 1, N, 1};
-    gemm(out, &op, M, K, N, 0);
+    gemm(out, &op, M, K, N, MATMUL_SET);
 }
 
 void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M,
                         size_t K, size_t N)
 {
     const operands op = {a, b, lda, 1, N, 1};
-    gemm(out, &op, M, K, N, 1);
+    gemm(out, &op, M, K, N, MATMUL_ADD);
 }
 
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate)
+               matmul_mode mode)
 {
     const operands op = {a, b, K, 1, 1, K};
-    gemm(out, &op, M, K, N, accumulate);
+    gemm(out, &op, M, K, N, mode);
 }
 
 void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate)
+               matmul_mode mode)
 {
     const operands op = {a, b, 1, M, N, 1};
-    gemm(out, &op, M, K, N, accumulate);
+    gemm(out, &op, M, K, N, mode);
 }
 
 #endif

@@ -11,6 +11,11 @@
 
 #include <stddef.h>
 
+/* What a kernel does with the product: MATMUL_SET writes out = product; MATMUL_ADD adds it,
+ * out += product, each out[i,j] continuing its sum from the value already there (so
+ * `out = a1 @ b1 + a2 @ b2` is one SET call then one ADD call, summed term by term in that order). */
+typedef enum { MATMUL_SET = 0, MATMUL_ADD = 1 } matmul_mode;
+
 /* out (M,N) = a (M,K) @ b (K,N) */
 void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N);
 
@@ -19,13 +24,13 @@ void matmul_nn(double *out, const double *a, const double *b, size_t M, size_t K
 void matmul_nn_cols_acc(double *out, const double *a, size_t lda, const double *b, size_t M,
                         size_t K, size_t N);
 
-/* out (M,N) = a (M,K) @ b^T, with b stored as (N,K); accumulate != 0 adds to out instead */
+/* out (M,N) = a (M,K) @ b^T, with b stored as (N,K); mode MATMUL_ADD: out += instead */
 void matmul_nt(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate);
+               matmul_mode mode);
 
-/* out (M,N) = a^T @ b, with a stored as (K,M) and b as (K,N); accumulate != 0 adds to out */
+/* out (M,N) = a^T @ b, with a stored as (K,M) and b as (K,N); mode MATMUL_ADD: out += instead */
 void matmul_tn(double *out, const double *a, const double *b, size_t M, size_t K, size_t N,
-               int accumulate);
+               matmul_mode mode);
 
 /* att (T,T) = softmax of each row of scores (T,T), fused with the scaling: every score is first
  * divided by divisor in place (divisor = 1.0: left exactly as it is). With causal != 0 the keys

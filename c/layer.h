@@ -11,22 +11,29 @@
 
 #include "mha.h"
 
-/* Internal forward stages, in order; forward_from(l, s) recomputes stage s and everything after. */
-enum {
-    STAGE_PROJ = 0,   /* Q, K, V = split_heads(X @ Wq), ... */
-    STAGE_ATT_QK,     /* scores = Q K^T / sqrt(hs), then att, headout */
-    STAGE_ATT_SCORES, /* att = softmax(mask(scores)), then headout */
-    STAGE_HEADOUT,    /* headout = att @ V */
-    STAGE_MERGE,      /* concat = merge_heads(headout) */
-    STAGE_OUT         /* Y = concat @ Wo */
-};
+/* One line of the tensor table (MHA_TENSORS in mha.h), as values */
+typedef struct {
+    const char *name;
+    int shape;   /* MHA_SHAPE_* */
+    int kind;    /* MHA_KIND_* */
+    int restart; /* MHA_STAGE_* */
+    int grad;    /* MHA_T_* */
+    int step;    /* lesson 4's backward step, 0: none */
+    int check;   /* 1: a row of the gradient check */
+} tensor_info;
+
+extern const tensor_info tensor_table[MHA_T_COUNT]; /* by MHA_T_* id */
+extern const int check_tensor_id[MHA_CHECK_COUNT];  /* by MHA_CHECK_* row: an MHA_T_* id */
+
+/* The layer's field for one line of the table: double *Wq; double *Wk; ... */
+#define LAYER_TENSOR_FIELD(id, name, ...) double *name;
 
 struct mha_layer {
     int C, h, hs;
     double *params; /* (4,C,C): Wq, Wk, Wv, Wo */
     double *grads;  /* (4,C,C): dWq, dWk, dWv, dWo */
 
-    double *cache;            /* one block: 16 (B,T,C) tensors + 4 (B,h,T,T) tensors */
+    double *cache;            /* one block: every other tensor of the table, then work and aux */
     size_t cap_btc, cap_bhtt; /* capacity of the block, in elements per tensor */
 
     int B, T, flags; /* sizes of the last forward */
@@ -34,16 +41,16 @@ struct mha_layer {
     int gc_loss; /* gradient check: loss kind prepared by mha_gradcheck_prepare */
     int gc_ready;
 
-    /* views into cache, (B,T,C) unless noted */
-    double *X, *Q, *K, *V; /* Q, K, V split: (B,h,T,hs) */
-    double *scores, *att;  /* (B,h,T,T) */
-    double *headout;       /* (B,h,T,hs) */
-    double *concat, *Y;
-    double *dY, *dconcat, *dheadout, *dV; /* dheadout, dV: (B,h,T,hs) */
-    double *datt, *dscores;               /* (B,h,T,T) */
-    double *dQ, *dK;                      /* (B,h,T,hs) */
-    double *dX;
-    double *work; /* (B,T,C) scratch: X @ W before split, merged dQ/dK/dV */
+    /* Every tensor of the table, by id (l->tensor[MHA_T_Q]) or by its course name (l->Q), shaped
+     * as the table says: the weights point into params, their gradients into grads, the rest into
+     * cache (set by layer_reserve). */
+    union {
+        double *tensor[MHA_T_COUNT];
+        struct {
+            MHA_TENSORS(LAYER_TENSOR_FIELD)
+        };
+    };
+    double *work; /* (B,T,C) scratch: X @ W before split_heads */
     double *aux;  /* (B,T,C) gradient check: G or target */
 
     /* gradient check: (h-1, B,T,C) partial sums of Y = concat @ Wo over the heads before head g
@@ -55,18 +62,21 @@ struct mha_layer {
     int gc_partial_ok;
 };
 
+/* The number of elements of tensor `id` for the layer's C, h and the last forward's B, T */
+size_t tensor_size(const mha_layer *l, int id);
+
 /* Make room for a forward of size (B,T); on failure the layer is unchanged. When the cache is
  * reallocated and X is not NULL, the B*T*C doubles at X are copied to the new l->X first (X may
  * point into the old cache). */
 int layer_reserve(mha_layer *l, int B, int T, const double *X);
 
-/* Run the forward pass from stage `from` on the cache (sizes l->B, l->T, l->flags). */
+/* Run the forward pass from stage `from` (MHA_STAGE_*) on the cache (sizes l->B, l->T, flags) */
 void forward_from(mha_layer *l, int from);
 
 /* One projection only: which = 0 (Q from Wq), 1 (K from Wk), 2 (V from Wv); no later stage. */
 void forward_project(mha_layer *l, int which);
 
-/* The forward from stage `from` (>= STAGE_ATT_QK) up to concat, restricted to batches b0..b1-1
+/* The forward from stage `from` (>= MHA_STAGE_SCORES) up to concat, restricted to batches b0..b1-1
  * and heads h0..h1-1: attention and merge for those (batch, head) pairs. Gives the same bits as
  * the full forward_from for the entries it writes. */
 void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size_t h1);
@@ -87,7 +97,7 @@ void forward_output_column(mha_layer *l, size_t j);
 void backward_core(mha_layer *l);
 
 /* Validate, reserve the cache, copy X (memmove: X may alias the cache) and record B, T, flags;
- * the caller then runs forward_from(l, STAGE_PROJ). On error the layer is unchanged. */
+ * the caller then runs forward_from(l, MHA_STAGE_QKV). On error the layer is unchanged. */
 int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags);
 
 /* 1 if the n doubles at p overlap the layer's cache, parameters or gradients */

@@ -9,7 +9,7 @@
  *                         headout = att @ V                        (B,h,T,hs)
  *                         concat = merge_heads(headout)            (B,T,C)
  *                         Y = concat @ Wo                          (B,T,C)
- * Backward (lesson 4) walks the same lines in reverse; see backward_core.
+ * Backward (lesson 4) walks the same lines in reverse, in 13 numbered steps; see backward_core.
  */
 #include "mha.h"
 
@@ -26,28 +26,13 @@
 
 const char *mha_strerror(int code)
 {
+#define STATUS_MESSAGE(name, value, message)                                                       \
+    case MHA_##name: return message;
     switch (code) {
-    case MHA_OK: return "ok";
-    case MHA_ENULL: return "a required pointer argument is NULL";
-    case MHA_EDIM: return "sizes must be positive integers";
-    case MHA_EDIVISIBLE: return "C must be divisible by the number of heads";
-    case MHA_EOVERFLOW: return "sizes too large: the byte count overflows";
-    case MHA_ENOMEM: return "out of memory (nothing was changed)";
-    case MHA_ENOFORWARD: return "no forward pass has been run yet";
-    case MHA_ESEED: return "seed out of range (the legacy generator takes 0 ... 2^32-1)";
-    case MHA_ERNG: return "unknown random generator kind";
-    case MHA_EFLAGS: return "unknown flags";
-    case MHA_EVALUE: return "a real-valued argument is NaN, infinite or out of range";
-    case MHA_ETENSOR: return "unknown tensor id";
-    case MHA_ELOSS: return "unknown loss kind";
-    case MHA_ERANGE: return "index range outside the tensor";
-    case MHA_ENOBACKWARD: return "no backward pass has been run yet";
-    case MHA_EALIAS: return "an input array points into the layer's own buffers (pass a copy)";
-    case MHA_EDIVERGED:
-        return "training diverged: the loss is no longer finite (weights kept from the last finite "
-               "step)";
+        MHA_STATUSES(STATUS_MESSAGE)
     default: return "unknown error code";
     }
+#undef STATUS_MESSAGE
 }
 
 #define MHA_STR2(x) #x
@@ -71,21 +56,91 @@ static int mul_size(size_t a, size_t b, size_t *out)
     return 1;
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* the tensor table (MHA_TENSORS in mha.h) */
+
+#define TENSOR_INFO(id, name, shape, kind, restart, grad, step, check)                             \
+    {#name, MHA_SHAPE_##shape, MHA_KIND_##kind, MHA_STAGE_##restart, MHA_T_##grad, step, check},
+const tensor_info tensor_table[MHA_T_COUNT] = {MHA_TENSORS(TENSOR_INFO)};
+#undef TENSOR_INFO
+
+#define CHECK_TENSOR_ID(id, name, shape, kind, restart, grad, step, check)                         \
+    MHA_IF_##check(MHA_T_##id, )
+const int check_tensor_id[MHA_CHECK_COUNT] = {MHA_TENSORS(CHECK_TENSOR_ID)};
+#undef CHECK_TENSOR_ID
+
+/* The layer's named fields and its tensor[] array are the same pointers */
+_Static_assert(offsetof(struct mha_layer, dX) ==
+                   offsetof(struct mha_layer, tensor) + MHA_T_DX * sizeof(double *),
+               "the tensor fields of struct mha_layer follow the table");
+
+/* Where a tensor lives: weights in params, their gradients in grads (both (C,C)), everything else
+ * in the cache, in blocks of B*T*C elements ((B,T,C) and (B,h,T,hs)) or B*h*T*T ((B,h,T,T)). */
+static int in_cache(int id)
+{
+    return tensor_table[id].shape != MHA_SHAPE_CC;
+}
+static int is_bhtt(int id)
+{
+    return tensor_table[id].shape == MHA_SHAPE_BHTT;
+}
+#define COUNT_BTC(id, name, shape, ...)                                                            \
+    +(MHA_SHAPE_##shape == MHA_SHAPE_BTC || MHA_SHAPE_##shape == MHA_SHAPE_BHTHS)
+#define COUNT_BHTT(id, name, shape, ...) +(MHA_SHAPE_##shape == MHA_SHAPE_BHTT)
+enum {
+    CACHE_BTC = 2 MHA_TENSORS(COUNT_BTC), /* the cached tensors of B*T*C elements, work and aux */
+    CACHE_BHTT = 0 MHA_TENSORS(COUNT_BHTT)
+};
+#undef COUNT_BTC
+#undef COUNT_BHTT
+
 /* Element counts of the per-forward tensors: btc = B*T*C, bhtt = B*h*T*T, and the total bytes of
- * the cache block (16 btc + 4 bhtt doubles). MHA_OK or MHA_EOVERFLOW. */
+ * the cache block (CACHE_BTC blocks of btc + CACHE_BHTT of bhtt doubles). MHA_OK or
+ * MHA_EOVERFLOW. */
 static int cache_sizes(int B, int T, int C, int h, size_t *btc, size_t *bhtt, size_t *bytes)
 {
     size_t bt, bh, bht, n_btc, n_bhtt, a, b, total;
     if (!mul_size((size_t)B, (size_t)T, &bt) || !mul_size(bt, (size_t)C, &n_btc) ||
         !mul_size((size_t)B, (size_t)h, &bh) || !mul_size(bh, (size_t)T, &bht) ||
-        !mul_size(bht, (size_t)T, &n_bhtt) || !mul_size(n_btc, 16, &a) ||
-        !mul_size(n_bhtt, 4, &b) || a > SIZE_MAX - b || !mul_size(a + b, sizeof(double), &total)) {
+        !mul_size(bht, (size_t)T, &n_bhtt) || !mul_size(n_btc, CACHE_BTC, &a) ||
+        !mul_size(n_bhtt, CACHE_BHTT, &b) || a > SIZE_MAX - b ||
+        !mul_size(a + b, sizeof(double), &total)) {
         return MHA_EOVERFLOW;
     }
     *btc = n_btc;
     *bhtt = n_bhtt;
     *bytes = total;
     return MHA_OK;
+}
+
+size_t tensor_size(const mha_layer *l, int id)
+{
+    const size_t C = (size_t)l->C, BT = (size_t)l->B * (size_t)l->T;
+    switch (tensor_table[id].shape) {
+    case MHA_SHAPE_CC: return C * C;
+    case MHA_SHAPE_BHTT: return BT * (size_t)l->h * (size_t)l->T;
+    default: return BT * C; /* (B,T,C) and (B,h,T,hs) */
+    }
+}
+
+/* Point the weights at their slices of params and their gradients at theirs of grads, (C,C)
+ * each, in table order. */
+static void weights_layout(mha_layer *l)
+{
+    const size_t CC = (size_t)l->C * (size_t)l->C;
+    double *param = l->params, *grad = l->grads;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (in_cache(id)) {
+            continue;
+        }
+        if (tensor_table[id].kind == MHA_KIND_PARAM) {
+            l->tensor[id] = param;
+            param += CC;
+        } else {
+            l->tensor[id] = grad;
+            grad += CC;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -123,6 +178,7 @@ int mha_create(int C, int h, mha_layer **out)
     l->C = C;
     l->h = h;
     l->hs = C / h;
+    weights_layout(l);
     *out = l;
     return MHA_OK;
 }
@@ -186,22 +242,32 @@ int mha_init_weights(mha_layer *l, uint32_t seed_lo, uint32_t seed_hi, int rng_k
 /* ---------------------------------------------------------------------------------------------- */
 /* the cache */
 
-/* Point every tensor at its slice of the cache block. */
+/* Point every cached tensor at its slice of the cache block, in table order: those of B*T*C
+ * elements first, then work and aux, then those of B*h*T*T. */
 static void cache_layout(mha_layer *l)
 {
     double *p = l->cache;
-    double **btc_tensors[] = {&l->X,  &l->Q,  &l->K,       &l->V,        &l->headout, &l->concat,
-                              &l->Y,  &l->dY, &l->dconcat, &l->dheadout, &l->dV,      &l->dQ,
-                              &l->dK, &l->dX, &l->work,    &l->aux};
-    double **bhtt_tensors[] = {&l->scores, &l->att, &l->datt, &l->dscores};
-    for (size_t i = 0; i < sizeof btc_tensors / sizeof btc_tensors[0]; i++) {
-        *btc_tensors[i] = p;
-        p += l->cap_btc;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (in_cache(id) && !is_bhtt(id)) {
+            l->tensor[id] = p;
+            p += l->cap_btc;
+        }
     }
-    for (size_t i = 0; i < sizeof bhtt_tensors / sizeof bhtt_tensors[0]; i++) {
-        *bhtt_tensors[i] = p;
-        p += l->cap_bhtt;
+    l->work = p;
+    l->aux = p + l->cap_btc;
+    p += 2 * l->cap_btc;
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        if (is_bhtt(id)) {
+            l->tensor[id] = p;
+            p += l->cap_bhtt;
+        }
     }
+}
+
+/* Doubles in a cache block of these capacities */
+static size_t cache_doubles(size_t cap_btc, size_t cap_bhtt)
+{
+    return CACHE_BTC * cap_btc + CACHE_BHTT * cap_bhtt;
 }
 
 int layer_reserve(mha_layer *l, int B, int T, const double *X)
@@ -218,19 +284,15 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     size_t new_btc = btc > l->cap_btc ? btc : l->cap_btc;
     size_t new_bhtt = bhtt > l->cap_bhtt ? bhtt : l->cap_bhtt;
     size_t a, b;
-    if (!mul_size(new_btc, 16, &a) || !mul_size(new_bhtt, 4, &b) || a > SIZE_MAX - b ||
-        !mul_size(a + b, sizeof(double), &bytes)) {
+    if (!mul_size(new_btc, CACHE_BTC, &a) || !mul_size(new_bhtt, CACHE_BHTT, &b) ||
+        a > SIZE_MAX - b || !mul_size(a + b, sizeof(double), &bytes)) {
         return MHA_EOVERFLOW;
     }
     double *block = malloc(bytes);
     if (!block) {
         return MHA_ENOMEM; /* the old cache and everything in it stay as they were */
     }
-    if (X) {
-        /* X may live in the old block (the layer's own MHA_T_X): move it before that goes */
-        memcpy(block, X, btc * sizeof(double));
-    }
-    free(l->cache);
+    double *old = l->cache;
     l->cache = block;
     l->cap_btc = new_btc;
     l->cap_bhtt = new_bhtt;
@@ -238,6 +300,11 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     l->have_backward = 0;
     l->gc_ready = 0;
     cache_layout(l);
+    if (X) {
+        /* X may live in the old block (the layer's own MHA_T_X): copy it before that goes */
+        memcpy(l->X, X, btc * sizeof(double));
+    }
+    free(old);
     return MHA_OK;
 }
 
@@ -330,17 +397,17 @@ void forward_heads(mha_layer *l, int from, size_t b0, size_t b1, size_t h0, size
             const double *v_bh = l->V + bh * T * hs;
             double *scores_bh = l->scores + bh * T * T, *att_bh = l->att + bh * T * T;
             double *headout_bh = l->headout + bh * T * hs;
-            if (from <= STAGE_ATT_QK) {
+            if (from <= MHA_STAGE_SCORES) {
                 /* scores = q k^T / sqrt(hs), the division done by the softmax's first pass */
-                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, 0);    /* (T,hs) @ (hs,T) */
-                softmax_rows(att_bh, scores_bh, T, root, causal); /* (T,T), rows sum to 1 */
-            } else if (from == STAGE_ATT_SCORES) {
+                matmul_nt(scores_bh, q_bh, k_bh, T, hs, T, MATMUL_SET); /* (T,hs) @ (hs,T) */
+                softmax_rows(att_bh, scores_bh, T, root, causal);       /* (T,T), rows sum to 1 */
+            } else if (from == MHA_STAGE_ATT) {
                 softmax_rows(att_bh, scores_bh, T, 1.0, causal);
             }
-            if (from <= STAGE_HEADOUT) {
+            if (from <= MHA_STAGE_HEADOUT) {
                 matmul_nn(headout_bh, att_bh, v_bh, T, T, hs); /* (T,T) @ (T,hs) */
             }
-            if (from <= STAGE_MERGE) {
+            if (from <= MHA_STAGE_CONCAT) {
                 /* concat[b, t, head*hs : (head+1)*hs] = headout[b, head, t, :] */
                 for (size_t t = 0; t < T; t++) {
                     memcpy(l->concat + (b * T + t) * C + head * hs, headout_bh + t * hs,
@@ -356,7 +423,7 @@ void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const 
     /* Y[b0:b1] = concat[b0:b1] @ Wo: (n,T,C) @ (C,C). The sum over c runs head by head (concat's
      * columns are the heads side by side), so from `head` on it continues from partial[b0:b1]. */
     const size_t T = (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     double *Y = l->Y + b0 * T * C;
     const size_t rows = (b1 - b0) * T, c0 = head * hs;
     if (head == 0) {
@@ -369,12 +436,13 @@ void forward_output_rows(mha_layer *l, size_t b0, size_t b1, size_t head, const 
 
 void forward_from(mha_layer *l, int from)
 {
-    if (from <= STAGE_PROJ) {
+    if (from <= MHA_STAGE_QKV) {
         forward_project(l, 0);
         forward_project(l, 1);
         forward_project(l, 2);
     }
-    forward_heads(l, from < STAGE_ATT_QK ? STAGE_ATT_QK : from, 0, (size_t)l->B, 0, (size_t)l->h);
+    forward_heads(l, from < MHA_STAGE_SCORES ? MHA_STAGE_SCORES : from, 0, (size_t)l->B, 0,
+                  (size_t)l->h);
     forward_output_rows(l, 0, (size_t)l->B, 0, NULL);
 }
 
@@ -416,7 +484,7 @@ void forward_output_column(mha_layer *l, size_t j)
 {
     /* column j of Y = concat @ Wo, in the order matmul_nn uses */
     const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     for (size_t bt = 0; bt < BT; bt++) {
         const double *concat_bt = l->concat + bt * C;
         double s = 0.0;
@@ -442,7 +510,7 @@ static int overlaps(const double *p, size_t n, const double *block, size_t n_blo
 int layer_owns(const mha_layer *l, const double *p, size_t n)
 {
     const size_t np = mha_num_params(l);
-    return overlaps(p, n, l->cache, 16 * l->cap_btc + 4 * l->cap_bhtt) ||
+    return overlaps(p, n, l->cache, cache_doubles(l->cap_btc, l->cap_bhtt)) ||
            overlaps(p, n, l->params, np) || overlaps(p, n, l->grads, np);
 }
 
@@ -474,7 +542,7 @@ int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
     }
     if (l->cache == old_cache) {
         memmove(l->X, X, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
-    } /* else layer_reserve copied X into the new block, where l->X now starts */
+    } /* else layer_reserve copied X into the new block's l->X */
     l->B = B;
     l->T = T;
     l->flags = flags;
@@ -490,7 +558,7 @@ int mha_forward(mha_layer *l, const double *X, int B, int T, int flags, double *
     if (rc != MHA_OK) {
         return rc;
     }
-    forward_from(l, STAGE_PROJ);
+    forward_from(l, MHA_STAGE_QKV);
     if (Y) {
         memmove(Y, l->Y, (size_t)B * (size_t)T * (size_t)l->C * sizeof(double));
     }
@@ -502,16 +570,9 @@ int mha_forward_from(mha_layer *l, int stage)
     if (!l) {
         return MHA_ENULL;
     }
-    int from;
-    switch (stage) {
-    case MHA_T_Q:
-    case MHA_T_K: from = STAGE_ATT_QK; break;
-    case MHA_T_V: from = STAGE_HEADOUT; break;
-    case MHA_T_SCORES: from = STAGE_ATT_SCORES; break;
-    case MHA_T_ATT: from = STAGE_HEADOUT; break;
-    case MHA_T_HEADOUT: from = STAGE_MERGE; break;
-    case MHA_T_CONCAT: from = STAGE_OUT; break;
-    default: return MHA_ETENSOR;
+    const int from = mha_tensor_stage(stage); /* `stage` is the edited tensor's id */
+    if (from == MHA_STAGE_NONE) {
+        return MHA_ETENSOR;
     }
     if (!l->have_forward) {
         return MHA_ENOFORWARD;
@@ -525,52 +586,79 @@ int mha_forward_from(mha_layer *l, int stage)
 /* ---------------------------------------------------------------------------------------------- */
 /* backward (lesson 4) */
 
+/* x[0..n-1] /= d */
+static void divide(double *x, size_t n, double d)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] /= d;
+    }
+}
+
+/* Lesson 4's 13 steps in its order (the table's step column), each under the forward line it
+ * differentiates. Weight gradients are added to the gradient buffer (MATMUL_ADD: the API
+ * accumulates them over calls); every other gradient is set. Per (batch item, head) = bh, the
+ * (B,h,T,hs) tensors hold T*hs numbers and the (B,h,T,T) ones T*T. */
 void backward_core(mha_layer *l)
 {
     const size_t B = (size_t)l->B, T = (size_t)l->T, C = (size_t)l->C, h = (size_t)l->h;
-    const size_t hs = (size_t)l->hs, BT = B * T;
-    const double *Wq = l->params, *Wk = Wq + C * C, *Wv = Wk + C * C, *Wo = Wv + C * C;
-    double *dWq = l->grads, *dWk = dWq + C * C, *dWv = dWk + C * C, *dWo = dWv + C * C;
+    const size_t hs = (size_t)l->hs, BT = B * T, BH = B * h, Ths = T * hs, TT = T * T;
     const double root = sqrt((double)hs);
 
-    /* forward: Y = concat @ Wo  =>  dWo += concat^T dY,  dconcat = dY @ Wo^T */
-    matmul_tn(dWo, l->concat, l->dY, C, BT, C, 1);
-    matmul_nt(l->dconcat, l->dY, Wo, BT, C, C, 0);
-    /* forward: concat = merge_heads(headout)  =>  dheadout = split_heads(dconcat) */
+    /* forward: Y = concat @ Wo                           (B,T,C) = (B,T,C) @ (C,C) */
+    /*  1. dWo += concat^T @ dY                           (C,C) */
+    matmul_tn(l->dWo, l->concat, l->dY, C, BT, C, MATMUL_ADD);
+    /*  2. dconcat = dY @ Wo^T                            (B,T,C) */
+    matmul_nt(l->dconcat, l->dY, l->Wo, BT, C, C, MATMUL_SET);
+
+    /* forward: concat = merge_heads(headout)             (B,T,C) <- (B,h,T,hs) */
+    /*  3. dheadout = split_heads(dconcat)                (B,h,T,hs) */
     split_heads(l->dheadout, l->dconcat, B, T, C, h);
 
-    for (size_t bh = 0; bh < B * h; bh++) {
-        const double *q_bh = l->Q + bh * T * hs, *k_bh = l->K + bh * T * hs;
-        const double *v_bh = l->V + bh * T * hs, *att_bh = l->att + bh * T * T;
-        const double *dheadout_bh = l->dheadout + bh * T * hs;
-        double *dV_bh = l->dV + bh * T * hs, *datt_bh = l->datt + bh * T * T;
-        double *dscores_bh = l->dscores + bh * T * T;
-        double *dQ_bh = l->dQ + bh * T * hs, *dK_bh = l->dK + bh * T * hs;
-        /* forward: headout = att @ V  =>  dV = att^T dheadout,  datt = dheadout V^T */
-        matmul_tn(dV_bh, att_bh, dheadout_bh, T, T, hs, 0);
-        matmul_nt(datt_bh, dheadout_bh, v_bh, T, hs, T, 0);
-        /* forward: att = softmax(mask(scores))  =>  dscores = att * (datt - rowsum(datt*att)) */
-        softmax_backward_rows(dscores_bh, att_bh, datt_bh, T);
-        /* forward: scores = Q K^T / sqrt(hs)  =>  dQ = dscores K / sqrt(hs), dK = dscores^T Q / sqrt(hs) */
-        matmul_nn(dQ_bh, dscores_bh, k_bh, T, T, hs);
-        matmul_tn(dK_bh, dscores_bh, q_bh, T, T, hs, 0);
-        for (size_t i = 0; i < T * hs; i++) {
-            dQ_bh[i] /= root;
-            dK_bh[i] /= root;
-        }
+    /* forward: headout = att @ V                         per bh: (T,hs) = (T,T) @ (T,hs) */
+    /*  4. dV = att^T @ dheadout                          (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_tn(l->dV + bh * Ths, l->att + bh * TT, l->dheadout + bh * Ths, T, T, hs, MATMUL_SET);
+    }
+    /*  5. datt = dheadout @ V^T                          (B,h,T,T) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_nt(l->datt + bh * TT, l->dheadout + bh * Ths, l->V + bh * Ths, T, hs, T, MATMUL_SET);
     }
 
-    /* forward: Q = split_heads(X @ Wq)  =>  merge dQ back to (B,T,C), dWq += X^T dQ, dX = dQ Wq^T;
-     * the same for K and V, with dX summing the three paths */
-    merge_heads(l->work, l->dQ, B, T, C, h);
-    matmul_tn(dWq, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wq, BT, C, C, 0);
-    merge_heads(l->work, l->dK, B, T, C, h);
-    matmul_tn(dWk, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wk, BT, C, C, 1);
-    merge_heads(l->work, l->dV, B, T, C, h);
-    matmul_tn(dWv, l->X, l->work, C, BT, C, 1);
-    matmul_nt(l->dX, l->work, Wv, BT, C, C, 1);
+    /* forward: att = softmax(mask(scores))               per row of T */
+    /*  6. dscores = att * (datt - rowsum(datt * att))    (B,h,T,T); masked entries: att = 0 */
+    for (size_t bh = 0; bh < BH; bh++) {
+        softmax_backward_rows(l->dscores + bh * TT, l->att + bh * TT, l->datt + bh * TT, T);
+    }
+
+    /* forward: scores = Q @ K^T / sqrt(hs)               per bh: (T,T) = (T,hs) @ (hs,T) */
+    /*  7. dQ = dscores @ K / sqrt(hs)                    (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_nn(l->dQ + bh * Ths, l->dscores + bh * TT, l->K + bh * Ths, T, T, hs);
+        divide(l->dQ + bh * Ths, Ths, root);
+    }
+    /*  8. dK = dscores^T @ Q / sqrt(hs)                  (B,h,T,hs) */
+    for (size_t bh = 0; bh < BH; bh++) {
+        matmul_tn(l->dK + bh * Ths, l->dscores + bh * TT, l->Q + bh * Ths, T, T, hs, MATMUL_SET);
+        divide(l->dK + bh * Ths, Ths, root);
+    }
+
+    /* forward: Q = split_heads(X @ Wq), K = split_heads(X @ Wk), V = split_heads(X @ Wv) */
+    /*  9. dQm, dKm, dVm = merge_heads(dQ), merge_heads(dK), merge_heads(dV)   (B,T,C) each */
+    merge_heads(l->dQm, l->dQ, B, T, C, h);
+    merge_heads(l->dKm, l->dK, B, T, C, h);
+    merge_heads(l->dVm, l->dV, B, T, C, h);
+    /* 10. dWq += X^T @ dQm                               (C,C) */
+    matmul_tn(l->dWq, l->X, l->dQm, C, BT, C, MATMUL_ADD);
+    /* 11. dWk += X^T @ dKm                               (C,C) */
+    matmul_tn(l->dWk, l->X, l->dKm, C, BT, C, MATMUL_ADD);
+    /* 12. dWv += X^T @ dVm                               (C,C) */
+    matmul_tn(l->dWv, l->X, l->dVm, C, BT, C, MATMUL_ADD);
+    /* 13. dX = dQm @ Wq^T + dKm @ Wk^T + dVm @ Wv^T      (B,T,C): X feeds all three projections.
+     *     One sum per entry: the terms of the first product, then the second's, then the
+     *     third's, each added in k order (SET, then ADD, ADD). */
+    matmul_nt(l->dX, l->dQm, l->Wq, BT, C, C, MATMUL_SET);
+    matmul_nt(l->dX, l->dKm, l->Wk, BT, C, C, MATMUL_ADD);
+    matmul_nt(l->dX, l->dVm, l->Wv, BT, C, C, MATMUL_ADD);
 }
 
 int mha_backward(mha_layer *l, const double *dY, double *dX)
@@ -604,94 +692,146 @@ int mha_zero_grad(mha_layer *l)
 /* ---------------------------------------------------------------------------------------------- */
 /* tensor access */
 
-/* Shape kinds of the tensors: 0 = (C,C), 1 = (B,T,C), 2 = (B,h,T,hs), 3 = (B,h,T,T) */
-static int tensor_kind(int id)
+static int known(int id)
 {
-    switch (id) {
-    case MHA_T_WQ:
-    case MHA_T_WK:
-    case MHA_T_WV:
-    case MHA_T_WO:
-    case MHA_T_DWQ:
-    case MHA_T_DWK:
-    case MHA_T_DWV:
-    case MHA_T_DWO: return 0;
-    case MHA_T_X:
-    case MHA_T_CONCAT:
-    case MHA_T_Y:
-    case MHA_T_DY:
-    case MHA_T_DCONCAT:
-    case MHA_T_DX: return 1;
-    case MHA_T_Q:
-    case MHA_T_K:
-    case MHA_T_V:
-    case MHA_T_HEADOUT:
-    case MHA_T_DHEADOUT:
-    case MHA_T_DV:
-    case MHA_T_DQ:
-    case MHA_T_DK: return 2;
-    case MHA_T_SCORES:
-    case MHA_T_ATT:
-    case MHA_T_DATT:
-    case MHA_T_DSCORES: return 3;
-    default: return -1;
+    return id >= 0 && id < MHA_T_COUNT;
+}
+
+int mha_tensor_count(void)
+{
+    return MHA_T_COUNT;
+}
+const char *mha_tensor_name(int id)
+{
+    return known(id) ? tensor_table[id].name : NULL;
+}
+int mha_tensor_kind(int id)
+{
+    return known(id) ? tensor_table[id].kind : -1;
+}
+int mha_tensor_stage(int id)
+{
+    return known(id) ? tensor_table[id].restart : MHA_STAGE_NONE;
+}
+int mha_tensor_grad(int id)
+{
+    return known(id) ? tensor_table[id].grad : MHA_T_NONE;
+}
+int mha_tensor_step(int id)
+{
+    return known(id) ? tensor_table[id].step : -1;
+}
+
+/* 1 if tensor `id` is the grad of some tensor of the table */
+static int is_some_grad(int id)
+{
+    for (int t = 0; t < MHA_T_COUNT; t++) {
+        if (tensor_table[t].grad == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int mha_grad_order(int i)
+{
+    int k = 0; /* gradients listed so far */
+    for (int step = 1; step <= MHA_T_COUNT; step++) {
+        for (int id = 0; id < MHA_T_COUNT; id++) {
+            if (tensor_table[id].step == step && is_some_grad(id) && k++ == i) {
+                return id;
+            }
+        }
+    }
+    return MHA_T_NONE;
+}
+
+int mha_check_tensor(int which)
+{
+    return which >= 0 && which < MHA_CHECK_COUNT ? check_tensor_id[which] : MHA_T_NONE;
+}
+
+const char *mha_check_name(int which)
+{
+    return mha_tensor_name(mha_check_tensor(which));
+}
+
+/* The shape of tensor `id` (a known one) for these sizes: rank and dims */
+static void shape_of(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK])
+{
+    switch (tensor_table[id].shape) {
+    case MHA_SHAPE_CC:
+        *rank = 2;
+        dims[0] = C;
+        dims[1] = C;
+        break;
+    case MHA_SHAPE_BTC:
+        *rank = 3;
+        dims[0] = B;
+        dims[1] = T;
+        dims[2] = C;
+        break;
+    case MHA_SHAPE_BHTHS:
+        *rank = 4;
+        dims[0] = B;
+        dims[1] = h;
+        dims[2] = T;
+        dims[3] = C / h;
+        break;
+    default: /* MHA_SHAPE_BHTT */
+        *rank = 4;
+        dims[0] = B;
+        dims[1] = h;
+        dims[2] = T;
+        dims[3] = T;
+        break;
     }
 }
 
-const char *mha_tensor_name(int id)
+int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK])
 {
-    static const char *const names[MHA_T_COUNT] = {
-        "Wq",      "Wk",       "Wv", "Wo",     "dWq",     "dWk",     "dWv",    "dWo", "X",
-        "Q",       "K",        "V",  "scores", "att",     "headout", "concat", "Y",   "dY",
-        "dconcat", "dheadout", "dV", "datt",   "dscores", "dQ",      "dK",     "dX"};
-    return id >= 0 && id < MHA_T_COUNT ? names[id] : NULL;
+    if (!rank || !dims) {
+        return MHA_ENULL;
+    }
+    if (!known(id)) {
+        return MHA_ETENSOR;
+    }
+    if (B <= 0 || T <= 0 || C <= 0 || h <= 0) {
+        return MHA_EDIM;
+    }
+    if (C % h != 0) {
+        return MHA_EDIVISIBLE;
+    }
+    shape_of(id, B, T, C, h, rank, dims);
+    return MHA_OK;
 }
 
-static int is_backward_tensor(int id)
-{
-    return id >= MHA_T_DY && id <= MHA_T_DX;
-}
-
-int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[4])
+int mha_tensor_shape(const mha_layer *l, int id, int *rank, int dims[MHA_MAX_RANK])
 {
     if (!l || !rank || !dims) {
         return MHA_ENULL;
     }
-    const int kind = tensor_kind(id);
-    if (kind < 0) {
+    if (!known(id)) {
         return MHA_ETENSOR;
     }
-    if (kind > 0 && !l->have_forward) {
+    if (in_cache(id) && !l->have_forward) {
         return MHA_ENOFORWARD;
     }
-    switch (kind) {
-    case 0:
-        *rank = 2;
-        dims[0] = l->C;
-        dims[1] = l->C;
-        break;
-    case 1:
-        *rank = 3;
-        dims[0] = l->B;
-        dims[1] = l->T;
-        dims[2] = l->C;
-        break;
-    case 2:
-        *rank = 4;
-        dims[0] = l->B;
-        dims[1] = l->h;
-        dims[2] = l->T;
-        dims[3] = l->hs;
-        break;
-    default:
-        *rank = 4;
-        dims[0] = l->B;
-        dims[1] = l->h;
-        dims[2] = l->T;
-        dims[3] = l->T;
-        break;
-    }
+    shape_of(id, l->B, l->T, l->C, l->h, rank, dims);
     return MHA_OK;
+}
+
+/* 1 if tensor `id` holds values: the weights and their gradients always; the cached tensors
+ * after a forward, and the cached gradients after a backward of that forward */
+static int tensor_exists(const mha_layer *l, int id)
+{
+    if (!in_cache(id)) {
+        return 1;
+    }
+    if (tensor_table[id].kind == MHA_KIND_GRADIENT) {
+        return l->have_forward && l->have_backward;
+    }
+    return l->have_forward;
 }
 
 double *mha_tensor(mha_layer *l, int id, size_t *len)
@@ -699,51 +839,82 @@ double *mha_tensor(mha_layer *l, int id, size_t *len)
     if (len) {
         *len = 0;
     }
-    if (!l) {
+    if (!l || !known(id) || !tensor_exists(l, id)) {
         return NULL;
-    }
-    const int kind = tensor_kind(id);
-    if (kind < 0 || (kind > 0 && !l->have_forward) ||
-        (is_backward_tensor(id) && !l->have_backward)) {
-        return NULL;
-    }
-    const size_t C = (size_t)l->C, CC = C * C;
-    const size_t btc = (size_t)l->B * (size_t)l->T * C;
-    const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
-    double *p = NULL;
-    switch (id) {
-    case MHA_T_WQ:
-    case MHA_T_WK:
-    case MHA_T_WV:
-    case MHA_T_WO: p = l->params + (size_t)(id - MHA_T_WQ) * CC; break;
-    case MHA_T_DWQ:
-    case MHA_T_DWK:
-    case MHA_T_DWV:
-    case MHA_T_DWO: p = l->grads + (size_t)(id - MHA_T_DWQ) * CC; break;
-    case MHA_T_X: p = l->X; break;
-    case MHA_T_Q: p = l->Q; break;
-    case MHA_T_K: p = l->K; break;
-    case MHA_T_V: p = l->V; break;
-    case MHA_T_SCORES: p = l->scores; break;
-    case MHA_T_ATT: p = l->att; break;
-    case MHA_T_HEADOUT: p = l->headout; break;
-    case MHA_T_CONCAT: p = l->concat; break;
-    case MHA_T_Y: p = l->Y; break;
-    case MHA_T_DY: p = l->dY; break;
-    case MHA_T_DCONCAT: p = l->dconcat; break;
-    case MHA_T_DHEADOUT: p = l->dheadout; break;
-    case MHA_T_DV: p = l->dV; break;
-    case MHA_T_DATT: p = l->datt; break;
-    case MHA_T_DSCORES: p = l->dscores; break;
-    case MHA_T_DQ: p = l->dQ; break;
-    case MHA_T_DK: p = l->dK; break;
-    case MHA_T_DX: p = l->dX; break;
-    default: return NULL;
     }
     if (len) {
-        *len = kind == 0 ? CC : kind == 3 ? bhtt : btc;
+        *len = tensor_size(l, id);
     }
-    return p;
+    return l->tensor[id];
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the header's numbers by name */
+
+typedef struct {
+    const char *name;
+    double value;
+} constant;
+
+#define CONSTANT(name)                        {#name, (double)(name)},
+#define STATUS_CONSTANT(name, value, message) CONSTANT(MHA_##name)
+#define TENSOR_CONSTANT(id, ...)              CONSTANT(MHA_T_##id)
+#define CHECK_CONSTANT(id, name, shape, kind, restart, grad, step, check)                          \
+    MHA_IF_##check(CONSTANT(MHA_CHECK_##id))
+#define ROW_OFFSET(field)                                                                          \
+    {"offsetof(mha_check_row, " #field ")", (double)offsetof(mha_check_row, field)},
+#define SIZE_OF(type) {"sizeof(" #type ")", (double)sizeof(type)},
+/* clang-format off */
+static const constant constants[] = {
+    MHA_STATUSES(STATUS_CONSTANT)
+    CONSTANT(MHA_VERSION_MAJOR) CONSTANT(MHA_VERSION_MINOR) CONSTANT(MHA_VERSION_PATCH)
+    CONSTANT(MHA_RNG_DEFAULT) CONSTANT(MHA_RNG_LEGACY)
+    CONSTANT(MHA_CAUSAL) CONSTANT(MHA_MAX_RANK)
+    CONSTANT(MHA_SHAPE_CC) CONSTANT(MHA_SHAPE_BTC) CONSTANT(MHA_SHAPE_BHTHS)
+    CONSTANT(MHA_SHAPE_BHTT)
+    CONSTANT(MHA_KIND_PARAM) CONSTANT(MHA_KIND_INPUT) CONSTANT(MHA_KIND_INTERMEDIATE)
+    CONSTANT(MHA_KIND_OUTPUT) CONSTANT(MHA_KIND_GRADIENT)
+    CONSTANT(MHA_STAGE_NONE) CONSTANT(MHA_STAGE_QKV) CONSTANT(MHA_STAGE_SCORES)
+    CONSTANT(MHA_STAGE_ATT) CONSTANT(MHA_STAGE_HEADOUT) CONSTANT(MHA_STAGE_CONCAT)
+    CONSTANT(MHA_STAGE_Y)
+    CONSTANT(MHA_T_NONE) MHA_TENSORS(TENSOR_CONSTANT) CONSTANT(MHA_T_COUNT)
+    MHA_TENSORS(CHECK_CONSTANT) CONSTANT(MHA_CHECK_COUNT)
+    CONSTANT(MHA_LOSS_DOT) CONSTANT(MHA_LOSS_MSE)
+    CONSTANT(MHA_GRADCHECK_TINY) CONSTANT(MHA_GRADCHECK_EPS)
+    SIZE_OF(mha_check_row) MHA_CHECK_ROW_FIELDS(ROW_OFFSET)
+    SIZE_OF(int) SIZE_OF(size_t) SIZE_OF(void *) SIZE_OF(double)
+};
+/* clang-format on */
+#undef CONSTANT
+#undef STATUS_CONSTANT
+#undef TENSOR_CONSTANT
+#undef CHECK_CONSTANT
+#undef ROW_OFFSET
+#undef SIZE_OF
+
+enum { N_CONSTANTS = sizeof constants / sizeof constants[0] };
+
+int mha_constant_count(void)
+{
+    return N_CONSTANTS;
+}
+const char *mha_constant_name(int i)
+{
+    return i >= 0 && i < N_CONSTANTS ? constants[i].name : NULL;
+}
+double mha_constant_value(int i)
+{
+    return i >= 0 && i < N_CONSTANTS ? constants[i].value : NAN;
+}
+
+double mha_cache_bytes(int B, int T, int C, int h)
+{
+    if (B <= 0 || T <= 0 || C <= 0 || h <= 0 || C % h != 0) {
+        return 0.0;
+    }
+    const double btc = (double)B * (double)T * (double)C;
+    const double bhtt = (double)B * (double)h * (double)T * (double)T;
+    return (CACHE_BTC * btc + CACHE_BHTT * bhtt) * (double)sizeof(double);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -781,7 +952,7 @@ int mha_single_head(const double *X, int B, int T, int C, int hs, const double *
     matmul_nn(v, X, Wv, bt, Cs, HS);
     for (size_t b = 0; b < (size_t)B; b++) {
         double *a_b = a + b * Ts * Ts;
-        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, 0);  /* q k^T (T,T) */
+        matmul_nt(a_b, q + b * Ts * HS, k + b * Ts * HS, Ts, HS, Ts, MATMUL_SET); /* q k^T (T,T) */
         softmax_rows(a_b, a_b, Ts, sqrt((double)HS), flags & MHA_CAUSAL); /* / sqrt(hs), softmax */
         if (out) {
             matmul_nn(out + b * Ts * HS, a_b, v + b * Ts * HS, Ts, Ts, HS);

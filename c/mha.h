@@ -46,26 +46,50 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------------- */
 /* status codes */
 
-enum {
-    MHA_OK = 0,
-    MHA_ENULL = -1,      /* a required pointer argument is NULL */
-    MHA_EDIM = -2,       /* a size (C, h, B, T, n, steps) is zero or negative */
-    MHA_EDIVISIBLE = -3, /* C is not divisible by h */
-    MHA_EOVERFLOW = -4,  /* the sizes are too large: a byte count would overflow */
-    MHA_ENOMEM = -5,     /* out of memory (the layer is unchanged and still usable) */
-    MHA_ENOFORWARD = -6, /* backward or a cached tensor was asked for before any forward; or a
-                              gradient-check slice without a live mha_gradcheck_prepare */
-    MHA_ESEED = -7,      /* seed out of range for this generator (legacy: 0 ... 2^32-1) */
-    MHA_ERNG = -8,       /* unknown random generator kind */
-    MHA_EFLAGS = -9,     /* unknown bits in flags */
-    MHA_EVALUE = -10, /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */
-    MHA_ETENSOR = -11,     /* unknown tensor id */
-    MHA_ELOSS = -12,       /* unknown loss kind */
-    MHA_ERANGE = -13,      /* an index range lies outside the tensor */
-    MHA_ENOBACKWARD = -14, /* reserved: no function returns it (mha_tensor returns NULL instead) */
-    MHA_EDIVERGED = -15,   /* training stopped: the loss is no longer finite (weights kept) */
-    MHA_EALIAS = -16       /* target/aux points into the layer's own buffers (pass a copy) */
-};
+/* Every status code, one line each: its name MHA_<name>, its value and mha_strerror's message.
+ * MHA_OK is 0; the errors are negative and run -1, -2, ... without gaps. */
+/* clang-format off */
+#define MHA_STATUSES(STATUS)                                                                       \
+    STATUS(OK,           0, "ok")                                                                  \
+    /* a required pointer argument is NULL */                                                      \
+    STATUS(ENULL,       -1, "a required pointer argument is NULL")                                 \
+    /* a size (C, h, B, T, n, steps) is zero or negative */                                        \
+    STATUS(EDIM,        -2, "sizes must be positive integers")                                     \
+    /* C is not divisible by h */                                                                  \
+    STATUS(EDIVISIBLE,  -3, "C must be divisible by the number of heads")                          \
+    /* the sizes are too large: a byte count would overflow */                                     \
+    STATUS(EOVERFLOW,   -4, "sizes too large: the byte count overflows")                           \
+    /* out of memory (the layer is unchanged and still usable) */                                  \
+    STATUS(ENOMEM,      -5, "out of memory (nothing was changed)")                                 \
+    /* backward or a cached tensor was asked for before any forward; or a gradient-check slice     \
+     * without a live mha_gradcheck_prepare */                                                     \
+    STATUS(ENOFORWARD,  -6, "no forward pass has been run yet")                                    \
+    /* seed out of range for this generator (legacy: 0 ... 2^32-1) */                              \
+    STATUS(ESEED,       -7, "seed out of range (the legacy generator takes 0 ... 2^32-1)")         \
+    /* unknown random generator kind */                                                            \
+    STATUS(ERNG,        -8, "unknown random generator kind")                                       \
+    /* unknown bits in flags */                                                                    \
+    STATUS(EFLAGS,      -9, "unknown flags")                                                       \
+    /* a real-valued argument (lr, scale, eps) is NaN, infinite or out of range */                 \
+    STATUS(EVALUE,     -10, "a real-valued argument is NaN, infinite or out of range")             \
+    /* unknown tensor id */                                                                        \
+    STATUS(ETENSOR,    -11, "unknown tensor id")                                                   \
+    /* unknown loss kind */                                                                        \
+    STATUS(ELOSS,      -12, "unknown loss kind")                                                   \
+    /* an index range lies outside the tensor */                                                   \
+    STATUS(ERANGE,     -13, "index range outside the tensor")                                      \
+    /* reserved: no function returns it (mha_tensor returns NULL instead) */                       \
+    STATUS(ENOBACKWARD, -14, "no backward pass has been run yet")                                  \
+    /* training stopped: the loss is no longer finite (weights kept) */                            \
+    STATUS(EDIVERGED,  -15, "training diverged: the loss is no longer finite (weights kept from "  \
+                            "the last finite step)")                                               \
+    /* target/aux points into the layer's own buffers (pass a copy) */                             \
+    STATUS(EALIAS,     -16, "an input array points into the layer's own buffers (pass a copy)")
+/* clang-format on */
+
+#define MHA_STATUS_ID(name, value, message) MHA_##name = value,
+enum { MHA_STATUSES(MHA_STATUS_ID) };
+#undef MHA_STATUS_ID
 
 /* The message for a status code: a static string owned by the library; never NULL ("unknown error
  * code" for a code that is not an MHA_* status). Cannot fail. */
@@ -163,80 +187,183 @@ size_t mha_num_params(const mha_layer *layer); /* 4*C*C, or 0 for NULL */
  * the layer keeps its previous cache). */
 int mha_forward(mha_layer *layer, const double *X, int B, int T, int flags, double *Y);
 
-/* Backward pass of the last forward, in the order of the course's lesson 4: dWo, dconcat,
- * dheadout, dV, datt, dscores, dQ, dK, merge, dWq, dWk, dWv, dX. dY and dX are (B,T,C) of the last
- * forward's B and T: B*T*C doubles each, the caller's. dY is copied first (it may point anywhere,
- * the layer's own tensors included); dX may be NULL (read MHA_T_DX instead).
- * dWq ... dWo are ADDED to the gradient buffer (call mha_zero_grad first); the intermediate
- * gradients (dY, dconcat, ..., dX) are kept for mha_tensor. Allocates nothing.
+/* Backward pass of the last forward, in the 13 steps of the course's lesson 4 (the table's step
+ * column): 1 dWo, 2 dconcat, 3 dheadout, 4 dV, 5 datt, 6 dscores, 7 dQ, 8 dK, 9 the merged
+ * dQm, dKm, dVm, 10 dWq, 11 dWk, 12 dWv, 13 dX. dY and dX are (B,T,C) of the last forward's B and
+ * T: B*T*C doubles each, the caller's. dY is copied first (it may point anywhere, the layer's own
+ * tensors included); dX may be NULL (read MHA_T_DX instead).
+ * dWq ... dWo are ADDED to the gradient buffer (call mha_zero_grad first); the cached gradients
+ * (dY, dconcat, ..., dQm, dKm, dVm, dX) are kept for mha_tensor. Allocates nothing.
  * Errors: MHA_ENULL (layer, dY), MHA_ENOFORWARD (no forward yet). */
 int mha_backward(mha_layer *layer, const double *dY, double *dX);
 /* Sets the gradient buffer (dWq ... dWo) to zero. Errors: MHA_ENULL (layer). */
 int mha_zero_grad(mha_layer *layer);
 
-/* Recompute everything downstream of one cached intermediate after the caller edited it in place
- * (through mha_tensor), with the last forward's B, T and flags: stage MHA_T_Q or MHA_T_K
- * recomputes scores, att, headout, concat and Y; MHA_T_SCORES: att, headout, concat, Y;
- * MHA_T_V or MHA_T_ATT: headout, concat, Y; MHA_T_HEADOUT: concat, Y; MHA_T_CONCAT: Y. Used by
- * the gradient check of intermediates and by the page's "perturb one head" view. Allocates
- * nothing; discards the last backward's intermediate gradients and cancels an
- * mha_gradcheck_prepare, as mha_forward does.
- * Errors: MHA_ENULL (layer), MHA_ETENSOR (stage is not one of the seven above), MHA_ENOFORWARD. */
-int mha_forward_from(mha_layer *layer, int stage);
+/* ---------------------------------------------------------------------------------------------- */
+/* the tensor table */
 
-/* Tensors readable (and writable) through mha_tensor. The shape of each is given by
- * mha_tensor_shape; the sizes of cached ones follow the last forward's B and T. */
+/* The largest rank of a tensor: the length of the dims arrays of mha_tensor_shape(_for) */
+#define MHA_MAX_RANK 4
+
+/* Shapes, in the course's axes */
 enum {
-    MHA_T_WQ = 0,
-    MHA_T_WK,
-    MHA_T_WV,
-    MHA_T_WO, /* (C,C) weights */
-    MHA_T_DWQ,
-    MHA_T_DWK,
-    MHA_T_DWV,
-    MHA_T_DWO, /* (C,C) their gradients */
-    MHA_T_X,   /* (B,T,C)    copy of the forward input */
-    MHA_T_Q,
-    MHA_T_K,
-    MHA_T_V,        /* (B,h,T,hs) split heads */
-    MHA_T_SCORES,   /* (B,h,T,T)  Q K^T / sqrt(hs), unmasked */
-    MHA_T_ATT,      /* (B,h,T,T)  softmax rows (masked) */
-    MHA_T_HEADOUT,  /* (B,h,T,hs) att @ V */
-    MHA_T_CONCAT,   /* (B,T,C)    merge_heads(headout) */
-    MHA_T_Y,        /* (B,T,C)    concat @ Wo */
-    MHA_T_DY,       /* (B,T,C)    copy of backward's dY */
-    MHA_T_DCONCAT,  /* (B,T,C) */
-    MHA_T_DHEADOUT, /* (B,h,T,hs) */
-    MHA_T_DV,       /* (B,h,T,hs) */
-    MHA_T_DATT,     /* (B,h,T,T) */
-    MHA_T_DSCORES,  /* (B,h,T,T) */
-    MHA_T_DQ,
-    MHA_T_DK, /* (B,h,T,hs) */
-    MHA_T_DX, /* (B,T,C) */
-    MHA_T_COUNT
+    MHA_SHAPE_CC = 0, /* (C,C)       a weight or its gradient */
+    MHA_SHAPE_BTC,    /* (B,T,C)     one vector of C per token */
+    MHA_SHAPE_BHTHS,  /* (B,h,T,hs)  split into heads: one vector of hs per head and token */
+    MHA_SHAPE_BHTT    /* (B,h,T,T)   one number per head and (query, key) pair */
 };
 
-/* Pointer to tensor `id` (an MHA_T_* id) and its element count in *len (len may be NULL): the
- * layer's own memory, readable and writable, laid out with the shape mha_tensor_shape gives. The
- * weights and their gradients (MHA_T_WQ ... MHA_T_DWO) point into mha_params / mha_grads and live
- * until mha_free; the cached tensors live until the cache grows (see mha_forward) or mha_free.
- * Returns NULL with *len = 0 if layer is NULL, the id is unknown or the tensor does not exist yet:
- * cached tensors (MHA_T_X ... MHA_T_Y) before a forward, and intermediate gradients (MHA_T_DY ...
- * MHA_T_DX) when no mha_backward, mha_train step or mha_gradcheck ran since the last forward or
- * mha_forward_from. */
-double *mha_tensor(mha_layer *layer, int id, size_t *len);
+/* What a tensor is */
+enum {
+    MHA_KIND_PARAM = 0,    /* a weight (in mha_params) */
+    MHA_KIND_INPUT,        /* the forward's input X (a copy) */
+    MHA_KIND_INTERMEDIATE, /* computed by the forward on the way to Y */
+    MHA_KIND_OUTPUT,       /* the forward's result Y */
+    MHA_KIND_GRADIENT      /* dL/d(something): of a weight (in mha_grads) or of a cached tensor */
+};
+
+/* The stages of the forward, in order. Each computes one line of lesson 3 (for every batch item
+ * and head) from what the earlier stages left in the cache; mha_forward_from runs one stage and
+ * all those after it. */
+enum {
+    MHA_STAGE_NONE = -1, /* no stage: the forward cannot restart after this tensor changed */
+    MHA_STAGE_QKV = 0,   /* Q, K, V = split_heads(X @ Wq), split_heads(X @ Wk), ... */
+    MHA_STAGE_SCORES,    /* scores = Q K^T / sqrt(hs) */
+    MHA_STAGE_ATT,       /* att = softmax(mask(scores)) */
+    MHA_STAGE_HEADOUT,   /* headout = att @ V */
+    MHA_STAGE_CONCAT,    /* concat = merge_heads(headout) */
+    MHA_STAGE_Y          /* Y = concat @ Wo */
+};
+
+/* Every tensor of the layer, one line each; its line number (from 0) is its id, MHA_T_<id>.
+ *   name     the course's name: mha_tensor_name, and the tensor's field in the layer (c/layer.h)
+ *   shape    MHA_SHAPE_<shape>
+ *   kind     MHA_KIND_<kind>
+ *   restart  MHA_STAGE_<restart>: the first stage that reads the tensor, where mha_forward_from
+ *            restarts after the caller edited it (NONE: mha_forward_from refuses it)
+ *   grad     MHA_T_<grad>: the tensor's gradient (NONE: none)
+ *   step     the step of lesson 4's backward that computes it (backward_core in c/mha.c numbers
+ *            them 1 ... 13); 0: not computed by the backward
+ *   check    1: a row of the gradient check (MHA_CHECK_<id>, rows in table order), which compares
+ *            grad with finite differences of the loss over the tensor's entries
+ * Weights live in mha_params and their gradients in mha_grads, each in table order; everything
+ * else lives in the layer's cache. Adding a tensor is one line here, plus the code computing it. */
+/* clang-format off */
+#define MHA_TENSORS(TENSOR)                                                                        \
+    /*     id        name      shape  kind          restart  grad      step check */               \
+    TENSOR(WQ,       Wq,       CC,    PARAM,        NONE,    DWQ,      0,   1)                     \
+    TENSOR(WK,       Wk,       CC,    PARAM,        NONE,    DWK,      0,   1)                     \
+    TENSOR(WV,       Wv,       CC,    PARAM,        NONE,    DWV,      0,   1)                     \
+    TENSOR(WO,       Wo,       CC,    PARAM,        NONE,    DWO,      0,   1)                     \
+    TENSOR(DWQ,      dWq,      CC,    GRADIENT,     NONE,    NONE,     10,  0)                     \
+    TENSOR(DWK,      dWk,      CC,    GRADIENT,     NONE,    NONE,     11,  0)                     \
+    TENSOR(DWV,      dWv,      CC,    GRADIENT,     NONE,    NONE,     12,  0)                     \
+    TENSOR(DWO,      dWo,      CC,    GRADIENT,     NONE,    NONE,     1,   0)                     \
+    TENSOR(X,        X,        BTC,   INPUT,        NONE,    DX,       0,   1)                     \
+    TENSOR(Q,        Q,        BHTHS, INTERMEDIATE, SCORES,  DQ,       0,   1)                     \
+    TENSOR(K,        K,        BHTHS, INTERMEDIATE, SCORES,  DK,       0,   1)                     \
+    TENSOR(V,        V,        BHTHS, INTERMEDIATE, HEADOUT, DV,       0,   1)                     \
+    TENSOR(SCORES,   scores,   BHTT,  INTERMEDIATE, ATT,     DSCORES,  0,   1)                     \
+    TENSOR(ATT,      att,      BHTT,  INTERMEDIATE, HEADOUT, DATT,     0,   1)                     \
+    TENSOR(HEADOUT,  headout,  BHTHS, INTERMEDIATE, CONCAT,  DHEADOUT, 0,   1)                     \
+    TENSOR(CONCAT,   concat,   BTC,   INTERMEDIATE, Y,       DCONCAT,  0,   1)                     \
+    TENSOR(Y,        Y,        BTC,   OUTPUT,       NONE,    DY,       0,   0)                     \
+    TENSOR(DY,       dY,       BTC,   GRADIENT,     NONE,    NONE,     0,   0)                     \
+    TENSOR(DCONCAT,  dconcat,  BTC,   GRADIENT,     NONE,    NONE,     2,   0)                     \
+    TENSOR(DHEADOUT, dheadout, BHTHS, GRADIENT,     NONE,    NONE,     3,   0)                     \
+    TENSOR(DV,       dV,       BHTHS, GRADIENT,     NONE,    NONE,     4,   0)                     \
+    TENSOR(DATT,     datt,     BHTT,  GRADIENT,     NONE,    NONE,     5,   0)                     \
+    TENSOR(DSCORES,  dscores,  BHTT,  GRADIENT,     NONE,    NONE,     6,   0)                     \
+    TENSOR(DQ,       dQ,       BHTHS, GRADIENT,     NONE,    NONE,     7,   0)                     \
+    TENSOR(DK,       dK,       BHTHS, GRADIENT,     NONE,    NONE,     8,   0)                     \
+    TENSOR(DQM,      dQm,      BTC,   GRADIENT,     NONE,    NONE,     9,   0)                     \
+    TENSOR(DKM,      dKm,      BTC,   GRADIENT,     NONE,    NONE,     9,   0)                     \
+    TENSOR(DVM,      dVm,      BTC,   GRADIENT,     NONE,    NONE,     9,   0)                     \
+    TENSOR(DX,       dX,       BTC,   GRADIENT,     NONE,    NONE,     13,  0)
+/* clang-format on */
+
+/* Helpers of the generated lists: MHA_IF_1(x) is x, MHA_IF_0(x) is nothing */
+#define MHA_IF_0(...)
+#define MHA_IF_1(...) __VA_ARGS__
+
+/* The tensor ids MHA_T_WQ ... MHA_T_DX, from the table */
+#define MHA_T_ID(id, ...) MHA_T_##id,
+enum { MHA_T_NONE = -1, MHA_TENSORS(MHA_T_ID) MHA_T_COUNT };
+#undef MHA_T_ID
+
+/* The rows of the gradient check MHA_CHECK_WQ ... MHA_CHECK_CONCAT: the table's lines with
+ * check = 1, in table order. The first five are the layer's inputs (weights and X); the rest are
+ * intermediates, perturbed in the cache and propagated forward from there. */
+#define MHA_CHECK_ID(id, name, shape, kind, restart, grad, step, check)                            \
+    MHA_IF_##check(MHA_CHECK_##id, )
+enum { MHA_TENSORS(MHA_CHECK_ID) MHA_CHECK_COUNT };
+#undef MHA_CHECK_ID
+
+/* The table, for programs that cannot expand the macro (web/mha.js builds its lists from these):
+ * the number of tensors (MHA_T_COUNT); tensor id's kind (MHA_KIND_*), restart stage (MHA_STAGE_*,
+ * MHA_STAGE_NONE included), gradient (an MHA_T_* id or MHA_T_NONE) and backward step (0 ... 13);
+ * each returns -1 for an unknown id (that is MHA_STAGE_NONE and MHA_T_NONE as well). Cannot fail
+ * otherwise. */
+int mha_tensor_count(void);
+int mha_tensor_kind(int id);
+int mha_tensor_stage(int id);
+int mha_tensor_grad(int id);
+int mha_tensor_step(int id);
 
 /* The name of tensor `id` as the course writes it ("Wq", "scores", "dscores", ...): a static
  * string owned by the library, or NULL if the id is unknown (ids run from 0 to MHA_T_COUNT-1). */
 const char *mha_tensor_name(int id);
 
-/* The shape of tensor `id`: writes its rank (2, 3 or 4) to *rank and dims to dims[0..rank-1]
- * (both the caller's): (C,C) for weights and their gradients, otherwise (B,T,C) or (B,h,T,hs) or
- * (B,h,T,T) of the last forward, as listed in the enum above. Gradients of intermediates have a
- * shape once a forward ran, even before their backward.
+/* The gradients lesson 4 shows, in the order its backward computes them: the i-th (from 0) is
+ * tensor mha_grad_order(i), MHA_T_NONE past the last. They are the gradients of the course's
+ * tensors (those the table names as some tensor's grad) that the backward computes (step > 0),
+ * by step: dWo, dconcat, dheadout, dV, datt, dscores, dQ, dK, dWq, dWk, dWv, dX. (The merged
+ * dQm, dKm, dVm of step 9 are the gradients of X @ Wq, X @ Wk, X @ Wv, which are not tensors of
+ * the table.) Cannot fail. */
+int mha_grad_order(int i);
+
+/* The tensor checked by row `which` of the gradient check (an MHA_T_* id), or MHA_T_NONE if
+ * which is not in 0 ... MHA_CHECK_COUNT-1. Cannot fail. */
+int mha_check_tensor(int which);
+
+/* The name of checked tensor `which` ("Wq", ..., "X", "Q", ..., "concat"): a static string owned
+ * by the library, the same as mha_tensor_name of the tensor it checks; NULL if which is not in
+ * 0 ... MHA_CHECK_COUNT-1. */
+const char *mha_check_name(int which);
+
+/* The shape of tensor `id` for a layer of width C with h heads and a forward of size (B,T),
+ * without any layer: writes its rank (2, 3 or 4) to *rank and its dims to dims[0..rank-1] (both
+ * the caller's): (C,C), (B,T,C), (B,h,T,hs) or (B,h,T,T) by the table's shape column.
+ * Errors: MHA_ENULL (rank, dims), MHA_ETENSOR (unknown id), MHA_EDIM (B, T, C or h <= 0),
+ * MHA_EDIVISIBLE (C % h != 0). Nothing is written on error. */
+int mha_tensor_shape_for(int id, int B, int T, int C, int h, int *rank, int dims[MHA_MAX_RANK]);
+
+/* Recompute everything downstream of one cached intermediate after the caller edited it in place
+ * (through mha_tensor), with the last forward's B, T and flags: `stage` is the tensor's id, and
+ * the forward runs again from the tensor's restart stage (the table's restart column) on: Q or K:
+ * from scores (scores, att, headout, concat and Y); scores: from att; V or att: from headout;
+ * headout: from concat; concat: Y. Used by the gradient check of intermediates and by the page's
+ * "perturb one head" view. Allocates nothing; discards the last backward's intermediate gradients
+ * and cancels an mha_gradcheck_prepare, as mha_forward does.
+ * Errors: MHA_ENULL (layer), MHA_ETENSOR (the tensor has no restart stage: only the seven above
+ * have one), MHA_ENOFORWARD. */
+int mha_forward_from(mha_layer *layer, int stage);
+
+/* Pointer to tensor `id` (an MHA_T_* id) and its element count in *len (len may be NULL): the
+ * layer's own memory, readable and writable, laid out with the shape mha_tensor_shape gives. The
+ * weights and their gradients (shape (C,C)) point into mha_params / mha_grads and live until
+ * mha_free; the cached tensors (every other shape) live until the cache grows (see mha_forward) or
+ * mha_free. Returns NULL with *len = 0 if layer is NULL, the id is unknown or the tensor does not
+ * exist yet: cached tensors before a forward, and cached gradients (dY, dconcat, ..., dX) when no
+ * mha_backward, mha_train step or mha_gradcheck ran since the last forward or mha_forward_from. */
+double *mha_tensor(mha_layer *layer, int id, size_t *len);
+
+/* The shape of tensor `id` in the layer: mha_tensor_shape_for with the layer's C and h and the
+ * last forward's B and T. Cached gradients have a shape once a forward ran, even before their
+ * backward.
  * Errors: MHA_ENULL (layer, rank, dims), MHA_ETENSOR (unknown id), MHA_ENOFORWARD (a cached
- * tensor or intermediate gradient before any forward). Nothing is written on error. */
-int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[4]);
+ * tensor before any forward). Nothing is written on error. */
+int mha_tensor_shape(const mha_layer *layer, int id, int *rank, int dims[MHA_MAX_RANK]);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* loss, optimiser, training */
@@ -275,47 +402,31 @@ enum {
     MHA_LOSS_MSE = 1  /* L = mean((Y - aux)^2), aux = target (B,T,C) */
 };
 
-/* Checked tensors, in this order. The first five are the layer's inputs; the rest are
- * intermediates, perturbed in the cache and propagated forward from there. */
-enum {
-    MHA_CHECK_WQ = 0,
-    MHA_CHECK_WK,
-    MHA_CHECK_WV,
-    MHA_CHECK_WO,
-    MHA_CHECK_X,
-    MHA_CHECK_Q,
-    MHA_CHECK_K,
-    MHA_CHECK_V,
-    MHA_CHECK_SCORES,
-    MHA_CHECK_ATT,
-    MHA_CHECK_HEADOUT,
-    MHA_CHECK_CONCAT,
-    MHA_CHECK_COUNT
-};
-
-/* The name of checked tensor `which` ("Wq", ..., "X", "Q", ..., "concat"): a static string owned
- * by the library, the same as mha_tensor_name of the tensor it checks; NULL if which is not in
- * 0 ... MHA_CHECK_COUNT-1. */
-const char *mha_check_name(int which);
-
 /* Relative errors are |a - n| / max(|a|, |n|, MHA_GRADCHECK_TINY) */
 #define MHA_GRADCHECK_TINY 1e-12
 /* The default step of the finite differences */
 #define MHA_GRADCHECK_EPS 1e-3
 
-/* One row of the gradient-check table. All fields are doubles, so a report is a flat
- * Float64Array of MHA_CHECK_COUNT * 8 values in JS. A non-finite gradient counts as an infinite
- * error. */
+/* One row of the gradient-check table, one field a line (every field is a double, so a report
+ * is a flat Float64Array in JS; web/mha.js finds each field through mha_constant_*, see below).
+ * A non-finite gradient counts as an infinite error. */
+/* clang-format off */
+#define MHA_CHECK_ROW_FIELDS(FIELD)                                                                \
+    FIELD(size)     /* elements in the tensor */                                                   \
+    FIELD(checked)  /* elements compared */                                                        \
+    FIELD(max_abs)  /* max |analytic - numeric| */                                                 \
+    FIELD(max_rel)  /* max relative error */                                                       \
+    FIELD(worst)    /* index of the element with the largest relative error (-1: none) */          \
+    FIELD(analytic) /* analytic gradient at `worst` */                                             \
+    FIELD(numeric)  /* numeric gradient at `worst` */                                              \
+    FIELD(mean_rel) /* mean relative error over the checked elements */
+/* clang-format on */
+
+#define MHA_DOUBLE_FIELD(name) double name;
 typedef struct {
-    double size;     /* elements in the tensor */
-    double checked;  /* elements compared */
-    double max_abs;  /* max |analytic - numeric| */
-    double max_rel;  /* max relative error */
-    double worst;    /* index of the element with the largest relative error (-1: none) */
-    double analytic; /* analytic gradient at `worst` */
-    double numeric;  /* numeric gradient at `worst` */
-    double mean_rel; /* mean relative error over the checked elements */
+    MHA_CHECK_ROW_FIELDS(MHA_DOUBLE_FIELD)
 } mha_check_row;
+#undef MHA_DOUBLE_FIELD
 
 /* Compares the analytic gradient of the loss with float64 central differences, the five-point
  * stencil (8 (L(x+eps) - L(x-eps)) - (L(x+2eps) - L(x-2eps))) / (12 eps), whose error is O(eps^4):
@@ -379,6 +490,27 @@ int mha_merge_heads(const double *x, int B, int T, int C, int h, double *out);
  * MHA_ENOMEM. Nothing is written on error. */
 int mha_single_head(const double *X, int B, int T, int C, int hs, const double *Wq,
                     const double *Wk, const double *Wv, int flags, double *att, double *out);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* this header's numbers, for bindings (web/mha.js reads all of its numbers from here) */
+
+/* Every constant of this header by its C name, with its value: the status codes ("MHA_OK",
+ * "MHA_ENOFORWARD", ...), MHA_VERSION_*, MHA_RNG_*, MHA_CAUSAL, MHA_MAX_RANK, MHA_SHAPE_*,
+ * MHA_KIND_*, MHA_STAGE_*, the tensor ids MHA_T_* (with MHA_T_NONE and MHA_T_COUNT), the check
+ * rows MHA_CHECK_* (with MHA_CHECK_COUNT), MHA_LOSS_*, MHA_GRADCHECK_*, the layout of
+ * mha_check_row ("sizeof(mha_check_row)", "offsetof(mha_check_row, max_rel)", ...) and the sizes
+ * of the ABI's types ("sizeof(int)", "sizeof(size_t)", "sizeof(void *)", "sizeof(double)").
+ * Entry i, from 0 to mha_constant_count()-1, is named mha_constant_name(i) (a static string owned
+ * by the library) and worth mha_constant_value(i); outside that range the name is NULL and the
+ * value NaN. Cannot fail. */
+int mha_constant_count(void);
+const char *mha_constant_name(int i);
+double mha_constant_value(int i);
+
+/* The bytes of the cache a layer of width C with h heads needs for a forward of size (B,T) (the
+ * allocation mha_forward makes when B*T or B*T*T grows), as a double: exact, even where a size_t
+ * would overflow. 0 if a size is <= 0 or C % h != 0. Cannot fail. */
+double mha_cache_bytes(int B, int T, int C, int h);
 
 #ifdef __cplusplus
 }

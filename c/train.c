@@ -125,7 +125,7 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
     for (int s = 0; s < steps; s++) {
         /* one step: zero_grad, forward, loss, backward, sgd_step */
         memset(l->grads, 0, mha_num_params(l) * sizeof(double));
-        forward_from(l, STAGE_PROJ);
+        forward_from(l, MHA_STAGE_QKV);
         const double loss = mse_value(l->Y, target, n);
         if (losses) {
             losses[s] = loss;
@@ -148,79 +148,25 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
 /* ---------------------------------------------------------------------------------------------- */
 /* gradient check */
 
-const char *mha_check_name(int which)
-{
-    static const char *const names[MHA_CHECK_COUNT] = {
-        "Wq", "Wk", "Wv", "Wo", "X", "Q", "K", "V", "scores", "att", "headout", "concat"};
-    return which >= 0 && which < MHA_CHECK_COUNT ? names[which] : NULL;
-}
-
-/* The checked tensor `which` (MHA_CHECK_*): its values p, its analytic gradient g, n elements */
+/* The checked tensor `which` (MHA_CHECK_*): its id, its values p, its analytic gradient g (the
+ * table's grad), n elements */
 typedef struct {
-    int which;
+    int which, id;
     double *p, *g;
     size_t n;
 } check_target;
 
 static int check_target_of(mha_layer *l, int which, check_target *ct)
 {
-    const size_t C = (size_t)l->C, CC = C * C;
-    const size_t btc = (size_t)l->B * (size_t)l->T * C;
-    const size_t bhtt = (size_t)l->B * (size_t)l->h * (size_t)l->T * (size_t)l->T;
+    const int id = mha_check_tensor(which);
+    if (id == MHA_T_NONE) {
+        return MHA_ETENSOR;
+    }
     ct->which = which;
-    switch (which) {
-    case MHA_CHECK_WQ:
-    case MHA_CHECK_WK:
-    case MHA_CHECK_WV:
-    case MHA_CHECK_WO: {
-        const size_t w = (size_t)(which - MHA_CHECK_WQ);
-        ct->p = l->params + w * CC;
-        ct->g = l->grads + w * CC;
-        ct->n = CC;
-        break;
-    }
-    case MHA_CHECK_X:
-        ct->p = l->X;
-        ct->g = l->dX;
-        ct->n = btc;
-        break;
-    case MHA_CHECK_Q:
-        ct->p = l->Q;
-        ct->g = l->dQ;
-        ct->n = btc;
-        break;
-    case MHA_CHECK_K:
-        ct->p = l->K;
-        ct->g = l->dK;
-        ct->n = btc;
-        break;
-    case MHA_CHECK_V:
-        ct->p = l->V;
-        ct->g = l->dV;
-        ct->n = btc;
-        break;
-    case MHA_CHECK_SCORES:
-        ct->p = l->scores;
-        ct->g = l->dscores;
-        ct->n = bhtt;
-        break;
-    case MHA_CHECK_ATT:
-        ct->p = l->att;
-        ct->g = l->datt;
-        ct->n = bhtt;
-        break;
-    case MHA_CHECK_HEADOUT:
-        ct->p = l->headout;
-        ct->g = l->dheadout;
-        ct->n = btc;
-        break;
-    case MHA_CHECK_CONCAT:
-        ct->p = l->concat;
-        ct->g = l->dconcat;
-        ct->n = btc;
-        break;
-    default: return MHA_ETENSOR;
-    }
+    ct->id = id;
+    ct->p = l->tensor[id];
+    ct->g = l->tensor[tensor_table[id].grad];
+    ct->n = tensor_size(l, id);
     return MHA_OK;
 }
 
@@ -249,8 +195,8 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
         /* W[c, j] feeds column j of Q/K/V, i.e. head j / hs of every batch item */
         const size_t j = i % C, head = j / hs;
         forward_project_column(l, ct->which - MHA_CHECK_WQ, j);
-        forward_heads(l, ct->which == MHA_CHECK_WV ? STAGE_HEADOUT : STAGE_ATT_QK, 0, B, head,
-                      head + 1);
+        forward_heads(l, ct->which == MHA_CHECK_WV ? MHA_STAGE_HEADOUT : MHA_STAGE_SCORES, 0, B,
+                      head, head + 1);
         output_rows_after(l, 0, B, head);
         break;
     }
@@ -260,27 +206,21 @@ static void recompute_after(mha_layer *l, const check_target *ct, size_t i)
     case MHA_CHECK_X: {
         const size_t b = i / (T * C), t = (i / C) % T; /* X[b, t, :] feeds row t of Q, K, V */
         forward_project_row(l, b, t);
-        forward_heads(l, STAGE_ATT_QK, b, b + 1, 0, h);
+        forward_heads(l, MHA_STAGE_SCORES, b, b + 1, 0, h);
         output_rows_after(l, b, b + 1, 0);
         break;
     }
     case MHA_CHECK_Q:
     case MHA_CHECK_K:
     case MHA_CHECK_V:
-    case MHA_CHECK_HEADOUT: {
-        const size_t bh = i / (T * hs); /* (B,h,T,hs) layout */
-        const int from = ct->which == MHA_CHECK_V         ? STAGE_HEADOUT
-                         : ct->which == MHA_CHECK_HEADOUT ? STAGE_MERGE
-                                                          : STAGE_ATT_QK;
-        forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
-        output_rows_after(l, bh / h, bh / h + 1, bh % h);
-        break;
-    }
     case MHA_CHECK_SCORES:
-    case MHA_CHECK_ATT: {
-        const size_t bh = i / (T * T); /* (B,h,T,T) layout */
-        const int from = ct->which == MHA_CHECK_SCORES ? STAGE_ATT_SCORES : STAGE_HEADOUT;
-        forward_heads(l, from, bh / h, bh / h + 1, bh % h, bh % h + 1);
+    case MHA_CHECK_ATT:
+    case MHA_CHECK_HEADOUT: {
+        /* an entry of one (batch item, head) of a (B,h,T,hs) or (B,h,T,T) tensor: that head's
+         * attention runs again from the tensor's restart stage (the table's), then its rows of Y */
+        const size_t per_head = tensor_table[ct->id].shape == MHA_SHAPE_BHTT ? T * T : T * hs;
+        const size_t bh = i / per_head;
+        forward_heads(l, tensor_table[ct->id].restart, bh / h, bh / h + 1, bh % h, bh % h + 1);
         output_rows_after(l, bh / h, bh / h + 1, bh % h);
         break;
     }
@@ -298,7 +238,7 @@ static void prepare_partials(mha_layer *l)
 {
     const size_t BT = (size_t)l->B * (size_t)l->T, C = (size_t)l->C, hs = (size_t)l->hs;
     const size_t btc = BT * C, heads_before = (size_t)l->h - 1;
-    const double *Wo = l->params + 3 * C * C;
+    const double *Wo = l->Wo;
     l->gc_partial_ok = 0;
     if (heads_before == 0 || btc == 0 || heads_before > SIZE_MAX / sizeof(double) / btc) {
         return; /* one head, or more partial sums than a size_t can count: none */
@@ -370,7 +310,7 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
     memmove(l->aux, aux, n * sizeof(double));
     l->gc_loss = loss_kind;
-    forward_from(l, STAGE_PROJ);
+    forward_from(l, MHA_STAGE_QKV);
     if (loss_kind == MHA_LOSS_MSE) {
         mse_grad(l->dY, l->Y, l->aux, n);
     } else {
@@ -462,9 +402,8 @@ int mha_gradcheck(mha_layer *l, const double *X, int B, int T, int flags, int lo
         mha_check_row *row = &report[which];
         memset(row, 0, sizeof *row);
         row->worst = -1.0;
-        check_target ct;
-        check_target_of(l, which, &ct);
-        const size_t positions = samples == 0 || (size_t)samples >= ct.n ? ct.n : (size_t)samples;
+        const size_t n = tensor_size(l, mha_check_tensor(which));
+        const size_t positions = samples == 0 || (size_t)samples >= n ? n : (size_t)samples;
         const size_t chunk = 1u << 20; /* slices take int counts */
         for (size_t first = 0; first < positions && (size_t)first <= (size_t)INT_MAX;
              first += chunk) {

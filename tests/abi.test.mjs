@@ -1,7 +1,9 @@
 // The C ABI of c/mha.h, called through the RAW wasm exports (mha.exports), without web/mha.js's
 // argument checks in between: status codes, out-parameters, NULL handling, and that the module
 // exports every public function of the header (so the Makefile's EXPORTS list can't miss one).
-// Status codes and version numbers are parsed from c/mha.h, not copied.
+// Status codes, tensor ids, version numbers and the other constants are parsed from c/mha.h (its
+// enums and its one-line-each lists MHA_STATUSES, MHA_TENSORS, MHA_CHECK_ROW_FIELDS), not copied,
+// and the module's own table of them (mha_constant_*) must say the same.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,9 +13,32 @@ const mha = await loadMHA();
 const ex = mha.exports;
 const header = readHeader();
 
-// enum constants of the header: MHA_OK, MHA_E*, MHA_RNG_*, MHA_CAUSAL, MHA_LOSS_*
+// The header's constants, parsed from its text: the lines of MHA_STATUSES (`STATUS(ENULL, -1,
+// "message")`), the enums (`MHA_CAUSAL = 1`; members without a value count on from the last),
+// the lines of MHA_TENSORS (`TENSOR(WQ, Wq, CC, PARAM, NONE, DWQ, 0, 1)`: id = line number; the
+// lines with check = 1 are the MHA_CHECK_* rows) and the numeric #defines.
 const K = {};
-for (const m of header.matchAll(/\b(MHA_[A-Z_]+)\s*=\s*(-?\d+)/g)) K[m[1]] = Number(m[2]);
+const messages = {};
+for (const m of header.matchAll(/^\s*STATUS\((\w+),\s*(-?\d+),\s*((?:"[^"]*"[\s\\]*)+)\)/gm)) {
+  K[`MHA_${m[1]}`] = Number(m[2]);
+  messages[`MHA_${m[1]}`] = [...m[3].matchAll(/"([^"]*)"/g)].map((x) => x[1]).join('');
+}
+for (const [, body] of header.matchAll(/^enum \{([^}]*)\}/gm)) {
+  let next = 0;
+  for (const [, name, value] of body.matchAll(/\b(MHA_[A-Z_]+)(?:\s*=\s*(-?\d+))?\s*[,/\n]/g)) {
+    next = value === undefined ? next : Number(value);
+    K[name] = next++;
+  }
+}
+const tableLines = [...header.matchAll(/^\s*TENSOR\((\w+),\s*(\w+),(?:\s*\w+,){5}\s*([01])\)/gm)];
+const tensorTable = tableLines.map((m, id) => ({ id, ID: m[1], name: m[2], check: m[3] === '1' }));
+tensorTable.forEach((t) => (K[`MHA_T_${t.ID}`] = t.id));
+K.MHA_T_NONE = -1;
+K.MHA_T_COUNT = tensorTable.length;
+tensorTable.filter((t) => t.check).forEach((t, w) => (K[`MHA_CHECK_${t.ID}`] = w));
+K.MHA_CHECK_COUNT = tensorTable.filter((t) => t.check).length;
+for (const m of header.matchAll(/^#define (MHA_[A-Z_]+) (-?[\d.e-]+)$/gm)) K[m[1]] = Number(m[2]);
+const rowFields = [...header.matchAll(/^\s*FIELD\((\w+)\)/gm)].map((m) => m[1]);
 const codes = Object.entries(K).filter(([k]) => k === 'MHA_OK' || /^MHA_E[A-Z]+$/.test(k));
 
 const f64 = (p, n) => new Float64Array(ex.memory.buffer, p, n);
@@ -30,9 +55,9 @@ function alloc(bytes) {
 }
 
 const tensorId = (name) => {
-  const id = mha.tensorNames.indexOf(name);
-  assert.ok(id >= 0, name);
-  return id;
+  const t = tensorTable.find((x) => x.name === name);
+  assert.ok(t, name);
+  return t.id;
 };
 
 test('the header parses: status codes 0, -1 ... -16, tensor ids, flags', (t) => {
@@ -49,7 +74,105 @@ test('the header parses: status codes 0, -1 ... -16, tensor ids, flags', (t) => 
   );
   assert.equal(K.MHA_CAUSAL, 1);
   assert.equal(K.MHA_RNG_LEGACY, 1);
+  assert.equal(K.MHA_T_WQ, 0);
+  assert.equal(K.MHA_T_DX, K.MHA_T_COUNT - 1);
+  assert.equal(K.MHA_CHECK_CONCAT, K.MHA_CHECK_COUNT - 1);
+  assert.equal(K.MHA_STAGE_NONE, -1);
+  assert.deepEqual(rowFields.slice(0, 2), ['size', 'checked']);
   t.diagnostic(`${codes.length} status codes: ${codes.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  t.diagnostic(`${tensorTable.length} tensors, ${K.MHA_CHECK_COUNT} check rows`);
+});
+
+test(`the module's constant table (mha_constant_*) holds every constant of the header, with its value`, (t) => {
+  const n = ex.mha_constant_count();
+  const table = {};
+  for (let i = 0; i < n; i++) {
+    const name = cstr(ex.mha_constant_name(i));
+    assert.ok(!(name in table), `${name} twice`);
+    table[name] = ex.mha_constant_value(i);
+  }
+  assert.equal(ex.mha_constant_name(n), 0);
+  assert.equal(ex.mha_constant_name(-1), 0);
+  assert.ok(Number.isNaN(ex.mha_constant_value(n)));
+  // the same names, the same values: nothing missing on either side
+  const fromModule = Object.keys(table).filter((k) => k.startsWith('MHA_'));
+  assert.deepEqual(fromModule.sort(), Object.keys(K).sort());
+  for (const [name, value] of Object.entries(K)) assert.equal(table[name], value, name);
+  // mha_check_row: all doubles, in the header's field order; the ABI's type sizes (wasm32)
+  assert.equal(table['sizeof(mha_check_row)'], 8 * rowFields.length);
+  rowFields.forEach((f, i) => assert.equal(table[`offsetof(mha_check_row, ${f})`], 8 * i, f));
+  assert.deepEqual(
+    ['int', 'size_t', 'void *', 'double'].map((type) => table[`sizeof(${type})`]),
+    [4, 4, 4, 8],
+  );
+  assert.equal(Object.keys(table).length, Object.keys(K).length + rowFields.length + 5);
+  // and web/mha.js hands out exactly this table
+  assert.deepEqual({ ...mha.constants }, table);
+  t.diagnostic(`${n} constants, each equal to the header's`);
+});
+
+test(`the tensor table: count, names, kinds, stages, gradients, steps, check rows and shapes through the raw exports`, () => {
+  assert.equal(ex.mha_tensor_count(), tensorTable.length);
+  for (const { id, name, check } of tensorTable) {
+    assert.equal(cstr(ex.mha_tensor_name(id)), name);
+    assert.equal(
+      check,
+      tensorTable.filter((x) => x.check).some((x) => x.id === id),
+    );
+  }
+  const line = (name) => header.match(new RegExp(`^\\s*TENSOR\\(\\w+,\\s*${name},(.*)\\)`, 'm'))[1];
+  const columns = (name) =>
+    line(name)
+      .split(',')
+      .map((c) => c.trim());
+  for (const { id, name } of tensorTable) {
+    const [, kind, restart, grad, step] = columns(name);
+    assert.equal(ex.mha_tensor_kind(id), K[`MHA_KIND_${kind}`], `kind of ${name}`);
+    assert.equal(ex.mha_tensor_stage(id), K[`MHA_STAGE_${restart}`], `stage of ${name}`);
+    assert.equal(ex.mha_tensor_grad(id), K[`MHA_T_${grad}`], `grad of ${name}`);
+    assert.equal(ex.mha_tensor_step(id), Number(step), `step of ${name}`);
+  }
+  for (const id of [-1, tensorTable.length, 1000]) {
+    assert.equal(ex.mha_tensor_kind(id), -1);
+    assert.equal(ex.mha_tensor_stage(id), K.MHA_STAGE_NONE);
+    assert.equal(ex.mha_tensor_grad(id), K.MHA_T_NONE);
+    assert.equal(ex.mha_tensor_step(id), -1);
+  }
+  // check rows in table order; out of range: MHA_T_NONE
+  const checked = tensorTable.filter((x) => x.check).map((x) => x.id);
+  assert.deepEqual(
+    checked.map((_, w) => ex.mha_check_tensor(w)),
+    checked,
+  );
+  assert.equal(ex.mha_check_tensor(checked.length), K.MHA_T_NONE);
+  assert.equal(ex.mha_check_tensor(-1), K.MHA_T_NONE);
+  // lesson 4's gradients: the table's gradients of tensors, by backward step
+  const order = [];
+  for (let i = 0; ex.mha_grad_order(i) !== K.MHA_T_NONE; i++) order.push(ex.mha_grad_order(i));
+  assert.deepEqual(
+    order.map((id) => tensorTable[id].name),
+    ['dWo', 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX'],
+  );
+  assert.equal(ex.mha_grad_order(-1), K.MHA_T_NONE);
+  // shapes without a layer: mha_tensor_shape_for, and its errors
+  const out = alloc(64);
+  const shape = (name, B, T, C, h) => {
+    assert.equal(ex.mha_tensor_shape_for(tensorId(name), B, T, C, h, out, out + 4), K.MHA_OK);
+    return Array.from(i32(out + 4, i32(out, 1)[0]));
+  };
+  assert.deepEqual(shape('Wq', 2, 3, 8, 2), [8, 8]);
+  assert.deepEqual(shape('dQm', 2, 3, 8, 2), [2, 3, 8]);
+  assert.deepEqual(shape('dQ', 2, 3, 8, 2), [2, 2, 3, 4]);
+  assert.deepEqual(shape('att', 2, 3, 8, 2), [2, 2, 3, 3]);
+  assert.equal(ex.mha_tensor_shape_for(-1, 2, 3, 8, 2, out, out + 4), K.MHA_ETENSOR);
+  assert.equal(ex.mha_tensor_shape_for(0, 0, 3, 8, 2, out, out + 4), K.MHA_EDIM);
+  assert.equal(ex.mha_tensor_shape_for(0, 2, 3, 8, 3, out, out + 4), K.MHA_EDIVISIBLE);
+  assert.equal(ex.mha_tensor_shape_for(0, 2, 3, 8, 2, 0, out + 4), K.MHA_ENULL);
+  // the cache a forward needs: as many bytes as the allocation mha_forward makes
+  assert.equal(ex.mha_cache_bytes(2, 6, 64, 4) % 8, 0);
+  assert.equal(ex.mha_cache_bytes(0, 6, 64, 4), 0);
+  assert.equal(ex.mha_cache_bytes(2, 6, 64, 5), 0);
+  ex.free(out);
 });
 
 test('every public function declared in c/mha.h is a wasm export', (t) => {
@@ -67,11 +190,12 @@ test('every public function declared in c/mha.h is a wasm export', (t) => {
   t.diagnostic(`${declared.length} declared functions, all exported: ${declared.join(' ')}`);
 });
 
-test('mha_strerror: a message per code, "unknown error code" otherwise; mha_version matches the header', (t) => {
+test(`mha_strerror: a message per code, "unknown error code" otherwise; mha_version matches the header`, (t) => {
   const msgs = new Map();
   for (const [name, code] of codes) {
     const s = cstr(ex.mha_strerror(code));
     assert.ok(s.length > 0 && s !== 'unknown error code', `${name}: "${s}"`);
+    assert.equal(s, messages[name], `${name}: the message of its MHA_STATUSES line`);
     msgs.set(name, s);
     assert.equal(mha.errorMessage(code), s);
   }
@@ -107,7 +231,7 @@ test('mha_strerror: a message per code, "unknown error code" otherwise; mha_vers
   t.diagnostic(`version ${mha.version}; ${codes.length} distinct messages`);
 });
 
-test('mha_create: EDIM for C <= 0 or h <= 0, EDIVISIBLE for 6 % 4, ENULL for a NULL out; *out = NULL on error', () => {
+test(`mha_create: EDIM for C <= 0 or h <= 0, EDIVISIBLE for 6 % 4, ENULL for a NULL out; *out = NULL on error`, () => {
   const out = alloc(8);
   const cases = [
     [0, 4, K.MHA_EDIM],
@@ -126,7 +250,7 @@ test('mha_create: EDIM for C <= 0 or h <= 0, EDIVISIBLE for 6 % 4, ENULL for a N
   ex.free(out);
 });
 
-test('a raw layer: sizes, num_params == 4*C*C, init errors (ESEED, ERNG, EVALUE) change nothing', () => {
+test(`a raw layer: sizes, num_params == 4*C*C, init errors (ESEED, ERNG, EVALUE) change nothing`, () => {
   const out = alloc(8);
   assert.equal(ex.mha_create(64, 4, out), K.MHA_OK);
   const L = u32(out, 1)[0];
@@ -169,7 +293,7 @@ test('a raw layer: sizes, num_params == 4*C*C, init errors (ESEED, ERNG, EVALUE)
   ex.free(out);
 });
 
-test('before any forward: ENOFORWARD from backward/forward_from/tensor_shape, mha_tensor returns NULL', () => {
+test(`before any forward: ENOFORWARD from backward/forward_from/tensor_shape, mha_tensor returns NULL`, () => {
   const out = alloc(64);
   assert.equal(ex.mha_create(16, 2, out), K.MHA_OK);
   const L = u32(out, 1)[0];
@@ -199,7 +323,7 @@ test('before any forward: ENOFORWARD from backward/forward_from/tensor_shape, mh
   ex.free(out);
 });
 
-test('mha_forward: EFLAGS, EDIM, ENULL; a raw forward gives the same Y as layer.forward, bit for bit', (t) => {
+test(`mha_forward: EFLAGS, EDIM, ENULL; a raw forward gives the same Y as layer.forward, bit for bit`, (t) => {
   const C = 64,
     B = 2,
     T = 6,
@@ -265,7 +389,7 @@ test('mha_tensor: NULL and *len = 0 for unknown ids; names and check names end w
   assert.equal(ex.mha_create(8, 2, out), K.MHA_OK);
   const L = u32(out, 1)[0];
   const count = mha.tensorNames.length;
-  assert.equal(count, 26);
+  assert.equal(count, tensorTable.length);
   for (const id of [count, count + 1, -1, 1000, -2147483648]) {
     u32(out + 8, 1)[0] = 77;
     assert.equal(ex.mha_tensor(L, id, out + 8), 0, `id ${id}`);
@@ -356,7 +480,7 @@ test('loss, optimiser and rng entry points: ENULL, EDIM, EVALUE, ERNG, ESEED', (
   for (const p of [a, b, px, out]) ex.free(p);
 });
 
-test('inputs that point into the layer itself: X is copied first, target/aux are refused (EALIAS)', () => {
+test(`inputs that point into the layer itself: X is copied first, target/aux are refused (EALIAS)`, () => {
   // The fuzzer found these: a forward whose X is the layer's own cached X, with a B,T that grows
   // the cache, read freed memory; and a target inside the cache would be rewritten by training.
   const layer = mha.createLayer({ C: 8, heads: 2, seed: 3 });
@@ -369,16 +493,19 @@ test('inputs that point into the layer itself: X is copied first, target/aux are
   const px = ex.malloc(48 * 8);
   new Float64Array(ex.memory.buffer, px, 48).set(X);
   assert.equal(ex.mha_forward(raw, px, 2, 3, 0, 0), 0);
-  const y1 = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 16, 0), 48).slice();
+  const y1 = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, K.MHA_T_Y, 0), 48).slice();
   // same B*T, different split: the attention part of the cache grows, so the block moves
-  const ownX = ex.mha_tensor(raw, 8, 0);
+  const ownX = ex.mha_tensor(raw, K.MHA_T_X, 0);
   assert.equal(ex.mha_forward(raw, ownX, 1, 6, 0, 0), 0);
-  const xNow = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 8, 0), 48);
+  const xNow = new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, K.MHA_T_X, 0), 48);
   assert.deepEqual(Array.from(xNow), Array.from(X), 'X survived the move');
   // back to (2,3): same Y bits as the first forward
-  assert.equal(ex.mha_forward(raw, ex.mha_tensor(raw, 8, 0), 2, 3, 0, 0), 0);
-  assert.deepEqual(new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, 16, 0), 48).slice(), y1);
-  const ownY = ex.mha_tensor(raw, 16, 0);
+  assert.equal(ex.mha_forward(raw, ex.mha_tensor(raw, K.MHA_T_X, 0), 2, 3, 0, 0), 0);
+  assert.deepEqual(
+    new Float64Array(ex.memory.buffer, ex.mha_tensor(raw, K.MHA_T_Y, 0), 48).slice(),
+    y1,
+  );
+  const ownY = ex.mha_tensor(raw, K.MHA_T_Y, 0);
   assert.equal(ex.mha_train(raw, px, ownY, 2, 3, 0, 0.1, 1, 0), K.MHA_EALIAS);
   assert.equal(ex.mha_gradcheck_prepare(raw, px, 2, 3, 0, 1, ownY), K.MHA_EALIAS);
   ex.mha_free(raw);

@@ -176,7 +176,7 @@ test('backward: before any forward, and a dY of the wrong length', (t) => {
   ]);
 });
 
-test('train: target, lr, steps, and non-finite data (rejected, naming the array and the index)', (t) => {
+test(`train: target, lr, steps, and non-finite data (rejected, naming the array and the index)`, (t) => {
   const Xnan = X.slice();
   Xnan[5] = NaN;
   const Xinf = X.slice();
@@ -221,7 +221,7 @@ test('train: target, lr, steps, and non-finite data (rejected, naming the array 
   ]);
 });
 
-test('forward propagates NaN in X (Y has NaN in that batch row only), while train rejects it', (t) => {
+test(`forward propagates NaN in X (Y has NaN in that batch row only), while train rejects it`, (t) => {
   const other = newLayer();
   const Xnan = X.slice();
   Xnan[3] = NaN; // batch 0, token 0
@@ -293,7 +293,51 @@ test('gradcheck: loss, eps, samples, target; tensor/setTensor/forwardFrom names'
       /^layer\.forwardFrom: /,
       /name must be one of Q, K, V/,
     ],
+    [
+      "forwardFrom('dQm') (a gradient: no restart stage in the C table)",
+      () => layer.forwardFrom('dQm'),
+      /^layer\.forwardFrom: /,
+      /name must be one of Q, K, V, scores, att, headout, concat \(/,
+      /dQm/,
+    ],
   ]);
+});
+
+test('tensorShape: the name and the sizes B, T, C, heads are validated and named', (t) => {
+  const sizes = { B, T, C, heads: H };
+  runCases(t, [
+    ["tensorShape('nope')", () => mha.tensorShape('nope', sizes), /^tensorShape: /, /nope/],
+    ['tensorShape no sizes', () => mha.tensorShape('Q'), /^tensorShape: /, /\bB\b/],
+    ['tensorShape B 0', () => mha.tensorShape('Q', { ...sizes, B: 0 }), /^tensorShape: /, /\bB\b/],
+    [
+      'tensorShape T 1.5',
+      () => mha.tensorShape('Q', { ...sizes, T: 1.5 }),
+      /^tensorShape: /,
+      /\bT\b/,
+    ],
+    [
+      'tensorShape heads 5',
+      () => mha.tensorShape('Q', { ...sizes, heads: 5 }),
+      /^tensorShape: /,
+      /divisible by heads/,
+    ],
+  ]);
+});
+
+test('a gradient read before its backward names the call to run; the merged ones too', () => {
+  const l = newLayer();
+  assert.throws(() => l.tensor('dQm'), {
+    message: /^layer\.tensor: no forward pass has been run yet$/,
+  });
+  l.forward(X, { B, T });
+  for (const name of ['dQm', 'dX', 'dscores']) {
+    assert.throws(() => l.tensor(name), {
+      message: `layer.tensor: ${name} does not exist yet (run backward first)`,
+    });
+  }
+  l.backward(target);
+  assert.deepEqual(l.tensor('dQm').shape, [B, T, C]);
+  l.free();
 });
 
 test('module functions: rng seed/kind/n, splitHeads, singleHead, mseLoss', (t) => {

@@ -1,7 +1,8 @@
 // The TypeScript types (web/mha.d.ts) stay honest: the typed usage file tests/types/usage.ts,
 // importing the package by its name through its `exports` map, type-checks with `tsc --noEmit`
 // (typescript is a pinned devDependency); compiled to JS it runs against the real module; and
-// tests/types/bad-usage.ts, a file of wrong calls, FAILS the check with exactly the errors it marks.
+// tests/types/bad-usage.ts, a file of wrong calls, FAILS the check with exactly the errors it
+// marks.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,7 +38,7 @@ test('typescript is a pinned devDependency and installed', (t) => {
   t.diagnostic(`tsc: ${version}`);
 });
 
-test('tests/types/usage.ts, the whole API through the package name, type-checks (tsc --noEmit -p tests/types)', (t) => {
+test(`tests/types/usage.ts, the whole API through the package name, type-checks (tsc --noEmit -p tests/types)`, (t) => {
   const r = runTsc(['--noEmit', '-p', typesDir, '--listFiles']);
   assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
   // the types came from the package's own entry (exports "." -> types), not from somewhere else
@@ -50,7 +51,7 @@ test('tests/types/usage.ts, the whole API through the package name, type-checks 
   t.diagnostic('tsc --noEmit -p tests/types: 0 errors (web/mha.d.ts via the exports map)');
 });
 
-test('usage.ts compiled to JS runs against the real module: the types describe what the API returns', (t) => {
+test(`usage.ts compiled to JS runs against the real module: the types describe what the API returns`, (t) => {
   // compiled inside the repository, so `import 'mha-wasm'` resolves to the package itself
   const outDir = join(repoRoot, 'build', 'types-usage');
   rmSync(outDir, { recursive: true, force: true });
@@ -107,12 +108,13 @@ test('tests/types/bad-usage.ts FAILS the check, with exactly the errors it marks
   }
 });
 
-test('every public member of the runtime objects is declared in web/mha.d.ts, and nothing more', async (t) => {
+test(`every public member of the runtime objects is declared in web/mha.d.ts, and nothing more`, async (t) => {
   const dts = readFileSync(join(repoRoot, 'web', 'mha.d.ts'), 'utf8');
   const block = (name) => {
     const m = dts.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`));
     assert.ok(m, `interface ${name} not found in web/mha.d.ts`);
-    // member names at the interface's own indent (2 spaces; wrapped parameters sit deeper): `name(`, `name:`, `readonly name:`
+    // member names at the start of a line of the interface's own indentation (two spaces, so not
+    // the parameters of a signature Prettier wrapped): `name(`, `name:`, `readonly name:`
     return new Set(
       [...m[1].matchAll(/^ {2}(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*[(:]/gm)].map((x) => x[1]),
     );

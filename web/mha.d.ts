@@ -45,10 +45,11 @@ export type LossKind = 'dot' | 'mse';
 export type WeightName = 'Wq' | 'Wk' | 'Wv' | 'Wo';
 
 /**
- * Every tensor `layer.tensor()` can read, by its course name, in the C enum's order
- * (`mha.tensorNames`). Shapes: weights and their gradients (C, C); X, concat, Y, dY, dconcat,
- * dX (B, T, C); Q, K, V, headout and their gradients (B, h, T, hs); scores, att, datt, dscores
- * (B, h, T, T).
+ * Every tensor `layer.tensor()` can read, by its course name, in the order of the C tensor table
+ * (`mha.tensorNames`, from `MHA_TENSORS` in c/mha.h; tests/tensor-table.test.mjs checks this list
+ * against it). Shapes (`mha.tensorShape`): weights and their gradients (C, C); X, concat, Y, dY,
+ * dconcat, dQm, dKm, dVm, dX (B, T, C); Q, K, V, headout and their gradients (B, h, T, hs);
+ * scores, att, datt, dscores (B, h, T, T).
  */
 export type TensorName =
   | 'Wq'
@@ -76,7 +77,45 @@ export type TensorName =
   | 'dscores'
   | 'dQ'
   | 'dK'
+  | 'dQm'
+  | 'dKm'
+  | 'dVm'
   | 'dX';
+
+/**
+ * What a tensor is (`MHA_KIND_*`): a weight, the input X, an intermediate of the forward, its
+ * output Y, or a gradient.
+ */
+export type TensorKind = 'param' | 'input' | 'intermediate' | 'output' | 'gradient';
+
+/** One line of the C tensor table (`mha.tensors`). */
+export interface TensorInfo {
+  /** Its id in the C API (`MHA_T_*`), its index in `mha.tensors`. */
+  readonly id: number;
+  /** Its course name. */
+  readonly name: TensorName;
+  readonly kind: TensorKind;
+  /**
+   * The forward stage (`MHA_STAGE_*` in `mha.constants`) `layer.forwardFrom(name)` restarts at
+   * after the tensor was edited; null if forwardFrom refuses the tensor.
+   */
+  readonly stage: number | null;
+  /** The name of its gradient, or null. */
+  readonly grad: TensorName | null;
+  /** The step of lesson 4's backward (1 ... 13) that computes it; 0 if none. */
+  readonly step: number;
+  /** Its row in the gradient-check report, or null if the check does not compare it. */
+  readonly check: number | null;
+}
+
+/** Sizes for `mha.tensorShape`. */
+export interface ShapeOptions {
+  B: number;
+  T: number;
+  C: number;
+  /** Must divide C. */
+  heads: number;
+}
 
 /** The intermediates `layer.forwardFrom()` can restart the forward pass from. */
 export type ForwardFromName = 'Q' | 'K' | 'V' | 'scores' | 'att' | 'headout' | 'concat';
@@ -335,7 +374,8 @@ export interface Layer {
   forward(X: ArrayInput, opts: ForwardOptions): ForwardResult;
   /**
    * Backward pass of the last forward: dY (B, T, C) → { dX }. Adds dWq ... dWo to `grads` (call
-   * `zeroGrad` first) and keeps every intermediate gradient for `tensor`. Throws before any forward.
+   * `zeroGrad` first) and keeps every intermediate gradient (dconcat ... dK, the merged dQm, dKm,
+   * dVm, and dX) for `tensor`. Throws before any forward.
    */
   backward(dY: ArrayInput): BackwardResult;
   /** Set the gradient buffer to zero. */
@@ -426,6 +466,26 @@ export interface MHAExports {
     losses: number,
   ): number;
   mha_check_name(which: number): number;
+  mha_check_tensor(which: number): number;
+  mha_tensor_count(): number;
+  mha_tensor_kind(id: number): number;
+  mha_tensor_stage(id: number): number;
+  mha_tensor_grad(id: number): number;
+  mha_tensor_step(id: number): number;
+  mha_grad_order(i: number): number;
+  mha_tensor_shape_for(
+    id: number,
+    B: number,
+    T: number,
+    C: number,
+    h: number,
+    rank: number,
+    dims: number,
+  ): number;
+  mha_constant_count(): number;
+  mha_constant_name(i: number): number;
+  mha_constant_value(i: number): number;
+  mha_cache_bytes(B: number, T: number, C: number, h: number): number;
   mha_gradcheck(
     layer: number,
     X: number,
@@ -479,10 +539,26 @@ export interface MHA {
   readonly version: string;
   /** The raw wasm exports (the C ABI of c/mha.h). */
   readonly exports: MHAExports;
-  /** Names accepted by `layer.tensor()`, in the C enum's order (a fresh copy). */
+  /**
+   * Every constant of c/mha.h by its C name, read from the module (`mha_constant_*`): status
+   * codes (`MHA_OK`, `MHA_ENOFORWARD`, ...), flags, kinds, stages, tensor ids `MHA_T_*`, check
+   * rows `MHA_CHECK_*`, `MHA_GRADCHECK_EPS`, and layouts such as `'sizeof(mha_check_row)'` and
+   * `'offsetof(mha_check_row, max_rel)'`.
+   */
+  readonly constants: Readonly<Record<string, number>>;
+  /** The C tensor table, one entry per tensor, by id (frozen). */
+  readonly tensors: readonly TensorInfo[];
+  /** Names accepted by `layer.tensor()`, in the C table's order (a fresh copy). */
   readonly tensorNames: TensorName[];
   /** Tensors compared by the gradient check, in report order (a fresh copy). */
   readonly checkNames: CheckName[];
+  /**
+   * The gradients lesson 4 shows, in the order its backward computes them: dWo, dconcat,
+   * dheadout, dV, datt, dscores, dQ, dK, dWq, dWk, dWv, dX (a fresh copy).
+   */
+  readonly gradOrder: TensorName[];
+  /** The shape of a tensor for these sizes, without a layer (e.g. [B, heads, T, T] for 'att'). */
+  tensorShape(name: TensorName, sizes: ShapeOptions): number[];
   /** The C library's message for a status code (`mha_strerror`). */
   errorMessage(code: number): string;
 

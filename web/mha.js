@@ -7,18 +7,19 @@
 //
 // Arrays are flat row-major Float64Arrays (plain arrays of numbers are accepted as input). Results
 // are copies; `layer.weights.Wq` etc. are live views into wasm memory, fresh on each access (a view
-// dies when memory grows, so don't keep one across calls). Bad arguments throw an Error whose message
-// names the function and the argument; a failed call changes nothing.
+// dies when memory grows, so don't keep one across calls). Bad arguments throw an Error whose
+// message names the function and the argument; a failed call changes nothing.
 
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
 
-const RNG_KINDS = { default_rng: 0, legacy: 1 };
-const LOSS_KINDS = { dot: 0, mse: 1 };
-const MHA_CAUSAL = 1;
-const CHECK_ROW_FIELDS = 8; // doubles per mha_check_row
+// Every number the module shares with this file (status codes, flags, tensor ids, struct
+// layouts, type sizes) comes from the module itself (mha_constant_*, see c/mha.h), and every list
+// of tensors from its tensor table (mha_tensor_*): nothing here repeats the C side by hand.
 const MAX_SEED = 2 ** 53 - 1;
-const FORWARD_FROM = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'];
 const MEMORY_CAP = 2 ** 30; // the module's maximum memory (-sMAXIMUM_MEMORY=1GB in the Makefile)
+const F64 = Float64Array.BYTES_PER_ELEMENT;
+// The fields of mha_check_row a gradient-check report row shows, by their C names (camelCase in JS)
+const REPORT_FIELDS = ['checked', 'max_abs', 'max_rel', 'worst', 'analytic', 'numeric', 'mean_rel'];
 const MiB = (bytes) => `${Math.ceil(bytes / 2 ** 20)} MiB`;
 
 // The module's bytes: given, read from disk (Node) or fetched (browsers). Node's fs is reached
@@ -127,12 +128,12 @@ function checkFinite(fn, name, a) {
   }
 }
 
-function checkSeed(fn, seed, kind) {
+function checkSeed(fn, seed, legacy) {
   if (typeof seed === 'bigint') {
     if (seed < 0n || seed >= 2n ** 64n) {
       throw new Error(`${fn}: seed must be in 0 ... 2^64-1, got ${seed}n`);
     }
-    if (kind === 1 && seed >= 2n ** 32n) {
+    if (legacy && seed >= 2n ** 32n) {
       throw new Error(`${fn}: the legacy generator takes seeds 0 ... 2^32-1, got ${seed}n`);
     }
     return [Number(seed & 0xffffffffn), Number(seed >> 32n)];
@@ -142,18 +143,91 @@ function checkSeed(fn, seed, kind) {
       `${fn}: seed must be an integer in 0 ... 2^53-1 (or a BigInt), got ${describe(seed)}`,
     );
   }
-  if (kind === 1 && seed > 0xffffffff) {
+  if (legacy && seed > 0xffffffff) {
     throw new Error(`${fn}: the legacy generator takes seeds 0 ... 2^32-1, got ${seed}`);
   }
   return [seed % 2 ** 32, Math.floor(seed / 2 ** 32)];
 }
 
-function checkRngKind(fn, rng) {
-  const name = rng ?? 'default_rng';
-  if (!Object.hasOwn(RNG_KINDS, name)) {
-    throw new Error(`${fn}: rng must be 'default_rng' or 'legacy', got ${describe(rng)}`);
+// One of the names of `codes` (an object: JS name -> C constant), or `fallback` when undefined.
+function checkChoice(fn, name, value, codes, fallback) {
+  const v = value ?? fallback;
+  if (!Object.hasOwn(codes, v)) {
+    const list = Object.keys(codes).map((k) => `'${k}'`);
+    throw new Error(`${fn}: ${name} must be ${list.join(' or ')}, got ${describe(value)}`);
   }
-  return RNG_KINDS[name];
+  return v;
+}
+
+const product = (shape) => shape.reduce((a, b) => a * b, 1);
+const camelCase = (snake) => snake.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+// ------------------------------------------------------------------------------------------------
+// what the module says about itself
+
+// The header's constants by C name: { MHA_OK: 0, ..., 'sizeof(int)': 4, ... } (mha_constant_*).
+function readConstants(ex, string) {
+  const K = {};
+  for (let i = 0; i < ex.mha_constant_count(); i++) {
+    K[string(ex.mha_constant_name(i))] = ex.mha_constant_value(i);
+  }
+  // the typed arrays this file reads the C types with must have the C types' sizes
+  const sizes = {
+    int: Int32Array,
+    'void *': Uint32Array,
+    size_t: Uint32Array,
+    double: Float64Array,
+  };
+  for (const [type, array] of Object.entries(sizes)) {
+    if (K[`sizeof(${type})`] !== array.BYTES_PER_ELEMENT) {
+      throw new Error(`loadMHA: unsupported module: sizeof(${type}) = ${K[`sizeof(${type})`]}`);
+    }
+  }
+  return Object.freeze(K);
+}
+
+// { value: name } of the constants named PREFIX<NAME>, the names lower-cased: MHA_KIND_* -> kinds.
+function namesOf(K, prefix) {
+  const names = new Map();
+  for (const [k, v] of Object.entries(K)) {
+    if (k.startsWith(prefix)) names.set(v, k.slice(prefix.length).toLowerCase());
+  }
+  return names;
+}
+
+// The layout of struct `type`, all doubles: { doubles, at: { field: index } } for `fields`.
+function structLayout(K, type, fields) {
+  const at = {};
+  for (const field of fields) {
+    const offset = K[`offsetof(${type}, ${field})`];
+    if (offset === undefined) throw new Error(`loadMHA: the module has no ${type}.${field}`);
+    at[field] = offset / F64;
+  }
+  return { doubles: K[`sizeof(${type})`] / F64, at };
+}
+
+// The tensor table (MHA_TENSORS in c/mha.h), one frozen object per tensor, by id.
+function readTensorTable(ex, K, string) {
+  const kinds = namesOf(K, 'MHA_KIND_');
+  const checkRow = new Map();
+  for (let w = 0; w < K.MHA_CHECK_COUNT; w++) checkRow.set(ex.mha_check_tensor(w), w);
+  const names = [];
+  for (let id = 0; id < ex.mha_tensor_count(); id++) names.push(string(ex.mha_tensor_name(id)));
+  return Object.freeze(
+    names.map((name, id) => {
+      const stage = ex.mha_tensor_stage(id);
+      const grad = ex.mha_tensor_grad(id);
+      return Object.freeze({
+        id,
+        name,
+        kind: kinds.get(ex.mha_tensor_kind(id)),
+        stage: stage === K.MHA_STAGE_NONE ? null : stage,
+        grad: grad === K.MHA_T_NONE ? null : names[grad],
+        step: ex.mha_tensor_step(id),
+        check: checkRow.get(id) ?? null,
+      });
+    }),
+  );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -161,45 +235,90 @@ function checkRngKind(fn, rng) {
 
 class MHA {
   #ex;
+  #K;
   #scratchPtr = 0;
   #scratchBytes = 0;
-  #outPtr; // 64 bytes for C out-parameters (pointers, ranks, dims, lengths)
+  #out; // C out-parameters in wasm memory: { ptr, rank, dims, len } addresses
+  #tensors;
   #tensorIds = new Map();
-  #tensorNames = [];
+  #gradOrder = [];
   #checkNames = [];
+  #checkRow;
 
   constructor(exports) {
     this.#ex = exports;
     exports._initialize?.();
-    this.#outPtr = exports.malloc(64);
-    if (!this.#outPtr) throw new Error('loadMHA: out of memory');
-    for (let id = 0; ; id++) {
-      const p = exports.mha_tensor_name(id);
-      if (!p) break;
-      const name = this.#string(p);
-      this.#tensorIds.set(name, id);
-      this.#tensorNames.push(name);
+    const string = (p) => this.#string(p);
+    this.#K = readConstants(exports, string);
+    this.#out = this.#outSlots();
+    this.#tensors = readTensorTable(exports, this.#K, string);
+    for (const t of this.#tensors) this.#tensorIds.set(t.name, t.id);
+    for (let i = 0, id; (id = exports.mha_grad_order(i)) !== this.#K.MHA_T_NONE; i++) {
+      this.#gradOrder.push(this.#tensors[id].name);
     }
-    for (let w = 0; ; w++) {
-      const p = exports.mha_check_name(w);
-      if (!p) break;
-      this.#checkNames.push(this.#string(p));
+    for (let w = 0; w < this.#K.MHA_CHECK_COUNT; w++) {
+      this.#checkNames.push(this.#tensors[exports.mha_check_tensor(w)].name);
     }
+    this.#checkRow = structLayout(this.#K, 'mha_check_row', REPORT_FIELDS);
     /** The library version, "MAJOR.MINOR.PATCH", as the C side reports it. */
     this.version = this.#string(exports.mha_version());
+  }
+
+  // One block for the C calls' out-parameters: a pointer, a rank, MHA_MAX_RANK dims, a length.
+  #outSlots() {
+    const K = this.#K;
+    const sizes = {
+      ptr: K['sizeof(void *)'],
+      rank: K['sizeof(int)'],
+      dims: K.MHA_MAX_RANK * K['sizeof(int)'],
+      len: K['sizeof(size_t)'],
+    };
+    const base = this.#ex.malloc(Object.values(sizes).reduce((a, b) => a + b, 0));
+    if (!base) throw new Error('loadMHA: out of memory');
+    const slots = {};
+    let p = base;
+    for (const [name, bytes] of Object.entries(sizes)) {
+      slots[name] = p;
+      p += bytes;
+    }
+    return Object.freeze(slots);
   }
 
   /** The raw wasm exports (the C ABI of c/mha.h). */
   get exports() {
     return this.#ex;
   }
-  /** Names accepted by layer.tensor(), in the C enum's order. */
+  /** Every constant of c/mha.h by its C name (status codes, flags, ids, struct layouts). */
+  get constants() {
+    return this.#K;
+  }
+  /** The tensor table: { id, name, kind, stage, grad, step, check } per tensor, by id. */
+  get tensors() {
+    return this.#tensors;
+  }
+  /** Names accepted by layer.tensor(), in the C table's order. */
   get tensorNames() {
-    return [...this.#tensorNames];
+    return this.#tensors.map((t) => t.name);
   }
   /** Tensors compared by the gradient check, in report order. */
   get checkNames() {
     return [...this.#checkNames];
+  }
+  /** The gradients of lesson 4, in the order its backward computes them. */
+  get gradOrder() {
+    return [...this.#gradOrder];
+  }
+
+  /** The shape of tensor `name` for sizes { B, T, C, heads } (no layer needed). */
+  tensorShape(name, opts) {
+    const fn = 'tensorShape';
+    const id = this._tensorId(fn, name);
+    const o = checkOptions(fn, opts);
+    const [B, T, C, heads] = ['B', 'T', 'C', 'heads'].map((k) => checkInt(fn, k, o[k]));
+    if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
+    const { rank, dims } = this.#out;
+    this._check(fn, this.#ex.mha_tensor_shape_for(id, B, T, C, heads, rank, dims));
+    return this._shapeOut();
   }
 
   // --- memory helpers (internal, used by Layer and Rng through the module) ---
@@ -211,15 +330,41 @@ class MHA {
     return new Int32Array(this.#ex.memory.buffer, ptr >>> 0, n);
   }
   _out() {
-    return this.#outPtr;
+    return this.#out;
+  }
+  // the pointer / length a C call wrote to its out-parameter slot
+  _ptrOut() {
+    return new Uint32Array(this.#ex.memory.buffer, this.#out.ptr, 1)[0];
+  }
+  _lenOut() {
+    return new Uint32Array(this.#ex.memory.buffer, this.#out.len, 1)[0];
+  }
+  // the shape mha_tensor_shape(_for) wrote to the rank and dims slots
+  _shapeOut() {
+    const rank = this._i32(this.#out.rank, 1)[0];
+    return Array.from(this._i32(this.#out.dims, rank));
   }
   _tensorId(fn, name) {
     if (typeof name !== 'string' || !this.#tensorIds.has(name)) {
       throw new Error(
-        `${fn}: unknown tensor ${describe(name)}; one of ${this.#tensorNames.join(', ')}`,
+        `${fn}: unknown tensor ${describe(name)}; one of ${this.tensorNames.join(', ')}`,
       );
     }
     return this.#tensorIds.get(name);
+  }
+  _checkRow() {
+    return this.#checkRow;
+  }
+  _flags(causal) {
+    return causal ? this.#K.MHA_CAUSAL : 0;
+  }
+  _rngKind(fn, rng) {
+    const codes = { default_rng: this.#K.MHA_RNG_DEFAULT, legacy: this.#K.MHA_RNG_LEGACY };
+    return codes[checkChoice(fn, 'rng', rng, codes, 'default_rng')];
+  }
+  _lossKind(fn, loss) {
+    const codes = { dot: this.#K.MHA_LOSS_DOT, mse: this.#K.MHA_LOSS_MSE };
+    return codes[checkChoice(fn, 'loss', loss, codes, 'dot')];
   }
 
   #string(ptr) {
@@ -235,7 +380,7 @@ class MHA {
   }
 
   _check(fn, code) {
-    if (code !== 0) throw new Error(`${fn}: ${this.errorMessage(code)}`);
+    if (code !== this.#K.MHA_OK) throw new Error(`${fn}: ${this.errorMessage(code)}`);
   }
 
   // A grow-only scratch block for arguments and results, carved into `counts` double arrays.
@@ -243,7 +388,7 @@ class MHA {
   _scratch(fn, counts) {
     let total = 0;
     for (const n of counts) total += n;
-    const bytes = total * 8;
+    const bytes = total * F64;
     if (bytes > 2 ** 31) throw new Error(`${fn}: arrays too large (${bytes} bytes)`);
     if (bytes > this.#scratchBytes) {
       const ptr = this.#ex.malloc(bytes);
@@ -256,7 +401,7 @@ class MHA {
     let p = this.#scratchPtr >>> 0;
     for (const n of counts) {
       ptrs.push(p);
-      p += n * 8;
+      p += n * F64;
     }
     return ptrs;
   }
@@ -274,33 +419,34 @@ class MHA {
     const C = checkInt(fn, 'C', o.C);
     const heads = checkInt(fn, 'heads', o.heads);
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
-    const weightBytes = 2 * 4 * C * C * 8; // parameters and gradients
+    // the weights and their gradients, (C, C) each
+    const weights = this.#tensors.filter((t) => t.kind === 'param').length;
+    const weightBytes = 2 * weights * C * C * F64;
     if (weightBytes > MEMORY_CAP) {
       throw new Error(
         `${fn}: C = ${C} is too large: its weights and gradients need ${MiB(weightBytes)}, over the module's 1 GiB memory`,
       );
     }
-    const kind = checkRngKind(fn, o.rng);
-    const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind);
+    const kind = this._rngKind(fn, o.rng);
+    const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind === this.#K.MHA_RNG_LEGACY);
     const scale = o.scale === undefined ? 1 / Math.sqrt(C) : checkReal(fn, 'scale', o.scale);
-    const out = this.#outPtr;
-    this._check(fn, this.#ex.mha_create(C, heads, out));
-    const ptr = this._i32(out, 1)[0];
+    this._check(fn, this.#ex.mha_create(C, heads, this.#out.ptr));
+    const ptr = this._ptrOut();
     const code = this.#ex.mha_init_weights(ptr, lo, hi, kind, scale);
-    if (code !== 0) {
+    if (code !== this.#K.MHA_OK) {
       this.#ex.mha_free(ptr);
       this._check(fn, code);
     }
     return new Layer(this, ptr, C, heads);
   }
 
-  /** A NumPy-identical random stream: rng(seed, 'default_rng' | 'legacy'). Call .free() when done. */
+  /** A NumPy-identical random stream: rng(seed, 'default_rng' | 'legacy'); .free() it when done. */
   rng(seed = 0, kind = 'default_rng') {
     const fn = 'rng';
-    const k = checkRngKind(fn, kind);
-    const [lo, hi] = checkSeed(fn, seed, k);
-    this._check(fn, this.#ex.mha_rng_create(k, lo, hi, this.#outPtr));
-    return new Rng(this, this._i32(this.#outPtr, 1)[0]);
+    const k = this._rngKind(fn, kind);
+    const [lo, hi] = checkSeed(fn, seed, k === this.#K.MHA_RNG_LEGACY);
+    this._check(fn, this.#ex.mha_rng_create(k, lo, hi, this.#out.ptr));
+    return new Rng(this, this._ptrOut());
   }
 
   /** n standard normals from a fresh generator: np.random.default_rng(seed).standard_normal(n). */
@@ -350,7 +496,9 @@ class MHA {
     const hs = checkInt(fn, 'headSize', o.headSize);
     const causal = checkBool(fn, 'causal', o.causal);
     checkArray(fn, 'X', X, B * T * C, 'B*T*C');
-    for (const w of ['Wq', 'Wk', 'Wv']) checkArray(fn, w, o[w], C * hs, 'C*headSize');
+    checkArray(fn, 'Wq', o.Wq, C * hs, 'C*headSize');
+    checkArray(fn, 'Wk', o.Wk, C * hs, 'C*headSize');
+    checkArray(fn, 'Wv', o.Wv, C * hs, 'C*headSize');
     const [px, pq, pk, pv, patt, pout] = this._scratch(fn, [
       B * T * C,
       C * hs,
@@ -365,7 +513,7 @@ class MHA {
     this._f64(pv, C * hs).set(o.Wv);
     this._check(
       fn,
-      this.#ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, causal ? MHA_CAUSAL : 0, patt, pout),
+      this.#ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, this._flags(causal), patt, pout),
     );
     return { att: this._f64(patt, B * T * T).slice(), out: this._f64(pout, B * T * hs).slice() };
   }
@@ -460,8 +608,7 @@ class Layer {
     const B = checkInt(`layer.${fn}`, 'B', o.B);
     const T = checkInt(`layer.${fn}`, 'T', o.T);
     const causal = checkBool(`layer.${fn}`, 'causal', o.causal);
-    // the forward cache: 16 (B,T,C) tensors and 4 (B,h,T,T) ones (c/layer.h)
-    const cacheBytes = 8 * (16 * B * T * this.C + 4 * B * this.heads * T * T);
+    const cacheBytes = this.#m.exports.mha_cache_bytes(B, T, this.C, this.heads);
     if (cacheBytes > MEMORY_CAP) {
       throw new Error(
         `layer.${fn}: B = ${B}, T = ${T} is too large: the forward cache needs ${MiB(cacheBytes)} (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
@@ -470,32 +617,44 @@ class Layer {
     return { o, B, T, causal };
   }
 
-  #views(fn, base) {
-    const ptr = this.#live(fn);
-    const cc = this.C * this.C;
-    const p = base(ptr) >>> 0;
+  // A live view of tensor `id` in wasm memory (NULL: null), its length as the C side gives it.
+  #view(id) {
+    const m = this.#m;
+    const p = m.exports.mha_tensor(this.#ptr, id, m._out().len);
+    return p ? m._f64(p, m._lenOut()) : null;
+  }
+
+  // { Wq: view, ... } for each weight: of the weight itself, or of its gradient
+  #views(fn, ofGrad) {
+    this.#live(fn);
     const views = {};
-    ['Wq', 'Wk', 'Wv', 'Wo'].forEach((name, i) => {
-      views[name] = this.#m._f64(p + i * cc * 8, cc);
-    });
+    for (const t of this.#m.tensors) {
+      if (t.kind === 'param') {
+        views[t.name] = this.#view(ofGrad ? this.#m._tensorId(fn, t.grad) : t.id);
+      }
+    }
     return views;
   }
 
   /** Live views {Wq, Wk, Wv, Wo} (each C*C) of the weights; writable; fresh on each access. */
   get weights() {
-    return this.#views('weights', (p) => this.#m.exports.mha_params(p));
+    return this.#views('weights', false);
   }
   /** Live views {Wq, Wk, Wv, Wo} of the accumulated gradients dWq ... dWo. */
   get grads() {
-    return this.#views('grads', (p) => this.#m.exports.mha_grads(p));
+    return this.#views('grads', true);
   }
   /** All parameters [Wq | Wk | Wv | Wo] as one live view (4*C*C). */
   get params() {
-    return this.#m._f64(this.#m.exports.mha_params(this.#live('params')), 4 * this.C * this.C);
+    const ex = this.#m.exports;
+    const ptr = this.#live('params');
+    return this.#m._f64(ex.mha_params(ptr), ex.mha_num_params(ptr));
   }
   /** All gradients as one live view (4*C*C). */
   get gradBuffer() {
-    return this.#m._f64(this.#m.exports.mha_grads(this.#live('gradBuffer')), 4 * this.C * this.C);
+    const ex = this.#m.exports;
+    const ptr = this.#live('gradBuffer');
+    return this.#m._f64(ex.mha_grads(ptr), ex.mha_num_params(ptr));
   }
 
   /** Forward pass: X (B,T,C) -> { Y (B,T,C), attention (B,heads,T,T) }; caches everything. */
@@ -509,9 +668,16 @@ class Layer {
     this.#m._f64(px, n).set(X);
     this.#m._check(
       `layer.${fn}`,
-      this.#m.exports.mha_forward(ptr, px, B, T, causal ? MHA_CAUSAL : 0, 0),
+      this.#m.exports.mha_forward(ptr, px, B, T, this.#m._flags(causal), 0),
     );
-    return { Y: this.tensor('Y').data, attention: this.tensor('att').data };
+    return this.#forwardResult();
+  }
+
+  // What forward and forwardFrom return: copies of the output Y and the attention weights att
+  #forwardResult() {
+    const Y = this.tensor('Y').data;
+    const attention = this.tensor('att').data;
+    return { Y, attention };
   }
 
   /** Backward pass of the last forward: dY (B,T,C) -> { dX }; adds to layer.grads. */
@@ -527,18 +693,14 @@ class Layer {
     return { dX: this.tensor('dX').data };
   }
 
-  // [B, T] of the forward held in the C cache (the single source of truth)
+  // [B, T] of the forward held in the C cache (the single source of truth): X is (B, T, C)
   #cachedSize(fn) {
-    const out = this.#m._out();
-    const code = this.#m.exports.mha_tensor_shape(
-      this.#ptr,
-      this.#m._tensorId(fn, 'X'),
-      out,
-      out + 4,
-    );
-    if (code !== 0) throw new Error(`${fn}: call forward first`);
-    const dims = this.#m._i32(out + 4, 3);
-    return [dims[0], dims[1]];
+    const { rank, dims } = this.#m._out();
+    const id = this.#m._tensorId(fn, 'X');
+    const code = this.#m.exports.mha_tensor_shape(this.#ptr, id, rank, dims);
+    if (code !== this.#m.constants.MHA_OK) throw new Error(`${fn}: call forward first`);
+    const [B, T] = this.#m._shapeOut();
+    return [B, T];
   }
 
   /** Zero the gradient buffer. */
@@ -571,19 +733,10 @@ class Layer {
     const [px, pt, pl] = this.#m._scratch(fn, [n, n, Math.max(steps, 1)]);
     this.#m._f64(px, n).set(X);
     this.#m._f64(pt, n).set(target);
-    const code = this.#m.exports.mha_train(
-      ptr,
-      px,
-      pt,
-      B,
-      T,
-      causal ? MHA_CAUSAL : 0,
-      lr,
-      steps,
-      pl,
-    );
+    const flags = this.#m._flags(causal);
+    const code = this.#m.exports.mha_train(ptr, px, pt, B, T, flags, lr, steps, pl);
     const losses = this.#m._f64(pl, steps).slice();
-    if (code !== 0) {
+    if (code !== this.#m.constants.MHA_OK) {
       const err = new Error(`${fn}: ${this.#m.errorMessage(code)}`);
       err.losses = losses;
       throw err;
@@ -609,6 +762,28 @@ class Layer {
     return last.report;
   }
 
+  // The validated options of a gradient check, and its loss's aux array (G or the target).
+  #checkOptions(fn, X, opts) {
+    const { o, B, T, causal } = this.#dims('gradcheck', opts);
+    const n = B * T * this.C;
+    checkArray(fn, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
+    const loss = this.#m._lossKind(fn, o.loss);
+    let aux;
+    if (loss === this.#m.constants.MHA_LOSS_MSE) {
+      aux = checkArray(fn, 'target', o.target, n, 'B*T*C');
+    } else if (o.G !== undefined) {
+      aux = checkArray(fn, 'G', o.G, n, 'B*T*C');
+    } else {
+      aux = this.#m.standardNormal(n, { seed: o.seed ?? 0 });
+    }
+    const eps =
+      o.eps === undefined ? this.#m.constants.MHA_GRADCHECK_EPS : checkReal(fn, 'eps', o.eps);
+    if (eps <= 0) throw new Error(`${fn}: eps must be > 0, got ${eps}`);
+    const samples = checkInt(fn, 'samples', o.samples ?? 0, 0);
+    const chunk = o.chunk === Infinity ? Infinity : checkInt(fn, 'chunk', o.chunk ?? 256);
+    return { B, T, n, causal, loss, aux, eps, samples, chunk };
+  }
+
   /**
    * The same check as a generator, for progress bars: yields { done, total, report } after every
    * `chunk` (default 256) finite-difference entries; report rows fill in as it goes. The layer
@@ -617,76 +792,45 @@ class Layer {
   *gradcheckSteps(X, opts) {
     const fn = 'layer.gradcheck';
     const ptr = this.#live('gradcheck');
-    const { o, B, T, causal } = this.#dims('gradcheck', opts);
-    const n = B * T * this.C;
-    checkArray(fn, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
-    const lossName = o.loss ?? 'dot';
-    if (!Object.hasOwn(LOSS_KINDS, lossName)) {
-      throw new Error(`${fn}: loss must be 'dot' or 'mse', got ${describe(o.loss)}`);
-    }
-    let aux;
-    if (lossName === 'mse') {
-      aux = checkArray(fn, 'target', o.target, n, 'B*T*C');
-    } else if (o.G !== undefined) {
-      aux = checkArray(fn, 'G', o.G, n, 'B*T*C');
-    } else {
-      aux = this.#m.standardNormal(n, { seed: o.seed ?? 0 });
-    }
-    const eps = o.eps === undefined ? 1e-3 : checkReal(fn, 'eps', o.eps);
-    if (eps <= 0) throw new Error(`${fn}: eps must be > 0, got ${eps}`);
-    const samples = checkInt(fn, 'samples', o.samples ?? 0, 0);
-    const chunk = o.chunk === Infinity ? Infinity : checkInt(fn, 'chunk', o.chunk ?? 256);
+    const { B, T, n, causal, loss, aux, eps, samples, chunk } = this.#checkOptions(fn, X, opts);
+    const m = this.#m;
+    const ex = m.exports;
+    const [px, paux] = m._scratch(fn, [n, n]);
+    m._f64(px, n).set(X);
+    m._f64(paux, n).set(aux);
+    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, m._flags(causal), loss, paux));
 
-    const ex = this.#m.exports;
-    const [px, paux] = this.#m._scratch(fn, [n, n]);
-    this.#m._f64(px, n).set(X);
-    this.#m._f64(paux, n).set(aux);
-    this.#m._check(
-      fn,
-      ex.mha_gradcheck_prepare(ptr, px, B, T, causal ? MHA_CAUSAL : 0, LOSS_KINDS[lossName], paux),
-    );
-
-    // The rows live in JS between slices; each slice merges into a copy in wasm memory.
-    const names = this.#m.checkNames;
-    const shapes = names.map((name) => this.#shape(this.#m._tensorId(fn, name)));
-    const sizes = shapes.map((s) => s.reduce((a, b) => a * b, 1));
+    // The rows (mha_check_row each, laid out as the C side says) live in JS between slices;
+    // each slice merges into a copy in wasm memory.
+    const names = m.checkNames;
+    const shapes = names.map((name) => this.#shape(m._tensorId(fn, name)));
+    const sizes = shapes.map(product);
     const positions = sizes.map((s) => (samples === 0 || samples >= s ? s : samples));
     const total = positions.reduce((a, b) => a + b, 0);
-    const rows = new Float64Array(names.length * CHECK_ROW_FIELDS);
-    for (let w = 0; w < names.length; w++) rows[w * CHECK_ROW_FIELDS + 4] = -1;
-
+    const { doubles, at } = m._checkRow();
+    const rows = names.map(() => new Float64Array(doubles));
+    for (const row of rows) row[at.worst] = -1;
     const report = () =>
       names.map((tensor, w) => {
-        const f = rows.subarray(w * CHECK_ROW_FIELDS, (w + 1) * CHECK_ROW_FIELDS);
-        return {
-          tensor,
-          shape: shapes[w],
-          size: sizes[w],
-          checked: f[1],
-          maxAbs: f[2],
-          maxRel: f[3],
-          worst: f[4],
-          analytic: f[5],
-          numeric: f[6],
-          meanRel: f[7],
-        };
+        const fields = { tensor, shape: shapes[w], size: sizes[w] };
+        for (const f of REPORT_FIELDS) fields[camelCase(f)] = rows[w][at[f]];
+        return fields;
       });
     let done = 0;
     for (let w = 0; w < names.length; w++) {
-      const row = rows.subarray(w * CHECK_ROW_FIELDS, (w + 1) * CHECK_ROW_FIELDS);
       for (let first = 0; first < positions[w];) {
         const count = Math.min(chunk === Infinity ? positions[w] : chunk, positions[w] - first);
         const live = this.#live('gradcheck');
-        const [prow] = this.#m._scratch(fn, [CHECK_ROW_FIELDS]);
-        this.#m._f64(prow, CHECK_ROW_FIELDS).set(row);
+        const [prow] = m._scratch(fn, [doubles]);
+        m._f64(prow, doubles).set(rows[w]);
         const code = ex.mha_gradcheck_slice(live, w, samples, first, count, eps, prow);
-        if (code === -6) {
+        if (code === m.constants.MHA_ENOFORWARD) {
           throw new Error(
             `${fn}: the check was interrupted: another call on this layer ran while it was in progress`,
           );
         }
-        this.#m._check(fn, code);
-        row.set(this.#m._f64(prow, CHECK_ROW_FIELDS));
+        m._check(fn, code);
+        rows[w].set(m._f64(prow, doubles));
         first += count;
         done += count;
         if (chunk !== Infinity) yield { done, total, report: report() };
@@ -696,13 +840,12 @@ class Layer {
   }
 
   #shape(id) {
-    const out = this.#m._out();
+    const { rank, dims } = this.#m._out();
     this.#m._check(
       'layer.tensor',
-      this.#m.exports.mha_tensor_shape(this.#live('tensor'), id, out, out + 4),
+      this.#m.exports.mha_tensor_shape(this.#live('tensor'), id, rank, dims),
     );
-    const rank = this.#m._i32(out, 1)[0];
-    return Array.from(this.#m._i32(out + 4, rank));
+    return this.#m._shapeOut();
   }
 
   /**
@@ -711,46 +854,45 @@ class Layer {
    */
   tensor(name) {
     const fn = 'layer.tensor';
-    const ptr = this.#live('tensor');
+    this.#live('tensor');
     const id = this.#m._tensorId(fn, name);
     const shape = this.#shape(id);
-    const p = this.#m.exports.mha_tensor(ptr, id, 0);
-    if (!p) {
-      throw new Error(
-        `${fn}: ${name} does not exist yet (run ${name.startsWith('d') ? 'backward' : 'forward'} first)`,
-      );
+    const view = this.#view(id);
+    if (!view) {
+      const run = this.#m.tensors[id].kind === 'gradient' ? 'backward' : 'forward';
+      throw new Error(`${fn}: ${name} does not exist yet (run ${run} first)`);
     }
-    const n = shape.reduce((a, b) => a * b, 1);
-    return { data: this.#m._f64(p, n).slice(), shape };
+    return { data: view.slice(), shape };
   }
 
   /** Overwrite a weight or cached intermediate (same length) by name. */
   setTensor(name, data) {
     const fn = 'layer.setTensor';
-    const ptr = this.#live('setTensor');
+    this.#live('setTensor');
     const id = this.#m._tensorId(fn, name);
     const shape = this.#shape(id);
-    const n = shape.reduce((a, b) => a * b, 1);
-    checkArray(fn, 'data', data, n, `the size of ${name} (${shape.join('x')})`);
-    const p = this.#m.exports.mha_tensor(ptr, id, 0);
-    if (!p) throw new Error(`${fn}: ${name} does not exist yet`);
-    this.#m._f64(p, n).set(data);
+    checkArray(fn, 'data', data, product(shape), `the size of ${name} (${shape.join('x')})`);
+    const view = this.#view(id);
+    if (!view) throw new Error(`${fn}: ${name} does not exist yet`);
+    view.set(data);
   }
 
   /**
    * Recompute everything downstream of an edited intermediate ('Q', 'K', 'V', 'scores', 'att',
-   * 'headout' or 'concat'); returns { Y, attention } like forward.
+   * 'headout' or 'concat': the tensors with a restart stage); returns { Y, attention } like
+   * forward.
    */
   forwardFrom(name) {
     const fn = 'layer.forwardFrom';
     const ptr = this.#live('forwardFrom');
-    if (!FORWARD_FROM.includes(name)) {
+    const restartable = this.#m.tensors.filter((t) => t.stage !== null).map((t) => t.name);
+    if (!restartable.includes(name)) {
       throw new Error(
-        `${fn}: name must be one of ${FORWARD_FROM.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`,
+        `${fn}: name must be one of ${restartable.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`,
       );
     }
     this.#m._check(fn, this.#m.exports.mha_forward_from(ptr, this.#m._tensorId(fn, name)));
-    return { Y: this.tensor('Y').data, attention: this.tensor('att').data };
+    return this.#forwardResult();
   }
 
   /** Release the layer's memory; any later call throws. */

@@ -93,7 +93,7 @@ static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flag
     CHECK(mha_tensor(l, MHA_T_DQ, &len) == NULL, "no dQ before backward");
     CHECK(mha_zero_grad(l) == MHA_OK && mha_backward(l, G, dX) == MHA_OK, "backward");
     CHECK(mha_tensor(l, MHA_T_DQ, &len) != NULL && len == n, "dQ after backward");
-    int rank = 0, dims[4] = {0};
+    int rank = 0, dims[MHA_MAX_RANK] = {0};
     CHECK(mha_tensor_shape(l, MHA_T_SCORES, &rank, dims) == MHA_OK && rank == 4 && dims[0] == B &&
               dims[1] == h && dims[2] == T && dims[3] == T,
           "scores shape");
@@ -173,8 +173,8 @@ static double loss_by_full_forward(mha_layer *l, const double *X, const double *
     mha_forward(l, Xp, B, T, flags, NULL);
     if (which > MHA_CHECK_X) {
         size_t len = 0;
-        mha_tensor(l, which + 4, &len)[i] = x; /* MHA_T_Q .. MHA_T_CONCAT follow the order */
-        mha_forward_from(l, which + 4);
+        mha_tensor(l, mha_check_tensor(which), &len)[i] = x;
+        mha_forward_from(l, mha_check_tensor(which));
     }
     size_t len = 0;
     const double loss = dot_loss(G, mha_tensor(l, MHA_T_Y, &len), n);
@@ -226,7 +226,7 @@ static void test_gradcheck_entries_match_full_forwards(void)
         CHECK(mha_gradcheck_prepare(l, X, B, T, flags, MHA_LOSS_DOT, G) == MHA_OK, "prepare");
         size_t len = 0;
         const double *p = which <= MHA_CHECK_WO ? mha_params(l) + (size_t)which * C * C
-                                                : mha_tensor(l, which + 4, &len);
+                                                : mha_tensor(l, mha_check_tensor(which), &len);
         const double x = p[i];
         CHECK(mha_gradcheck_slice(l, which, 0, (int)i, 1, eps, &row) == MHA_OK, "slice");
         const double d2 = loss_by_full_forward(l, X, G, B, T, flags, which, i, x + 2.0 * eps) -
@@ -347,6 +347,150 @@ static void test_train_and_errors(void)
     mha_free(l);
 }
 
+/* The tensor table: every id has a name, a kind, a shape that mha_tensor_shape_for and
+ * mha_tensor_shape agree on, and its own memory (no two tensors overlap); the check rows, lesson
+ * 4's gradient order and the constants table follow it. */
+static void test_tensor_table(void)
+{
+    const int C = 12, h = 3, B = 2, T = 5;
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, h, &l) == MHA_OK, "create");
+    mha_init_weights(l, 4, 0, MHA_RNG_DEFAULT, 0.3);
+    const size_t n = (size_t)B * T * C;
+    double *X = normals(21, n), *G = normals(22, n);
+    CHECK(mha_forward(l, X, B, T, 0, NULL) == MHA_OK && mha_backward(l, G, NULL) == MHA_OK, "run");
+    CHECK(mha_tensor_count() == MHA_T_COUNT, "count");
+    const double *p[MHA_T_COUNT];
+    size_t len[MHA_T_COUNT];
+    for (int id = 0; id < MHA_T_COUNT; id++) {
+        const char *name = mha_tensor_name(id);
+        CHECK(name && mha_tensor_kind(id) >= MHA_KIND_PARAM &&
+                  mha_tensor_kind(id) <= MHA_KIND_GRADIENT,
+              "id %d", id);
+        for (int other = 0; other < id; other++) {
+            CHECK(strcmp(name, mha_tensor_name(other)) != 0, "%s twice", name);
+        }
+        int rank = 0, dims[MHA_MAX_RANK] = {0}, rank2 = 0, dims2[MHA_MAX_RANK] = {0};
+        CHECK(mha_tensor_shape(l, id, &rank, dims) == MHA_OK &&
+                  mha_tensor_shape_for(id, B, T, C, h, &rank2, dims2) == MHA_OK && rank == rank2 &&
+                  memcmp(dims, dims2, sizeof dims) == 0,
+              "%s shape", name);
+        size_t size = 1;
+        for (int d = 0; d < rank; d++) {
+            size *= (size_t)dims[d];
+        }
+        p[id] = mha_tensor(l, id, &len[id]);
+        CHECK(p[id] && len[id] == size, "%s: %zu elements, shape says %zu", name, len[id], size);
+        const int grad = mha_tensor_grad(id);
+        CHECK(grad == MHA_T_NONE || mha_tensor_kind(grad) == MHA_KIND_GRADIENT, "%s grad", name);
+        for (int other = 0; other < id; other++) { /* as integers: different allocations */
+            const uintptr_t a = (uintptr_t)p[id], b = (uintptr_t)p[other];
+            const int apart =
+                a + len[id] * sizeof(double) <= b || b + len[other] * sizeof(double) <= a;
+            CHECK(apart, "%s overlaps %s", name, mha_tensor_name(other));
+        }
+    }
+    CHECK(mha_tensor_name(MHA_T_COUNT) == NULL && mha_tensor_kind(-1) == -1, "unknown ids");
+    CHECK(mha_tensor_shape_for(MHA_T_Q, B, T, C, 5, &(int){0}, (int[MHA_MAX_RANK]){0}) ==
+              MHA_EDIVISIBLE,
+          "shape_for C %% h");
+    /* the check rows: table order, each compared with the tensor's gradient */
+    for (int w = 0; w < MHA_CHECK_COUNT; w++) {
+        const int id = mha_check_tensor(w);
+        CHECK(id != MHA_T_NONE && mha_tensor_grad(id) != MHA_T_NONE, "row %d", w);
+        CHECK(w == 0 || id > mha_check_tensor(w - 1), "row %d in table order", w);
+        CHECK(strcmp(mha_check_name(w), mha_tensor_name(id)) == 0, "row %d name", w);
+    }
+    CHECK(mha_check_tensor(MHA_CHECK_COUNT) == MHA_T_NONE, "rows end");
+    /* lesson 4's gradients, by backward step */
+    const char *order[] = {"dWo", "dconcat", "dheadout", "dV",  "datt", "dscores",
+                           "dQ",  "dK",      "dWq",      "dWk", "dWv",  "dX"};
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
+        CHECK(strcmp(mha_tensor_name(mha_grad_order(i)), order[i]) == 0, "grad order %d", i);
+    }
+    CHECK(mha_grad_order((int)(sizeof order / sizeof order[0])) == MHA_T_NONE, "grad order ends");
+    /* the constants by name: each once; a few values */
+    for (int i = 0; i < mha_constant_count(); i++) {
+        for (int j = 0; j < i; j++) {
+            CHECK(strcmp(mha_constant_name(i), mha_constant_name(j)) != 0, "%s twice",
+                  mha_constant_name(i));
+        }
+        if (strcmp(mha_constant_name(i), "MHA_ENOFORWARD") == 0) {
+            CHECK(mha_constant_value(i) == MHA_ENOFORWARD, "MHA_ENOFORWARD");
+        }
+        if (strcmp(mha_constant_name(i), "offsetof(mha_check_row, worst)") == 0) {
+            CHECK(mha_constant_value(i) == (double)offsetof(mha_check_row, worst), "worst");
+        }
+    }
+    CHECK(mha_constant_name(mha_constant_count()) == NULL && isnan(mha_constant_value(-1)), "end");
+    CHECK(mha_cache_bytes(B, T, C, h) > 0.0 && mha_cache_bytes(B, T, C, 5) == 0.0, "cache bytes");
+    free(X);
+    free(G);
+    mha_free(l);
+}
+
+/* Lesson 4's steps 9 and 13 and the accumulation of the weight gradients, recomputed here with
+ * plain loops in the order the backward promises: the same bits. */
+static void test_backward_steps(void)
+{
+    const int C = 12, h = 3, B = 2, T = 4;
+    const size_t BT = (size_t)B * T, n = BT * C, CC = (size_t)C * C;
+    mha_layer *l = NULL;
+    CHECK(mha_create(C, h, &l) == MHA_OK, "create");
+    mha_init_weights(l, 6, 0, MHA_RNG_DEFAULT, 0.3);
+    double *X = normals(31, n), *G = normals(32, n), *merged = malloc(n * sizeof(double));
+    CHECK(mha_forward(l, X, B, T, MHA_CAUSAL, NULL) == MHA_OK, "forward");
+    CHECK(mha_zero_grad(l) == MHA_OK && mha_backward(l, G, NULL) == MHA_OK, "backward");
+    size_t len;
+    /* 9. dQm, dKm, dVm = merge_heads(dQ), merge_heads(dK), merge_heads(dV) */
+    const int split[3] = {MHA_T_DQ, MHA_T_DK, MHA_T_DV},
+              whole[3] = {MHA_T_DQM, MHA_T_DKM, MHA_T_DVM};
+    for (int k = 0; k < 3; k++) {
+        CHECK(mha_merge_heads(mha_tensor(l, split[k], &len), B, T, C, h, merged) == MHA_OK,
+              "merge");
+        CHECK(memcmp(merged, mha_tensor(l, whole[k], &len), n * sizeof(double)) == 0, "%s",
+              mha_tensor_name(whole[k]));
+    }
+    /* 13. dX = dQm @ Wq^T + dKm @ Wk^T + dVm @ Wv^T: one sum per entry, the three products' terms
+     * in that order */
+    const double *W = mha_params(l), *dX = mha_tensor(l, MHA_T_DX, &len);
+    size_t same = 0;
+    for (size_t r = 0; r < BT; r++) {
+        for (size_t j = 0; j < (size_t)C; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 3; k++) {
+                const double *dm = mha_tensor(l, whole[k], &len) + r * C, *Wk = W + k * CC;
+                for (size_t c = 0; c < (size_t)C; c++) {
+                    s += dm[c] * Wk[j * C + c];
+                }
+            }
+            same += s == dX[r * C + j];
+        }
+    }
+    CHECK(same == n, "dX: %zu of %zu entries the same bits", same, n);
+    /* weight gradients add up over calls: the second backward continues each sum */
+    double *g1 = malloc(4 * CC * sizeof(double));
+    memcpy(g1, mha_grads(l), 4 * CC * sizeof(double));
+    CHECK(mha_backward(l, G, NULL) == MHA_OK, "second backward");
+    const double *g2 = mha_grads(l), *dQm = mha_tensor(l, MHA_T_DQM, &len);
+    same = 0;
+    for (size_t i = 0; i < (size_t)C; i++) {
+        for (size_t j = 0; j < (size_t)C; j++) {
+            double s = g1[i * C + j]; /* dWq += X^T @ dQm */
+            for (size_t r = 0; r < BT; r++) {
+                s += X[r * C + i] * dQm[r * C + j];
+            }
+            same += s == g2[i * C + j];
+        }
+    }
+    CHECK(same == CC, "dWq accumulated: %zu of %zu entries the same bits", same, CC);
+    free(g1);
+    free(X);
+    free(G);
+    free(merged);
+    mha_free(l);
+}
+
 static void test_growth(void)
 {
     /* the cache grows to the largest (B,T) seen and is reused: shapes shrink and grow freely */
@@ -383,6 +527,8 @@ int main(void)
     test_split_merge_single_head();
     test_train_and_errors();
     test_growth();
+    test_tensor_table();
+    test_backward_steps();
     printf("test_mha: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -560,42 +560,20 @@ static void slot_reset(slot_t *s)
     memset(s, 0, sizeof *s);
 }
 
-/* tensor kinds as documented: 0 (C,C), 1 (B,T,C), 2 (B,h,T,hs), 3 (B,h,T,T), -1 unknown id */
+/* Tensor shapes and kinds as the header's table documents them (MHA_TENSORS, expanded here, not
+ * through the library): shape 0 (C,C), 1 (B,T,C), 2 (B,h,T,hs), 3 (B,h,T,T), -1 unknown id */
+#define TABLE_SHAPE(id, name, shape, ...)      [MHA_T_##id] = MHA_SHAPE_##shape,
+#define TABLE_KIND(id, name, shape, kind, ...) [MHA_T_##id] = MHA_KIND_##kind,
+static const int table_shape[MHA_T_COUNT] = {MHA_TENSORS(TABLE_SHAPE)};
+static const int table_kind[MHA_T_COUNT] = {MHA_TENSORS(TABLE_KIND)};
 static int tkind(int id)
 {
-    switch (id) {
-    case MHA_T_WQ:
-    case MHA_T_WK:
-    case MHA_T_WV:
-    case MHA_T_WO:
-    case MHA_T_DWQ:
-    case MHA_T_DWK:
-    case MHA_T_DWV:
-    case MHA_T_DWO: return 0;
-    case MHA_T_X:
-    case MHA_T_CONCAT:
-    case MHA_T_Y:
-    case MHA_T_DY:
-    case MHA_T_DCONCAT:
-    case MHA_T_DX: return 1;
-    case MHA_T_Q:
-    case MHA_T_K:
-    case MHA_T_V:
-    case MHA_T_HEADOUT:
-    case MHA_T_DHEADOUT:
-    case MHA_T_DV:
-    case MHA_T_DQ:
-    case MHA_T_DK: return 2;
-    case MHA_T_SCORES:
-    case MHA_T_ATT:
-    case MHA_T_DATT:
-    case MHA_T_DSCORES: return 3;
-    default: return -1;
-    }
+    return id >= 0 && id < MHA_T_COUNT ? table_shape[id] : -1;
 }
+/* a gradient kept in the cache: exists only after a backward */
 static int is_bwd_id(int id)
 {
-    return id >= MHA_T_DY && id <= MHA_T_DX;
+    return tkind(id) > 0 && table_kind[id] == MHA_KIND_GRADIENT;
 }
 static const char *tname(int id)
 {
@@ -608,7 +586,7 @@ static void check_tensor(const slot_t *s, int id, int lennull)
 {
     size_t len = 777;
     double *p = mha_tensor(s->l, id, lennull ? NULL : &len);
-    int rank = -7, dims[4] = {-7, -7, -7, -7};
+    int rank = -7, dims[MHA_MAX_RANK] = {-7, -7, -7, -7};
     const int rc = mha_tensor_shape(s->l, id, &rank, dims);
     const char *name = mha_tensor_name(id);
     const int kind = tkind(id);
@@ -2577,6 +2555,43 @@ out:
     free(y);
 }
 
+/* The tensor table's functions for any id / index `code`, and a shape for sizes from `b` */
+static void op_table(int code, uint8_t b)
+{
+    const int known = code >= 0 && code < MHA_T_COUNT;
+    REQUIRE(mha_tensor_count() == MHA_T_COUNT, "tensor_count");
+    REQUIRE((mha_tensor_kind(code) >= 0) == known && (known || mha_tensor_step(code) == -1),
+            "tensor_kind/step(%d)", code);
+    const int grad = mha_tensor_grad(code), stage = mha_tensor_stage(code);
+    REQUIRE(grad == MHA_T_NONE || (known && tkind(grad) == tkind(code)), "tensor_grad(%d)", code);
+    REQUIRE(stage >= MHA_STAGE_NONE && stage <= MHA_STAGE_Y && (known || stage == MHA_STAGE_NONE),
+            "tensor_stage(%d)", code);
+    const int row = mha_check_tensor(code);
+    REQUIRE(row == (code >= 0 && code < MHA_CHECK_COUNT ? check_tensor_id(code, 0) : MHA_T_NONE),
+            "check_tensor(%d) = %d", code, row);
+    const int g = mha_grad_order(code);
+    REQUIRE(g == MHA_T_NONE || (code >= 0 && table_kind[g] == MHA_KIND_GRADIENT),
+            "grad_order(%d) = %d", code, g);
+    const int nk = mha_constant_count();
+    const int kin = code >= 0 && code < nk;
+    REQUIRE((mha_constant_name(code) != NULL) == kin && isnan(mha_constant_value(code)) == !kin,
+            "constant %d of %d", code, nk);
+    /* a shape without a layer: sizes 1..4 (h may not divide C) */
+    const int B = 1 + b % 2, T = 1 + (b >> 1) % 4, C = 2 + (b >> 3) % 4, h = 1 + (b >> 5) % 3;
+    int rank = -7, dims[MHA_MAX_RANK] = {-7, -7, -7, -7};
+    const int rc = mha_tensor_shape_for(code, B, T, C, h, &rank, dims);
+    const int want = !known ? MHA_ETENSOR : C % h ? MHA_EDIVISIBLE : MHA_OK;
+    REQUIRE(rc == want, "tensor_shape_for(%d, %d %d %d %d) = %d", code, B, T, C, h, rc);
+    if (rc == MHA_OK) {
+        const int wrank = tkind(code) == 0 ? 2 : tkind(code) == 1 ? 3 : 4;
+        REQUIRE(rank == wrank && dims[0] == (wrank == 2 ? C : B), "tensor_shape_for(%d)", code);
+    } else {
+        REQUIRE(rank == -7 && dims[0] == -7, "tensor_shape_for(%d) wrote on error", code);
+    }
+    const double bytes = mha_cache_bytes(B, T, C, h);
+    REQUIRE((bytes > 0.0) == (C % h == 0), "cache_bytes(%d %d %d %d) = %g", B, T, C, h, bytes);
+}
+
 static void op_strerror(rd_t *r)
 {
     const uint8_t b = u8(r);
@@ -2599,6 +2614,7 @@ static void op_strerror(rd_t *r)
         REQUIRE(strlen(cn) > 0 && strcmp(cn, mha_tensor_name(check_tensor_id(code, 0))) == 0,
                 "check_name(%d) = %s is not the name of the tensor it checks", code, cn);
     }
+    op_table(code, u8(r));
 }
 
 static void op_accessors(rd_t *r, slot_t *s)

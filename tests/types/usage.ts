@@ -20,6 +20,8 @@ import type {
   MHAExports,
   Rng,
   Tensor,
+  TensorInfo,
+  TensorKind,
   TensorName,
   TrainError,
   WeightViews,
@@ -41,7 +43,20 @@ const version: string = mha.version;
 check(/^\d+\.\d+\.\d+$/.test(version), `version ${version}`);
 const names: TensorName[] = mha.tensorNames;
 const checkNames: CheckName[] = mha.checkNames;
-check(names.length === 26 && checkNames.length === 12, 'names');
+check(names.length === 29 && checkNames.length === 12, 'names');
+// the C tensor table, its shapes, lesson 4's gradients and the header's constants
+const tensors: readonly TensorInfo[] = mha.tensors;
+const dQm: TensorInfo | undefined = tensors.find((x) => x.name === 'dQm');
+const kind: TensorKind | undefined = dQm?.kind;
+check(kind === 'gradient' && dQm?.step === 9 && dQm.grad === null && dQm.check === null, 'dQm');
+const restart: number | null = tensors[names.indexOf('V')].stage;
+check(restart === mha.constants.MHA_STAGE_HEADOUT, 'V restarts at headout');
+const attShape: number[] = mha.tensorShape('att', { B, T, C, heads });
+check(attShape.join() === [B, heads, T, T].join(), 'tensorShape');
+const order: TensorName[] = mha.gradOrder;
+check(order.length === 12 && order[0] === 'dWo' && order[11] === 'dX', 'gradOrder');
+const noForward: number = mha.constants.MHA_ENOFORWARD;
+check(mha.errorMessage(noForward).includes('forward'), 'constants');
 const message: string = mha.errorMessage(-1);
 check(message.includes('NULL'), message);
 const ex: MHAExports = mha.exports;
@@ -191,6 +206,10 @@ export function refused(frozen: Layer): void {
   frozen.tensor('logits');
   // @ts-expect-error forward cannot restart from Y
   frozen.forwardFrom('Y');
+  // @ts-expect-error tensorShape needs B, T, C and heads
+  mha.tensorShape('Q', { C: 8, heads: 2 });
+  // @ts-expect-error the tensor table is read-only
+  mha.tensors[0].step = 3;
   // @ts-expect-error the mse check needs a target
   frozen.gradcheck(X, { B, T, loss: 'mse' });
   // @ts-expect-error there is no 'l1' loss
