@@ -66,6 +66,9 @@ test('shapes at every stage: X, Q/K/V, scores/att, headout, concat, Y and every 
     dscores: [B, H, T, T],
     dQ: [B, H, T, HS],
     dK: [B, H, T, HS],
+    dQm: [B, T, C],
+    dKm: [B, T, C],
+    dVm: [B, T, C],
     dX: [B, T, C],
   };
   for (const [name, shape] of Object.entries(grads)) {

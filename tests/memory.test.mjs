@@ -53,7 +53,7 @@ test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer ke
 });
 
 test('just under the cap works: memory grows on demand and the result is right', (t) => {
-  // C = 64, 4 heads, T = 1024: cache 16*BTC + 4*BhTT doubles = 16*65536 + 4*4194304 -> ~136 MiB
+  // C = 64, 4 heads, T = 1024: cache 19*BTC + 4*BhTT doubles = 19*65536 + 4*4194304 -> ~138 MiB
   const layer = mha.createLayer({ C: 64, heads: 4, seed: 1 });
   const X = mha.standardNormal(1024 * 64, { seed: 2 });
   const { attention } = layer.forward(X, { B: 1, T: 1024, causal: true });
