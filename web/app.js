@@ -5,15 +5,17 @@
 performance.mark('mha:start');
 
 import { loadMHA } from './mha.js';
-import { Scheduler, courseData } from './model.js';
-import { setFullPrecision, buildPendingFigures } from './lessons/common.js';
+import { courseData } from './model/course.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { setFullPrecision } from './components/numbers.js';
+import { buildPendingFigures } from './components/lazy-figure.js';
 import { renderSentence } from './lessons/sentence.js';
 import { renderLesson1 } from './lessons/lesson1.js';
 import { renderLesson2 } from './lessons/lesson2.js';
 import { renderLesson3 } from './lessons/lesson3.js';
 import { renderLesson4 } from './lessons/lesson4.js';
 import { renderLesson5 } from './lessons/lesson5.js';
-import { renderPlayground } from './lessons/playground.js';
+import { renderPlayground } from './lessons/playground/index.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
 function wasmSource() {

@@ -21,7 +21,7 @@ import * as X from './expected.mjs';
 const session = useBrowser();
 
 test('the contract tokenizer written here agrees with web/model.js tokenize', async (t) => {
-  const { tokenize } = await import('../../web/model.js');
+  const { tokenize } = await import('../../web/model/tokens.js');
   const sentences = [
     X.DEFAULT_SENTENCE,
     "Don't panic -- it's 42, isn't it?!",

@@ -1,47 +1,26 @@
 // lesson1.js - Why one head isn't enough: two independent single heads on the sentence.
 
+import { el } from '../components/dom.js';
 import { table } from '../components/tables.js';
-import { DEFAULT_SENTENCE, checkSentence, lesson1 } from '../model.js';
-import { lesson1Script } from './numpy.js';
-import {
-  el,
-  figuresList,
-  numpyBlock,
-  tokenChips,
-  field,
-  errorLine,
-  debounce,
-  num,
-  figureRow,
-  lazyHeatmap,
-} from './common.js';
+import { figuresList } from '../components/figures.js';
+import { numpyBlock } from '../components/code.js';
+import { tokenChips } from '../components/token-chips.js';
+import { field, errorLine, debounce, textInput } from '../components/controls.js';
+import { num } from '../components/numbers.js';
+import { lazyHeatmap } from '../components/lazy-figure.js';
+import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
+import { lesson1 } from '../model/lesson1.js';
+import { lesson1Script } from '../model/numpy-scripts.js';
 
-export function renderLesson1({ mha, body }) {
-  let sentence = DEFAULT_SENTENCE;
-  let r = lesson1(mha, { tokens: checkSentence(sentence).tokens });
+const MAPS = [
+  ['A1', 'head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A', { scale: 'unit' }],
+  ['A2', 'head B: softmax(qBkBᵀ/√16)', 'lesson1-head-B', { scale: 'unit' }],
+  ['diff', 'difference A − B', 'lesson1-difference', { scale: 'diverging', legendLabel: 'A − B' }],
+];
 
-  const input = el('input', {
-    id: 'l1-sentence',
-    value: sentence,
-    attrs: {
-      type: 'text',
-      autocomplete: 'off',
-      spellcheck: 'false',
-      'aria-describedby': 'l1-error',
-      size: 60,
-    },
-  });
-  const err = errorLine('l1-error');
-  const controls = el(
-    'div',
-    { className: 'controls' },
-    field('Sentence', input, '1–64 tokens; C = 64, hs = 16, seed 42 (default_rng)'),
-    err.element,
-  );
-
-  const chipsSlot = el('div', { className: 'chips-slot' });
-  const caption = 'rows whose argmax differs';
-  const common = (title, name) => ({
+/** The options the three (T, T) maps share, for result r. */
+function mapOptions(r, title) {
+  return {
     rows: r.T,
     cols: r.T,
     rowLabels: r.tokens,
@@ -49,126 +28,135 @@ export function renderLesson1({ mha, body }) {
     title,
     shape: `(${r.T}, ${r.T})`,
     highlightRows: r.argmaxDiffRows,
-    highlightLabel: caption,
-    exportName: name,
-  });
-  const hA = lazyHeatmap({
-    ...common('head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A'),
-    data: r.A1,
-    scale: 'unit',
-  });
-  const hB = lazyHeatmap({
-    ...common('head B: softmax(qBkBᵀ/√16)', 'lesson1-head-B'),
-    data: r.A2,
-    scale: 'unit',
-  });
-  const hD = lazyHeatmap({
-    ...common('difference A − B', 'lesson1-difference'),
-    data: r.diff,
-    scale: 'diverging',
-    legendLabel: 'A − B',
-  });
-  const maps = [hA, hB, hD];
+  };
+}
 
+function attentionMaps(r) {
+  return MAPS.map(([key, title, exportName, extra]) =>
+    lazyHeatmap({
+      ...mapOptions(r, title),
+      highlightLabel: 'rows whose argmax differs',
+      exportName,
+      data: r[key],
+      ...extra,
+    }),
+  );
+}
+
+function lesson1Figures(r) {
+  const k = r.argmaxDiffRows.length;
+  const rowsText = k ? r.argmaxDiffRows.map((t) => `${t} ‘${r.tokens[t]}’`).join(', ') : 'none';
+  return [
+    { key: 'maxGap', label: 'max |A − B| (the largest weight gap)', value: r.maxGap },
+    {
+      key: 'argmaxDiff',
+      label: 'rows whose argmax differs',
+      value: `${k} of ${r.T}`,
+      note: k ? `rows ${rowsText}` : 'the two heads agree on every row',
+    },
+  ];
+}
+
+function argmaxTable(r) {
+  return table({
+    headers: [
+      'query (row)',
+      'head A attends most to',
+      'weight',
+      'head B attends most to',
+      'weight',
+      'same?',
+    ],
+    rows: r.tokens.map((tok, t) => [
+      `${t} ${tok}`,
+      `${r.argmax1[t]} ${r.tokens[r.argmax1[t]]}`,
+      num(r.A1[t * r.T + r.argmax1[t]], 4),
+      `${r.argmax2[t]} ${r.tokens[r.argmax2[t]]}`,
+      num(r.A2[t * r.T + r.argmax2[t]], 4),
+      r.argmax1[t] === r.argmax2[t] ? 'same' : 'differs',
+    ]),
+    caption: `Each query token's most-attended key in the two heads (first maximum on ties, like np.argmax)`,
+    numeric: [2, 4],
+  });
+}
+
+function sentenceControl(sentence) {
+  const input = textInput('l1-sentence', 'l1-error', { size: 60 });
+  input.value = sentence;
+  const err = errorLine('l1-error');
+  const controls = el(
+    'div',
+    { className: 'controls' },
+    field('Sentence', input, '1–64 tokens; C = 64, hs = 16, seed 42 (default_rng)'),
+    err.element,
+  );
+  return { input, err, controls };
+}
+
+export function renderLesson1({ mha, body }) {
+  const state = { sentence: DEFAULT_SENTENCE, r: null };
+  state.r = lesson1(mha, { tokens: checkSentence(state.sentence).tokens });
+  const ui = sentenceControl(state.sentence);
+  const chipsSlot = el('div', { className: 'chips-slot' });
+  const maps = attentionMaps(state.r);
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
-  const script = numpyBlock(() => lesson1Script({ sentence, tokens: r.tokens }), {
-    what: 'lesson 1',
-  });
+  const script = numpyBlock(
+    () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens }),
+    { what: 'lesson 1' },
+  );
 
   function highlight(t) {
     for (const h of maps) h.highlight(t === null ? -1 : t, t === null ? -1 : t);
   }
-
   function fill() {
+    const r = state.r;
     chipsSlot.replaceChildren(tokenChips(r.tokens, r.ids, highlight));
-    const k = r.argmaxDiffRows.length;
-    const rowsText = k ? r.argmaxDiffRows.map((t) => `${t} ‘${r.tokens[t]}’`).join(', ') : 'none';
-    figs.set([
-      { key: 'maxGap', label: 'max |A − B| (the largest weight gap)', value: r.maxGap },
-      {
-        key: 'argmaxDiff',
-        label: 'rows whose argmax differs',
-        value: `${k} of ${r.T}`,
-        note: k ? `rows ${rowsText}` : 'the two heads agree on every row',
-      },
-    ]);
-    argmaxSlot.replaceChildren(
-      table({
-        headers: [
-          'query (row)',
-          'head A attends most to',
-          'weight',
-          'head B attends most to',
-          'weight',
-          'same?',
-        ],
-        rows: r.tokens.map((tok, t) => [
-          `${t} ${tok}`,
-          `${r.argmax1[t]} ${r.tokens[r.argmax1[t]]}`,
-          num(r.A1[t * r.T + r.argmax1[t]], 4),
-          `${r.argmax2[t]} ${r.tokens[r.argmax2[t]]}`,
-          num(r.A2[t * r.T + r.argmax2[t]], 4),
-          r.argmax1[t] === r.argmax2[t] ? 'same' : 'differs',
-        ]),
-        caption:
-          "Each query token's most-attended key in the two heads (first maximum on ties, like np.argmax)",
-        numeric: [2, 4],
-      }),
-    );
+    figs.set(lesson1Figures(r));
+    argmaxSlot.replaceChildren(argmaxTable(r));
     script.refresh();
   }
-
   function recompute() {
-    const text = input.value;
+    const text = ui.input.value;
     const c = checkSentence(text);
     if (c.error) {
-      err.set(c.error);
-      input.setAttribute('aria-invalid', 'true');
+      ui.err.set(c.error);
+      ui.input.setAttribute('aria-invalid', 'true');
       return;
     }
-    err.clear();
-    input.removeAttribute('aria-invalid');
-    sentence = text;
-    r = lesson1(mha, { tokens: c.tokens });
-    const opts = (title) => ({
-      rows: r.T,
-      cols: r.T,
-      rowLabels: r.tokens,
-      colLabels: r.tokens,
-      shape: `(${r.T}, ${r.T})`,
-      highlightRows: r.argmaxDiffRows,
-      title,
-    });
-    hA.update(r.A1, opts('head A: softmax(qAkAᵀ/√16)'));
-    hB.update(r.A2, opts('head B: softmax(qBkBᵀ/√16)'));
-    hD.update(r.diff, opts('difference A − B'));
+    ui.err.clear();
+    ui.input.removeAttribute('aria-invalid');
+    state.sentence = text;
+    state.r = lesson1(mha, { tokens: c.tokens });
+    MAPS.forEach(([key, title], i) => maps[i].update(state.r[key], mapOptions(state.r, title)));
     fill();
   }
-  input.addEventListener('input', debounce(recompute, 150));
-  input.addEventListener('change', () => recompute());
+  ui.input.addEventListener('input', debounce(recompute, 150));
+  ui.input.addEventListener('change', () => recompute());
 
   fill();
   body.append(
-    controls,
+    ui.controls,
     chipsSlot,
     el('p', {
       className: 'note',
-      text: "Hover a token (above) or a cell to highlight its row and column. Outlined rows: the two heads' most-attended keys differ.",
+      text: `Hover a token (above) or a cell to highlight its row and column. Outlined rows: the two heads' most-attended keys differ.`,
     }),
-    el('div', { className: 'figure-grid cols-2' }, hA.element, hB.element, hD.element),
+    el('div', { className: 'figure-grid cols-2' }, ...maps.map((m) => m.element)),
     figs.element,
     argmaxSlot,
     script.element,
   );
 
-  return {
-    figures: () => ({
+  const figures = () => {
+    const r = state.r;
+    return {
       tokens: [...r.tokens],
       A1: Array.from(r.A1),
       A2: Array.from(r.A2),
       maxGap: r.maxGap,
       argmaxDiffRows: [...r.argmaxDiffRows],
-    }),
+    };
   };
+  return { figures };
 }

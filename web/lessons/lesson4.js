@@ -1,30 +1,20 @@
-// lesson4.js - The backward pass: every gradient in the lesson's order, and the full gradient check.
+// lesson4.js - The backward pass: every gradient in the lesson's order, and the full gradient
+// check.
 
-import { table } from '../components/tables.js';
-import {
-  lesson4,
-  pendingReport,
-  GRAD_ORDER,
-  maxAbs,
-  frobenius,
-  layerWith,
-  gradcheckJob,
-  gradcheckSize,
-} from '../model.js';
-import { lesson4Script } from './numpy.js';
-import {
-  el,
-  figuresList,
-  numpyBlock,
-  num,
-  field,
-  shapeText,
-  thousands,
-  GradcheckPanel,
-  lazyHeatmap,
-} from './common.js';
-
-export const L4_THRESHOLD = 1e-7;
+import { el } from '../components/dom.js';
+import { table, groupThousands } from '../components/tables.js';
+import { figuresList } from '../components/figures.js';
+import { numpyBlock } from '../components/code.js';
+import { field, indexSelect } from '../components/controls.js';
+import { num } from '../components/numbers.js';
+import { lazyHeatmap } from '../components/lazy-figure.js';
+import { GradcheckPanel } from '../components/gradcheck-panel.js';
+import { lesson4, GRAD_ORDER, gradientView, gradientSizes } from '../model/lesson4.js';
+import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
+import { positionLabels } from '../model/labels.js';
+import { shapeText } from '../model/format.js';
+import { lesson4Script } from '../model/numpy-scripts.js';
+import { layerCheck } from '../jobs/gradcheck.js';
 
 const WHAT = {
   dWo: ['concat feature (row)', 'output feature (column)', 'concat.reshape(-1, C).T @ dY'],
@@ -41,150 +31,136 @@ const WHAT = {
   dX: ['token (row)', 'feature (column)', 'merge(dQ) Wq.T + merge(dK) Wk.T + merge(dV) Wv.T'],
 };
 
-export function renderLesson4({ mha, body, data, scheduler }) {
-  const r = lesson4(mha, { data });
-  const { B, T, heads, hs } = r;
-  const toks = Array.from({ length: T }, (_, t) => `t${t}`);
-  let sb = 0,
-    sh = 0;
-
-  // the (rows, cols) view of a gradient for the selected batch item / head
-  function view(name) {
-    const g = r.grads[name];
-    const s = g.shape;
-    if (s.length === 2) return { data: g.data, rows: s[0], cols: s[1], where: '' };
-    if (s.length === 3) {
-      const n = s[1] * s[2];
-      return {
-        data: g.data.subarray(sb * n, (sb + 1) * n),
-        rows: s[1],
-        cols: s[2],
-        where: `[${sb}]`,
-      };
-    }
-    const n = s[2] * s[3];
-    const k = sb * s[1] + sh;
-    return {
-      data: g.data.subarray(k * n, (k + 1) * n),
-      rows: s[2],
-      cols: s[3],
-      where: `[${sb}, ${sh}]`,
-    };
-  }
-
-  const bSel = el(
-    'select',
-    { id: 'l4-batch' },
-    ...Array.from({ length: B }, (_, b) => el('option', { value: String(b), text: `batch ${b}` })),
+/** Gradient k of GRAD_ORDER as a heatmap of its (rows, cols) view v. */
+function gradientMap(r, name, k, v, toks) {
+  const [rowAxis, colAxis, formula] = WHAT[name];
+  const square = v.rows === v.cols && v.rows === r.T;
+  const thin = v.cols >= 64 && v.rows <= 12; // (6, 64): two grid columns where there are three
+  // preferred sizes that fit a three-column grid at 1280 px (no second, fitted drawing)
+  let cellSize = 30;
+  if (v.cols >= 64) cellSize = thin ? 8 : 3;
+  else if (v.cols >= 16) cellSize = 12;
+  return lazyHeatmap(
+    {
+      data: v.data,
+      rows: v.rows,
+      cols: v.cols,
+      rowLabels: v.rows === r.T ? toks : undefined,
+      colLabels: square ? toks : undefined,
+      rowAxis,
+      colAxis,
+      title: `${k + 1}. ${name}${v.where}`,
+      shape: `of ${shapeText(r.grads[name].shape)}`,
+      caption: formula,
+      scale: 'diverging',
+      numbers: square ? 'auto' : false,
+      legendLabel: name,
+      cellSize,
+      exportName: `lesson4-${name}`,
+    },
+    { className: thin ? 'figure-span-2' : '' },
   );
-  const hSel = el(
-    'select',
-    { id: 'l4-head' },
-    ...Array.from({ length: heads }, (_, i) =>
-      el('option', { value: String(i), text: `head ${i}` }),
-    ),
-  );
+}
+
+/** Every gradient's map, and the selects of the batch item / head they show. */
+function gradientMaps(r) {
+  const toks = positionLabels(r.T);
+  const sel = { b: 0, h: 0 };
+  const maps = {};
+  GRAD_ORDER.forEach((name, k) => {
+    maps[name] = gradientMap(r, name, k, gradientView(r.grads[name], 0, 0), toks);
+  });
+  const bSel = indexSelect('l4-batch', r.B, 'batch');
+  const hSel = indexSelect('l4-head', r.heads, 'head');
+  const refresh = () => {
+    GRAD_ORDER.forEach((name, k) => {
+      const v = gradientView(r.grads[name], sel.b, sel.h);
+      maps[name].update(v.data, { title: `${k + 1}. ${name}${v.where}` });
+    });
+  };
+  bSel.addEventListener('change', () => {
+    sel.b = Number(bSel.value);
+    refresh();
+  });
+  hSel.addEventListener('change', () => {
+    sel.h = Number(hSel.value);
+    refresh();
+  });
   const controls = el(
     'div',
     { className: 'controls' },
     field('batch item (for 3-D and 4-D gradients)', bSel),
     field('head (for 4-D gradients)', hSel),
   );
+  const grid = el(
+    'div',
+    { className: 'figure-grid has-wide' },
+    ...GRAD_ORDER.map((n) => maps[n].element),
+  );
+  return { controls, grid };
+}
 
-  const maps = {};
-  GRAD_ORDER.forEach((name, k) => {
-    const v = view(name);
-    const [rowAxis, colAxis, formula] = WHAT[name];
-    const square = v.rows === v.cols && v.rows === T;
-    const thin = v.cols >= 64 && v.rows <= 12; // (6, 64): two grid columns where there are three
-    maps[name] = lazyHeatmap(
-      {
-        data: v.data,
-        rows: v.rows,
-        cols: v.cols,
-        rowLabels: v.rows === T ? toks : undefined,
-        colLabels: square ? toks : undefined,
-        rowAxis,
-        colAxis,
-        title: `${k + 1}. ${name}${v.where}`,
-        shape: `of ${shapeText(r.grads[name].shape)}`,
-        caption: formula,
-        scale: 'diverging',
-        numbers: square ? 'auto' : false,
-        legendLabel: name,
-        // preferred sizes that fit a three-column grid at 1280 px (no second, fitted drawing)
-        cellSize: v.cols >= 64 ? (thin ? 8 : 3) : v.cols >= 16 ? 12 : 30,
-        exportName: `lesson4-${name}`,
-      },
-      { className: thin ? 'figure-span-2' : '' },
-    );
-  });
-
-  const figs = figuresList();
-  figs.set([
-    { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
-    {
-      key: 'params',
-      label: 'parameters checked (Wq, Wk, Wv, Wo, X)',
-      value: 4 * r.C * r.C + B * T * r.C,
-    },
-  ]);
-  const gradTable = table({
+function gradientTable(r) {
+  const sizes = gradientSizes(r.grads);
+  return table({
     headers: ['gradient', 'shape', 'max |g|', '‖g‖ (square root of the sum of squares)'],
     rows: GRAD_ORDER.map((n) => [
       n,
       el('code', { className: 'shape', text: shapeText(r.grads[n].shape) }),
-      num(maxAbs(r.grads[n].data), 8),
-      num(frobenius(r.grads[n].data), 8),
+      num(sizes[n].maxAbs, 8),
+      num(sizes[n].norm, 8),
     ]),
     caption: "Every gradient in the lesson's order (hover a number for full precision)",
     numeric: [2, 3],
   });
+}
 
+function checkPanel(r, scheduler) {
   const panel = new GradcheckPanel({
     id: 'l4-gradcheck',
     scheduler,
     threshold: L4_THRESHOLD,
-    caption:
-      'Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry',
+    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry`,
     label: 'Lesson 4 gradient check',
   });
   panel.showPending(
     'The full check (every entry of every tensor) starts as soon as the page has rendered.',
-    pendingReport({ B, T, C: r.C, heads }),
+    pendingReport({ B: r.B, T: r.T, C: r.C, heads: r.heads }),
   );
+  return panel;
+}
 
-  function refresh() {
-    for (const name of GRAD_ORDER) {
-      const v = view(name);
-      maps[name].update(v.data, { title: `${GRAD_ORDER.indexOf(name) + 1}. ${name}${v.where}` });
-    }
-  }
-  bSel.addEventListener('change', () => {
-    sb = Number(bSel.value);
-    refresh();
+function checkNote(total, params) {
+  return el('p', {
+    className: 'note',
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
   });
-  hSel.addEventListener('change', () => {
-    sh = Number(hSel.value);
-    refresh();
-  });
+}
 
+export function renderLesson4({ mha, body, data, scheduler }) {
+  const r = lesson4(mha, { data });
+  const { B, T, heads } = r;
+  const grads = gradientMaps(r);
+  const figs = figuresList();
+  figs.set([
+    { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
+    { key: 'params', label: 'parameters checked (Wq, Wk, Wv, Wo, X)', value: r.params },
+  ]);
+  const gradTable = gradientTable(r);
+  const panel = checkPanel(r, scheduler);
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize({ B, T, C: r.C, heads });
 
   body.append(
     el('p', {
       className: 'formula',
-      text: 'loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)',
+      text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)`,
     }),
-    controls,
-    el('div', { className: 'figure-grid has-wide' }, ...GRAD_ORDER.map((n) => maps[n].element)),
+    grads.controls,
+    grads.grid,
     gradTable,
     el('h3', { text: 'Gradient check' }),
-    el('p', {
-      className: 'note',
-      text: `Each of the ${thousands(total)} entries (the ${thousands(4 * r.C * r.C + B * T * r.C)} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
-    }),
+    checkNote(total, r.params),
     panel.element,
     figs.element,
     script.element,
@@ -199,10 +175,8 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
       // 40 ms: fewer yields to the browser (each one may cost a frame) than the default 12 ms,
       // still short enough for input to stay responsive
-      panel.run(
-        gradcheckJob(() => layerWith(mha, r.C, heads, r.W), r.X, { B, T, G: r.dY }),
-        { priority: 7, total, sliceMs: 40 },
-      );
+      const start = layerCheck(mha, { C: r.C, heads, W: r.W }, r.X, { B, T, G: r.dY });
+      panel.run(start, { priority: 7, total, sliceMs: 40 });
     },
     panel,
   };

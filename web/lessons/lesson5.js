@@ -1,78 +1,42 @@
 // lesson5.js - Guided project: the layer as a reusable object, trained on the Lantern Bay sentence.
 
+import { el } from '../components/dom.js';
 import { table } from '../components/tables.js';
-import { lossChart } from '../components/chart.js';
-import {
-  DEFAULT_SENTENCE,
-  quoteValue,
-  pendingReport,
-  tokenize,
-  sentenceModel,
-  Trainer,
-  layerWith,
-  gradcheckJob,
-  gradcheckSize,
-  slice2d,
-  meanOverHeads,
-  MAX_LR,
-} from '../model.js';
-import { trainingScript } from './numpy.js';
-import {
-  el,
-  figuresList,
-  numpyBlock,
-  num,
-  field,
-  errorLine,
-  tokenChips,
-  codeDetails,
-  GradcheckPanel,
-  lazyHeatmap,
-} from './common.js';
+import { figuresList } from '../components/figures.js';
+import { numpyBlock, codeDetails } from '../components/code.js';
+import { field, errorLine, button } from '../components/controls.js';
+import { tokenChips } from '../components/token-chips.js';
+import { num } from '../components/numbers.js';
+import { lazyHeatmap } from '../components/lazy-figure.js';
+import { GradcheckPanel } from '../components/gradcheck-panel.js';
+import { lossChartBesideTable } from '../components/loss-view.js';
+import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
+import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
+import { sentenceModel } from '../model/sentence-model.js';
+import { lossSummary, stepLearningRate } from '../model/training.js';
+import { L5_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
+import { meanOverHeads, slice2d } from '../model/arrays.js';
+import { trainingScript } from '../model/numpy-scripts.js';
+import { Trainer } from '../jobs/trainer.js';
+import { layerCheck } from '../jobs/gradcheck.js';
 
-// MSE divides by n = T*C = 512, so its gradients are ~1/512 of the dot loss's, while the rounding
-// floor of the finite differences (~1e-13 absolute) stays: the smallest entries (~4e-8) then show
-// relative errors up to ~1.5e-6 (measured on the sentence). 1e-5 keeps a ~7x headroom.
-export const L5_THRESHOLD = 1e-5;
+const C = 64;
+const SEED = 42;
+const RUN_STEPS = 10; // "Run 10 steps"
+const RUN_EVERY_MS = 80;
 
-export function renderLesson5({ mha, body, scheduler }) {
-  const sentence = DEFAULT_SENTENCE;
-  const tokens = tokenize(sentence);
-  const model = sentenceModel(mha, { tokens, C: 64, heads: 4, seed: 42, rng: 'default_rng' });
-  const trainer = new Trainer(mha, model);
-  const { T, heads } = model;
-
-  const objectCode = codeDetails(
-    'The layer object (what each button calls)',
-    `layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=4)   # the weights live in the object
+const OBJECT_CODE = `layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=4)   # the weights live in the object
 
 # one step of gradient descent on L = mean((Y - target)**2):
 Y = layer.forward(X)                  # caches Q, K, V, att, ... for backward
 dY = 2 * (Y - target) / Y.size        # dL/dY
 layer.backward(dY)                    # fills layer.grads: dWq, dWk, dWv, dWo (and dX)
-layer.step(lr)                        # W -= lr * dW for each of the four weights`,
-    { open: true },
-  );
+layer.step(lr)                        # W -= lr * dW for each of the four weights`;
 
-  // --- controls
-  const stepBtn = el('button', {
-    id: 'l5-step',
-    type: 'button',
-    className: 'btn btn-primary',
-    text: 'Step',
-  });
-  const runBtn = el('button', {
-    id: 'l5-run',
-    type: 'button',
-    className: 'btn',
-    text: 'Run 10 steps',
-  });
-  const resetBtn = el('button', {
-    id: 'l5-reset',
-    type: 'button',
-    className: 'btn',
-    text: 'Reset',
-  });
+function trainingControls() {
+  const stepBtn = button('l5-step', 'Step', 'btn btn-primary');
+  const runBtn = button('l5-run', `Run ${RUN_STEPS} steps`);
+  const resetBtn = button('l5-reset', 'Reset');
   const lrInput = el('input', {
     id: 'l5-lr',
     value: '0.1',
@@ -86,7 +50,7 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
     },
   });
   const err = errorLine('l5-error');
-  const controls = el(
+  const element = el(
     'div',
     { className: 'controls' },
     field('learning rate lr', lrInput),
@@ -95,53 +59,64 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
     resetBtn,
     err.element,
   );
+  return { stepBtn, runBtn, resetBtn, lrInput, err, element };
+}
 
-  // --- attention of the current weights
-  const attMaps = [];
-  for (let i = 0; i < heads; i++) {
-    attMaps.push(
-      lazyHeatmap({
-        data: slice2d(trainer.att, i, T, T),
-        rows: T,
-        cols: T,
-        rowLabels: tokens,
-        colLabels: tokens,
-        title: `head ${i}`,
-        shape: `att[0, ${i}] (${T}, ${T})`,
-        scale: 'unit',
-        cellSize: 30,
-        exportName: `lesson5-att-h${i}`,
-      }),
-    );
-  }
-  attMaps.push(
-    lazyHeatmap({
-      data: meanOverHeads(trainer.att, 0, heads, T),
-      rows: T,
-      cols: T,
-      rowLabels: tokens,
-      colLabels: tokens,
-      title: 'mean over heads',
-      shape: `(${T}, ${T})`,
-      scale: 'unit',
-      cellSize: 30,
-      exportName: 'lesson5-att-mean',
-    }),
-  );
-  const attTitle = el('h3');
-  const chips = tokenChips(tokens, model.ids, (t) => {
-    for (const m of attMaps) m.highlight(t === null ? -1 : t, t === null ? -1 : t);
+/** att of each head and their mean, for the trainer's current weights. update(att) after a step. */
+function attentionMaps(att, tokens, heads) {
+  const T = tokens.length;
+  const opts = (title, shape, exportName) => ({
+    rows: T,
+    cols: T,
+    rowLabels: tokens,
+    colLabels: tokens,
+    title,
+    shape,
+    scale: 'unit',
+    cellSize: 30,
+    exportName,
   });
+  const maps = [];
+  for (let i = 0; i < heads; i++) {
+    const o = opts(`head ${i}`, `att[0, ${i}] (${T}, ${T})`, `lesson5-att-h${i}`);
+    maps.push(lazyHeatmap({ data: slice2d(att, i, T, T), ...o }));
+  }
+  const mean = opts('mean over heads', `(${T}, ${T})`, 'lesson5-att-mean');
+  maps.push(lazyHeatmap({ data: meanOverHeads(att, 0, heads, T), ...mean }));
+  const update = (a) => {
+    for (let i = 0; i < heads; i++) maps[i].update(slice2d(a, i, T, T));
+    maps[heads].update(meanOverHeads(a, 0, heads, T));
+  };
+  const highlight = (t) => {
+    for (const m of maps) m.highlight(t === null ? -1 : t, t === null ? -1 : t);
+  };
+  return { maps, update, highlight };
+}
 
-  const chart = lossChart({ losses: trainer.losses, title: 'MSE loss after each step' });
-  const chartValues = chart.element.querySelector('details.chart-values');
-  if (chartValues) {
-    chartValues.open = false;
-    chartValues.dataset.touched = '1';
-  } // the loss table beside the chart has the values
-  const lossSlot = el('div');
-  const figs = figuresList();
+function lossTable(trainer) {
+  return table({
+    headers: ['step', 'lr used', 'loss after the step'],
+    rows: trainer.losses.map((L, k) => [
+      String(k),
+      k === 0 ? '(initial weights)' : num(trainer.lrs[k - 1]),
+      num(L, 10),
+    ]),
+    caption: 'The loss table (hover a loss for full precision)',
+    numeric: [1, 2],
+  });
+}
 
+function lesson5Figures(trainer) {
+  const s = lossSummary(trainer.losses);
+  return [
+    { key: 'step', label: 'steps taken', value: trainer.steps },
+    { key: 'loss0', label: 'loss at step 0', value: s.first, digits: 10 },
+    { key: 'loss', label: `loss after step ${trainer.steps}`, value: s.last, digits: 10 },
+    { key: 'drop', label: 'change since step 0', value: s.change, digits: 6 },
+  ];
+}
+
+function checkPanel(scheduler, T, heads) {
   const panel = new GradcheckPanel({
     id: 'l5-gradcheck',
     scheduler,
@@ -151,97 +126,52 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
   });
   panel.showPending(
     'The full check starts as soon as the page has rendered.',
-    pendingReport({ B: 1, T, C: 64, heads }),
+    pendingReport({ B: 1, T, C, heads }),
   );
+  return panel;
+}
 
-  const script = numpyBlock(
-    () =>
-      trainingScript({
-        title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
-        sentence,
-        tokens,
-        C: 64,
-        heads,
-        seed: 42,
-        rng: 'default_rng',
-        lrs: trainer.lrs,
-        threshold: L5_THRESHOLD,
-      }),
-    { what: 'lesson 5' },
-  );
-
-  function fill(initial = false) {
-    const att = trainer.att;
-    if (!initial) {
-      // the maps and the chart were made with these very values
-      for (let i = 0; i < heads; i++) attMaps[i].update(slice2d(att, i, T, T));
-      attMaps[heads].update(meanOverHeads(att, 0, heads, T));
-      chart.update(trainer.losses);
-    }
-    attTitle.textContent =
-      trainer.steps === 0
-        ? 'Attention of the initial weights (step 0)'
-        : `Attention after step ${trainer.steps}`;
-    lossSlot.replaceChildren(
-      table({
-        headers: ['step', 'lr used', 'loss after the step'],
-        rows: trainer.losses.map((L, k) => [
-          String(k),
-          k === 0 ? '(initial weights)' : num(trainer.lrs[k - 1]),
-          num(L, 10),
-        ]),
-        caption: 'The loss table (hover a loss for full precision)',
-        numeric: [1, 2],
-      }),
-    );
-    const first = trainer.losses[0];
-    figs.set([
-      { key: 'step', label: 'steps taken', value: trainer.steps },
-      { key: 'loss0', label: 'loss at step 0', value: first, digits: 10 },
-      { key: 'loss', label: `loss after step ${trainer.steps}`, value: trainer.loss, digits: 10 },
-      { key: 'drop', label: 'change since step 0', value: trainer.loss - first, digits: 6 },
-    ]);
-    script.refresh();
+/**
+ * The learning rate typed in the field, or null (the error line says why, and the field is marked
+ * invalid).
+ */
+function readLr(ui) {
+  const lr = stepLearningRate(ui.lrInput.value);
+  if (lr === null) {
+    const got = ui.lrInput.validity?.badInput
+      ? 'something that is not a number'
+      : quoteValue(ui.lrInput.value);
+    ui.err.set(`${learningRateError(got)} Nothing was changed.`);
+    ui.lrInput.setAttribute('aria-invalid', 'true');
+    return null;
   }
+  ui.err.clear();
+  ui.lrInput.removeAttribute('aria-invalid');
+  return lr;
+}
 
-  function readLr() {
-    const v = lrInput.value.trim();
-    const lr = Number(v);
-    if (v === '' || !Number.isFinite(lr) || lr <= 0 || lr > MAX_LR) {
-      const got = lrInput.validity?.badInput
-        ? 'something that is not a number'
-        : quoteValue(lrInput.value);
-      err.set(
-        `The learning rate must be a number greater than 0 and at most ${MAX_LR}; got ${got}. Nothing was changed.`,
-      );
-      lrInput.setAttribute('aria-invalid', 'true');
-      return null;
-    }
-    err.clear();
-    lrInput.removeAttribute('aria-invalid');
-    return lr;
-  }
-
+/** Step, Run 10 steps and Reset on the trainer; fill() redraws after every change. */
+function wireTraining(ui, trainer, fill) {
   let running = null; // the timer of "Run 10 steps"
-  function setBusy(b) {
-    stepBtn.disabled = b;
+  const setBusy = (b) => {
+    ui.stepBtn.disabled = b;
     // not runBtn.disabled: disabling the focused button drops keyboard focus to <body> mid-run
     // (a click while running is ignored by its handler)
-    runBtn.setAttribute('aria-disabled', String(b));
-    runBtn.textContent = b ? 'Running…' : 'Run 10 steps';
-  }
-  function stopRun() {
+    ui.runBtn.setAttribute('aria-disabled', String(b));
+    ui.runBtn.textContent = b ? 'Running…' : `Run ${RUN_STEPS} steps`;
+  };
+  const stopRun = () => {
     if (running) {
       clearTimeout(running);
       running = null;
       setBusy(false);
     }
-  }
-  function doStep(lr) {
+  };
+  const doStep = (lr) => {
     try {
       trainer.step(lr);
     } catch (e) {
-      err.set(`Training stopped: ${e.message}`);
+      ui.err.set(`Training stopped: ${e.message}`);
       stopRun();
       setBusy(false);
       fill();
@@ -249,66 +179,125 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
     }
     fill();
     return true;
-  }
-
-  stepBtn.addEventListener('click', () => {
-    const lr = readLr();
+  };
+  ui.stepBtn.addEventListener('click', () => {
+    const lr = readLr(ui);
     if (lr !== null) doStep(lr);
   });
-  runBtn.addEventListener('click', () => {
-    const lr = readLr();
+  ui.runBtn.addEventListener('click', () => {
+    const lr = readLr(ui);
     if (lr === null || running) return;
     setBusy(true);
-    let left = 10;
+    let left = RUN_STEPS;
     const tick = () => {
       running = null;
       if (!doStep(lr)) return;
       left -= 1;
-      if (left > 0) running = setTimeout(tick, 80);
+      if (left > 0) running = setTimeout(tick, RUN_EVERY_MS);
       else setBusy(false);
     };
     running = setTimeout(tick, 0);
   });
-  resetBtn.addEventListener('click', () => {
+  ui.resetBtn.addEventListener('click', () => {
     stopRun();
-    err.clear();
+    ui.err.clear();
     trainer.reset();
     fill();
   });
-  lrInput.addEventListener('input', () => {
-    readLr();
+  ui.lrInput.addEventListener('input', () => readLr(ui));
+}
+
+function introParagraph(sentence, T) {
+  return el(
+    'p',
+    { className: 'sentence-display' },
+    el('span', { className: 'label', text: 'Sentence: ' }),
+    el('q', { text: sentence }),
+    el('span', {
+      className: 'note',
+      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
+    }),
+  );
+}
+
+function checkNote(n) {
+  return el('p', {
+    className: 'note',
+    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷. MSE divides by n = T·C = ${n}, so its gradients are about ${n} times smaller than lesson 4's while the finite differences' rounding floor (about 10⁻¹³ absolute) stays the same; on the smallest entries (about 4·10⁻⁸) that alone gives relative errors near 1.5·10⁻⁶. The absolute errors stay below 10⁻¹².`,
   });
+}
+
+function lessonScript(sentence, tokens, trainer, heads) {
+  return numpyBlock(
+    () =>
+      trainingScript({
+        title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
+        sentence,
+        tokens,
+        C,
+        heads,
+        seed: SEED,
+        rng: 'default_rng',
+        lrs: trainer.lrs,
+        threshold: L5_THRESHOLD,
+      }),
+    { what: 'lesson 5' },
+  );
+}
+
+export function renderLesson5({ mha, body, scheduler }) {
+  const sentence = DEFAULT_SENTENCE;
+  const tokens = tokenize(sentence);
+  const model = sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
+  const trainer = new Trainer(mha, model);
+  const { T, heads } = model;
+  const objectCode = codeDetails('The layer object (what each button calls)', OBJECT_CODE, {
+    open: true,
+  });
+  const ui = trainingControls();
+  const att = attentionMaps(trainer.att, tokens, heads);
+  const attTitle = el('h3');
+  const chips = tokenChips(tokens, model.ids, att.highlight);
+  const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
+  const lossSlot = el('div');
+  const figs = figuresList();
+  const panel = checkPanel(scheduler, T, heads);
+  const script = lessonScript(sentence, tokens, trainer, heads);
+
+  function fill(initial = false) {
+    if (!initial) {
+      // the maps and the chart were made with these very values
+      att.update(trainer.att);
+      chart.update(trainer.losses);
+    }
+    attTitle.textContent =
+      trainer.steps === 0
+        ? 'Attention of the initial weights (step 0)'
+        : `Attention after step ${trainer.steps}`;
+    lossSlot.replaceChildren(lossTable(trainer));
+    figs.set(lesson5Figures(trainer));
+    script.refresh();
+  }
+  wireTraining(ui, trainer, fill);
 
   fill(true);
   body.append(
-    el(
-      'p',
-      { className: 'sentence-display' },
-      el('span', { className: 'label', text: 'Sentence: ' }),
-      el('q', { text: sentence }),
-      el('span', {
-        className: 'note',
-        text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
-      }),
-    ),
+    introParagraph(sentence, T),
     objectCode.element,
     el('p', { className: 'formula', text: 'L = mean((Y − target)²),   W ← W − lr · dL/dW' }),
-    controls,
+    ui.element,
     el('div', { className: 'figure-row' }, chart.element, lossSlot),
     attTitle,
     chips,
-    el('div', { className: 'figure-grid' }, ...attMaps.map((m) => m.element)),
+    el('div', { className: 'figure-grid' }, ...att.maps.map((m) => m.element)),
     figs.element,
     el('h3', { text: 'Gradient check on the sentence' }),
-    el('p', {
-      className: 'note',
-      text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷. MSE divides by n = T·C = ${T * 64}, so its gradients are about ${T * 64} times smaller than lesson 4's while the finite differences' rounding floor (about 10⁻¹³ absolute) stays the same; on the smallest entries (about 4·10⁻⁸) that alone gives relative errors near 1.5·10⁻⁶. The absolute errors stay below 10⁻¹².`,
-    }),
+    checkNote(model.X.length),
     panel.element,
     script.element,
   );
 
-  const total = gradcheckSize({ B: 1, T, C: 64, heads });
+  const total = gradcheckSize({ B: 1, T, C, heads });
   return {
     figures: () => ({
       tokens: [...tokens],
@@ -318,15 +307,8 @@ layer.step(lr)                        # W -= lr * dW for each of the four weight
       step: trainer.steps,
     }),
     afterReady() {
-      panel.run(
-        gradcheckJob(() => layerWith(mha, 64, heads, model.W), model.X, {
-          B: 1,
-          T,
-          loss: 'mse',
-          target: model.target,
-        }),
-        { priority: 2, total },
-      );
+      const opts = { B: 1, T, loss: 'mse', target: model.target };
+      panel.run(layerCheck(mha, { C, heads, W: model.W }, model.X, opts), { priority: 2, total });
     },
     panel,
   };

@@ -1,78 +1,69 @@
-// sentence.js - "The Lantern Bay sentence": tokens, embedding rows, X, and how to rebuild X in NumPy.
+// sentence.js - "The Lantern Bay sentence": tokens, embedding rows, X, and how to rebuild X in
+// NumPy.
 
-import { DEFAULT_SENTENCE, tokenize, buildInput } from '../model.js';
-import { xSnippet } from './numpy.js';
-import { el, figuresList, codeDetails, tokenChips, field, numList, lazyHeatmap } from './common.js';
+import { el } from '../components/dom.js';
+import { figuresList } from '../components/figures.js';
+import { codeDetails } from '../components/code.js';
+import { tokenChips } from '../components/token-chips.js';
+import { field } from '../components/controls.js';
+import { numList } from '../components/numbers.js';
+import { lazyHeatmap } from '../components/lazy-figure.js';
+import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
+import { sentenceInput } from '../model/input.js';
+import { xSnippet } from '../model/numpy-scripts.js';
 
-export function renderSentence({ mha, body }) {
-  const sentence = DEFAULT_SENTENCE;
-  const tokens = tokenize(sentence);
-  const C = 64,
-    seed = 42;
-  let pe = false;
+const C = 64;
+const SEED = 42;
 
-  function compute() {
-    const rng = mha.rng(seed, 'default_rng');
-    try {
-      return buildInput(rng, tokens, C, { pe });
-    } finally {
-      rng.free();
-    }
-  }
-  let inp = compute();
-
-  const rules = el(
+/** The rules of the page: tokens, vocabulary, the one random stream, X. */
+function rulesList() {
+  const code = (text) => el('code', { text });
+  return el(
     'ol',
     { className: 'rules' },
     el(
       'li',
       {},
-      'Tokens: words are runs of letters, digits and apostrophes; every other non-space character (punctuation, each emoji) is a token of its own; spaces only separate. In Python: ',
-      el('code', { text: 're.findall(r"(?:[^\\W_]|\')+|\\S", sentence)' }),
+      `Tokens: words are runs of letters, digits and apostrophes; every other non-space character (punctuation, each emoji) is a token of its own; spaces only separate. In Python: `,
+      code('re.findall(r"(?:[^\\W_]|\')+|\\S", sentence)'),
       '. The page takes 1 to 64 tokens.',
     ),
     el(
       'li',
       {},
       'Vocabulary: the distinct lower-cased tokens in order of first appearance; token t uses row ',
-      el('code', { text: 'vocab.index(tokens[t].lower())' }),
+      code('vocab.index(tokens[t].lower())'),
       ' of E, so the same word in any case gets the same row.',
     ),
     el(
       'li',
       {},
       'One random stream per view, used in a fixed order: ',
-      el('code', { text: 'rng = np.random.default_rng(seed)' }),
+      code('rng = np.random.default_rng(seed)'),
       ' (or, for the legacy generator, ',
-      el('code', { text: 'np.random.seed(seed)' }),
+      code('np.random.seed(seed)'),
       ' and ',
-      el('code', { text: 'np.random.randn' }),
+      code('np.random.randn'),
       '); first ',
-      el('code', { text: 'E = rng.standard_normal((V, C))' }),
+      code('E = rng.standard_normal((V, C))'),
       ", then each lesson's weights ",
-      el('code', { text: 'rng.standard_normal(shape) / np.sqrt(C)' }),
+      code('rng.standard_normal(shape) / np.sqrt(C)'),
       ', then (lesson 5) the target.',
     ),
     el(
       'li',
       {},
-      el('code', { text: 'X = E[ids][None]' }),
+      code('X = E[ids][None]'),
       ' has shape (1, T, C); with the positional encoding on, ',
-      el('code', { text: 'X += PE' }),
+      code('X += PE'),
       ' where PE[t, 2i] = sin(t / 10000^(2i/C)) and PE[t, 2i+1] = cos(t / 10000^(2i/C)).',
     ),
   );
+}
 
-  const chips = tokenChips(tokens, inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
-  const peBox = el('input', { id: 'x-pe', attrs: { type: 'checkbox' } });
-  const peField = field(
-    'add the sinusoidal positional encoding',
-    peBox,
-    'off by default. Math.sin and Math.cos may differ in the last bit between NumPy, JavaScript engines and browsers, so with it on X agrees with NumPy to about 1e-16 relative, not bit for bit.',
-  );
-
-  const hm = lazyHeatmap({
-    data: inp.X,
+function xHeatmap(X, tokens) {
+  return lazyHeatmap({
+    data: X,
     rows: tokens.length,
     cols: C,
     rowLabels: tokens,
@@ -85,30 +76,50 @@ export function renderSentence({ mha, body }) {
     exportName: 'lantern-bay-X',
     legendLabel: 'value of X',
   });
+}
 
+function peCheckbox() {
+  const box = el('input', { id: 'x-pe', attrs: { type: 'checkbox' } });
+  const f = field(
+    'add the sinusoidal positional encoding',
+    box,
+    `off by default. Math.sin and Math.cos may differ in the last bit between NumPy, JavaScript engines and browsers, so with it on X agrees with NumPy to about 1e-16 relative, not bit for bit.`,
+  );
+  return { box, field: f };
+}
+
+function sentenceFigures(tokens, inp) {
+  return [
+    { label: 'tokens T', value: tokens.length },
+    { label: 'distinct words V (rows of E)', value: inp.vocab.length },
+    { label: 'X.shape', value: `(1, ${tokens.length}, ${C})` },
+    { label: 'X[0, 0, :4]', value: numList(Array.from(inp.X.subarray(0, 4)), 8) },
+  ];
+}
+
+export function renderSentence({ mha, body }) {
+  const sentence = DEFAULT_SENTENCE;
+  const tokens = tokenize(sentence);
+  const state = { pe: false, inp: sentenceInput(mha, tokens, { C, seed: SEED, pe: false }) };
+  const rules = rulesList();
+  const chips = tokenChips(tokens, state.inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
+  const pe = peCheckbox();
+  const hm = xHeatmap(state.inp.X, tokens);
   const figs = figuresList();
   const snippet = codeDetails(
     'How X is built: the NumPy snippet that rebuilds X exactly',
-    xSnippet({ sentence, tokens, C, seed, pe }),
+    xSnippet({ sentence, tokens, C, seed: SEED, pe: false }),
     { className: 'how-x' },
   );
+  figs.set(sentenceFigures(tokens, state.inp));
 
-  function setFigures() {
-    figs.set([
-      { label: 'tokens T', value: tokens.length },
-      { label: 'distinct words V (rows of E)', value: inp.vocab.length },
-      { label: 'X.shape', value: `(1, ${tokens.length}, ${C})` },
-      { label: 'X[0, 0, :4]', value: numList(Array.from(inp.X.subarray(0, 4)), 8) },
-    ]);
-  }
-  setFigures();
-
-  peBox.addEventListener('change', () => {
-    pe = peBox.checked;
-    inp = compute();
-    hm.update(inp.X, { title: pe ? 'X = E[ids] + PE' : 'X: the embedding row of each token' });
-    snippet.set(xSnippet({ sentence, tokens, C, seed, pe }));
-    setFigures();
+  pe.box.addEventListener('change', () => {
+    state.pe = pe.box.checked;
+    state.inp = sentenceInput(mha, tokens, { C, seed: SEED, pe: state.pe });
+    const title = state.pe ? 'X = E[ids] + PE' : 'X: the embedding row of each token';
+    hm.update(state.inp.X, { title });
+    snippet.set(xSnippet({ sentence, tokens, C, seed: SEED, pe: state.pe }));
+    figs.set(sentenceFigures(tokens, state.inp));
   });
 
   body.append(
@@ -120,10 +131,10 @@ export function renderSentence({ mha, body }) {
     ),
     chips,
     rules,
-    el('div', { className: 'controls' }, peField),
+    el('div', { className: 'controls' }, pe.field),
     hm.element,
     figs.element,
     snippet.element,
   );
-  return { figures: () => ({ tokens, pe }) };
+  return { figures: () => ({ tokens, pe: state.pe }) };
 }

@@ -1,5 +1,6 @@
-// numpy.js - the "Copy as NumPy" scripts (DOM-free). Each one is complete (imports included),
-// runs with python3 + numpy, and prints the numbers the page shows for the same settings.
+// numpy-scripts.js - the "Copy as NumPy" scripts (DOM-free). Each one is complete (imports
+// included), runs with python3 + numpy, and prints the numbers the page shows for the same
+// settings.
 
 /** A Python string literal (JSON's escapes are valid Python escapes). */
 export function pyStr(s) {
@@ -153,7 +154,8 @@ const LAYER_CLASS = `class MultiHeadAttention:
             self.W[k] -= lr * self.grads["d" + k]`;
 
 // The gradient check of the page, in NumPy: five-point central differences on every entry of the
-// weights, X, and the intermediates (an intermediate is perturbed and everything after it recomputed).
+// weights, X, and the intermediates (an intermediate is perturbed and everything after it is
+// recomputed).
 const GRADCHECK = `def loss_after(layer, c, start, loss):
     """The loss recomputed from the (edited) cache entry \`start\` onwards."""
     W, h = layer.W, layer.h

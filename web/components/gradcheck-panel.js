@@ -1,0 +1,170 @@
+// gradcheck-panel.js - a gradient check on screen: progress bar, the report table and a status
+// line, for a check run as a job on the page's Scheduler (see web/jobs/gradcheck.js).
+
+import { el } from './dom.js';
+import { gradcheckTable, progressBar, groupThousands } from './tables.js';
+import { reportRows, summarize } from '../model/gradcheck-report.js';
+
+const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
+
+/**
+ * A gradient-check panel: <div id=id> holding a progress bar, the table and a summary. Runs jobs
+ * on the page's scheduler; run() cancels a check in progress and starts over (restart-safe).
+ * The container gets data-done="1" when a full (not sampled) check for the current settings has
+ * finished, and data-state = running | done | sampled | cancelled | error.
+ */
+export class GradcheckPanel {
+  constructor({ id, scheduler, threshold, caption, label = 'Gradient check' }) {
+    this.scheduler = scheduler;
+    this.threshold = threshold;
+    this.caption = caption;
+    this.label = label;
+    this.job = null;
+    this.rows = null; // JSON-able rows of the last finished check (null until then)
+    this.sampled = false;
+    this.report = null;
+    this.element = el('div', {
+      id,
+      className: 'gradcheck-panel',
+      attrs: { 'aria-live': 'polite' },
+    });
+    this.progressSlot = el('div', { className: 'progress-slot' });
+    this.tableSlot = el('div', { className: 'table-slot' });
+    this.status = el('p', { className: 'gradcheck-status note' });
+    this.element.append(this.progressSlot, this.tableSlot, this.status);
+    this.listeners = [];
+  }
+
+  onChange(f) {
+    this.listeners.push(f);
+  }
+
+  cancel() {
+    if (this.job) {
+      this.job.cancel();
+      this.job = null;
+    }
+  }
+
+  /** Show a table of pending rows (see pendingReport) and a status line; runs nothing. */
+  showPending(text, rows) {
+    this.status.textContent = text;
+    if (rows) {
+      this.tableSlot.replaceChildren(
+        gradcheckTable(rows, { threshold: this.threshold, caption: this.caption }),
+      );
+    }
+  }
+
+  /**
+   * Run a check: start is a Scheduler start function (see gradcheckJob); samples: 0 = every entry.
+   * opts: { samples, priority, total, onDone(rows), sliceMs (the scheduler's default if unset) }.
+   */
+  run(start, { samples = 0, priority = 1, total, onDone, sliceMs } = {}) {
+    this.cancel();
+    const run = { samples, sampled: samples > 0, onDone, t0: 0, lastTable: 0, job: null };
+    run.bar = this.#begin(run, total);
+    run.t0 = performance.now();
+    const job = this.scheduler.submit({
+      start,
+      priority,
+      sliceMs,
+      name: this.element.id,
+      onProgress: (p) => this.#progress(run, p),
+      onDone: (p) => this.#done(run, p),
+      onError: (err) => this.#failed(run, err),
+    });
+    run.job = job;
+    this.job = job;
+    return job;
+  }
+
+  /** The panel's state for a new run: progress bar, status line; returns the bar. */
+  #begin(run, total) {
+    delete this.element.dataset.done;
+    this.element.dataset.state = 'running';
+    this.element.dataset.kind = run.sampled ? 'sampled' : 'full';
+    const bar = progressBar({
+      label: run.sampled
+        ? `${this.label} (sampled, ${run.samples} entries per tensor)`
+        : `${this.label} (every entry)`,
+    });
+    if (total) bar.set(0, total);
+    this.progressSlot.replaceChildren(bar.element);
+    this.status.textContent = run.sampled
+      ? 'Running a sampled check…'
+      : 'Running the full check in small chunks; the page stays usable meanwhile.';
+    return bar;
+  }
+
+  #table(run, report) {
+    this.tableSlot.replaceChildren(
+      gradcheckTable(report, {
+        threshold: this.threshold,
+        sampled: run.sampled ? run.samples : false,
+        caption: this.caption,
+      }),
+    );
+  }
+
+  #progress(run, p) {
+    run.bar.set(p.done, p.total);
+    const now = performance.now();
+    if (now - run.lastTable < TABLE_EVERY_MS) return;
+    run.lastTable = now;
+    this.#table(run, p.report);
+  }
+
+  /**
+   * For the page benchmark: mha:gradcheck:<panel id> (mark: when it finished; measure: from its
+   * start, sharing the scheduler with whatever else was going on; detail.busyMs: the time in its
+   * own slices).
+   */
+  #measure(run) {
+    const mark = `mha:gradcheck:${this.element.id}${run.sampled ? ':sampled' : ''}`;
+    performance.mark(mark);
+    performance.measure(mark, {
+      start: run.t0,
+      end: performance.now(),
+      detail: { busyMs: run.job.busyMs },
+    });
+  }
+
+  #done(run, p) {
+    if (this.job !== run.job) return;
+    this.job = null;
+    const secs = (performance.now() - run.t0) / 1000;
+    this.#measure(run);
+    this.report = p.report;
+    this.rows = reportRows(p.report);
+    this.sampled = run.sampled;
+    const sum = summarize(p.report, this.threshold);
+    run.bar.finish(`${groupThousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`);
+    this.#table(run, p.report);
+    this.element.dataset.state = run.sampled ? 'sampled' : 'done';
+    if (!run.sampled) this.element.dataset.done = '1';
+    this.status.textContent = run.sampled
+      ? `Sampled check: ${run.samples} evenly spaced entries per tensor (every entry of smaller tensors). Run the full check for every entry.`
+      : `Every entry checked (${groupThousands(sum.checked)}).`;
+    run.onDone?.(this.rows);
+    for (const f of this.listeners) f(this);
+  }
+
+  #failed(run, err) {
+    if (this.job !== run.job) return;
+    this.job = null;
+    this.element.dataset.state = 'error';
+    run.bar.finish('stopped');
+    this.status.textContent = `The check stopped: ${err.message}`;
+  }
+
+  /** Forget results (settings changed): the table shows what is being computed next. */
+  invalidate(text = 'Settings changed; the check will run again.') {
+    this.cancel();
+    delete this.element.dataset.done;
+    this.element.dataset.state = 'cancelled';
+    this.rows = null;
+    this.report = null;
+    this.status.textContent = text;
+  }
+}

@@ -1,0 +1,78 @@
+// checks.js - the playground's gradient check: a sampled check on every new view, then the full
+// check (on its own when the size allows, else on "Run the full check").
+
+import { el } from '../../components/dom.js';
+import { groupThousands } from '../../components/tables.js';
+import { GradcheckPanel } from '../../components/gradcheck-panel.js';
+import {
+  L5_THRESHOLD,
+  gradcheckSize,
+  pendingReport,
+  pgThreshold,
+} from '../../model/gradcheck-report.js';
+import { PG_SAMPLES, autoFull } from '../../model/playground.js';
+import { trimmedPrecision } from '../../model/format.js';
+import { layerCheck } from '../../jobs/gradcheck.js';
+
+const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE; its threshold is 10⁻⁵ at lesson 5's size (n = T·C = 512) and grows in proportion to n above that, because MSE's gradients shrink as 1/n while the rounding floor of the finite differences (about 10⁻¹³ absolute, see the max abs error column) does not. `;
+
+/**
+ * The check section: { intro, actions, panel, start(view) }. isCurrent(view) says whether a view
+ * is still the one shown (a finished sampled check only starts the full one for its own view).
+ */
+export function checksView({ mha, scheduler, isCurrent }) {
+  const fullBtn = el('button', {
+    id: 'pg-full-check',
+    type: 'button',
+    className: 'btn',
+    text: 'Run the full check',
+  });
+  const fullNote = el('span', { className: 'note' });
+  const thresholdNote = el('strong');
+  const panel = new GradcheckPanel({
+    id: 'pg-gradcheck',
+    scheduler,
+    threshold: L5_THRESHOLD,
+    caption: 'Gradient check of the MSE loss for the typed sentence (initial weights)',
+    label: 'Playground gradient check',
+  });
+
+  function start(view) {
+    const s = view.settings;
+    const { model, T } = view;
+    const check = (more) =>
+      layerCheck(mha, { C: s.C, heads: s.h, W: model.W }, model.X, {
+        B: 1,
+        T,
+        causal: s.causal,
+        loss: 'mse',
+        target: model.target,
+        ...more,
+      });
+    const auto = autoFull(s, T);
+    const total = gradcheckSize({ T, C: s.C, heads: s.h });
+    fullNote.textContent = auto
+      ? `the full check (${groupThousands(total)} entries) runs by itself after the sampled one`
+      : `${groupThousands(total)} entries: this size takes a while, so it runs only when you ask`;
+    panel.threshold = pgThreshold(T, s.C);
+    thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${model.X.length}.`;
+    panel.showPending('', pendingReport({ T, C: s.C, heads: s.h }));
+    panel.run(check({ samples: PG_SAMPLES }), {
+      samples: PG_SAMPLES,
+      priority: 5,
+      onDone: () => {
+        if (auto && isCurrent(view)) panel.run(check({}), { priority: 1, total });
+      },
+    });
+    fullBtn.onclick = () => {
+      if (isCurrent(view)) panel.run(check({}), { priority: 4, total });
+    };
+  }
+
+  return {
+    intro: el('p', { className: 'note' }, INTRO, thresholdNote),
+    actions: el('div', { className: 'actions' }, fullBtn, fullNote),
+    panel,
+    start,
+  };
+}

@@ -1,0 +1,199 @@
+// index.js - the playground: every setting editable; everything re-renders live; the state lives
+// in the URL. Composes the form (controls.js), the state (state.js), the views (views.js), the
+// training run (training.js) and the gradient check (checks.js).
+
+import { el } from '../../components/dom.js';
+import { copyButton } from '../../components/export.js';
+import { debounce } from '../../components/controls.js';
+import { codeDetails, numpyBlock } from '../../components/code.js';
+import { L5_THRESHOLD } from '../../model/gradcheck-report.js';
+import { autoFull } from '../../model/playground.js';
+import { settingsToQuery } from '../../model/settings.js';
+import { trainingScript, xSnippet } from '../../model/numpy-scripts.js';
+import { playgroundForm } from './controls.js';
+import { readURL, writeURL, newView, nextSettings, firstSettings } from './state.js';
+import { attentionViews, yView, trainingView, figuresView } from './views.js';
+import { playgroundTrainer } from './training.js';
+import { checksView } from './checks.js';
+
+const PE_NOTE = `Positional encoding: the page computes it with the browser's Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.`;
+
+/** The NumPy script of the view: its settings, training and (when it runs by itself) check. */
+function viewScript(view) {
+  if (!view) return '# nothing rendered yet';
+  const s = view.settings;
+  return trainingScript({
+    title: `Playground - ${settingsToQuery(s)}`,
+    sentence: s.s,
+    tokens: view.tokens,
+    C: s.C,
+    heads: s.h,
+    seed: s.seed,
+    rng: s.rng,
+    pe: s.pe,
+    causal: s.causal,
+    lrs: new Array(s.steps).fill(s.lr),
+    threshold: L5_THRESHOLD,
+    check: autoFull(s, view.tokens.length),
+  });
+}
+
+function viewX(view) {
+  const s = view.settings;
+  return xSnippet({
+    sentence: s.s,
+    tokens: view.tokens,
+    C: s.C,
+    seed: s.seed,
+    rng: s.rng,
+    pe: s.pe,
+  });
+}
+
+/** Every part of the playground but the form, wired to one state object. */
+function playgroundParts({ mha, scheduler, state, err }) {
+  const isCurrent = (view) => state.view === view;
+  const parts = {
+    attention: attentionViews(),
+    y: yView(() => state.view),
+    training: trainingView(),
+    figures: figuresView(),
+    xDetails: codeDetails('How X is built for these settings (NumPy)', ''),
+    script: numpyBlock(() => viewScript(state.view), { what: 'the playground' }),
+    checks: checksView({ mha, scheduler, isCurrent }),
+  };
+  parts.trainer = playgroundTrainer({
+    mha,
+    scheduler,
+    err,
+    isCurrent,
+    onLosses: (view, { figures }) => {
+      parts.training.render(view);
+      if (figures) parts.figures.render(view);
+    },
+  });
+  return parts;
+}
+
+/** Show a new view (new model): every part renders it, then training and the checks start. */
+function showView(parts, view) {
+  parts.attention.render(view);
+  parts.y.render(view);
+  parts.xDetails.set(viewX(view));
+  parts.trainer.train(view);
+  parts.figures.render(view);
+  parts.script.refresh();
+  parts.checks.start(view);
+}
+
+/** Only lr or steps changed: same X, weights and attention; retrain only. */
+function retrain(parts, view) {
+  parts.trainer.train(view);
+  parts.figures.render(view);
+  parts.script.refresh();
+}
+
+function playgroundBody(form, parts) {
+  const linkBtn = copyButton('Copy link to this view', () => location.href);
+  const { attention, checks } = parts;
+  return [
+    form.element,
+    el('p', { className: 'note pe-note', text: PE_NOTE }),
+    el(
+      'div',
+      { className: 'actions' },
+      linkBtn,
+      el('span', { className: 'note', text: 'The address bar always holds the current settings.' }),
+    ),
+    attention.chipsSlot,
+    attention.focus.row,
+    attention.focus.slot,
+    attention.grid.title,
+    attention.grid.slot,
+    parts.y.details,
+    el('h3', { text: 'Training' }),
+    parts.training.slot,
+    parts.figures.element,
+    el('h3', { text: 'Gradient check for this sentence' }),
+    checks.intro,
+    checks.actions,
+    checks.panel.element,
+    parts.xDetails.element,
+    parts.script.element,
+  ];
+}
+
+/** Listen to the form: text and number fields after a pause, selects and boxes at once. */
+function wireForm(form, update, { parts, state }) {
+  const c = form.controls;
+  const later = debounce(update, 200);
+  for (const k of ['s', 'seed', 'lr', 'steps']) c[k].addEventListener('input', later);
+  for (const k of ['s', 'seed', 'lr', 'steps']) {
+    c[k].addEventListener('change', () => later.flush());
+  }
+  c.C.addEventListener('change', () => {
+    form.fillHeads();
+    update();
+  });
+  for (const k of ['h', 'rng', 'causal', 'pe']) c[k].addEventListener('change', () => update());
+  const { focus } = parts.attention;
+  focus.select.addEventListener('change', () => focus.render(state.view));
+}
+
+export function renderPlayground({ mha, body, scheduler }) {
+  const state = { view: null };
+  const form = playgroundForm();
+  const parts = playgroundParts({ mha, scheduler, state, err: form.err });
+
+  function update() {
+    const next = nextSettings(state, form.read());
+    form.showErrors(next.errors, !!state.view);
+    if (!next.settings) return false;
+    if (next.change === 'none') return true;
+    if (next.change === 'training') {
+      state.view.settings = next.settings;
+      retrain(parts, state.view);
+    } else {
+      state.view = newView(mha, next.settings, next.tokens);
+      showView(parts, state.view);
+    }
+    writeURL(next.settings);
+    return true;
+  }
+  wireForm(form, update, { parts, state });
+
+  // first render, from the URL (a number field would turn 'NaN' into an empty string: the URL's
+  // own text is validated)
+  const raw = readURL();
+  form.set(raw);
+  const first = firstSettings(raw);
+  if (!first.valid) form.showErrors(first.errors, false);
+  state.view = newView(mha, first.settings, first.tokens);
+  showView(parts, state.view);
+  body.append(...playgroundBody(form, parts));
+
+  return {
+    figures: () => (state.view ? viewFigures(state.view, parts.checks.panel) : null),
+    settings: () => (state.view ? { ...state.view.settings } : null),
+    afterReady() {
+      // the address bar holds the full state from the start (a link copied right away reproduces
+      // this view); a URL with bad settings is left as it is, with its error message showing
+      if (first.valid && state.view) writeURL(state.view.settings);
+    },
+    panel: parts.checks.panel,
+  };
+}
+
+function viewFigures(view, panel) {
+  return {
+    tokens: [...view.tokens],
+    C: view.settings.C,
+    heads: view.settings.h,
+    att: Array.from(view.att),
+    Y: Array.from(view.Y),
+    gradcheck: panel.rows,
+    sampled: panel.sampled,
+    losses: [...view.losses],
+    settings: { ...view.settings },
+  };
+}

@@ -1,0 +1,60 @@
+// state.js - the playground's state and the URL that holds it.
+//
+// One state object: { view } where view is what is shown, for the last valid settings:
+//   { settings, tokens, model, att (1, h, T, T), Y (1, T, C), losses, T, h }
+// (null before the first render). Updates are explicit: nextSettings() says what new raw settings
+// change; a new model gets a newView(), new lr or steps only replace view.settings and retrain.
+// The address bar is written from valid settings only; a URL with bad settings is left as it is.
+
+import {
+  parseQuery,
+  sameModel,
+  sameSettings,
+  settingsToQuery,
+  validateSettings,
+} from '../../model/settings.js';
+import { playgroundForward } from '../../model/playground.js';
+
+/** The raw settings of the page's address (empty outside a browser). */
+export function readURL() {
+  return parseQuery(typeof location === 'object' ? location.search : '');
+}
+
+/** Put valid settings in the address bar (replaceState: no new history entry). */
+export function writeURL(settings) {
+  try {
+    const q = settingsToQuery(settings);
+    if (location.search !== q) history.replaceState(history.state, '', `${q}${location.hash}`);
+  } catch {
+    // some file:// setups refuse history changes; the view still works
+  }
+}
+
+/** The view of valid settings: the model and its forward pass; losses come with training. */
+export function newView(mha, settings, tokens) {
+  const { model, att, Y } = playgroundForward(mha, settings, tokens);
+  return { settings, tokens, model, att, Y, losses: [], T: model.T, h: settings.h };
+}
+
+/**
+ * What new raw settings mean for the state: { errors } when refused; else { settings, tokens,
+ * change } with change 'none' (the same view), 'training' (only lr or steps: same X, weights and
+ * attention; retrain only) or 'view' (a new model).
+ */
+export function nextSettings(state, raw) {
+  const { settings, tokens, errors } = validateSettings(raw);
+  if (Object.keys(errors).length) return { errors };
+  const cur = state.view?.settings;
+  let change = 'view';
+  if (cur && sameSettings(cur, settings)) change = 'none';
+  else if (cur && sameModel(cur, settings)) change = 'training';
+  return { settings, tokens, errors, change };
+}
+
+/** The settings of the first render: the URL's when valid, else the defaults (with the errors). */
+export function firstSettings(raw) {
+  const first = validateSettings(raw);
+  const valid = !Object.keys(first.errors).length;
+  const use = valid ? first : validateSettings({});
+  return { valid, errors: first.errors, settings: use.settings, tokens: use.tokens };
+}

@@ -1,0 +1,23 @@
+// course.js - the course setting of lessons 3 and 4 and its data (DOM-free).
+
+import { drawScaled } from './input.js';
+
+/** seed 42, B = 2 sequences of T = 6 tokens, C = 64 features, 4 heads of hs = 16. */
+export const COURSE = Object.freeze({ seed: 42, B: 2, T: 6, C: 64, heads: 4, hs: 16 });
+
+/** X (2, 6, 64) and Wq, Wk, Wv, Wo (64, 64) / 8 from default_rng(42), then dY (lesson 4). */
+export function courseData(
+  mha,
+  { seed = COURSE.seed, B = COURSE.B, T = COURSE.T, C = COURSE.C } = {},
+) {
+  const rng = mha.rng(seed, 'default_rng');
+  try {
+    const X = rng.standardNormal(B * T * C);
+    const W = {};
+    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
+    const dY = rng.standardNormal(B * T * C);
+    return { X, W, dY, B, T, C };
+  } finally {
+    rng.free();
+  }
+}

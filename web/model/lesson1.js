@@ -1,0 +1,47 @@
+// lesson1.js - "Why one head isn't enough": two independent single heads on the sentence
+// (DOM-free).
+
+import { buildInput, drawScaled } from './input.js';
+import { argmaxDiffRows, maxAbs, rowArgmax, subtract } from './arrays.js';
+
+/** One single head's attention (T, T): Wq, Wk, Wv drawn next from rng, each (C, hs) / sqrt(C). */
+function singleHeadAttention(mha, rng, X, { T, C, hs }) {
+  const Wq = drawScaled(rng, C * hs, C);
+  const Wk = drawScaled(rng, C * hs, C);
+  const Wv = drawScaled(rng, C * hs, C);
+  return mha.singleHead(X, { B: 1, T, C, headSize: hs, Wq, Wk, Wv }).att;
+}
+
+/**
+ * Lesson 1: two independent single heads on the sentence (C = 64, hs = 16, seed 42, default_rng):
+ * one stream: E, then Wq1, Wk1, Wv1, then Wq2, Wk2, Wv2, each standard_normal((C, hs)) / sqrt(C).
+ * A1, A2, diff = A1 - A2: (T, T).
+ */
+export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
+  const rng = mha.rng(seed, 'default_rng');
+  try {
+    const T = tokens.length;
+    const { X, vocab, ids } = buildInput(rng, tokens, C);
+    const A1 = singleHeadAttention(mha, rng, X, { T, C, hs });
+    const A2 = singleHeadAttention(mha, rng, X, { T, C, hs });
+    const diff = subtract(A1, A2);
+    return {
+      tokens,
+      vocab,
+      ids,
+      C,
+      hs,
+      seed,
+      T,
+      A1,
+      A2,
+      diff,
+      maxGap: maxAbs(diff),
+      argmaxDiffRows: argmaxDiffRows(A1, A2, T),
+      argmax1: rowArgmax(A1, T),
+      argmax2: rowArgmax(A2, T),
+    };
+  } finally {
+    rng.free();
+  }
+}

@@ -1,0 +1,52 @@
+// sentence-model.js - lesson 5's and the playground's model of a sentence (DOM-free): one stream
+// gives E, then Wq, Wk, Wv, Wo (C, C) / sqrt(C), then target = standard_normal((1, T, C)).
+
+import { buildInput, drawScaled } from './input.js';
+
+const modelCache = []; // the last two sentence models: [{ mha, key, model }]
+
+function drawModel(mha, { tokens, C, heads, seed, kind, pe, causal }) {
+  const rng = mha.rng(seed, kind);
+  try {
+    const input = buildInput(rng, tokens, C, { pe });
+    const W = {};
+    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
+    const target = rng.standardNormal(tokens.length * C);
+    return Object.freeze({
+      tokens,
+      C,
+      heads,
+      hs: C / heads,
+      seed,
+      rng: kind,
+      pe,
+      causal,
+      T: tokens.length,
+      ...input,
+      W: Object.freeze(W),
+      target,
+    });
+  } finally {
+    rng.free();
+  }
+}
+
+/**
+ * Lesson 5 and the playground: one stream: E, then Wq, Wk, Wv, Wo (C, C) / sqrt(C), then
+ * target = standard_normal((1, T, C)). rng: 'default_rng' or 'legacy' (np.random.seed + randn:
+ * the same calls continue one stream).
+ */
+export function sentenceModel(
+  mha,
+  { tokens, C = 64, heads = 4, seed = 42, rng: kind = 'default_rng', pe = false, causal = false },
+) {
+  // lesson 5 and the playground's default view draw the very same stream: computed once. The
+  // model is read-only for everyone (its arrays are only ever copied into wasm memory).
+  const key = JSON.stringify([tokens, C, heads, seed, kind, pe, causal]);
+  const hit = modelCache.find((m) => m.mha === mha && m.key === key);
+  if (hit) return hit.model;
+  const model = drawModel(mha, { tokens, C, heads, seed, kind, pe, causal });
+  modelCache.unshift({ mha, key, model });
+  modelCache.length = Math.min(modelCache.length, 2);
+  return model;
+}
