@@ -4,7 +4,7 @@
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
-/** U+2212, the minus sign shown in tables, ticks and cells (a hyphen is too short beside digits). */
+/** U+2212, the minus sign of tables, ticks and cells (a hyphen is too short beside digits). */
 export const MINUS = '\u2212';
 
 /** An SVG element with attributes (values set as strings). */
