@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as espree from 'espree';
 import { loadMHA, repoRoot } from './helpers.mjs';
@@ -80,7 +80,7 @@ test("mha.tensors, tensorNames, checkNames and gradOrder are the raw exports' ta
     order.push(rawNames[ex.mha_grad_order(i)]);
   }
   assert.deepEqual(mha.gradOrder, order);
-  // ... which is lesson 4's order (web/model.js's GRAD_ORDER, the page's figures)
+  // ... which is lesson 4's order (the page's lesson 4 shows the gradients in mha.gradOrder)
   assert.deepEqual(mha.gradOrder, [
     'dWo',
     'dconcat',
@@ -202,4 +202,50 @@ test(`web/mha.d.ts: TensorName lists exactly the module's tensors, CheckName its
     mha.tensors.filter((x) => x.stage !== null).map((x) => x.name),
   );
   assert.deepEqual(union('TensorKind').sort(), [...new Set(mha.tensors.map((x) => x.kind))].sort());
+});
+
+// The page's own modules: every .js file of a folder, recursively.
+function webFiles(dir) {
+  return readdirSync(join(repoRoot, 'web', dir), { withFileTypes: true }).flatMap((f) => {
+    const rel = `${dir}/${f.name}`;
+    if (f.isDirectory()) return webFiles(rel);
+    return f.name.endsWith('.js') ? [rel] : [];
+  });
+}
+
+test('no list of tensor names in web/model, jobs, components: they ask the module', async (t) => {
+  const { weightNames, forwardNames } = await import('../web/model/tensors.js');
+  const names = new Set(rawNames);
+  const files = ['model', 'jobs', 'components'].flatMap(webFiles);
+  assert.ok(files.length > 20, `only ${files.length} files found`);
+  let literals = 0;
+  for (const file of files) {
+    const src = readFileSync(join(repoRoot, 'web', file), 'utf8');
+    const ast = espree.parse(src, { ecmaVersion: 2024, sourceType: 'module', loc: true });
+    for (const n of nodes(ast)) {
+      if (n.type === 'Literal' && names.has(n.value)) literals++;
+      let items = [];
+      if (n.type === 'ArrayExpression') items = n.elements;
+      if (n.type === 'ObjectExpression') items = n.properties.map((p) => p.key);
+      const found = items.filter((x) => x?.type === 'Literal' && names.has(x.value));
+      assert.ok(
+        found.length < 2,
+        `web/${file}:${n.loc.start.line}: a list of tensor names (${found.map((x) => x.value)})`,
+      );
+    }
+  }
+  // the lists the page uses come from the module's table
+  assert.deepEqual(
+    weightNames(mha),
+    mha.tensors.filter((x) => x.kind === 'param').map((x) => x.name),
+  );
+  // the course draws the weights in this order from one stream: a reordered C table would
+  // change every figure, so the order is pinned here against the course's text
+  assert.deepEqual(weightNames(mha), ['Wq', 'Wk', 'Wv', 'Wo']);
+  assert.deepEqual(forwardNames(mha), [
+    'X',
+    ...mha.tensors.filter((x) => x.kind === 'intermediate').map((x) => x.name),
+    'Y',
+  ]);
+  t.diagnostic(`${files.length} modules, ${literals} single tensor-name literals, no list`);
 });

@@ -26,7 +26,7 @@ export class Trainer {
 
   reset() {
     const v = this.layer.weights;
-    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) v[k].set(this.model.W[k]);
+    for (const k of Object.keys(this.model.W)) v[k].set(this.model.W[k]);
     this.layer.zeroGrad();
     this.lrs = [];
     this.#evaluate();

@@ -9,7 +9,7 @@ import { field, indexSelect } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
-import { lesson4, GRAD_ORDER, gradientView, gradientSizes } from '../model/lesson4.js';
+import { lesson4, gradientView, gradientSizes } from '../model/lesson4.js';
 import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
 import { shapeText } from '../model/format.js';
@@ -31,7 +31,7 @@ const WHAT = {
   dX: ['token (row)', 'feature (column)', 'merge(dQ) Wq.T + merge(dK) Wk.T + merge(dV) Wv.T'],
 };
 
-/** Gradient k of GRAD_ORDER as a heatmap of its (rows, cols) view v. */
+/** Gradient k of lesson 4's order (r.order) as a heatmap of its (rows, cols) view v. */
 function gradientMap(r, name, k, v, toks) {
   const [rowAxis, colAxis, formula] = WHAT[name];
   const square = v.rows === v.cols && v.rows === r.T;
@@ -67,13 +67,13 @@ function gradientMaps(r) {
   const toks = positionLabels(r.T);
   const sel = { b: 0, h: 0 };
   const maps = {};
-  GRAD_ORDER.forEach((name, k) => {
+  r.order.forEach((name, k) => {
     maps[name] = gradientMap(r, name, k, gradientView(r.grads[name], 0, 0), toks);
   });
   const bSel = indexSelect('l4-batch', r.B, 'batch');
   const hSel = indexSelect('l4-head', r.heads, 'head');
   const refresh = () => {
-    GRAD_ORDER.forEach((name, k) => {
+    r.order.forEach((name, k) => {
       const v = gradientView(r.grads[name], sel.b, sel.h);
       maps[name].update(v.data, { title: `${k + 1}. ${name}${v.where}` });
     });
@@ -95,7 +95,7 @@ function gradientMaps(r) {
   const grid = el(
     'div',
     { className: 'figure-grid has-wide' },
-    ...GRAD_ORDER.map((n) => maps[n].element),
+    ...r.order.map((n) => maps[n].element),
   );
   return { controls, grid };
 }
@@ -104,7 +104,7 @@ function gradientTable(r) {
   const sizes = gradientSizes(r.grads);
   return table({
     headers: ['gradient', 'shape', 'max |g|', '‖g‖ (square root of the sum of squares)'],
-    rows: GRAD_ORDER.map((n) => [
+    rows: r.order.map((n) => [
       n,
       el('code', { className: 'shape', text: shapeText(r.grads[n].shape) }),
       num(sizes[n].maxAbs, 8),
@@ -115,7 +115,7 @@ function gradientTable(r) {
   });
 }
 
-function checkPanel(r, scheduler) {
+function checkPanel(mha, r, scheduler) {
   const panel = new GradcheckPanel({
     id: 'l4-gradcheck',
     scheduler,
@@ -125,7 +125,7 @@ function checkPanel(r, scheduler) {
   });
   panel.showPending(
     'The full check (every entry of every tensor) starts as soon as the page has rendered.',
-    pendingReport({ B: r.B, T: r.T, C: r.C, heads: r.heads }),
+    pendingReport(mha, { B: r.B, T: r.T, C: r.C, heads: r.heads }),
   );
   return panel;
 }
@@ -147,9 +147,9 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     { key: 'params', label: 'parameters checked (Wq, Wk, Wv, Wo, X)', value: r.params },
   ]);
   const gradTable = gradientTable(r);
-  const panel = checkPanel(r, scheduler);
+  const panel = checkPanel(mha, r, scheduler);
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
-  const total = gradcheckSize({ B, T, C: r.C, heads });
+  const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
   body.append(
     el('p', {
@@ -168,7 +168,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
 
   return {
     figures: () => ({
-      grads: Object.fromEntries(GRAD_ORDER.map((n) => [n, Array.from(r.grads[n].data)])),
+      grads: Object.fromEntries(r.order.map((n) => [n, Array.from(r.grads[n].data)])),
       gradcheck: panel.rows,
     }),
     afterReady() {

@@ -116,7 +116,7 @@ function lesson5Figures(trainer) {
   ];
 }
 
-function checkPanel(scheduler, T, heads) {
+function checkPanel(mha, scheduler, T, heads) {
   const panel = new GradcheckPanel({
     id: 'l5-gradcheck',
     scheduler,
@@ -126,7 +126,7 @@ function checkPanel(scheduler, T, heads) {
   });
   panel.showPending(
     'The full check starts as soon as the page has rendered.',
-    pendingReport({ B: 1, T, C, heads }),
+    pendingReport(mha, { B: 1, T, C, heads }),
   );
   return panel;
 }
@@ -261,7 +261,7 @@ export function renderLesson5({ mha, body, scheduler }) {
   const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
   const lossSlot = el('div');
   const figs = figuresList();
-  const panel = checkPanel(scheduler, T, heads);
+  const panel = checkPanel(mha, scheduler, T, heads);
   const script = lessonScript(sentence, tokens, trainer, heads);
 
   function fill(initial = false) {
@@ -297,7 +297,7 @@ export function renderLesson5({ mha, body, scheduler }) {
     script.element,
   );
 
-  const total = gradcheckSize({ B: 1, T, C, heads });
+  const total = gradcheckSize(mha, { B: 1, T, C, heads });
   return {
     figures: () => ({
       tokens: [...tokens],

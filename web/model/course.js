@@ -1,5 +1,6 @@
 // course.js - the course setting of lessons 3 and 4 and its data (DOM-free).
 
+import { weightNames } from './tensors.js';
 import { drawScaled } from './input.js';
 
 /** seed 42, B = 2 sequences of T = 6 tokens, C = 64 features, 4 heads of hs = 16. */
@@ -14,7 +15,7 @@ export function courseData(
   try {
     const X = rng.standardNormal(B * T * C);
     const W = {};
-    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
+    for (const k of weightNames(mha)) W[k] = drawScaled(rng, C * C, C);
     const dY = rng.standardNormal(B * T * C);
     return { X, W, dY, B, T, C };
   } finally {

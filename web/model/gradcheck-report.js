@@ -18,33 +18,29 @@ export function pgThreshold(T, C) {
   return L5_THRESHOLD * Math.max(1, (T * C) / 512);
 }
 
+/**
+ * The tensors a full gradient check visits, in the report's order, with their shapes: the
+ * module's own check rows (Wq ... Wo, X, then the intermediates), so no list is kept here.
+ */
+export function checkedTensors(mha, { B = 1, T, C, heads }) {
+  return mha.tensors
+    .filter((t) => t.check !== null)
+    .sort((a, b) => a.check - b.check)
+    .map((t) => {
+      const shape = mha.tensorShape(t.name, { B, T, C, heads });
+      return { tensor: t.name, shape, size: shape.reduce((a, b) => a * b, 1) };
+    });
+}
+
 /** Entries a full check visits: weights, X and the intermediates. */
-export function gradcheckSize({ B = 1, T, C, heads }) {
-  // Wq, Wk, Wv, Wo; X, Q, K, V, headout, concat; scores, att
-  return 4 * C * C + 6 * B * T * C + 2 * B * heads * T * T;
+export function gradcheckSize(mha, sizes) {
+  return checkedTensors(mha, sizes).reduce((n, t) => n + t.size, 0);
 }
 
 /** The rows of a gradient-check report before anything is checked (for a "pending" table). */
-export function pendingReport({ B = 1, T, C, heads }) {
-  const hs = C / heads;
-  const shapes = {
-    Wq: [C, C],
-    Wk: [C, C],
-    Wv: [C, C],
-    Wo: [C, C],
-    X: [B, T, C],
-    Q: [B, heads, T, hs],
-    K: [B, heads, T, hs],
-    V: [B, heads, T, hs],
-    scores: [B, heads, T, T],
-    att: [B, heads, T, T],
-    headout: [B, heads, T, hs],
-    concat: [B, T, C],
-  };
-  return Object.entries(shapes).map(([tensor, shape]) => ({
-    tensor,
-    shape,
-    size: shape.reduce((a, b) => a * b, 1),
+export function pendingReport(mha, sizes) {
+  return checkedTensors(mha, sizes).map((t) => ({
+    ...t,
     checked: 0,
     maxAbs: 0,
     maxRel: 0,

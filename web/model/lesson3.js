@@ -2,6 +2,7 @@
 // T = 6, C = 64, h = 4), every intermediate, and the block-diagonal vs full Wo experiment
 // (DOM-free).
 
+import { forwardNames } from './tensors.js';
 import { COURSE, courseData } from './course.js';
 import {
   blockDiagonal,
@@ -15,8 +16,6 @@ import {
   subtract,
 } from './arrays.js';
 import { borrowLayer, returnLayer } from './layers.js';
-
-const TENSORS = ['X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y'];
 
 /** Q Kᵀ before the scaling (for the step view): Q, K (B, h, T, hs) -> (B, h, T, T). */
 function qkProducts(Qd, Kd, { B, heads, T, hs }) {
@@ -87,10 +86,10 @@ export function lesson3Stages({ B, T, C, heads, hs, causal, shapes }) {
 }
 
 /** The forward pass's tensors by name, and their shapes. */
-function forwardTensors(layer, X, { B, T, causal }) {
+function forwardTensors(mha, layer, X, { B, T, causal }) {
   layer.forward(X, { B, T, causal });
   const t = {};
-  for (const name of TENSORS) t[name] = layer.tensor(name);
+  for (const name of forwardNames(mha)) t[name] = layer.tensor(name);
   const shapes = {};
   for (const [k, v] of Object.entries(t)) shapes[k] = v.shape;
   return { t, shapes };
@@ -108,7 +107,7 @@ export function lesson3(mha, { causal = false, data } = {}) {
   const layer = borrowLayer(mha, C, heads, W);
   const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });
   try {
-    const { t, shapes } = forwardTensors(layer, X, { B, T, causal });
+    const { t, shapes } = forwardTensors(mha, layer, X, { B, T, causal });
     const QK = qkProducts(t.Q.data, t.K.data, dims);
     const att = t.att.data;
     const { sums, maxErr } = rowSums(att, T);

@@ -5,21 +5,6 @@ import { COURSE, courseData } from './course.js';
 import { block2d, dot, frobenius, maxAbs } from './arrays.js';
 import { withLayer } from './layers.js';
 
-export const GRAD_ORDER = [
-  'dWo',
-  'dconcat',
-  'dheadout',
-  'dV',
-  'datt',
-  'dscores',
-  'dQ',
-  'dK',
-  'dWq',
-  'dWk',
-  'dWv',
-  'dX',
-];
-
 /** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
 export function lesson4(mha, { data } = {}) {
   const { X, W, dY, B, T, C } = data ?? courseData(mha);
@@ -28,12 +13,14 @@ export function lesson4(mha, { data } = {}) {
     const { Y } = layer.forward(X, { B, T });
     layer.zeroGrad();
     layer.backward(dY);
+    // the gradients in lesson 4's order, as the module lists them (mha.gradOrder)
+    const order = mha.gradOrder;
     const grads = {};
-    for (const name of GRAD_ORDER) grads[name] = layer.tensor(name);
+    for (const name of order) grads[name] = layer.tensor(name);
     const loss = dot(dY, Y);
     // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
     const params = 4 * C * C + B * T * C;
-    return { B, T, C, heads, hs: C / heads, X, W, dY, Y, grads, loss, params };
+    return { B, T, C, heads, hs: C / heads, X, W, dY, Y, order, grads, loss, params };
   });
 }
 
@@ -58,7 +45,7 @@ export function gradientView(grad, b, h) {
 /** max |g| and ‖g‖ (square root of the sum of squares) of each gradient, by name. */
 export function gradientSizes(grads) {
   const out = {};
-  for (const name of GRAD_ORDER) {
+  for (const name of Object.keys(grads)) {
     out[name] = { maxAbs: maxAbs(grads[name].data), norm: frobenius(grads[name].data) };
   }
   return out;

@@ -36,8 +36,8 @@ export function gridCount(T, h) {
 }
 
 /** Whether the full check starts on its own (about the size of lesson 5's, a few seconds). */
-export function autoFull(s, T) {
-  return T * s.C * s.C <= 8 * 64 * 64 && gradcheckSize({ T, C: s.C, heads: s.h }) <= 25000;
+export function autoFull(mha, s, T) {
+  return T * s.C * s.C <= 8 * 64 * 64 && gradcheckSize(mha, { T, C: s.C, heads: s.h }) <= 25000;
 }
 
 /** Whether training is small enough to run at once (a few ms) rather than in slices. */

@@ -1,6 +1,7 @@
 // sentence-model.js - lesson 5's and the playground's model of a sentence (DOM-free): one stream
 // gives E, then Wq, Wk, Wv, Wo (C, C) / sqrt(C), then target = standard_normal((1, T, C)).
 
+import { weightNames } from './tensors.js';
 import { buildInput, drawScaled } from './input.js';
 
 const modelCache = []; // the last two sentence models: [{ mha, key, model }]
@@ -10,7 +11,7 @@ function drawModel(mha, { tokens, C, heads, seed, kind, pe, causal }) {
   try {
     const input = buildInput(rng, tokens, C, { pe });
     const W = {};
-    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) W[k] = drawScaled(rng, C * C, C);
+    for (const k of weightNames(mha)) W[k] = drawScaled(rng, C * C, C);
     const target = rng.standardNormal(tokens.length * C);
     return Object.freeze({
       tokens,

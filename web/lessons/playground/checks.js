@@ -49,14 +49,14 @@ export function checksView({ mha, scheduler, isCurrent }) {
         target: model.target,
         ...more,
       });
-    const auto = autoFull(s, T);
-    const total = gradcheckSize({ T, C: s.C, heads: s.h });
+    const auto = autoFull(mha, s, T);
+    const total = gradcheckSize(mha, { T, C: s.C, heads: s.h });
     fullNote.textContent = auto
       ? `the full check (${groupThousands(total)} entries) runs by itself after the sampled one`
       : `${groupThousands(total)} entries: this size takes a while, so it runs only when you ask`;
     panel.threshold = pgThreshold(T, s.C);
     thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${model.X.length}.`;
-    panel.showPending('', pendingReport({ T, C: s.C, heads: s.h }));
+    panel.showPending('', pendingReport(mha, { T, C: s.C, heads: s.h }));
     panel.run(check({ samples: PG_SAMPLES }), {
       samples: PG_SAMPLES,
       priority: 5,

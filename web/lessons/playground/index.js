@@ -19,7 +19,7 @@ import { checksView } from './checks.js';
 const PE_NOTE = `Positional encoding: the page computes it with the browser's Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.`;
 
 /** The NumPy script of the view: its settings, training and (when it runs by itself) check. */
-function viewScript(view) {
+function viewScript(mha, view) {
   if (!view) return '# nothing rendered yet';
   const s = view.settings;
   return trainingScript({
@@ -34,7 +34,7 @@ function viewScript(view) {
     causal: s.causal,
     lrs: new Array(s.steps).fill(s.lr),
     threshold: L5_THRESHOLD,
-    check: autoFull(s, view.tokens.length),
+    check: autoFull(mha, s, view.tokens.length),
   });
 }
 
@@ -59,7 +59,7 @@ function playgroundParts({ mha, scheduler, state, err }) {
     training: trainingView(),
     figures: figuresView(),
     xDetails: codeDetails('How X is built for these settings (NumPy)', ''),
-    script: numpyBlock(() => viewScript(state.view), { what: 'the playground' }),
+    script: numpyBlock(() => viewScript(mha, state.view), { what: 'the playground' }),
     checks: checksView({ mha, scheduler, isCurrent }),
   };
   parts.trainer = playgroundTrainer({
