@@ -141,6 +141,11 @@ export function gradientStops(kind, n = 17) {
 // ------------------------------------------------------------------------------------------------
 // number formatting shared by the renderers
 
+/** v rounded to 2 decimals: coordinates and sizes written into SVG. */
+export function r2(v) {
+  return Math.round(v * 100) / 100;
+}
+
 /** A number for display: fixed decimals, a real minus sign, no '-0.00'. */
 export function formatFixed(v, digits = 2) {
   if (Number.isNaN(v)) return 'NaN';

@@ -8,13 +8,13 @@ import {
   divergingPacked,
   divergingTextColor,
   formatFixed,
+  r2,
   sequentialColor,
   sequentialPacked,
   sequentialTextColor,
   uniqueId,
 } from '../scales.js';
 import { FONT_STACK } from '../export.js';
-import { r2 } from './measure.js';
 import { roundRectPath } from './primitives.js';
 import { HATCH_BG, HATCH_INK, INK } from './theme.js';
 

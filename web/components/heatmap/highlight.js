@@ -3,7 +3,7 @@
 // dims the rest of the matrix, rings the cell / row / column and marks its axis labels.
 
 import { svgEl } from '../dom.js';
-import { r2 } from './measure.js';
+import { r2 } from '../scales.js';
 import { HIGHLIGHT_INK, INK, WHITE } from './theme.js';
 
 /** Each outlined row as primitives: a white halo, a dashed outline, a ◀ marker on the right. */

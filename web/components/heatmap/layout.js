@@ -5,8 +5,7 @@
 //   s = fitted(s, avail, measure) s.cell, s.numbersOn for a plot box `avail` px wide
 //   L = computeLayout(s, measure) { W, H, mx, my, mw, mh, cell, gap, rx, fonts, label steps ... }
 
-import { formatFixed } from '../scales.js';
-import { r2 } from './measure.js';
+import { formatFixed, r2 } from '../scales.js';
 
 // Cells drawn as SVG <rect>s up to this many (every lesson figure); a canvas above (fast at 64x64).
 const SVG_CELL_LIMIT = 256;

@@ -1,11 +1,6 @@
-// measure.js - text widths for the heatmap's layout, and the rounding of SVG coordinates.
+// measure.js - text widths for the heatmap's layout.
 
 import { FONT_STACK } from '../export.js';
-
-/** v rounded to 2 decimals (SVG coordinates and sizes). */
-export function r2(v) {
-  return Math.round(v * 100) / 100;
-}
 
 /**
  * A text measurer: measure(text, size, weight = 400) -> the width in px of `text` in the page's

@@ -7,7 +7,7 @@
 
 import { svgEl } from '../dom.js';
 import { FONT_STACK } from '../export.js';
-import { r2 } from './measure.js';
+import { r2 } from '../scales.js';
 import { INK, MONO_STACK, MUTED_INK } from './theme.js';
 
 const XML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
