@@ -1,8 +1,18 @@
 // export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
 // over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
-import { SVG_NS } from './dom.js';
 
-const XLINK_NS = 'http://www.w3.org/1999/xlink';
+/** The page's font stack (the figures' SVG and canvas text). */
+export const FONT_STACK = [
+  'system-ui',
+  '-apple-system',
+  '"Segoe UI"',
+  'Roboto',
+  '"Helvetica Neue"',
+  'Arial',
+  '"Noto Sans"',
+  '"Liberation Sans"',
+  'sans-serif',
+].join(', ');
 
 /** A safe download file name: keeps letters, digits, '.', '_' and '-'. */
 export function safeFilename(name, fallback = 'figure') {
@@ -39,96 +49,28 @@ export function downloadText(filename, text, mime = 'text/plain;charset=utf-8') 
   downloadBlob(String(filename || 'download.txt'), new Blob([text], { type: mime }));
 }
 
-/** Standalone SVG markup of an <svg> element (namespaces added), or the string itself. */
-export function svgMarkup(svgOrString) {
-  if (typeof svgOrString === 'string') return svgOrString;
-  const clone = svgOrString.cloneNode(true);
-  clone.setAttribute('xmlns', SVG_NS);
-  clone.setAttribute('xmlns:xlink', XLINK_NS);
-  // give the file a size even when the page scales the SVG by CSS
-  const vb = clone.viewBox && clone.viewBox.baseVal;
-  if (vb && vb.width && !clone.getAttribute('width')) {
-    clone.setAttribute('width', vb.width);
-    clone.setAttribute('height', vb.height);
-  }
-  if (!clone.getAttribute('font-family')) clone.setAttribute('font-family', FONT_STACK);
-  const body = new XMLSerializer().serializeToString(clone);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
-}
-
-export const FONT_STACK =
-  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
-
-/** Download an <svg> element (or SVG markup string) as a .svg file. */
-export function downloadSVG(filename, svgElement) {
+/** Download SVG markup (a standalone file's text) as a .svg file. */
+export function downloadSVG(filename, markup) {
   downloadBlob(
     withExt(filename, 'svg'),
-    new Blob([svgMarkup(svgElement)], { type: 'image/svg+xml;charset=utf-8' }),
+    new Blob([markup], { type: 'image/svg+xml;charset=utf-8' }),
   );
 }
 
 function canvasToBlob(canvas) {
   return new Promise((resolve, reject) => {
-    if (canvas.toBlob) {
-      canvas.toBlob(
-        (blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))),
-        'image/png',
-      );
-    } else {
-      const bin = atob(canvas.toDataURL('image/png').split(',')[1]);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      resolve(new Blob([bytes], { type: 'image/png' }));
-    }
+    canvas.toBlob(
+      (blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))),
+      'image/png',
+    );
   });
-}
-
-function loadImage(url) {
-  return new Promise((resolve, reject) => {
-    const img = new Image();
-    img.onload = () => resolve(img);
-    img.onerror = () => reject(new Error('could not load the SVG as an image'));
-    img.src = url;
-  });
-}
-
-/** Rasterise an <svg> element onto a new canvas (white background, `scale` x its size). */
-export async function svgToCanvas(svgElement, scale = 2) {
-  const markup = svgMarkup(svgElement);
-  const vb = svgElement.viewBox && svgElement.viewBox.baseVal;
-  const w =
-    (vb && vb.width) || svgElement.width.baseVal.value || svgElement.getBoundingClientRect().width;
-  const h =
-    (vb && vb.height) ||
-    svgElement.height.baseVal.value ||
-    svgElement.getBoundingClientRect().height;
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.ceil(w * scale);
-  canvas.height = Math.ceil(h * scale);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  const blobUrl = URL.createObjectURL(new Blob([markup], { type: 'image/svg+xml;charset=utf-8' }));
-  let img;
-  try {
-    img = await loadImage(blobUrl);
-  } catch {
-    // a CSP without blob: in img-src; try a data: URL
-    img = await loadImage(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(markup)}`);
-  } finally {
-    URL.revokeObjectURL(blobUrl);
-  }
-  ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
-  return canvas;
 }
 
 /**
- * Download a PNG of a <canvas> (as is) or of an <svg> (rasterised at 2x through an Image).
- * Returns a promise that settles when the download has been handed to the browser.
+ * Download a PNG of a <canvas>. Returns a promise that settles when the download has been handed
+ * to the browser.
  */
-export async function downloadPNG(filename, svgOrCanvas) {
-  const canvas =
-    svgOrCanvas instanceof HTMLCanvasElement ? svgOrCanvas : await svgToCanvas(svgOrCanvas);
+export async function downloadPNG(filename, canvas) {
   const blob = await canvasToBlob(canvas);
   downloadBlob(withExt(filename, 'png'), blob);
 }
@@ -136,7 +78,10 @@ export async function downloadPNG(filename, svgOrCanvas) {
 // ------------------------------------------------------------------------------------------------
 // CSV
 
-/** One CSV field: quoted when needed; text that a spreadsheet would run as a formula gets a leading '. */
+/**
+ * One CSV field: quoted when needed; text that a spreadsheet would run as a formula gets a
+ * leading '.
+ */
 export function csvField(v) {
   let s;
   if (typeof v === 'number') {
@@ -155,11 +100,6 @@ export function numberCSV(v) {
   if (v === -Infinity) return '-inf';
   if (Object.is(v, -0)) return '-0.0';
   return String(v);
-}
-
-/** CSV of a list of rows (arrays of strings/numbers). */
-export function toCSV(rows) {
-  return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
 
 /**
@@ -210,7 +150,7 @@ function legacyCopy(text) {
   ta.className = 'offscreen-copy';
   document.body.append(ta);
   ta.select();
-  let ok = false;
+  let ok;
   try {
     ok = document.execCommand('copy');
   } catch {
