@@ -1,6 +1,8 @@
 // export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
 // over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
 
+import { el } from './dom.js';
+
 /** The page's font stack (the figures' SVG and canvas text). */
 export const FONT_STACK = [
   'system-ui',
@@ -160,18 +162,48 @@ function legacyCopy(text) {
   return ok;
 }
 
+/** Copy text with the Clipboard API, else with execCommand('copy'); true if it worked. */
+async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // blocked (permission, document not focused): the old way may still work
+  }
+  return legacyCopy(text);
+}
+
+/**
+ * The box shown right after `button` when copying is blocked: a hint, the text in a read-only
+ * <textarea>, and a Close button that gives the focus back to `button`.
+ */
+function fallbackBox(label, button) {
+  const hint = el('p', {
+    className: 'note',
+    text: 'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).',
+  });
+  const ta = el('textarea', {
+    attrs: { readonly: true, rows: 8, 'aria-label': `${label}: text to copy` },
+  });
+  const close = el('button', { attrs: { type: 'button', class: 'btn btn-small' }, text: 'Close' });
+  const box = el('div', { className: 'copy-fallback' }, hint, ta, close);
+  close.addEventListener('click', () => {
+    box.remove();
+    button.focus();
+  });
+  return box;
+}
+
 /**
  * A <button> that copies getText() to the clipboard and shows "Copied ✓" for a moment. When the
  * clipboard is unavailable it shows the text in a selected <textarea> right after the button, with
  * a hint to press Ctrl+C / ⌘C.
  */
 export function copyButton(label, getText) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'btn copy-button';
-  const labelSpan = document.createElement('span');
-  labelSpan.textContent = label;
-  button.append(labelSpan);
+  const labelSpan = el('span', { text: label });
+  const button = el('button', { attrs: { type: 'button', class: 'btn copy-button' } }, labelSpan);
   let timer = 0;
   let fallback = null;
 
@@ -187,25 +219,7 @@ export function copyButton(label, getText) {
 
   function showFallback(text) {
     if (!fallback || !fallback.isConnected) {
-      fallback = document.createElement('div');
-      fallback.className = 'copy-fallback';
-      const hint = document.createElement('p');
-      hint.className = 'note';
-      hint.textContent =
-        'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).';
-      const ta = document.createElement('textarea');
-      ta.readOnly = true;
-      ta.rows = 8;
-      ta.setAttribute('aria-label', `${label}: text to copy`);
-      const close = document.createElement('button');
-      close.type = 'button';
-      close.className = 'btn btn-small';
-      close.textContent = 'Close';
-      close.addEventListener('click', () => {
-        fallback.remove();
-        button.focus();
-      });
-      fallback.append(hint, ta, close);
+      fallback = fallbackBox(label, button);
       button.after(fallback);
     }
     const ta = fallback.querySelector('textarea');
@@ -223,17 +237,7 @@ export function copyButton(label, getText) {
       announce(`Could not copy: ${err.message}`);
       return;
     }
-    let ok = false;
-    try {
-      if (navigator.clipboard && window.isSecureContext) {
-        await navigator.clipboard.writeText(text);
-        ok = true;
-      }
-    } catch {
-      ok = false;
-    }
-    if (!ok) ok = legacyCopy(text);
-    if (ok) {
+    if (await copyText(text)) {
       feedback('Copied ✓', true);
       announce('Copied to the clipboard');
     } else {
