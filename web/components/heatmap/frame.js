@@ -58,7 +58,9 @@ export function updateCaption(state) {
   dom.note.textContent = s.caption ? String(s.caption) : '';
   dom.note.hidden = !s.caption;
   const what = s.title ? String(s.title) : 'heatmap';
-  dom.plot.setAttribute('aria-label', `Plot of ${what}`);
+  const base = safeFilename(s.exportName ?? s.title ?? 'heatmap', 'heatmap');
+  // a region's name must be unique on the page; titles repeat across lessons, export names don't
+  dom.plot.setAttribute('aria-label', `Plot of ${what}${s.exportName ? ` (${base})` : ''}`);
   labelExportTools(state, what);
-  dom.figure.dataset.exportName = safeFilename(s.exportName ?? s.title ?? 'heatmap', 'heatmap');
+  dom.figure.dataset.exportName = base;
 }
