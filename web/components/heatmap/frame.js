@@ -1,6 +1,6 @@
 // frame.js - the heatmap's HTML around the plot:
 //   <figure class="heatmap" tabindex="0"> caption, help text (for the keys), sizer, the plot box
-//   (a scrollable region of its own: the <svg> and the tooltip), side (legend, key), footer
+//   (a region of its own in the tab order: the <svg> and the tooltip), side (legend, key), footer
 //   (live readout, export buttons).
 
 import { el } from '../dom.js';
@@ -33,7 +33,8 @@ export function createFrame() {
   });
   const cap = createCaption(captionId);
   const help = el('span', { className: 'visually-hidden', id: helpId, text: HELP });
-  // the plot box: wide plots scroll sideways inside it (role region, in the tab order)
+  // the plot box: a named region in the tab order, so that a plot wider than the box can be
+  // scrolled with the keys (with style.css as it is, plots are fitted to the box and never are)
   const plot = el('div', { className: 'heatmap-plot', attrs: { tabindex: 0, role: 'region' } });
   // a zero-height box as wide as the plot may be: observed for fitting the cells (its height never
   // changes, so re-rendering inside the observer cannot loop)

@@ -1,6 +1,7 @@
 // keyboard.js - the keyboard: the focused figure moves its active cell with the arrow keys (Home /
 // End: first / last column, with Ctrl also first / last row; Page Up / Page Down: first / last
-// row; Escape: clear). The plot box inside is a scrollable region of its own in the tab order.
+// row; Escape: clear). The plot box inside is a region of its own in the tab order (for
+// scrolling a plot wider than the box with the keys); a click there still focuses the figure.
 
 import { show } from './cursor.js';
 
@@ -59,7 +60,7 @@ export function listenKeyboard(state) {
     onKey(state, e);
   });
   // The plot box is focusable for scrolling with the keys; a click in it focuses the figure, as
-  // it would without (the cursor keys then move the active cell).
+  // it did before the box was focusable (the arrow keys then move the active cell).
   plot.addEventListener('focus', () => {
     if (!plot.matches(':focus-visible')) figure.focus({ preventScroll: true });
   });
