@@ -1,8 +1,20 @@
 // export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
 // over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
-import { SVG_NS } from './dom.js';
 
-const XLINK_NS = 'http://www.w3.org/1999/xlink';
+import { el } from './dom.js';
+
+/** The page's font stack (the figures' SVG and canvas text). */
+export const FONT_STACK = [
+  'system-ui',
+  '-apple-system',
+  '"Segoe UI"',
+  'Roboto',
+  '"Helvetica Neue"',
+  'Arial',
+  '"Noto Sans"',
+  '"Liberation Sans"',
+  'sans-serif',
+].join(', ');
 
 /** A safe download file name: keeps letters, digits, '.', '_' and '-'. */
 export function safeFilename(name, fallback = 'figure') {
@@ -39,96 +51,28 @@ export function downloadText(filename, text, mime = 'text/plain;charset=utf-8') 
   downloadBlob(String(filename || 'download.txt'), new Blob([text], { type: mime }));
 }
 
-/** Standalone SVG markup of an <svg> element (namespaces added), or the string itself. */
-export function svgMarkup(svgOrString) {
-  if (typeof svgOrString === 'string') return svgOrString;
-  const clone = svgOrString.cloneNode(true);
-  clone.setAttribute('xmlns', SVG_NS);
-  clone.setAttribute('xmlns:xlink', XLINK_NS);
-  // give the file a size even when the page scales the SVG by CSS
-  const vb = clone.viewBox && clone.viewBox.baseVal;
-  if (vb && vb.width && !clone.getAttribute('width')) {
-    clone.setAttribute('width', vb.width);
-    clone.setAttribute('height', vb.height);
-  }
-  if (!clone.getAttribute('font-family')) clone.setAttribute('font-family', FONT_STACK);
-  const body = new XMLSerializer().serializeToString(clone);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
-}
-
-export const FONT_STACK =
-  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
-
-/** Download an <svg> element (or SVG markup string) as a .svg file. */
-export function downloadSVG(filename, svgElement) {
+/** Download SVG markup (a standalone file's text) as a .svg file. */
+export function downloadSVG(filename, markup) {
   downloadBlob(
     withExt(filename, 'svg'),
-    new Blob([svgMarkup(svgElement)], { type: 'image/svg+xml;charset=utf-8' }),
+    new Blob([markup], { type: 'image/svg+xml;charset=utf-8' }),
   );
 }
 
 function canvasToBlob(canvas) {
   return new Promise((resolve, reject) => {
-    if (canvas.toBlob) {
-      canvas.toBlob(
-        (blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))),
-        'image/png',
-      );
-    } else {
-      const bin = atob(canvas.toDataURL('image/png').split(',')[1]);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      resolve(new Blob([bytes], { type: 'image/png' }));
-    }
+    canvas.toBlob(
+      (blob) => (blob ? resolve(blob) : reject(new Error('canvas.toBlob failed'))),
+      'image/png',
+    );
   });
-}
-
-function loadImage(url) {
-  return new Promise((resolve, reject) => {
-    const img = new Image();
-    img.onload = () => resolve(img);
-    img.onerror = () => reject(new Error('could not load the SVG as an image'));
-    img.src = url;
-  });
-}
-
-/** Rasterise an <svg> element onto a new canvas (white background, `scale` x its size). */
-export async function svgToCanvas(svgElement, scale = 2) {
-  const markup = svgMarkup(svgElement);
-  const vb = svgElement.viewBox && svgElement.viewBox.baseVal;
-  const w =
-    (vb && vb.width) || svgElement.width.baseVal.value || svgElement.getBoundingClientRect().width;
-  const h =
-    (vb && vb.height) ||
-    svgElement.height.baseVal.value ||
-    svgElement.getBoundingClientRect().height;
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.ceil(w * scale);
-  canvas.height = Math.ceil(h * scale);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  const blobUrl = URL.createObjectURL(new Blob([markup], { type: 'image/svg+xml;charset=utf-8' }));
-  let img;
-  try {
-    img = await loadImage(blobUrl);
-  } catch {
-    // a CSP without blob: in img-src; try a data: URL
-    img = await loadImage(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(markup)}`);
-  } finally {
-    URL.revokeObjectURL(blobUrl);
-  }
-  ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
-  return canvas;
 }
 
 /**
- * Download a PNG of a <canvas> (as is) or of an <svg> (rasterised at 2x through an Image).
- * Returns a promise that settles when the download has been handed to the browser.
+ * Download a PNG of a <canvas>. Returns a promise that settles when the download has been handed
+ * to the browser.
  */
-export async function downloadPNG(filename, svgOrCanvas) {
-  const canvas =
-    svgOrCanvas instanceof HTMLCanvasElement ? svgOrCanvas : await svgToCanvas(svgOrCanvas);
+export async function downloadPNG(filename, canvas) {
   const blob = await canvasToBlob(canvas);
   downloadBlob(withExt(filename, 'png'), blob);
 }
@@ -136,7 +80,10 @@ export async function downloadPNG(filename, svgOrCanvas) {
 // ------------------------------------------------------------------------------------------------
 // CSV
 
-/** One CSV field: quoted when needed; text that a spreadsheet would run as a formula gets a leading '. */
+/**
+ * One CSV field: quoted when needed; text that a spreadsheet would run as a formula gets a
+ * leading '.
+ */
 export function csvField(v) {
   let s;
   if (typeof v === 'number') {
@@ -155,11 +102,6 @@ export function numberCSV(v) {
   if (v === -Infinity) return '-inf';
   if (Object.is(v, -0)) return '-0.0';
   return String(v);
-}
-
-/** CSV of a list of rows (arrays of strings/numbers). */
-export function toCSV(rows) {
-  return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
 
 /**
@@ -210,7 +152,7 @@ function legacyCopy(text) {
   ta.className = 'offscreen-copy';
   document.body.append(ta);
   ta.select();
-  let ok = false;
+  let ok;
   try {
     ok = document.execCommand('copy');
   } catch {
@@ -220,18 +162,48 @@ function legacyCopy(text) {
   return ok;
 }
 
+/** Copy text with the Clipboard API, else with execCommand('copy'); true if it worked. */
+async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // blocked (permission, document not focused): the old way may still work
+  }
+  return legacyCopy(text);
+}
+
+/**
+ * The box shown right after `button` when copying is blocked: a hint, the text in a read-only
+ * <textarea>, and a Close button that gives the focus back to `button`.
+ */
+function fallbackBox(label, button) {
+  const hint = el('p', {
+    className: 'note',
+    text: 'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).',
+  });
+  const ta = el('textarea', {
+    attrs: { readonly: true, rows: 8, 'aria-label': `${label}: text to copy` },
+  });
+  const close = el('button', { attrs: { type: 'button', class: 'btn btn-small' }, text: 'Close' });
+  const box = el('div', { className: 'copy-fallback' }, hint, ta, close);
+  close.addEventListener('click', () => {
+    box.remove();
+    button.focus();
+  });
+  return box;
+}
+
 /**
  * A <button> that copies getText() to the clipboard and shows "Copied ✓" for a moment. When the
  * clipboard is unavailable it shows the text in a selected <textarea> right after the button, with
  * a hint to press Ctrl+C / ⌘C.
  */
 export function copyButton(label, getText) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'btn copy-button';
-  const labelSpan = document.createElement('span');
-  labelSpan.textContent = label;
-  button.append(labelSpan);
+  const labelSpan = el('span', { text: label });
+  const button = el('button', { attrs: { type: 'button', class: 'btn copy-button' } }, labelSpan);
   let timer = 0;
   let fallback = null;
 
@@ -247,25 +219,7 @@ export function copyButton(label, getText) {
 
   function showFallback(text) {
     if (!fallback || !fallback.isConnected) {
-      fallback = document.createElement('div');
-      fallback.className = 'copy-fallback';
-      const hint = document.createElement('p');
-      hint.className = 'note';
-      hint.textContent =
-        'Copying is blocked here: the text is selected below, press Ctrl+C (⌘C on a Mac).';
-      const ta = document.createElement('textarea');
-      ta.readOnly = true;
-      ta.rows = 8;
-      ta.setAttribute('aria-label', `${label}: text to copy`);
-      const close = document.createElement('button');
-      close.type = 'button';
-      close.className = 'btn btn-small';
-      close.textContent = 'Close';
-      close.addEventListener('click', () => {
-        fallback.remove();
-        button.focus();
-      });
-      fallback.append(hint, ta, close);
+      fallback = fallbackBox(label, button);
       button.after(fallback);
     }
     const ta = fallback.querySelector('textarea');
@@ -283,17 +237,7 @@ export function copyButton(label, getText) {
       announce(`Could not copy: ${err.message}`);
       return;
     }
-    let ok = false;
-    try {
-      if (navigator.clipboard && window.isSecureContext) {
-        await navigator.clipboard.writeText(text);
-        ok = true;
-      }
-    } catch {
-      ok = false;
-    }
-    if (!ok) ok = legacyCopy(text);
-    if (ok) {
+    if (await copyText(text)) {
       feedback('Copied ✓', true);
       announce('Copied to the clipboard');
     } else {

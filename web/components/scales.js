@@ -1,11 +1,14 @@
-// scales.js - colour scales and legends of the companion page.
+// scales.js - colour scales and legends of the companion page, and the number formatting shared
+// by the figures.
 //
 // Both scales are colour-blind safe and readable in greyscale:
-//   sequentialColor(t)  t in [0, 1]  -> viridis (dark purple -> yellow); attention weights, probabilities
-//   divergingColor(t)   t in [-1, 1] -> PuOr (orange for negative, near-white at 0, purple for positive;
-//                                       the orientation of matplotlib's 'PuOr'); signed values, gradients
+//   sequentialColor(t)  t in [0, 1]  -> viridis (dark purple -> yellow); attention weights,
+//                                       probabilities
+//   divergingColor(t)   t in [-1, 1] -> PuOr (orange for negative, near-white at 0, purple for
+//                                       positive; the orientation of matplotlib's 'PuOr'); signed
+//                                       values, gradients
 // Colours come from d3-scale-chromatic (bundled) through 256-entry lookup tables, so colouring a
-// 64x64 matrix costs a few array reads. legend() draws a labelled gradient bar with ticks.
+// 64x64 matrix costs a few array reads. createLegend() draws a labelled gradient bar with ticks.
 import { MINUS, svgEl } from './dom.js';
 
 // d3-scale-chromatic builds all of its ~40 schemes when it is evaluated (5-30 ms on a busy
@@ -103,7 +106,7 @@ export function sequentialColor(t) {
   return (VIRIDIS ?? viridis()).colors[unitIndex(t)];
 }
 
-/** t in [-1, 1] -> CSS colour '#rrggbb' (PuOr: orange < 0, near-white at 0, purple > 0). Clamped. */
+/** t in [-1, 1] -> CSS colour '#rrggbb' (PuOr: orange < 0, near-white at 0, purple > 0); clamped */
 export function divergingColor(t) {
   return (PUOR ?? puor()).colors[signedIndex(t)];
 }
@@ -118,12 +121,12 @@ export function divergingTextColor(t) {
   return (PUOR ?? puor()).text[signedIndex(t)];
 }
 
-/** sequentialColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
+/** sequentialColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian) */
 export function sequentialPacked(t) {
   return (VIRIDIS ?? viridis()).packed[unitIndex(t)];
 }
 
-/** divergingColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian). */
+/** divergingColor(t) as a packed RGBA pixel for a Uint32Array view of ImageData (little-endian) */
 export function divergingPacked(t) {
   return (PUOR ?? puor()).packed[signedIndex(t)];
 }
@@ -140,6 +143,11 @@ export function gradientStops(kind, n = 17) {
 
 // ------------------------------------------------------------------------------------------------
 // number formatting shared by the renderers
+
+/** v rounded to 2 decimals: coordinates and sizes written into SVG. */
+export function r2(v) {
+  return Math.round(v * 100) / 100;
+}
 
 /** A number for display: fixed decimals, a real minus sign, no '-0.00'. */
 export function formatFixed(v, digits = 2) {
@@ -234,50 +242,30 @@ export function legendLayout(kind, min, max) {
   return { width: LEGEND_WIDTH, height: 50, lo, hi, bar, label: { x: 2, y: 12 }, ticks, tickY: 45 };
 }
 
-/**
- * Internal: a legend plus a marker that can point at a value (the hovered cell).
- * Returns { element, svg, mark(value | null) }.
- */
-export function createLegend({ kind = 'unit', min, max, label } = {}) {
-  const k = kind === 'diverging' ? 'diverging' : 'unit';
-  const lay = legendLayout(k, min, max);
-  const text = label ?? (k === 'unit' ? 'attention weight' : 'value');
-
-  const element = document.createElement('div');
-  element.className = `legend legend-${k}`;
-  const svg = svgEl('svg', {
-    viewBox: `0 0 ${lay.width} ${lay.height}`,
-    width: lay.width,
-    height: lay.height,
-    role: 'img',
-    class: 'legend-svg',
-  });
-  svg.setAttribute('aria-label', describeScale(k, lay.lo, lay.hi, text));
-
+/** The gradient bar of a legend (its <linearGradient> in the svg's <defs>). */
+function legendBar(svg, kind, bar) {
   const gid = uniqueId('mha-grad');
   const defs = svgEl('defs');
   const grad = svgEl('linearGradient', { id: gid, x1: '0', x2: '1', y1: '0', y2: '0' });
-  for (const [off, col] of gradientStops(k)) {
+  for (const [off, col] of gradientStops(kind)) {
     grad.append(svgEl('stop', { offset: off.toFixed(4), 'stop-color': col }));
   }
   defs.append(grad);
   svg.append(defs);
+  return svgEl('rect', {
+    x: bar.x,
+    y: bar.y,
+    width: bar.w,
+    height: bar.h,
+    fill: `url(#${gid})`,
+    stroke: '#6b7280',
+    'stroke-width': '0.5',
+  });
+}
 
-  const title = svgEl('text', { x: lay.label.x, y: lay.label.y, class: 'legend-label' });
-  title.textContent = text;
-  svg.append(title);
+/** A tick mark below the bar and its value, for each of lay.ticks. */
+function legendTickMarks(svg, lay) {
   const { bar } = lay;
-  svg.append(
-    svgEl('rect', {
-      x: bar.x,
-      y: bar.y,
-      width: bar.w,
-      height: bar.h,
-      fill: `url(#${gid})`,
-      stroke: '#6b7280',
-      'stroke-width': '0.5',
-    }),
-  );
   for (const t of lay.ticks) {
     svg.append(
       svgEl('line', {
@@ -298,32 +286,47 @@ export function createLegend({ kind = 'unit', min, max, label } = {}) {
     tx.textContent = t.text;
     svg.append(tx);
   }
-  // hover marker: a small triangle above the bar plus a line through it
+}
+
+/** The hover marker (hidden, at x = 0): a small triangle above the bar and a line through it. */
+function legendMarker(bar) {
   const marker = svgEl('g', { class: 'legend-marker', visibility: 'hidden' });
+  const line = (stroke, width, y1, y2) =>
+    svgEl('line', { x1: 0, x2: 0, y1, y2, stroke, 'stroke-width': width });
   marker.append(
     svgEl('path', { d: `M-4,${bar.y - 6} L4,${bar.y - 6} L0,${bar.y - 1} Z`, fill: '#111' }),
+    line('#111', '2', bar.y - 1, bar.y + bar.h + 1),
+    line('#fff', '0.75', bar.y, bar.y + bar.h),
   );
-  marker.append(
-    svgEl('line', {
-      x1: 0,
-      x2: 0,
-      y1: bar.y - 1,
-      y2: bar.y + bar.h + 1,
-      stroke: '#111',
-      'stroke-width': '2',
-    }),
-  );
-  marker.append(
-    svgEl('line', {
-      x1: 0,
-      x2: 0,
-      y1: bar.y,
-      y2: bar.y + bar.h,
-      stroke: '#fff',
-      'stroke-width': '0.75',
-    }),
-  );
+  return marker;
+}
+
+/**
+ * A labelled gradient bar with ticks, and a marker that can point at a value (the hovered cell).
+ * kind 'unit': viridis over [min=0, max=1]; 'diverging': PuOr over the symmetric range [-m, m],
+ * m = max(|min|, |max|) (default 1). Returns { element: <div class="legend">, mark(value | null) }.
+ */
+export function createLegend({ kind = 'unit', min, max, label } = {}) {
+  const k = kind === 'diverging' ? 'diverging' : 'unit';
+  const lay = legendLayout(k, min, max);
+  const text = label ?? (k === 'unit' ? 'attention weight' : 'value');
+  const svg = svgEl('svg', {
+    viewBox: `0 0 ${lay.width} ${lay.height}`,
+    width: lay.width,
+    height: lay.height,
+    role: 'img',
+    class: 'legend-svg',
+  });
+  svg.setAttribute('aria-label', describeScale(k, lay.lo, lay.hi, text));
+  const bar = legendBar(svg, k, lay.bar);
+  const title = svgEl('text', { x: lay.label.x, y: lay.label.y, class: 'legend-label' });
+  title.textContent = text;
+  svg.append(title, bar);
+  legendTickMarks(svg, lay);
+  const marker = legendMarker(lay.bar);
   svg.append(marker);
+  const element = document.createElement('div');
+  element.className = `legend legend-${k}`;
   element.append(svg);
 
   function mark(value) {
@@ -331,18 +334,9 @@ export function createLegend({ kind = 'unit', min, max, label } = {}) {
       marker.setAttribute('visibility', 'hidden');
       return;
     }
-    let u = (value - lay.lo) / (lay.hi - lay.lo);
-    u = Math.min(1, Math.max(0, u));
-    marker.setAttribute('transform', `translate(${(bar.x + u * bar.w).toFixed(2)},0)`);
+    const u = Math.min(1, Math.max(0, (value - lay.lo) / (lay.hi - lay.lo)));
+    marker.setAttribute('transform', `translate(${(lay.bar.x + u * lay.bar.w).toFixed(2)},0)`);
     marker.setAttribute('visibility', 'visible');
   }
-  return { element, svg, mark, layout: lay, label: text, kind: k };
-}
-
-/**
- * A labelled gradient bar with ticks. kind 'unit': viridis over [min=0, max=1]; 'diverging':
- * PuOr over the symmetric range [-m, m], m = max(|min|, |max|) (default 1). Returns a <div class="legend">.
- */
-export function legend({ kind = 'unit', min, max, label } = {}) {
-  return createLegend({ kind, min, max, label }).element;
+  return { element, mark };
 }

@@ -1,7 +1,7 @@
 // tables.js - data tables (generic, shapes, gradient checks) and a progress bar.
 // Every cell is set with textContent; numeric columns are right-aligned with tabular figures.
 
-import { MINUS } from './dom.js';
+import { MINUS, el } from './dom.js';
 import { formatSci, formatTick, uniqueId } from './scales.js';
 
 /** 28160 -> "28,160" (not toLocaleString: its first call initialises ICU, 50-150 ms). */
@@ -17,25 +17,31 @@ export function formatShape(shape) {
   return `(${dims.join(', ')})`;
 }
 
-/** A number in a table cell: integers as they are, others with 6 significant digits or an exponent. */
+/**
+ * A number in a table cell: integers as they are, others with 6 significant digits or an exponent
+ * (NaN, ∞ and −∞ spelled so).
+ */
 export function formatCell(v) {
   if (typeof v !== 'number') return String(v ?? '');
   if (Number.isInteger(v)) return String(v).replace('-', MINUS);
-  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '∞' : `${MINUS}∞`;
+  if (!Number.isFinite(v)) return formatSci(v);
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e6)) return formatSci(v, 3);
   return formatTick(v, 6);
 }
 
-function wrap(tableEl, label) {
-  // a scroll container so wide tables never widen the page on a phone
-  const div = document.createElement('div');
-  div.className = 'table-wrap';
-  div.tabIndex = 0;
-  div.setAttribute('role', 'region');
-  div.setAttribute('aria-label', label || 'table');
-  div.append(tableEl);
-  return div;
+/**
+ * A scroll container so wide tables never widen the page on a phone: they scroll sideways inside
+ * it (.table-wrap, overflow-x: auto), a region in the tab order named by the caption (else by the
+ * column headers) so the keyboard can scroll it too.
+ */
+function wrap(tableEl, caption, headers) {
+  const label = caption || (headers.length ? `table: ${headers.join(', ')}` : 'table');
+  return el(
+    'div',
+    { className: 'table-wrap', attrs: { tabindex: 0, role: 'region', 'aria-label': label } },
+    tableEl,
+  );
 }
 
 function isNumericCol(numeric, i) {
@@ -97,7 +103,7 @@ export function table({
   }
   tbody.append(frag);
   t.append(tbody);
-  const w = wrap(t, caption);
+  const w = wrap(t, caption, headers);
   w.table = t;
   return w;
 }
@@ -121,6 +127,69 @@ export function shapeTable(stages, { caption = 'Shapes at every stage' } = {}) {
   return w;
 }
 
+const STATUS_TEXT = { pending: '… pending', pass: '✓ pass', fail: '✗ fail' };
+
+/** 'pending' (nothing checked yet), 'pass' (maxRel <= threshold) or 'fail'. */
+function checkState(r, threshold) {
+  if (!(Number(r.checked ?? 0) > 0)) return 'pending';
+  return r.maxRel <= threshold ? 'pass' : 'fail';
+}
+
+/** The cells of one tensor's row: tensor, shape, checked, max abs, max rel, status. */
+function gradcheckRow(r, state) {
+  const checked = Number(r.checked ?? 0);
+  const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
+  const status = el('span', { text: STATUS_TEXT[state] });
+  status.className = `status status-${state}`;
+  const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
+  return [
+    String(r.tensor),
+    shape,
+    checked === size ? `all ${size}` : `${checked} of ${size}`,
+    checked > 0 ? formatSci(r.maxAbs, 2) : '—',
+    checked > 0 ? formatSci(r.maxRel, 2) : '—',
+    status,
+  ];
+}
+
+/** How many rows pass, fail, are pending, and the worst relative error of those checked. */
+function tally(list, states) {
+  const n = { pass: 0, fail: 0, pending: 0, worst: 0 };
+  list.forEach((r, i) => {
+    n[states[i]] += 1;
+    if (states[i] === 'pending') return;
+    if (!Number.isFinite(r.maxRel)) n.worst = Infinity;
+    else if (r.maxRel > n.worst) n.worst = r.maxRel;
+  });
+  return n;
+}
+
+/** The summary line under the table, with its class ('is-pass', 'is-fail' or none). */
+function gradcheckSummary(total, n, threshold) {
+  const thr = formatSci(threshold, 0);
+  const worst = formatSci(n.worst, 2);
+  if (total === 0) return { text: 'No gradient check yet.' };
+  if (n.pending === total) return { text: 'Gradient check pending…' };
+  if (n.fail === 0 && n.pending === 0) {
+    const text = `✓ All ${n.pass} tensors pass: max relative error ${worst} ≤ ${thr}.`;
+    return { text, cls: 'is-pass' };
+  }
+  if (n.fail === 0) {
+    const so = `${n.pass} of ${total} tensors checked so far`;
+    return { text: `${so}, all pass (max relative error ${worst} ≤ ${thr}).` };
+  }
+  const text = `✗ ${n.fail} of ${total} tensors fail: max relative error ${worst} > ${thr}.`;
+  return { text, cls: 'is-fail' };
+}
+
+/** "sampled: N entries per tensor …" (N: `sampled` if a number, else the most checked). */
+function sampledNote(sampled, list) {
+  let n = typeof sampled === 'number' ? sampled : 0;
+  if (!n) for (const r of list) n = Math.max(n, Number(r.checked ?? 0));
+  const text = `sampled: ${n} entries per tensor (tensors with fewer entries are checked in full).`;
+  return el('p', { className: 'note gradcheck-sampled', text });
+}
+
 /**
  * The result of layer.gradcheck(): one row per tensor with its shape, how many entries were
  * checked (of its size), the max absolute and relative errors and "✓ pass" / "✗ fail"
@@ -129,90 +198,26 @@ export function shapeTable(stages, { caption = 'Shapes at every stage' } = {}) {
  * how many tensors pass. Returns <div class="gradcheck">.
  */
 export function gradcheckTable(rows, { threshold = 1e-7, sampled = false, caption } = {}) {
-  const root = document.createElement('div');
-  root.className = 'gradcheck';
   const list = Array.from(rows ?? []);
-  let pass = 0;
-  let fail = 0;
-  let pending = 0;
-  let worst = 0;
-  const body = list.map((r) => {
-    const checked = Number(r.checked ?? 0);
-    const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
-    const status = document.createElement('span');
-    let state;
-    if (!(checked > 0)) {
-      state = 'pending';
-      status.textContent = '… pending';
-      pending += 1;
-    } else if (r.maxRel <= threshold) {
-      state = 'pass';
-      status.textContent = '✓ pass';
-      pass += 1;
-    } else {
-      state = 'fail';
-      status.textContent = '✗ fail';
-      fail += 1;
-    }
-    if (checked > 0 && Number.isFinite(r.maxRel) && r.maxRel > worst) worst = r.maxRel;
-    if (checked > 0 && !Number.isFinite(r.maxRel)) worst = Infinity;
-    status.className = `status status-${state}`;
-    const shape = document.createElement('code');
-    shape.className = 'shape';
-    shape.textContent = formatShape(r.shape);
-    const checkedText = checked === size ? `all ${size}` : `${checked} of ${size}`;
-    return [
-      String(r.tensor),
-      shape,
-      checkedText,
-      checked > 0 ? formatSci(r.maxAbs, 2) : '—',
-      checked > 0 ? formatSci(r.maxRel, 2) : '—',
-      status,
-    ];
-  });
+  const states = list.map((r) => checkState(r, threshold));
   const w = table({
     headers: ['tensor', 'shape', 'checked', 'max abs error', 'max rel error', 'result'],
-    rows: body,
+    rows: list.map((r, i) => gradcheckRow(r, states[i])),
     caption,
     numeric: [2, 3, 4],
     className: 'gradcheck-table',
   });
-  // mark each row's state for styling and tests
+  // each row's state, for styling and tests
   const trs = w.table.tBodies[0].rows;
-  list.forEach((r, i) => {
-    const st = body[i][5].className.replace('status status-', '');
-    trs[i].dataset.status = st;
-  });
-  root.append(w);
-
-  const summary = document.createElement('p');
-  summary.className = 'gradcheck-summary';
-  const thr = formatSci(threshold, 0);
-  if (list.length === 0) {
-    summary.textContent = 'No gradient check yet.';
-  } else if (pending === list.length) {
-    summary.textContent = 'Gradient check pending…';
-  } else if (fail === 0 && pending === 0) {
-    summary.textContent = `✓ All ${pass} tensors pass: max relative error ${formatSci(worst, 2)} ≤ ${thr}.`;
-    summary.classList.add('is-pass');
-  } else if (fail === 0) {
-    summary.textContent = `${pass} of ${list.length} tensors checked so far, all pass (max relative error ${formatSci(worst, 2)} ≤ ${thr}).`;
-  } else {
-    summary.textContent = `✗ ${fail} of ${list.length} tensors fail: max relative error ${formatSci(worst, 2)} > ${thr}.`;
-    summary.classList.add('is-fail');
-  }
-  root.append(summary);
-  root.dataset.pass = String(pass);
-  root.dataset.fail = String(fail);
-
-  if (sampled) {
-    let n = typeof sampled === 'number' ? sampled : 0;
-    if (!n) for (const r of list) n = Math.max(n, Number(r.checked ?? 0));
-    const note = document.createElement('p');
-    note.className = 'note gradcheck-sampled';
-    note.textContent = `sampled: ${n} entries per tensor (tensors with fewer entries are checked in full).`;
-    root.append(note);
-  }
+  states.forEach((st, i) => (trs[i].dataset.status = st));
+  const n = tally(list, states);
+  const sum = gradcheckSummary(list.length, n, threshold);
+  const summary = el('p', { className: 'gradcheck-summary', text: sum.text });
+  if (sum.cls) summary.classList.add(sum.cls);
+  const root = el('div', { className: 'gradcheck' }, w, summary);
+  root.dataset.pass = String(n.pass);
+  root.dataset.fail = String(n.fail);
+  if (sampled) root.append(sampledNote(sampled, list));
   return root;
 }
 

@@ -1,0 +1,370 @@
+// cells.js - the cells of the heatmap: their colours, the SVG <rect>s (up to s.svgCellLimit cells)
+// or one <canvas> (above), the numbers in the cells, the hatching of masked (non-finite) cells,
+// and the cells drawn on a canvas or as markup for the PNG / SVG exports.
+
+import { svgEl } from '../dom.js';
+import {
+  divergingColor,
+  divergingPacked,
+  divergingTextColor,
+  formatFixed,
+  r2,
+  sequentialColor,
+  sequentialPacked,
+  sequentialTextColor,
+  uniqueId,
+} from '../scales.js';
+import { FONT_STACK } from '../export.js';
+import { roundRectPath } from './primitives.js';
+import { HATCH_BG, HATCH_INK, INK } from './theme.js';
+
+// HATCH_BG (#e5e7eb) as a packed little-endian RGBA pixel
+const HATCH_BG_PACKED = ((255 << 24) | (0xeb << 16) | (0xe7 << 8) | 0xe5) >>> 0;
+
+/** The largest |x| of the finite entries (0 if none). */
+function maxAbsFinite(s) {
+  let m = 0;
+  const n = s.rows * s.cols;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(s.data[i]);
+    if (a > m && a !== Infinity) m = a;
+  }
+  return m;
+}
+
+/** Colour range: 'unit' fixed [min=0, max=1]; 'diverging' symmetric [-m, m], m = max |finite x|. */
+function colorRange(s) {
+  if (s.scale === 'diverging') {
+    let m = s.maxAbs;
+    if (!(m > 0) || !Number.isFinite(m)) {
+      m = maxAbsFinite(s);
+      if (!(m > 0)) m = 1;
+    }
+    return [-m, m];
+  }
+  const lo = Number.isFinite(s.min) ? s.min : 0;
+  const hi = Number.isFinite(s.max) && s.max > lo ? s.max : lo + 1;
+  return [lo, hi];
+}
+
+/** { lo, hi, fill(v), ink(v), packed(v) }: a cell's colour, its number's colour, its pixel. */
+export function colorizer(s) {
+  const [lo, hi] = colorRange(s);
+  if (s.scale === 'diverging') {
+    const m = hi;
+    return {
+      lo,
+      hi,
+      fill: (v) => divergingColor(v / m),
+      ink: (v) => divergingTextColor(v / m),
+      packed: (v) => divergingPacked(v / m),
+    };
+  }
+  const span = hi - lo;
+  return {
+    lo,
+    hi,
+    fill: (v) => sequentialColor((v - lo) / span),
+    ink: (v) => sequentialTextColor((v - lo) / span),
+    packed: (v) => sequentialPacked((v - lo) / span),
+  };
+}
+
+/** <defs> with the hatch pattern of masked cells; its id goes to svg.dataset.hatch. */
+export function hatchDefs(svg) {
+  const defs = svgEl('defs');
+  const id = uniqueId('hm-hatch');
+  const pat = svgEl('pattern', {
+    id,
+    width: 5,
+    height: 5,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  pat.append(svgEl('rect', { width: 5, height: 5, fill: HATCH_BG }));
+  pat.append(svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: HATCH_INK, 'stroke-width': 1.5 }));
+  defs.append(pat);
+  svg.append(defs);
+  svg.dataset.hatch = id;
+}
+
+/** <g class="cells">: one <rect class="cell"> per cell, row by row (filled by paintCells). */
+function cellRects(s, L) {
+  const g = svgEl('g', { class: 'cells' });
+  if (!L.gap) g.setAttribute('shape-rendering', 'crispEdges');
+  const w = r2(L.cell - L.gap);
+  const proto = svgEl('rect', { width: w, height: w, class: 'cell' });
+  if (L.rx) proto.setAttribute('rx', L.rx);
+  // without gaps, cells overlap by a hair so no seams show when the SVG is scaled
+  if (!L.gap) {
+    proto.setAttribute('width', r2(w + 0.3));
+    proto.setAttribute('height', r2(w + 0.3));
+  }
+  const rects = [];
+  const frag = document.createDocumentFragment();
+  for (let r = 0; r < s.rows; r++) {
+    const y = r2(L.my + r * L.cell + L.gap / 2);
+    for (let c = 0; c < s.cols; c++) {
+      const rect = proto.cloneNode(false);
+      rect.setAttribute('x', r2(L.mx + c * L.cell + L.gap / 2));
+      rect.setAttribute('y', y);
+      frag.append(rect);
+      rects.push(rect);
+    }
+  }
+  g.append(frag);
+  return { g, rects };
+}
+
+/** <g class="cell-numbers">: one centred <text> per cell (filled by paintCells). */
+function cellNumbers(s, L) {
+  const g = svgEl('g', {
+    class: 'cell-numbers',
+    'text-anchor': 'middle',
+    'font-size': L.numFont,
+    'aria-hidden': 'true',
+  });
+  const texts = [];
+  const frag = document.createDocumentFragment();
+  for (let r = 0; r < s.rows; r++) {
+    const y = r2(L.my + (r + 0.5) * L.cell + L.numFont * 0.35);
+    for (let c = 0; c < s.cols; c++) {
+      const t = svgEl('text', { x: r2(L.mx + (c + 0.5) * L.cell), y });
+      frag.append(t);
+      texts.push(t);
+    }
+  }
+  g.append(frag);
+  return { g, texts };
+}
+
+/**
+ * Many cells: one canvas inside the SVG (it scales with it); labels and overlays stay vector.
+ * Thousands of SVG nodes cost tens of ms per style pass; a canvas repaints in ~1 ms. The canvas
+ * has k device pixels per cell (data-k).
+ */
+function cellCanvas(s, L) {
+  const fo = svgEl('foreignObject', {
+    x: L.mx,
+    y: L.my,
+    width: L.mw,
+    height: L.mh,
+    class: 'cells-canvas',
+  });
+  const canvas = document.createElement('canvas');
+  const dpr = Math.min(3, Math.max(1, globalThis.devicePixelRatio || 1));
+  const k = Math.max(1, Math.round(L.cell * dpr));
+  canvas.width = s.cols * k;
+  canvas.height = s.rows * k;
+  canvas.style.width = '100%';
+  canvas.style.height = '100%';
+  canvas.style.display = 'block';
+  canvas.setAttribute('aria-hidden', 'true');
+  canvas.dataset.k = String(k);
+  fo.append(canvas);
+  return { fo, canvas };
+}
+
+/** Draw the cells (and their numbers) into state.svg: SVG rects, or a canvas for many cells. */
+export function drawCells(state) {
+  const { s, L, svg } = state;
+  state.cellEls = [];
+  state.numEls = [];
+  state.canvas = null;
+  if (s.rows * s.cols > s.svgCellLimit) {
+    const { fo, canvas } = cellCanvas(s, L);
+    svg.append(fo);
+    state.canvas = canvas;
+    return;
+  }
+  const cells = cellRects(s, L);
+  svg.append(cells.g);
+  state.cellEls = cells.rects;
+  if (s.numbersOn) {
+    const numbers = cellNumbers(s, L);
+    svg.append(numbers.g);
+    state.numEls = numbers.texts;
+  }
+}
+
+/** Colours and numbers of every cell (all an update() of the data alone has to do). */
+export function paintCells(state) {
+  const { s, L, col, canvas } = state;
+  if (canvas) {
+    const k = Number(canvas.dataset.k);
+    if (!state.smallCanvas) state.smallCanvas = document.createElement('canvas');
+    paintCellsFast(canvas, state.smallCanvas, s, col, k);
+    if (s.numbersOn) {
+      const ctx = canvas.getContext('2d');
+      ctx.setTransform(k / L.cell, 0, 0, k / L.cell, 0, 0);
+      paintNumbers(ctx, s, L, col, 0, 0);
+    }
+    return;
+  }
+  const n = s.rows * s.cols;
+  const hatch = `url(#${state.svg.dataset.hatch})`;
+  for (let i = 0; i < n; i++) {
+    const v = s.data[i];
+    state.cellEls[i].setAttribute('fill', Number.isFinite(v) ? col.fill(v) : hatch);
+  }
+  if (!state.numEls.length) return;
+  for (let i = 0; i < n; i++) {
+    const v = s.data[i];
+    const t = state.numEls[i];
+    t.textContent = formatFixed(v, s.digits);
+    t.setAttribute('fill', Number.isFinite(v) ? col.ink(v) : INK);
+  }
+}
+
+/** A masked cell on a canvas: grey with diagonal lines 5 px apart. */
+function hatchCell(ctx, x, y, w) {
+  ctx.fillStyle = HATCH_BG;
+  ctx.fillRect(x, y, w, w);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, w, w);
+  ctx.clip();
+  ctx.strokeStyle = HATCH_INK;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let d = -w; d < w; d += 5) {
+    ctx.moveTo(x + d, y + w);
+    ctx.lineTo(x + d + w, y);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+/** Every cell as a (rounded) rectangle on a canvas, the matrix's corner at (ox, oy). */
+export function paintCellsCanvas(ctx, s, L, col, ox, oy) {
+  const { cell, gap, rx } = L;
+  const w = cell - gap;
+  // without gaps, cells overlap by half a pixel so no seams show
+  const over = gap ? 0 : 0.5;
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.cols; c++) {
+      const v = s.data[r * s.cols + c];
+      const x = ox + c * cell + gap / 2;
+      const y = oy + r * cell + gap / 2;
+      if (!Number.isFinite(v)) {
+        hatchCell(ctx, x, y, w);
+      } else if (rx) {
+        ctx.fillStyle = col.fill(v);
+        roundRectPath(ctx, x, y, w, w, rx);
+        ctx.fill();
+      } else {
+        ctx.fillStyle = col.fill(v);
+        ctx.fillRect(x, y, w + over, w + over);
+      }
+    }
+  }
+}
+
+/** One pixel per cell into `px` (a Uint32Array view of ImageData); returns how many are masked. */
+function packPixels(px, s, col) {
+  const n = s.rows * s.cols;
+  let masked = 0;
+  for (let i = 0; i < n; i++) {
+    const v = s.data[i];
+    if (Number.isFinite(v)) {
+      px[i] = col.packed(v);
+    } else {
+      px[i] = HATCH_BG_PACKED;
+      masked += 1;
+    }
+  }
+  return masked;
+}
+
+/** Hatch the masked cells of a canvas with k pixels per cell. */
+function hatchMasked(ctx, s, k) {
+  const n = s.rows * s.cols;
+  ctx.strokeStyle = HATCH_INK;
+  ctx.lineWidth = Math.max(1, k / 8);
+  ctx.beginPath();
+  const step = Math.max(3, k / 2);
+  for (let i = 0; i < n; i++) {
+    if (Number.isFinite(s.data[i])) continue;
+    const x = (i % s.cols) * k;
+    const y = Math.floor(i / s.cols) * k;
+    for (let d = step / 2; d < 2 * k; d += step) {
+      // segments of the lines x + y = const inside the cell
+      const x0 = x + Math.max(0, d - k);
+      const x1 = x + Math.min(k, d);
+      ctx.moveTo(x0, y + (d - (x0 - x)));
+      ctx.lineTo(x1, y + (d - (x1 - x)));
+    }
+  }
+  ctx.stroke();
+}
+
+/**
+ * The fast path for big matrices: one pixel per cell into ImageData (a small canvas), scaled up by
+ * an integer factor k with nearest-neighbour sampling onto `canvas`; masked cells hatched after.
+ */
+function paintCellsFast(canvas, small, s, col, k) {
+  const { rows, cols } = s;
+  if (small.width !== cols || small.height !== rows) {
+    small.width = cols;
+    small.height = rows;
+  }
+  const sctx = small.getContext('2d');
+  const img = sctx.createImageData(cols, rows);
+  const masked = packPixels(new Uint32Array(img.data.buffer), s, col);
+  sctx.putImageData(img, 0, 0);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(small, 0, 0, cols * k, rows * k);
+  if (masked) hatchMasked(ctx, s, k);
+}
+
+/** The numbers in the cells on a canvas (if s.numbersOn), the matrix's corner at (ox, oy). */
+export function paintNumbers(ctx, s, L, col, ox, oy) {
+  if (!s.numbersOn) return;
+  ctx.save();
+  ctx.font = `${L.numFont}px ${FONT_STACK}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'alphabetic';
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.cols; c++) {
+      const v = s.data[r * s.cols + c];
+      ctx.fillStyle = Number.isFinite(v) ? col.ink(v) : INK;
+      ctx.fillText(
+        formatFixed(v, s.digits),
+        ox + (c + 0.5) * L.cell,
+        oy + (r + 0.5) * L.cell + L.numFont * 0.35,
+      );
+    }
+  }
+  ctx.restore();
+}
+
+/** The cells (masked ones filled with url(#hatch)) and their numbers as SVG markup. */
+export function cellsMarkup(s, L, col) {
+  const w = r2(L.cell - L.gap);
+  const rx = L.rx ? ` rx="${L.rx}"` : '';
+  let cells = '';
+  let nums = '';
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.cols; c++) {
+      const v = s.data[r * s.cols + c];
+      const fill = Number.isFinite(v) ? col.fill(v) : 'url(#hatch)';
+      const x = r2(L.mx + c * L.cell + L.gap / 2);
+      const y = r2(L.my + r * L.cell + L.gap / 2);
+      cells += `<rect x="${x}" y="${y}" width="${w}" height="${w}"${rx} fill="${fill}"/>`;
+      if (!s.numbersOn) continue;
+      const nx = r2(L.mx + (c + 0.5) * L.cell);
+      const ny = r2(L.my + (r + 0.5) * L.cell + L.numFont * 0.35);
+      const ink = Number.isFinite(v) ? col.ink(v) : INK;
+      nums += `<text x="${nx}" y="${ny}" fill="${ink}">${formatFixed(v, s.digits)}</text>`;
+    }
+  }
+  let out = `<g shape-rendering="${L.gap ? 'auto' : 'crispEdges'}">${cells}</g>`;
+  if (nums) {
+    const attrs = `font-size="${L.numFont}" text-anchor="middle" font-variant-numeric="tabular-nums"`;
+    out += `<g ${attrs}>${nums}</g>`;
+  }
+  return out;
+}
