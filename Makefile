@@ -19,7 +19,7 @@ PORT ?= 8000
 
 # What a command needs, installed first when missing: .ci/setup prints one line when it installs
 # something, nothing otherwise (and then costs a few milliseconds). Its NEEDs: see .ci/setup.
-SETUP = @EMCC='$(EMCC)' CC='$(CC)' PYTHON='$(PYTHON)' FUZZ_CC='$(FUZZ_CC)' bash .ci/setup
+SETUP = @EMCC='$(EMCC)' CC='$(CC)' PYTHON='$(PYTHON)' FUZZ_CC='$(FUZZ_CC)' CLANG_FORMAT='$(CLANG_FORMAT)' bash .ci/setup
 
 SRC := c/mha.c c/train.c c/kernels.c c/rng.c c/npmath.c
 HDR := $(wildcard c/*.h)
@@ -53,7 +53,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: lint-c format-c all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint lint-c format-c all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 # (`@:`, an empty recipe: when all is up to date, npm start prints no "Nothing to be done")
@@ -119,9 +119,11 @@ test-c: $(addprefix $(BUILD)/san/,$(C_TESTS)) reference
 test-node: wasm bundle reference
 	npm test
 
-# The README's test command, and CI's (.ci/run): setup first, then every suite in this order.
-# (Lint joins TEST_STEPS here, first, once it is wired into the tests: `npm run lint`.)
-TEST_STEPS := test-c fuzz-ci test-node
+# The README's test command, and CI's (.ci/run): setup first, then lint (ESLint, Prettier,
+# clang-format: any finding fails), then every suite in this order.
+TEST_STEPS := lint test-c fuzz-ci test-node
+lint:
+	npm run --silent lint
 test:
 	$(SETUP) test
 	@$(MAKE) --no-print-directory $(TEST_STEPS)

@@ -59,8 +59,9 @@ function report(title, all) {
   console.log(
     `${title}: ${all.length} functions, ${all.filter((f) => f.lines > 80).length} over 80 lines`,
   );
-  for (const f of all.slice(0, count))
-    {console.log(`  ${String(f.lines).padStart(4)}  ${f.name}  (${f.where})`);}
+  for (const f of all.slice(0, count)) {
+    console.log(`  ${String(f.lines).padStart(4)}  ${f.name}  (${f.where})`);
+  }
 }
 
 report('web/', files(join(root, 'web'), '.js').flatMap(jsLengths));

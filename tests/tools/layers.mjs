@@ -65,8 +65,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     );
   }
   const up = edges.filter((e) => e.up || e.toLayer.startsWith('unknown'));
-  for (const e of up)
-    {console.log(`UPWARD: web/${e.from} (${e.fromLayer}) imports web/${e.to} (${e.toLayer})`);}
+  for (const e of up) {
+    console.log(`UPWARD: web/${e.from} (${e.fromLayer}) imports web/${e.to} (${e.toLayer})`);
+  }
   console.log(`${edges.length} imports, ${up.length} going up`);
   process.exit(up.length ? 1 : 0);
 }

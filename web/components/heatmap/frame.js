@@ -1,6 +1,6 @@
 // frame.js - the heatmap's HTML around the plot:
 //   <figure class="heatmap" tabindex="0"> caption, help text (for the keys), sizer, the plot box
-//   (a region of its own in the tab order: the <svg> and the tooltip), side (legend, key), footer
+//   (the <svg> and the tooltip), side (legend, key), footer
 //   (live readout, export buttons).
 
 import { el } from '../dom.js';
@@ -33,9 +33,9 @@ export function createFrame() {
   });
   const cap = createCaption(captionId);
   const help = el('span', { className: 'visually-hidden', id: helpId, text: HELP });
-  // the plot box: a named region in the tab order, so that a plot wider than the box can be
-  // scrolled with the keys (with style.css as it is, plots are fitted to the box and never are)
-  const plot = el('div', { className: 'heatmap-plot', attrs: { tabindex: 0, role: 'region' } });
+  // the plot box: the plot is fitted to its width (style.css), so it never scrolls and needs no
+  // tab stop of its own; the figure is the one focusable element (arrow keys move the cursor)
+  const plot = el('div', { className: 'heatmap-plot' });
   // a zero-height box as wide as the plot may be: observed for fitting the cells (its height never
   // changes, so re-rendering inside the observer cannot loop)
   const sizer = el('div', { className: 'heatmap-sizer', attrs: { 'aria-hidden': 'true' } });
@@ -60,8 +60,6 @@ export function updateCaption(state) {
   dom.note.hidden = !s.caption;
   const what = s.title ? String(s.title) : 'heatmap';
   const base = safeFilename(s.exportName ?? s.title ?? 'heatmap', 'heatmap');
-  // a region's name must be unique on the page; titles repeat across lessons, export names don't
-  dom.plot.setAttribute('aria-label', `Plot of ${what}${s.exportName ? ` (${base})` : ''}`);
   labelExportTools(state, what);
   dom.figure.dataset.exportName = base;
 }
