@@ -56,12 +56,13 @@ static int tensor_id(const char *name)
     return -1;
 }
 
-static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
+/* One stream, in the course's order: X, then Wq, Wk, Wv, Wo (written straight into the
+ * parameter buffer), then dY. */
+static int draw_inputs(mha_layer *layer, mha_rng *rng, double *X, double *dY)
 {
     const size_t btc = (size_t)B * T * C, cc = (size_t)C * C;
     int rc;
 
-    /* one stream: X, then Wq, Wk, Wv, Wo (written straight into the parameter buffer), then dY */
     if ((rc = mha_rng_standard_normal(rng, X, btc)) != MHA_OK) {
         return fail("mha_rng_standard_normal", rc);
     }
@@ -76,8 +77,13 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     if ((rc = mha_rng_standard_normal(rng, dY, btc)) != MHA_OK) {
         return fail("mha_rng_standard_normal", rc);
     }
+    return 0;
+}
 
-    /* ---- lesson 3: the forward pass and the shape at every stage ---- */
+/* Lesson 3: the forward pass and the shape at every stage. */
+static int lesson3_shapes(mha_layer *layer, const double *X, double *Y)
+{
+    int rc;
     if ((rc = mha_forward(layer, X, B, T, 0, Y)) != MHA_OK) {
         return fail("mha_forward", rc);
     }
@@ -119,8 +125,14 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     }
     printf("\n  att rows sum to 1: max |row sum - 1| = %.1e over %zu rows\n", worst_sum, n_att / T);
     printf("  Y[0, 0, :4] = [%.8f, %.8f, %.8f, %.8f]\n\n", Y[0], Y[1], Y[2], Y[3]);
+    return 0;
+}
 
-    /* ---- lesson 4: the gradient check of every entry, loss L = sum(dY * Y) ---- */
+/* Lesson 4: the gradient check of every entry, loss L = sum(dY * Y). */
+static int lesson4_check(mha_layer *layer, const double *X, const double *dY, const double *Y)
+{
+    const size_t btc = (size_t)B * T * C;
+    int rc;
     mha_check_row report[MHA_CHECK_COUNT];
     if ((rc = mha_gradcheck(layer, X, B, T, 0, MHA_LOSS_DOT, dY, MHA_GRADCHECK_EPS, 0, report)) !=
         MHA_OK) {
@@ -157,6 +169,14 @@ static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
     }
     printf("\n  %d of %d tensors pass (%.0f entries checked)\n", passed, MHA_CHECK_COUNT, entries);
     return passed == MHA_CHECK_COUNT ? 0 : 1;
+}
+
+static int run(mha_layer *layer, mha_rng *rng, double *X, double *dY, double *Y)
+{
+    int rc;
+    if ((rc = draw_inputs(layer, rng, X, dY)) != 0) return rc;
+    if ((rc = lesson3_shapes(layer, X, Y)) != 0) return rc;
+    return lesson4_check(layer, X, dY, Y);
 }
 
 int main(void)
