@@ -71,6 +71,8 @@ test(`Scheduler: higher priority first, then submission order; one slice runs a 
   const a = submitLogged(s, log, 'a', [1, 2]);
   const b = submitLogged(s, log, 'b', [1], { priority: 5 });
   const c = submitLogged(s, log, 'c', [7]);
+  assert.equal(s.running, true, 'submit starts the pump at once');
+  assert.equal(s.submit({ start: counting([], [], 'quiet') }).name, '', 'no name: empty');
   assert.deepEqual([a.id, b.id, c.id], [1, 2, 3]);
   assert.deepEqual([a.name, a.priority, b.priority, a.sliceMs], ['a', 0, 5, 1e9]);
   assert.ok(!a.finished && !a.cancelled);
@@ -113,9 +115,10 @@ test('Scheduler: sliceMs 0 gives one value per slice, reported by onProgress', a
 
 test('Scheduler: busyMs adds up the time spent in the job', async () => {
   const s = new Scheduler({ sliceMs: 0 });
+  const t0 = Date.now();
   const job = submitLogged(s, [], 'slow', [1, 2, 3], { spinMs: 5 });
   await s.idle();
-  assert.ok(job.busyMs >= 15, `busyMs ${job.busyMs}`);
+  assert.ok(job.busyMs >= 15 && job.busyMs <= Date.now() - t0, `busyMs ${job.busyMs}`);
 });
 
 test('Scheduler: errors go to onError (or console.error); the other jobs go on', async () => {
@@ -140,6 +143,7 @@ test('Scheduler: errors go to onError (or console.error); the other jobs go on',
     },
     onError: (e) => log.push(`start error ${e.message}`),
   });
+  const badJob = s.jobs[0];
   const seen = [];
   const saved = console.error;
   console.error = (e) => seen.push(e.message);
@@ -166,6 +170,7 @@ test('Scheduler: errors go to onError (or console.error); the other jobs go on',
     'ok done 1',
   ]);
   assert.deepEqual(seen, ['unhandled']);
+  assert.ok(badJob.finished && !badJob.cancelled, 'a failed job is finished, not cancelled');
 });
 
 test(`Scheduler: cancel() stops a job at once, runs its cleanup once, and never calls onDone`, async () => {
@@ -202,6 +207,14 @@ test(`Scheduler: cancel() stops a job at once, runs its cleanup once, and never 
   await s2.idle();
   assert.ok(j2.finished && !j2.cancelled);
   assert.equal(log.at(-1), 'j2 done');
+  j2.cancel();
+  assert.ok(!j2.cancelled, 'cancelling a finished job changes nothing');
+  // a job without onProgress or onDone runs without errors
+  const s3 = new Scheduler({ sliceMs: 0 });
+  const errors = [];
+  s3.submit({ start: counting([1, 2], [], 'bare'), onError: (e) => errors.push(e) });
+  await s3.idle();
+  assert.deepEqual(errors, []);
 });
 
 test('Scheduler: a job that cancels itself inside its slice stops there', async () => {
@@ -256,13 +269,19 @@ test(`gradcheckJob: a check of its own layer in slices; same report as gradcheck
   // chunks of 7 over 10 positions per tensor: 7, 10, 17, 20, ...
   assert.deepEqual(progress.slice(0, 4), [7, 10, 17, 20]);
   assert.throws(() => made.weights, /freed/, 'the job frees its layer when it ends');
-  // default chunk: checkChunk(B, T, C); cancelling frees the layer too
-  const start2 = gradcheckJob(() => (made = make()), X, { B, T, samples: 0 });
-  const { iterator, cleanup } = start2();
-  assert.equal(iterator.next().value.done, checkChunk(1, T, C));
+  // default chunk: checkChunk(B, T, C) (10 at the course size); cleanup frees the layer once
+  const X2 = mha.standardNormal(2 * 6 * 64, { seed: 5 });
+  const make2 = () => (made = mha.createLayer({ C: 64, heads: 4, seed: 6 }));
+  const { iterator, cleanup } = gradcheckJob(make2, X2, { B: 2, T: 6, samples: 0 })();
+  assert.equal(iterator.next().value.done, 10);
   cleanup();
   cleanup();
   assert.throws(() => made.weights, /freed/);
+  // without B: one sequence
+  const X3 = mha.standardNormal(6 * 64, { seed: 5 });
+  const third = gradcheckJob(make2, X3, { B: 1, T: 6, samples: 0 })();
+  assert.equal(third.iterator.next().value.done, checkChunk(1, 6, 64));
+  third.cleanup();
 });
 
 test('checkChunk: entries per slice from the cost of a forward, between 1 and 32', () => {

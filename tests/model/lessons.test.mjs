@@ -103,6 +103,41 @@ test('lesson 2: Q split into heads equals NumPy; each head is its own small proj
   assert.ok(bitEqual(s.x, mha.standardNormal(24, { seed: 1 })));
 });
 
+/** Lesson 3's table of stages at the course's size (B 2, T 6, C 64, 4 heads of 16). */
+function stageTable(causal) {
+  return [
+    { stage: 'X (input)', shape: [2, 6, 64], note: 'B sequences of T tokens, C features each' },
+    {
+      stage: 'X @ Wq  (also Wk, Wv)',
+      shape: [2, 6, 64],
+      note: 'one (C, C) matmul for all heads at once',
+    },
+    { stage: '.reshape(B, T, h, hs)', shape: [2, 6, 4, 16], note: 'C = h · hs = 4 · 16' },
+    {
+      stage: '.transpose(0, 2, 1, 3) → Q, K, V',
+      shape: [2, 4, 6, 16],
+      note: 'heads become a batch axis',
+    },
+    {
+      stage: 'Q @ K.transpose(0, 1, 3, 2) / √hs → scores',
+      shape: [2, 4, 6, 6],
+      note: 'one T×T matrix per head; √hs = 4',
+    },
+    {
+      stage: causal ? 'causal mask + softmax → att' : 'softmax(scores) → att',
+      shape: [2, 4, 6, 6],
+      note: 'each row sums to 1',
+    },
+    { stage: 'att @ V → headout', shape: [2, 4, 6, 16], note: 'each head mixes its own V' },
+    {
+      stage: 'merge_heads → concat',
+      shape: [2, 6, 64],
+      note: 'transpose back, reshape (B, T, C)',
+    },
+    { stage: 'concat @ Wo → Y', shape: [2, 6, 64], note: 'Wo mixes the heads' },
+  ];
+}
+
 for (const causal of [false, true]) {
   test(`lesson 3${causal ? ' (causal)' : ''}: every intermediate, QK, row sums and the Wo experiment equal NumPy`, (t) => {
     const ref = causal ? page.lesson3_causal : page.lesson3;
@@ -134,31 +169,18 @@ for (const causal of [false, true]) {
       }
     }
     for (const v of r.fullDelta) assert.ok(v > 0.5, 'the full Wo spreads head 0 everywhere');
-    // the shape table of the lesson
-    assert.equal(r.stages.length, 9);
-    assert.deepEqual(
-      r.stages.map((s) => s.shape),
-      [
-        [2, 6, 64],
-        [2, 6, 64],
-        [2, 6, 4, 16],
-        [2, 4, 6, 16],
-        [2, 4, 6, 6],
-        [2, 4, 6, 6],
-        [2, 4, 6, 16],
-        [2, 6, 64],
-        [2, 6, 64],
-      ],
-    );
-    assert.equal(
-      r.stages[5].stage,
-      causal ? 'causal mask + softmax → att' : 'softmax(scores) → att',
-    );
-    assert.match(r.stages[2].note, /C = h · hs = 4 · 16/);
-    assert.match(r.stages[4].note, /√hs = 4$/);
+    // the lesson's shape table, as the page prints it
+    assert.deepEqual(r.stages, stageTable(causal));
     t.diagnostic(errs.join(', '));
   });
 }
+
+test('lesson 3 without options is the plain (not causal) lesson', () => {
+  const r = lesson3(mha);
+  assert.equal(r.causal, false);
+  assert.ok(bitEqual(r.att, lesson3(mha, { causal: false }).att));
+  assert.deepEqual(r.stages, stageTable(false));
+});
 
 test('lesson 3 and 4 accept the data they are given (no new draw)', () => {
   const data = courseData(mha, { seed: 9 });
@@ -312,4 +334,55 @@ test(`layerWith / borrowLayer / returnLayer: the weights given; the pool keeps 3
   assert.ok(!layers.includes(other));
   assert.deepEqual([other.C, other.heads], [8, 2]);
   for (const l of [...again, other]) returnLayer(mha, l);
+});
+
+/**
+ * The module's API with a count of live generators and layers: every rng() and createLayer() adds
+ * one, its free() takes it away. (Private fields forbid a Proxy; the lessons use only these calls.)
+ */
+function counting(m) {
+  const live = { rng: 0, layer: 0 };
+  const track = (obj, kind) => {
+    live[kind]++;
+    const free = obj.free.bind(obj);
+    obj.free = () => {
+      live[kind]--;
+      free();
+    };
+    return obj;
+  };
+  const api = {
+    live,
+    rng: (...a) => track(m.rng(...a), 'rng'),
+    createLayer: (o) => track(m.createLayer(o), 'layer'),
+  };
+  for (const f of ['singleHead', 'splitHeads', 'mergeHeads', 'mseLoss', 'standardNormal']) {
+    api[f] = (...a) => m[f](...a);
+  }
+  return api;
+}
+
+test('the lessons free every generator and give every layer back to the pool', () => {
+  const m = counting(mha);
+  const tokens = tokenize(page.tokenize[0].text);
+  let k = 0;
+  const round = () => {
+    courseData(m);
+    lesson1(m, { tokens });
+    lesson2(m);
+    lesson3(m);
+    lesson3(m, { causal: true });
+    lesson4(m);
+    sentenceModel(m, { tokens, C: 32, heads: 4, seed: 1000 + k++ }); // a new key: no cache hit
+  };
+  round();
+  assert.equal(m.live.rng, 0, 'generators left alive');
+  // the first round fills the pool of (64, 4) layers: lesson 3 borrows two at once
+  assert.equal(m.live.layer, 2);
+  for (let i = 0; i < 3; i++) round();
+  assert.deepEqual(m.live, { rng: 0, layer: 2 }, 'later rounds reuse the pooled layers');
+  const tr = new Trainer(m, sentenceModel(m, { tokens, C: 8, heads: 2 }));
+  tr.step(0.1);
+  tr.free();
+  assert.deepEqual(m.live, { rng: 0, layer: 2 }, 'the Trainer frees its layer');
 });

@@ -132,6 +132,10 @@ test('validateSettings: strings from the controls or the URL are parsed', () => 
     [' 0.25 ', 0.25],
     [10, 10],
     ['1e-300', 1e-300],
+    ['10.0', 10],
+    ['.25', 0.25],
+    ['1e0', 1],
+    ['2.5E-1', 0.25],
   ]) {
     const r = validateSettings({ lr });
     assert.deepEqual(r.errors, {}, `lr ${lr}`);
@@ -215,6 +219,26 @@ const BAD = [
     'The learning rate must be a number greater than 0 and at most 10; got an empty field.',
   ],
   [
+    { lr: '0x1' },
+    'lr',
+    'The learning rate must be a number greater than 0 and at most 10; got “0x1”.',
+  ],
+  [
+    { lr: '0b1' },
+    'lr',
+    'The learning rate must be a number greater than 0 and at most 10; got “0b1”.',
+  ],
+  [
+    { lr: '1e' },
+    'lr',
+    'The learning rate must be a number greater than 0 and at most 10; got “1e”.',
+  ],
+  [
+    { lr: '1.2.3' },
+    'lr',
+    'The learning rate must be a number greater than 0 and at most 10; got “1.2.3”.',
+  ],
+  [
     { lr: '1e999' },
     'lr',
     'The learning rate must be a number greater than 0 and at most 10; got “1e999”.',
@@ -224,6 +248,8 @@ const BAD = [
   [{ steps: '1.5' }, 'steps', 'Training steps must be a whole number from 1 to 100; got “1.5”.'],
   [{ steps: 'ten' }, 'steps', 'Training steps must be a whole number from 1 to 100; got “ten”.'],
   [{ s: '' }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
+  [{ s: undefined }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
+  [{ s: null }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
   [
     { s: '<i>x</i>' },
     's',

@@ -77,6 +77,12 @@ test(`checkSentence: tokens for plain text; an error for HTML, an empty or a too
       text,
     );
   }
+  // the markup is shown up to 24 characters; longer is cut there with an ellipsis
+  const tag24 = `<b title="${'x'.repeat(12)}">`;
+  const tag25 = `<b title="${'x'.repeat(13)}">`;
+  assert.equal(tag24.length, 24);
+  assert.ok(checkSentence(tag24).error.includes(`(${tag24})`));
+  assert.ok(checkSentence(tag25).error.includes(`(${tag25.slice(0, 24)}…)`));
   const empty = { error: 'The sentence is empty: type at least one word (1 to 64 tokens).' };
   assert.deepEqual(checkSentence(''), empty);
   assert.deepEqual(checkSentence('   \n'), empty);
