@@ -206,6 +206,17 @@ test('the module functions: splitHeads, mergeHeads, singleHead, mseLoss, rng', (
     [() => r.normal(0, Infinity, 2), 'rng.normal: scale must be a finite number, got Infinity'],
     [() => r.normal(0, 1, -2), 'rng.normal: n must be >= 0, got -2'],
     [() => r.random(2 ** 31), 'rng.random: n is too large (2147483648)'],
+    // the scratch block: over 2 GiB is refused before asking; 1 and 2 GiB are more than the
+    // module's memory can hold (malloc fails at once, nothing is touched)
+    [
+      () => r.standardNormal(2 ** 28 + 1),
+      'rng.standardNormal: arrays too large (2147483656 bytes)',
+    ],
+    [
+      () => r.standardNormal(2 ** 28),
+      'rng.standardNormal: out of memory (needed 2147483648 bytes of scratch)',
+    ],
+    [() => r.random(2 ** 27), 'rng.random: out of memory (needed 1073741824 bytes of scratch)'],
   ]);
   r.free();
   check(t, [
@@ -311,6 +322,10 @@ test('the layer: forward, backward, train, gradcheck, tensors, before and after 
       'layer.gradcheck: target must be a Float64Array or an array of numbers, got undefined',
     ],
     [
+      () => layer.gradcheck(X, { B, T, loss: 'mse', target: X.subarray(4) }),
+      'layer.gradcheck: target has 92 elements, expected B*T*C = 96',
+    ],
+    [
       () => layer.gradcheck(X, { B, T, G: X.subarray(1) }),
       'layer.gradcheck: G has 95 elements, expected B*T*C = 96',
     ],
@@ -378,6 +393,34 @@ test('after free(): each member names itself', () => {
     messageOf(() => l.gradcheckSteps(X, { B, T }).next()),
     'layer.gradcheck: the layer has been freed',
   );
+});
+
+test('a layer freed while its gradient check is in progress: the next step says so', () => {
+  const l = mha.createLayer({ C, heads: H, seed: 3 });
+  const gen = l.gradcheckSteps(X, { B, T, chunk: 5 });
+  gen.next();
+  l.free();
+  assert.equal(
+    messageOf(() => gen.next()),
+    'layer.gradcheck: the layer has been freed',
+  );
+});
+
+test(`at exactly 1 GiB of forward cache the JS check lets C try, and C reports out of memory`, async () => {
+  // C = 1024, 1024 heads of 1, B = 1024, T = 4: 8 (16 BTC + 4 BhT^2) bytes = 2^30 exactly; one
+  // token more is refused by the JS check. A fresh module, so no other test's memory counts.
+  const m = await loadMHA();
+  const l = m.createLayer({ C: 1024, heads: 1024, seed: 1 });
+  const big = new Float64Array(1024 * 4 * 1024);
+  assert.equal(
+    messageOf(() => l.forward(big, { B: 1024, T: 4 })),
+    'layer.forward: out of memory (nothing was changed)',
+  );
+  assert.match(
+    messageOf(() => l.forward(big, { B: 512, T: 8 })),
+    /is too large: the forward cache needs 1536 MiB/,
+  );
+  l.free();
 });
 
 test('a gradient check interrupted by another call says so', () => {

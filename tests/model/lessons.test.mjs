@@ -103,6 +103,30 @@ test('lesson 2: Q split into heads equals NumPy; each head is its own small proj
   assert.ok(bitEqual(s.x, mha.standardNormal(24, { seed: 1 })));
 });
 
+test(`lesson 2: the per-head figure is computed: a layer with one wrong entry of Q shows it`, () => {
+  // the same module, but its layer reports Q with head 2, token 3, entry 5 off by 1e-3
+  const wrongQ = {
+    rng: (...a) => mha.rng(...a),
+    mergeHeads: (...a) => mha.mergeHeads(...a),
+    splitHeads: (...a) => mha.splitHeads(...a),
+    createLayer: (o) => {
+      const l = mha.createLayer(o);
+      const tensor = l.tensor.bind(l);
+      l.tensor = (name) => {
+        const t = tensor(name);
+        if (name === 'Q') t.data[(2 * 6 + 3) * 16 + 5] += 1e-3;
+        return t;
+      };
+      return l;
+    },
+  };
+  const r = lesson2(wrongQ);
+  assert.ok(Math.abs(r.perHead[2] - 1e-3) < 1e-9, `head 2: ${r.perHead[2]}`);
+  for (const i of [0, 1, 3]) assert.ok(r.perHead[i] <= 1e-15, `head ${i}: ${r.perHead[i]}`);
+  assert.equal(r.headMaxDiff, r.perHead[2]);
+  assert.equal(r.roundTrip, 0);
+});
+
 /** Lesson 3's table of stages at the course's size (B 2, T 6, C 64, 4 heads of 16). */
 function stageTable(causal) {
   return [
