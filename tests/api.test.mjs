@@ -211,6 +211,30 @@ test(`first calls on a fresh module (scratch sized by that call) equal NumPy, ca
   }
 });
 
+test('a longer sequence with the same B*T: the attention part of the cache grows too', () => {
+  // (B, T) = (2, 6) then (1, 12): B*T*C stays the same, B*h*T*T doubles. Each result must equal a
+  // fresh layer's, bit for bit (a cache that kept its old size would overlap scores and att).
+  const l = newLayer();
+  const X1 = mha.standardNormal(2 * 6 * C, { seed: 11 });
+  const X2 = mha.standardNormal(1 * 12 * C, { seed: 12 });
+  const G2 = mha.standardNormal(1 * 12 * C, { seed: 13 });
+  l.forward(X1, { B: 2, T: 6 });
+  l.backward(X1);
+  const got = l.forward(X2, { B: 1, T: 12, causal: true });
+  const gotDX = l.backward(G2).dX;
+  const fresh = newLayer();
+  const want = fresh.forward(X2, { B: 1, T: 12, causal: true });
+  const wantDX = fresh.backward(G2).dX;
+  assert.ok(bitEqual(got.attention, want.attention), 'attention');
+  assert.ok(bitEqual(got.Y, want.Y), 'Y');
+  assert.ok(bitEqual(gotDX, wantDX), 'dX');
+  for (const k of ['scores', 'att', 'datt', 'dscores']) {
+    assert.ok(bitEqual(l.tensor(k).data, fresh.tensor(k).data), k);
+  }
+  l.free();
+  fresh.free();
+});
+
 test(`gradient check with T = 1: Q and K do not matter, their rows are exactly 0 at entry 0`, () => {
   const l = mha.createLayer({ C: 8, heads: 2, seed: 1 });
   const x = mha.standardNormal(8, { seed: 2 });

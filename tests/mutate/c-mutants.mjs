@@ -4,6 +4,8 @@
 // one fails. A mutant is killed when a suite fails (or times out) and survives when all pass.
 //
 //   node tests/mutate/c-mutants.mjs [--jobs 2] [--only id,id,...] [--keep] [--out FILE]
+//                                   [--suites FILE,FILE,...] [--no-c-tests]
+//   --suites / --no-c-tests run other Node suites / no C tests: to see which tests kill a mutant.
 //
 // Needs what `make wasm reference` needs (emcc, gcc, python3-numpy) and build/reference (made
 // first if missing). Prints each mutant's result, the score and the survivors; writes the results
@@ -126,7 +128,7 @@ async function build(dir, targets) {
  * Runs the C suites, then the Node suites, stopping at the first failure. Returns
  * { status: 'killed' | 'timeout' | 'survived', by?, output?, times }.
  */
-async function runSuites(dir, cSuites, timeouts) {
+async function runSuites(dir, cSuites, timeouts, nodeSuites = NODE_SUITES) {
   const times = {};
   for (const s of cSuites) {
     const r = await run(join(dir, s.target), s.args, { cwd: dir, timeoutMs: timeouts[s.target] });
@@ -134,7 +136,7 @@ async function runSuites(dir, cSuites, timeouts) {
     if (r.timedOut) return { status: 'timeout', by: s.target, times };
     if (r.code !== 0) return { status: 'killed', by: s.target, output: r.output, times };
   }
-  for (const f of NODE_SUITES) {
+  for (const f of nodeSuites) {
     const r = await run(process.execPath, ['--test', '--test-reporter=dot', f], {
       cwd: dir,
       timeoutMs: timeouts[f],
@@ -147,7 +149,7 @@ async function runSuites(dir, cSuites, timeouts) {
 }
 
 /** Tests one mutant in the copy `dir`, which is left as it was. */
-async function testMutant(dir, m, timeouts) {
+async function testMutant(dir, m, timeouts, { nodeSuites, cTests }) {
   const path = join(dir, m.file);
   const original = readFileSync(path, 'utf8');
   const t0 = Date.now();
@@ -156,10 +158,10 @@ async function testMutant(dir, m, timeouts) {
       path,
       original.replace(m.find, () => m.replace),
     );
-    const cSuites = cSuitesFor(m.file);
+    const cSuites = cTests ? cSuitesFor(m.file) : [];
     const b = await build(dir, [...WASM_TARGETS, ...cSuites.map((s) => s.target)]);
     if (b.code !== 0) return { status: 'compile-error', output: b.output, ms: Date.now() - t0 };
-    const r = await runSuites(dir, cSuites, timeouts);
+    const r = await runSuites(dir, cSuites, timeouts, nodeSuites);
     return { ...r, ms: Date.now() - t0 };
   } finally {
     writeFileSync(path, original);
@@ -172,6 +174,8 @@ function parseArgs(argv) {
     only: null,
     keep: false,
     out: join(repoRoot, 'build/mutation/c-mutants.json'),
+    nodeSuites: NODE_SUITES,
+    cTests: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -179,6 +183,8 @@ function parseArgs(argv) {
     else if (a === '--only') o.only = argv[++i].split(',');
     else if (a === '--keep') o.keep = true;
     else if (a === '--out') o.out = resolve(argv[++i]);
+    else if (a === '--suites') o.nodeSuites = argv[++i].split(',');
+    else if (a === '--no-c-tests') o.cTests = false;
     else throw new Error(`c-mutants: unknown argument ${a}`);
   }
   return o;
@@ -193,13 +199,20 @@ export function describeMutant(m) {
 }
 
 /** Runs every mutant of the list; returns { results, baselineMs, ms, errors }. */
-export async function runCMutants({ jobs = 2, only = null, keep = false, log = console.log } = {}) {
+export async function runCMutants({
+  jobs = 2,
+  only = null,
+  keep = false,
+  nodeSuites = NODE_SUITES,
+  cTests = true,
+  log = console.log,
+} = {}) {
   const t0 = Date.now();
   const mutants = loadMutants(only);
   const errors = mutants.filter((m) => m.error);
   for (const m of errors) log(`ERROR ${m.id}: ${m.error}`);
   const todo = mutants.filter((m) => !m.error);
-  for (const f of NODE_SUITES) {
+  for (const f of nodeSuites) {
     if (!existsSync(join(repoRoot, f))) throw new Error(`c-mutants: suite ${f} does not exist`);
   }
   if (!existsSync(join(repoRoot, 'build/reference/.done'))) {
@@ -213,7 +226,7 @@ export async function runCMutants({ jobs = 2, only = null, keep = false, log = c
     const allC = C_SUITES.map((s) => s.target);
     const b = await build(first, [...WASM_TARGETS, ...allC]);
     if (b.code !== 0) throw new Error(`c-mutants: baseline build failed:\n${b.output}`);
-    const base = await runSuites(first, C_SUITES, {});
+    const base = await runSuites(first, cTests ? C_SUITES : [], {}, nodeSuites);
     if (base.status !== 'survived') {
       throw new Error(`c-mutants: the unmutated code fails ${base.by}:\n${base.output}`);
     }
@@ -236,7 +249,7 @@ export async function runCMutants({ jobs = 2, only = null, keep = false, log = c
       dirs.map(async (dir) => {
         while (next < todo.length) {
           const m = todo[next++];
-          const r = await testMutant(dir, m, timeouts);
+          const r = await testMutant(dir, m, timeouts, { nodeSuites, cTests });
           const res = { ...m, ...r };
           results.push(res);
           const by = r.by ? ` by ${r.by}` : '';
