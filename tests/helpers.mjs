@@ -1,15 +1,16 @@
 // Shared helpers of the Node test suites (tests/*.test.mjs).
 //
 //   referenceDir()   the directory of the NumPy fixtures (build/reference/), generated on demand
-//   loadFixture(n)   one parsed build/reference/mha-<n>.json
+//   loadFixture(n)   one parsed build/reference/mha-<n>.json (loadPageFixture: page.json)
 //   loadMHA()        the JS API over web/mha.wasm (one instance per test file)
 //   maxRelErr(a, b)  normwise relative error of a against the reference b
 //   bit helpers      compare float64 values by their 64-bit patterns
+//   reference*       an independent plain-JS float64 layer (forward, backward, MSE, training)
 //
 // Nothing here is a test by itself; node --test only runs files named *.test.mjs.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadMHA as loadWasm } from '../web/mha.js';
@@ -26,23 +27,34 @@ let fixtureDir = null;
 
 const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
+/** True if build/reference/.done exists and is newer than every tests/reference/*.py. */
+function fixturesCurrent(done) {
+  if (!existsSync(done)) return false;
+  const made = statSync(done).mtimeMs;
+  const src = join(repoRoot, 'tests', 'reference');
+  return readdirSync(src)
+    .filter((f) => f.endsWith('.py'))
+    .every((f) => statSync(join(src, f)).mtimeMs <= made);
+}
+
 /**
- * The directory holding the NumPy fixtures (mha-*.json, rng-*.f64, rng-manifest.json).
- * If build/reference/.done is missing (a fresh clone), it runs `make --no-print-directory
- * reference` in the repository root first, which needs /usr/bin/python3 with NumPy and takes
- * ~8 s once. node --test may run several test files at once, so the generation is serialised
- * with a lock directory (build/.reference.lock); the others wait for .done.
+ * The directory holding the NumPy fixtures (mha-*.json, page.json, rng-*.f64, rng-manifest.json).
+ * If build/reference/.done is missing (a fresh clone) or older than a script in tests/reference/,
+ * it runs `make --no-print-directory reference` in the repository root first (after removing the
+ * stale .done), which needs /usr/bin/python3 with NumPy and takes ~10 s once. node --test may run
+ * several test files at once, so the generation is serialised with a lock directory
+ * (build/.reference.lock); the others wait until the fixtures are current.
  */
 export function referenceDir() {
   if (fixtureDir) return fixtureDir;
   const dir = join(repoRoot, 'build', 'reference');
   const done = join(dir, '.done');
-  if (!existsSync(done)) {
+  if (!fixturesCurrent(done)) {
     mkdirSync(join(repoRoot, 'build'), { recursive: true });
     const lock = join(repoRoot, 'build', '.reference.lock');
     const deadline = Date.now() + 5 * 60 * 1000;
     let owned = false;
-    while (!existsSync(done)) {
+    while (!fixturesCurrent(done)) {
       try {
         mkdirSync(lock);
         owned = true;
@@ -59,7 +71,8 @@ export function referenceDir() {
     }
     if (owned) {
       try {
-        if (!existsSync(done)) {
+        if (!fixturesCurrent(done)) {
+          rmSync(done, { force: true });
           execFileSync('make', ['--no-print-directory', 'reference'], {
             cwd: repoRoot,
             stdio: ['ignore', 'ignore', 'inherit'],
@@ -69,7 +82,7 @@ export function referenceDir() {
         rmSync(lock, { recursive: true, force: true });
       }
     }
-    if (!existsSync(done)) throw new Error(`make reference did not produce ${done}`);
+    if (!fixturesCurrent(done)) throw new Error(`make reference did not produce ${done}`);
   }
   fixtureDir = dir;
   return dir;
@@ -92,6 +105,14 @@ export function loadFixture(name) {
     fixtureCache.set(name, JSON.parse(text));
   }
   return fixtureCache.get(name);
+}
+
+let pageFixture = null;
+
+/** The parsed build/reference/page.json (page_reference.py: the figures of web/model.js). */
+export function loadPageFixture() {
+  pageFixture ??= JSON.parse(readFileSync(join(referenceDir(), 'page.json'), 'utf8'));
+  return pageFixture;
 }
 
 /** A fixture array {shape, data} as a Float64Array (JSON numbers round-trip float64 exactly). */
@@ -228,4 +249,192 @@ export function readF64File(path) {
 /** Short formatting of a figure for t.diagnostic. */
 export function fmt(x) {
   return typeof x === 'number' ? x.toExponential(2) : String(x);
+}
+
+// ------------------------------------------------------------------------------------------------
+// An independent plain-JS float64 layer (the course's NumPy lines as loops): tests compare the
+// C/WASM results with it where no NumPy fixture exists (other dY, accumulation, training loops).
+// It shares no code with c/ or web/. Arrays are flat row-major; dims = { B, T, C, heads, causal }.
+
+/** out (M,N) = a (M,K) @ b (K,N), each entry summed in k order from 0. */
+function refMatmul(a, b, M, K, N) {
+  const out = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += a[i * K + k] * b[k * N + j];
+      out[i * N + j] = s;
+    }
+  }
+  return out;
+}
+
+/** The transpose of a (M,N). */
+function refTranspose(a, M, N) {
+  const out = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) out[j * M + i] = a[i * N + j];
+  return out;
+}
+
+/** (B,T,C) -> (B,h,T,hs) and back. */
+function refSplit(x, B, T, C, h) {
+  const hs = C / h,
+    out = new Float64Array(B * T * C);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      for (let c = 0; c < C; c++) {
+        out[((b * h + Math.floor(c / hs)) * T + t) * hs + (c % hs)] = x[(b * T + t) * C + c];
+      }
+    }
+  }
+  return out;
+}
+function refMerge(x, B, T, C, h) {
+  const hs = C / h,
+    out = new Float64Array(B * T * C);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      for (let c = 0; c < C; c++) {
+        out[(b * T + t) * C + c] = x[((b * h + Math.floor(c / hs)) * T + t) * hs + (c % hs)];
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Forward pass: Y = merge(softmax(mask(Q K^T / sqrt(hs))) V) Wo with Q = split(X Wq), ...
+ * W = { Wq, Wk, Wv, Wo } (C,C). Returns every intermediate (scores unmasked, like the C cache).
+ */
+export function referenceForward(X, W, { B, T, C, heads, causal = false }) {
+  const h = heads,
+    hs = C / h;
+  const proj = (Wx) => refSplit(refMatmul(X, Wx, B * T, C, C), B, T, C, h);
+  const Q = proj(W.Wq),
+    K = proj(W.Wk),
+    V = proj(W.Wv);
+  const scores = new Float64Array(B * h * T * T);
+  const att = new Float64Array(B * h * T * T);
+  const headout = new Float64Array(B * h * T * hs);
+  for (let bh = 0; bh < B * h; bh++) {
+    for (let i = 0; i < T; i++) {
+      const row = (bh * T + i) * T;
+      let max = -Infinity;
+      for (let j = 0; j < T; j++) {
+        let s = 0;
+        for (let d = 0; d < hs; d++) s += Q[(bh * T + i) * hs + d] * K[(bh * T + j) * hs + d];
+        scores[row + j] = s / Math.sqrt(hs);
+        if (!(causal && j > i)) max = Math.max(max, scores[row + j]);
+      }
+      let sum = 0;
+      for (let j = 0; j < T; j++) {
+        att[row + j] = causal && j > i ? 0 : Math.exp(scores[row + j] - max);
+        sum += att[row + j];
+      }
+      for (let j = 0; j < T; j++) att[row + j] /= sum;
+      for (let d = 0; d < hs; d++) {
+        let s = 0;
+        for (let j = 0; j < T; j++) s += att[row + j] * V[(bh * T + j) * hs + d];
+        headout[(bh * T + i) * hs + d] = s;
+      }
+    }
+  }
+  const concat = refMerge(headout, B, T, C, h);
+  const Y = refMatmul(concat, W.Wo, B * T, C, C);
+  return { X, Q, K, V, scores, att, headout, concat, Y };
+}
+
+/** Backward pass of referenceForward's result `f` for dY = dL/dY: every gradient of lesson 4. */
+export function referenceBackward(f, W, dY, { B, T, C, heads }) {
+  const h = heads,
+    hs = C / h,
+    BT = B * T;
+  const dWo = refMatmul(refTranspose(f.concat, BT, C), dY, C, BT, C);
+  const dconcat = refMatmul(dY, refTranspose(W.Wo, C, C), BT, C, C);
+  const dheadout = refSplit(dconcat, B, T, C, h);
+  const dV = new Float64Array(B * h * T * hs);
+  const datt = new Float64Array(B * h * T * T);
+  const dscores = new Float64Array(B * h * T * T);
+  const dQ = new Float64Array(B * h * T * hs);
+  const dK = new Float64Array(B * h * T * hs);
+  const at = (bh, i, j) => (bh * T + i) * T + j; // (B,h,T,T)
+  const ah = (bh, i, d) => (bh * T + i) * hs + d; // (B,h,T,hs)
+  for (let bh = 0; bh < B * h; bh++) {
+    for (let j = 0; j < T; j++) {
+      for (let d = 0; d < hs; d++) {
+        let s = 0;
+        for (let i = 0; i < T; i++) s += f.att[at(bh, i, j)] * dheadout[ah(bh, i, d)];
+        dV[ah(bh, j, d)] = s;
+      }
+    }
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        let s = 0;
+        for (let d = 0; d < hs; d++) s += dheadout[ah(bh, i, d)] * f.V[ah(bh, j, d)];
+        datt[at(bh, i, j)] = s;
+      }
+      let dot = 0;
+      for (let j = 0; j < T; j++) dot += datt[at(bh, i, j)] * f.att[at(bh, i, j)];
+      for (let j = 0; j < T; j++) {
+        dscores[at(bh, i, j)] = f.att[at(bh, i, j)] * (datt[at(bh, i, j)] - dot);
+      }
+    }
+    for (let i = 0; i < T; i++) {
+      for (let d = 0; d < hs; d++) {
+        let q = 0,
+          k = 0;
+        for (let j = 0; j < T; j++) {
+          q += dscores[at(bh, i, j)] * f.K[ah(bh, j, d)];
+          k += dscores[at(bh, j, i)] * f.Q[ah(bh, j, d)];
+        }
+        dQ[ah(bh, i, d)] = q / Math.sqrt(hs);
+        dK[ah(bh, i, d)] = k / Math.sqrt(hs);
+      }
+    }
+  }
+  const Xt = refTranspose(f.X, BT, C);
+  const g = { dWo, dconcat, dheadout, dV, datt, dscores, dQ, dK };
+  const dX = new Float64Array(BT * C);
+  for (const [name, d] of [
+    ['q', dQ],
+    ['k', dK],
+    ['v', dV],
+  ]) {
+    const merged = refMerge(d, B, T, C, h);
+    const Wx = W[`W${name}`];
+    g[`dW${name}`] = refMatmul(Xt, merged, C, BT, C);
+    const part = refMatmul(merged, refTranspose(Wx, C, C), BT, C, C);
+    for (let i = 0; i < dX.length; i++) dX[i] += part[i];
+  }
+  g.dX = dX;
+  return g;
+}
+
+/** mean((Y - target)^2) and its gradient 2 (Y - target) / n. */
+export function referenceMse(Y, target) {
+  const n = Y.length;
+  let s = 0;
+  const dY = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = Y[i] - target[i];
+    s += d * d;
+    dY[i] = (2 * d) / n;
+  }
+  return { loss: s / n, dY };
+}
+
+/** `steps` steps of W -= lr * dW on the MSE loss; returns { losses, W } (W copied first). */
+export function referenceTrain(X, target, W0, dims, { lr, steps }) {
+  const W = Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo'].map((k) => [k, Float64Array.from(W0[k])]));
+  const losses = [];
+  for (let s = 0; s < steps; s++) {
+    const f = referenceForward(X, W, dims);
+    const { loss, dY } = referenceMse(f.Y, target);
+    losses.push(loss);
+    const g = referenceBackward(f, W, dY, dims);
+    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) {
+      for (let i = 0; i < W[k].length; i++) W[k][i] -= lr * g[`d${k}`][i];
+    }
+  }
+  return { losses: Float64Array.from(losses), W };
 }

@@ -4,7 +4,17 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, bitEqual, bitMismatches, fmt } from './helpers.mjs';
+import {
+  loadMHA,
+  bitEqual,
+  bitMismatches,
+  fmt,
+  maxRelErr,
+  referenceForward,
+  referenceBackward,
+  referenceMse,
+  referenceTrain,
+} from './helpers.mjs';
 
 const mha = await loadMHA();
 const C = 64,
@@ -18,6 +28,9 @@ r.standardNormal(n); // G (unused here)
 const target = r.standardNormal(n);
 r.free();
 const newLayer = () => mha.createLayer({ C, heads: H, seed: 42, rng: 'default_rng', scale: 0.125 });
+const dims = { B, T, C, heads: H, causal: false };
+const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
+const TOL = 1e-12;
 
 test('10 SGD steps at lr 0.1 lower the MSE loss strictly monotonically', (t) => {
   const layer = newLayer();
@@ -40,7 +53,42 @@ test('10 SGD steps at lr 0.1 lower the MSE loss strictly monotonically', (t) => 
   layer.free();
 });
 
-test('train == the documented step (zero_grad, forward, mse, backward, sgd_step), bit for bit', (t) => {
+test(`train == the documented step (zero_grad, forward, mse, backward, sgd_step) in plain-JS float64`, (t) => {
+  // an independent computation: helpers.mjs's plain-JS layer (no C, no wasm) runs the same 10
+  // steps from the same initial weights
+  const layer = newLayer();
+  const W0 = Object.fromEntries(WEIGHTS.map((w) => [w, layer.weights[w].slice()]));
+  const losses = layer.train(X, target, { B, T, lr: 0.1, steps: 10 });
+  const ref = referenceTrain(X, target, W0, dims, { lr: 0.1, steps: 10 });
+  let eLoss = 0;
+  for (let s = 0; s < 10; s++) {
+    eLoss = Math.max(eLoss, Math.abs(losses[s] - ref.losses[s]) / ref.losses[s]);
+  }
+  assert.ok(eLoss <= TOL, `losses vs plain JS: ${eLoss}`);
+  const errs = WEIGHTS.map((w) => {
+    const e = maxRelErr(layer.weights[w], ref.W[w]);
+    assert.ok(e <= TOL, `${w} after 10 steps vs plain JS: ${e}`);
+    return `${w} ${fmt(e)}`;
+  });
+  // Afterwards the gradient buffer holds the last step's gradient (taken before its update) and
+  // the cache that step's forward: recompute both from the weights after 9 steps.
+  const W9 = referenceTrain(X, target, W0, dims, { lr: 0.1, steps: 9 }).W;
+  const f = referenceForward(X, W9, dims);
+  const g = referenceBackward(f, W9, referenceMse(f.Y, target).dY, dims);
+  for (const w of WEIGHTS) {
+    const e = maxRelErr(layer.grads[w], g[`d${w}`]);
+    assert.ok(e <= TOL, `d${w} of the last step: ${e}`);
+  }
+  assert.ok(maxRelErr(layer.tensor('Y').data, f.Y) <= TOL, 'cached Y is the last step forward');
+  assert.ok(maxRelErr(layer.tensor('dX').data, g.dX) <= TOL, 'cached dX is the last step backward');
+  t.diagnostic(
+    `10 steps vs plain JS: losses ${fmt(eLoss)} (elementwise), weights ${errs.join(', ')}`,
+  );
+  layer.free();
+});
+
+test(`train runs the API's own step: the same bits as zeroGrad, forward, mseLoss, backward, sgdStep`, (t) => {
+  // mha_train's loop and the same five calls made one by one from JS: one code path each side
   const a = newLayer(),
     b = newLayer();
   const losses = a.train(X, target, { B, T, lr: 0.1, steps: 10 });
@@ -57,7 +105,7 @@ test('train == the documented step (zero_grad, forward, mse, backward, sgd_step)
   assert.equal(bitMismatches(a.params, b.params), 0);
   assert.ok(bitEqual(a.gradBuffer, b.gradBuffer), 'gradient buffer after the last step');
   t.diagnostic(
-    `10 steps: losses and ${a.params.length} parameters identical to the hand-written loop`,
+    `10 steps: losses and ${a.params.length} parameters identical to the loop of API calls`,
   );
   a.free();
   b.free();
@@ -105,7 +153,7 @@ test('train with steps 0 returns an empty array and changes nothing', () => {
   layer.free();
 });
 
-test('lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights finite; layer still right', (t) => {
+test(`lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights finite; layer still right`, (t) => {
   const steps = 10;
   const layer = newLayer();
   let caught = null;
@@ -154,7 +202,7 @@ test('lr 1e6 diverges: Error mentioning "diverged" with err.losses; weights fini
   for (const l of [layer, ref, twin]) l.free();
 });
 
-test('after train() throws "diverged", backward() checks dY against the forward the C cache holds', (t) => {
+test(`after train() throws "diverged", backward() checks dY against the forward the C cache holds`, (t) => {
   // mha_train ran forwards with the train's B and T before it stopped, so the C cache holds a
   // (2,6,64) forward. backward must size dY from that cache (regression: it once used a JS-side
   // record of the last forward, which a diverged train left stale at 1*6*64 = 384).

@@ -391,7 +391,9 @@ def main(argv):
         with open(path, "w") as f:
             json.dump(doc, f, allow_nan=False)
     print("wrote %d files to %s in %.2fs" % (len(docs), outdir, time.time() - t0))
-    return 0
+    # the companion page's computations (web/model.js) on the same layer: OUTDIR/page.json
+    import page_reference
+    return page_reference.main([argv[0], outdir])
 
 
 if __name__ == "__main__":

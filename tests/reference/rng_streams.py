@@ -18,6 +18,8 @@ each produced by one fresh generator:
 and OUTDIR/rng-manifest.json listing every file (one entry per line) with kind, fn, seed
 (also split into seed_lo / seed_hi 32-bit words), n, loc and scale, plus the NumPy version.
 """
+import ctypes
+import ctypes.util
 import json
 import os
 import sys
@@ -47,14 +49,44 @@ def draw(kind, fn, seed, n):
     return rs.normal(LOC, SCALE, n)
 
 
+def c_library_function(name):
+    """The C library's double -> double function `name` (ctypes), or None if there is no libm.
+
+    NumPy's random module calls log, exp and log1p from the C library (npy_log is libm's log),
+    so that is what must be probed: np.log is NumPy's own ufunc, which may be a SIMD version with
+    other last bits (on this AVX-512 machine it is)."""
+    path = ctypes.util.find_library("m") or ctypes.util.find_library("c")
+    if path is None:
+        return None
+    f = getattr(ctypes.CDLL(path), name, None)
+    if f is not None:
+        f.restype = ctypes.c_double
+        f.argtypes = [ctypes.c_double]
+    return f
+
+
+# (function, input, result of the glibc FMA build) where the separately rounded build differs in
+# the last bit. log: the exact log lies 0.497 ulp from -0x1.507886acd4268p-3 and only the FMA
+# build rounds it to ...267. log1p: glibc's FMA build (glibc >= 2.39, Debian 12 >= 2.36-9+deb12u10)
+# on two inputs from the ziggurat tail's range (the same probes as tests/c/test_npmath.c).
+LIBM_PROBES = [
+    ("log", "0x1.b26dcad1efc2cp-1", "-0x1.507886acd4267p-3"),
+    ("log1p", "-0x1.ae27f43b3b2d0p-3", "-0x1.e2db0ac3867cdp-3"),
+    ("log1p", "-0x1.6a3e784a5a4dcp-3", "-0x1.8ea4721edc241p-3"),
+]
+
+
 def libm_flavour():
-    """Which log NumPy calls here. The normal streams use log/exp/log1p from the C library, whose
-    last bits differ between builds; c/npmath.c reproduces glibc >= 2.29 on x86-64 with FMA. This
-    input separates the two glibc builds: its exact log lies 0.497 ulp from -0x1.507886acd4268p-3,
-    and only the FMA build rounds it to ...267."""
-    x = np.float64(float.fromhex("0x1.b26dcad1efc2cp-1"))
-    got = float(np.log(np.array([x]))[0]).hex()
-    return "glibc-fma" if got == "-0x1.507886acd4267p-3" else "other (log gives %s)" % got
+    """Which libm NumPy's random streams use here: "glibc-fma" (what c/npmath.c reproduces, so
+    the streams must match bit for bit) or "other (...)" saying which probe differed."""
+    for name, x, fma_result in LIBM_PROBES:
+        f = c_library_function(name)
+        if f is None:
+            return "other (no C library %s found)" % name
+        got = float(f(float.fromhex(x))).hex()
+        if got != fma_result:
+            return "other (%s(%s) gives %s, the glibc FMA build %s)" % (name, x, got, fma_result)
+    return "glibc-fma"
 
 
 def main():

@@ -1,0 +1,36 @@
+// StrykerJS: mutation testing of web/'s DOM-free modules against the Node suites. Run through
+// `npm run mutate` (tests/mutate/mutate.mjs: this, then the C mutants of c-mutants.json);
+// `npx stryker run` runs this part alone. Not in CI: about 20 minutes on 2 cores.
+import { JS_SUITES } from './tests/mutate/suites.mjs';
+
+/** The modules whose mutants are tested (update when web/model.js moves to web/model/). */
+export const MUTATE = ['web/mha.js', 'web/model.js'];
+
+export default {
+  mutate: MUTATE,
+  // tests/mutate/node-test-runner.mjs: each test file in its own Node process, coverage per test
+  plugins: ['./tests/mutate/node-test-runner.mjs'],
+  testRunner: 'node-test',
+  nodeTest: { testFiles: JS_SUITES },
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  // a loaded machine must not turn a slow test file into a "timeout" (which counts as killed)
+  timeoutFactor: 3,
+  timeoutMS: 20000,
+  reporters: ['clear-text', 'progress', 'json', 'html'],
+  jsonReporter: { fileName: 'build/mutation/stryker.json' },
+  htmlReporter: { fileName: 'build/mutation/stryker.html' },
+  clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
+  tempDirName: 'build/stryker-tmp',
+  // the sandbox needs the wasm builds and the NumPy fixtures, nothing else from build/
+  ignorePatterns: [
+    '/build/*',
+    '!/build/reference',
+    '!/build/mha-scalar.wasm',
+    '/tests/browser',
+    '/tests/bench',
+    '/tests/fuzz',
+    '/test-results',
+  ],
+  thresholds: { high: 90, low: 80 },
+};
