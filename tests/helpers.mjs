@@ -109,7 +109,7 @@ export function loadFixture(name) {
 
 let pageFixture = null;
 
-/** The parsed build/reference/page.json (page_reference.py: the figures of web/model.js). */
+/** The parsed build/reference/page.json (page_reference.py: the figures of web/model/). */
 export function loadPageFixture() {
   pageFixture ??= JSON.parse(readFileSync(join(referenceDir(), 'page.json'), 'utf8'));
   return pageFixture;

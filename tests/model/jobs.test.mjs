@@ -1,19 +1,17 @@
-// web/model.js, the page's background work: the Scheduler (priorities, time slices, progress,
+// web/jobs/, the page's background work: the Scheduler (priorities, time slices, progress,
 // completion, errors, cancellation, idle), yieldToEventLoop, gradcheckJob, and the gradient-check
 // bookkeeping (checkChunk, gradcheckSize, pendingReport, summarize, reportRows).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { gradcheckJob, checkChunk } from '../../web/jobs/gradcheck.js';
+import { Scheduler, yieldToEventLoop } from '../../web/jobs/scheduler.js';
 import {
-  Scheduler,
-  yieldToEventLoop,
-  gradcheckJob,
-  checkChunk,
   gradcheckSize,
   pendingReport,
   summarize,
   reportRows,
-} from '../../web/model.js';
+} from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
 
 const mha = await loadMHA();
@@ -296,9 +294,9 @@ test('checkChunk: entries per slice from the cost of a forward, between 1 and 32
 
 test('gradcheckSize, pendingReport: the entries and rows of a full check', () => {
   // weights 4 C^2, X Q K V headout concat 6 BTC, scores att 2 BhT^2: 21,568 at the course size
-  assert.equal(gradcheckSize({ B: 2, T: 6, C: 64, heads: 4 }), 21568);
-  assert.equal(gradcheckSize({ T: 6, C: 64, heads: 4 }), 4 * 4096 + 6 * 384 + 2 * 4 * 36);
-  const rows = pendingReport({ B: 2, T: 6, C: 64, heads: 4 });
+  assert.equal(gradcheckSize(mha, { B: 2, T: 6, C: 64, heads: 4 }), 21568);
+  assert.equal(gradcheckSize(mha, { T: 6, C: 64, heads: 4 }), 4 * 4096 + 6 * 384 + 2 * 4 * 36);
+  const rows = pendingReport(mha, { B: 2, T: 6, C: 64, heads: 4 });
   assert.deepEqual(
     rows.map((r) => r.tensor),
     mha.checkNames,
@@ -331,7 +329,7 @@ test('gradcheckSize, pendingReport: the entries and rows of a full check', () =>
       r.shape.reduce((a, b) => a * b, 1),
     );
   }
-  assert.deepEqual(pendingReport({ T: 2, C: 4, heads: 2 })[4].shape, [1, 2, 4]);
+  assert.deepEqual(pendingReport(mha, { T: 2, C: 4, heads: 2 })[4].shape, [1, 2, 4]);
   // the shapes are those the real check reports
   const layer = mha.createLayer({ C: 8, heads: 2, seed: 1 });
   const real = layer.gradcheck(mha.standardNormal(2 * 3 * 8, { seed: 2 }), {
@@ -341,7 +339,7 @@ test('gradcheckSize, pendingReport: the entries and rows of a full check', () =>
   });
   assert.deepEqual(
     real.map((r) => [r.tensor, r.shape, r.size]),
-    pendingReport({ B: 2, T: 3, C: 8, heads: 2 }).map((r) => [r.tensor, r.shape, r.size]),
+    pendingReport(mha, { B: 2, T: 3, C: 8, heads: 2 }).map((r) => [r.tensor, r.shape, r.size]),
   );
   layer.free();
 });

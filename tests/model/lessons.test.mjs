@@ -1,24 +1,18 @@
-// web/model.js, every lesson's computation as the page shows it, against NumPy on the same
+// web/model/, every lesson's computation as the page shows it, against NumPy on the same
 // documented random streams (tests/reference/page_reference.py -> build/reference/page.json):
 // courseData, lessons 1-4, the sentence model of lesson 5 and its Trainer, and the layer pool.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  COURSE,
-  GRAD_ORDER,
-  tokenize,
-  courseData,
-  lesson1,
-  lesson2,
-  lesson3,
-  lesson4,
-  sentenceModel,
-  Trainer,
-  layerWith,
-  borrowLayer,
-  returnLayer,
-} from '../../web/model.js';
+import { Trainer } from '../../web/jobs/trainer.js';
+import { COURSE, courseData } from '../../web/model/course.js';
+import { layerWith, borrowLayer, returnLayer } from '../../web/model/layers.js';
+import { lesson1 } from '../../web/model/lesson1.js';
+import { lesson2 } from '../../web/model/lesson2.js';
+import { lesson3 } from '../../web/model/lesson3.js';
+import { lesson4 } from '../../web/model/lesson4.js';
+import { sentenceModel } from '../../web/model/sentence-model.js';
+import { tokenize } from '../../web/model/tokens.js';
 import { loadMHA, loadPageFixture, f64, bitEqual, maxRelErr, fmt } from '../helpers.mjs';
 
 const TOL = 1e-12;
@@ -218,7 +212,7 @@ test(`lesson 4: Y, the loss sum(dY * Y) and every gradient in the lesson order e
   const ref = page.lesson4;
   const r = lesson4(mha);
   assert.deepEqual([r.B, r.T, r.C, r.heads, r.hs], [2, 6, 64, 4, 16]);
-  assert.deepEqual(GRAD_ORDER, [
+  assert.deepEqual(mha.gradOrder, [
     'dWo',
     'dconcat',
     'dheadout',
@@ -232,15 +226,15 @@ test(`lesson 4: Y, the loss sum(dY * Y) and every gradient in the lesson order e
     'dWv',
     'dX',
   ]);
-  assert.deepEqual(Object.keys(r.grads), GRAD_ORDER);
+  assert.deepEqual(Object.keys(r.grads), mha.gradOrder);
   close('Y', r.Y, ref.Y);
   assert.ok(Math.abs(r.loss - ref.loss) <= TOL * Math.abs(ref.loss), `loss ${r.loss}`);
-  const errs = GRAD_ORDER.map(
+  const errs = mha.gradOrder.map(
     (k) => `${k} ${fmt(close(k, r.grads[k].data, ref[k], r.grads[k].shape))}`,
   );
   // twice in a row (the borrowed layer's gradients are zeroed, not accumulated)
   const again = lesson4(mha);
-  for (const k of GRAD_ORDER) assert.ok(bitEqual(again.grads[k].data, r.grads[k].data), k);
+  for (const k of mha.gradOrder) assert.ok(bitEqual(again.grads[k].data, r.grads[k].data), k);
   t.diagnostic(errs.join(', '));
 });
 
@@ -379,6 +373,10 @@ function counting(m) {
     live,
     rng: (...a) => track(m.rng(...a), 'rng'),
     createLayer: (o) => track(m.createLayer(o), 'layer'),
+    // the module's tensor table (the lessons ask it for names and shapes)
+    tensors: m.tensors,
+    gradOrder: m.gradOrder,
+    tensorShape: (...a) => m.tensorShape(...a),
   };
   for (const f of ['singleHead', 'splitHeads', 'mergeHeads', 'mseLoss', 'standardNormal']) {
     api[f] = (...a) => m[f](...a);

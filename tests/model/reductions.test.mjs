@@ -1,4 +1,4 @@
-// web/model.js, the small reductions the page prints: maxAbs, maxAbsDiff, frobenius, argmax,
+// web/model/, the small reductions the page prints: maxAbs, maxAbsDiff, frobenius, argmax,
 // argmaxDiffRows, slice2d, meanOverHeads, rowSums, blockDiagonal, blockMaxima; hand-derived
 // values, NaN handling, and NumPy's argmax on the lesson-1 fixture.
 
@@ -15,7 +15,7 @@ import {
   rowSums,
   blockDiagonal,
   blockMaxima,
-} from '../../web/model.js';
+} from '../../web/model/arrays.js';
 import { loadPageFixture, f64 } from '../helpers.mjs';
 
 test('maxAbs / maxAbsDiff: largest magnitude; 0 for empty input; NaN wins wherever it is', () => {

@@ -1,26 +1,25 @@
-// web/model.js, the playground's settings: validateSettings (every field, its limits and its
+// web/model/, the playground's settings: validateSettings (every field, its limits and its
 // message), parseQuery / settingsToQuery and their round trip, divisors, quoteValue. The expected
 // values are written out by hand from the rules the page states.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { COURSE } from '../../web/model/course.js';
 import {
   DEFAULTS,
-  DEFAULT_SENTENCE,
   C_OPTIONS,
   RNG_OPTIONS,
   MAX_STEPS,
   MAX_LR,
   MAX_SEED_DEFAULT,
   MAX_SEED_LEGACY,
-  COURSE,
   divisors,
   quoteValue,
   validateSettings,
   parseQuery,
   settingsToQuery,
-  tokenize,
-} from '../../web/model.js';
+} from '../../web/model/settings.js';
+import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 
 test('the constants: defaults, options and limits', () => {
   assert.deepEqual(

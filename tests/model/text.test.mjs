@@ -1,19 +1,17 @@
-// web/model.js, sentence -> tokens -> rows: tokenize, vocabulary (case-insensitive), checkSentence,
+// web/model/, sentence -> tokens -> rows: tokenize, vocabulary (case-insensitive), checkSentence,
 // positionalEncoding, drawScaled and buildInput, against Python's re.findall / str.lower and NumPy
 // (tests/reference/page_reference.py -> build/reference/page.json) and hand-derived cases.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { positionalEncoding, drawScaled, buildInput } from '../../web/model/input.js';
 import {
   DEFAULT_SENTENCE,
   MAX_TOKENS,
   tokenize,
   vocabulary,
   checkSentence,
-  positionalEncoding,
-  drawScaled,
-  buildInput,
-} from '../../web/model.js';
+} from '../../web/model/tokens.js';
 import { loadMHA, loadPageFixture, f64, bitEqual, maxAbsDiff } from '../helpers.mjs';
 
 const mha = await loadMHA();
