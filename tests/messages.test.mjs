@@ -253,11 +253,11 @@ test('the layer: forward, backward, train, gradcheck, tensors, before and after 
     ],
     [
       () => layer.forward(X, { B: 1, T: 2 ** 14 }),
-      `layer.forward: B = 1, T = 16384 ${big} 32800 MiB (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
+      `layer.forward: B = 1, T = 16384 ${big} 32806 MiB (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
     ],
     [
       () => layer.forward(X, { B: 2 ** 31 - 1, T: 1 }),
-      `layer.forward: B = 2147483647, T = 1 ${big} 4456448 MiB (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
+      `layer.forward: B = 2147483647, T = 1 ${big} 5242880 MiB (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
     ],
     [() => layer.forward(X, { B: 2 ** 31, T: 1 }), 'layer.forward: B is too large (2147483648)'],
   ]);
@@ -406,19 +406,28 @@ test('a layer freed while its gradient check is in progress: the next step says 
   );
 });
 
-test(`at exactly 1 GiB of forward cache the JS check lets C try, and C reports out of memory`, async () => {
-  // C = 1024, 1024 heads of 1, B = 1024, T = 4: 8 (16 BTC + 4 BhT^2) bytes = 2^30 exactly; one
-  // token more is refused by the JS check. A fresh module, so no other test's memory counts.
+test(`just under 1 GiB of forward cache the JS check lets C try, and C reports out of memory`, async () => {
+  // C = 1024, 1024 heads of 1, T = 4: the cache is 8 (19 BTC + 4 BhT^2) bytes = 1,146,880 B bytes
+  // (19 (B,T,C) blocks: the forward's and the backward's, dQm/dKm/dVm included). B = 936 needs
+  // 1,073,479,680 bytes <= 2^30: the JS check lets it through and C cannot allocate it (the
+  // module already holds memory). B = 937 needs 1,074,626,560 > 2^30: refused by the JS check.
+  // (Exactly 2^30 would need 19 C + 4 h T to be a power of two: with 19 odd, only a C far too
+  // large for the module's memory gives that, so this pair brackets the limit instead.)
+  // A fresh module, so no other test's memory counts.
   const m = await loadMHA();
   const l = m.createLayer({ C: 1024, heads: 1024, seed: 1 });
-  const big = new Float64Array(1024 * 4 * 1024);
+  const big = new Float64Array(937 * 4 * 1024);
   assert.equal(
-    messageOf(() => l.forward(big, { B: 1024, T: 4 })),
+    messageOf(() => l.forward(big.subarray(0, 936 * 4 * 1024), { B: 936, T: 4 })),
     'layer.forward: out of memory (nothing was changed)',
   );
   assert.match(
-    messageOf(() => l.forward(big, { B: 512, T: 8 })),
-    /is too large: the forward cache needs 1536 MiB/,
+    messageOf(() => l.forward(big, { B: 937, T: 4 })),
+    /is too large: the forward cache needs 1025 MiB/,
+  );
+  assert.match(
+    messageOf(() => l.forward(big.subarray(0, 512 * 8 * 1024), { B: 512, T: 8 })),
+    /is too large: the forward cache needs 1632 MiB/,
   );
   l.free();
 });
