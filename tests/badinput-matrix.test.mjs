@@ -138,7 +138,7 @@ const CASES = [
   ['mseLoss lengths differ', () => mha.mseLoss(X, target.subarray(1)), /\btarget has 767 elements/],
 ];
 
-test('the bad-input matrix: each case throws an Error naming its argument; the layer still computes the same bits', (t) => {
+test(`the bad-input matrix: each case throws an Error naming its argument; the layer still computes the same bits`, (t) => {
   for (const [what, call, names] of CASES) {
     let err = null;
     try {

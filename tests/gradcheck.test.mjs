@@ -144,19 +144,19 @@ function afterwards(t, run) {
 
 let dotRun, causalRun;
 
-test('full gradcheck at course size, dot loss: every entry of the 5 inputs and 7 intermediates, maxRel <= 1e-7, maxAbs <= 1e-10', (t) => {
+test(`full gradcheck at course size, dot loss: every entry of the 5 inputs and 7 intermediates, maxRel <= 1e-7, maxAbs <= 1e-10`, (t) => {
   dotRun = fullRun(false);
   table(t, `dot loss, G = fixture course G, eps 1e-3, ${fmt(dotRun.ms / 1000)} s:`, dotRun.rep);
   checkFullReport(dotRun.rep, 1e-7);
 });
 
-test('after the dot-loss check: weights bit-identical, gradient buffer/cache hold the unperturbed pass, analytic == grad[worst]', (t) => {
+test(`after the dot-loss check: weights bit-identical, gradient buffer/cache hold the unperturbed pass, analytic == grad[worst]`, (t) => {
   dotRun ??= fullRun(false);
   afterwards(t, dotRun);
   dotRun.layer.free();
 });
 
-test('full gradcheck at course size with causal: true, maxRel <= 1e-6 (see MAX_ABS for why not 1e-7)', (t) => {
+test(`full gradcheck at course size with causal: true, maxRel <= 1e-6 (see MAX_ABS for why not 1e-7)`, (t) => {
   causalRun = fullRun(true);
   table(
     t,
@@ -166,7 +166,7 @@ test('full gradcheck at course size with causal: true, maxRel <= 1e-6 (see MAX_A
   checkFullReport(causalRun.rep, 1e-6);
 });
 
-test('after the causal check: weights bit-identical, gradient buffer/cache hold the unperturbed pass, analytic == grad[worst]', (t) => {
+test(`after the causal check: weights bit-identical, gradient buffer/cache hold the unperturbed pass, analytic == grad[worst]`, (t) => {
   causalRun ??= fullRun(true);
   afterwards(t, causalRun);
   causalRun.layer.free();
@@ -245,7 +245,7 @@ test('without G, the dot loss uses G = default_rng(seed).standard_normal(B*T*C)'
   b.free();
 });
 
-test('gradcheckSteps: done increases by <= chunk up to total; the final report equals the one-shot report', (t) => {
+test(`gradcheckSteps: done increases by <= chunk up to total; the final report equals the one-shot report`, (t) => {
   const layer = newLayer();
   const G = f64(fx.inputs.G);
   const opts = { B, T, G, samples: 50 };
@@ -286,7 +286,7 @@ test('gradcheckSteps is cancelled by a forward in between, with a message that s
   layer.free();
 });
 
-test('mutation check: a corrupted analytic gradient (Wq[4000] += 1e-3) is caught at index 4000', (t) => {
+test(`mutation check: a corrupted analytic gradient (Wq[4000] += 1e-3) is caught at index 4000`, (t) => {
   // Nothing in the API corrupts the backward pass, but the check compares against the gradient
   // buffer, which is writable: corrupt one entry after prepare and before its slice runs.
   const layer = newLayer();

@@ -1,4 +1,5 @@
-// Memory: the module's cap (1 GiB), requests beyond it, and leaks over many create/forward/free cycles.
+// Memory: the module's cap (1 GiB), requests beyond it, and leaks over many create/forward/free
+// cycles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMHA } from './helpers.mjs';
@@ -13,7 +14,7 @@ function course() {
   return { layer, X, Y: layer.forward(X, { B: 2, T: 6 }).Y };
 }
 
-test('a request beyond the 1 GiB cap is an Error, never a trap, and the layer keeps working', (t) => {
+test(`a request beyond the 1 GiB cap is an Error, never a trap, and the layer keeps working`, (t) => {
   const { layer, X, Y } = course();
   // T = 4096 with 4 heads needs 4 * (1*4*4096*4096) doubles of attention alone: 2 GiB > the cap.
   const T = 4096;

@@ -1,5 +1,6 @@
 // The SIMD build (web/mha.wasm, -msimd128) and the portable scalar build (build/mha-scalar.wasm)
-// give identical bits: the f64x2 kernels do, lane by lane, exactly the roundings of the scalar loops.
+// give identical bits: the f64x2 kernels do, lane by lane, exactly the roundings of the scalar
+// loops.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ test('web/mha.wasm uses SIMD and build/mha-scalar.wasm does not', () => {
   assert.ok(!has(readFileSync(scalarPath)), 'the scalar build contains no f64x2.mul');
 });
 
-test('SIMD and scalar builds agree bit for bit on every tensor, forward, backward, training, gradient check', async (t) => {
+test(`SIMD and scalar builds agree bit for bit on every tensor, forward, backward, training, gradient check`, async (t) => {
   const simd = await loadFrom(simdBytes);
   const scalar = await loadFrom(readFileSync(scalarPath));
   // odd sizes exercise the edge tiles; T > 128 crosses a K block and a column block, C = 160 a
