@@ -7,7 +7,7 @@
 // Prints each part's score, the combined score and every surviving mutant (file:line, mutation);
 // survivors listed in tests/mutate/equivalent-mutants.json (with the reason they cannot be
 // killed) are shown apart and left out of the "adjusted" scores. Reports: build/mutation/
-// (stryker.html, stryker.json, c-mutants.json). Not part of CI: it takes about 20-30 minutes.
+// (stryker.html, stryker.json, c-mutants.json). Not part of CI: about 22 minutes on 2 cores.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
