@@ -104,7 +104,8 @@ $(BUILD)/san/%: tests/c/%.c $(SRC) $(HDR)
 	$(CC) $(NATIVE_CFLAGS) $(SAN_FLAGS) -Ic $(SRC) $< -lm -o $@
 
 reference: $(BUILD)/reference/.done
-$(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_streams.py
+$(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_streams.py \
+		tests/reference/page_reference.py
 	@mkdir -p $(BUILD)/reference
 	$(PYTHON) tests/reference/mha_reference.py $(BUILD)/reference
 	$(PYTHON) tests/reference/rng_streams.py $(BUILD)/reference

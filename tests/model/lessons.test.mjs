@@ -352,6 +352,14 @@ test(`layerWith / borrowLayer / returnLayer: the weights given; the pool keeps 3
   assert.ok(!layers.includes(other));
   assert.deepEqual([other.C, other.heads], [8, 2]);
   for (const l of [...again, other]) returnLayer(mha, l);
+  // returning a layer twice keeps it pooled and alive: the next borrow gets a working layer
+  const twice = borrowLayer(mha, 8, 4, W2);
+  returnLayer(mha, twice);
+  returnLayer(mha, twice);
+  const next = borrowLayer(mha, 8, 4, W);
+  assert.equal(next, twice);
+  for (const w of WEIGHTS) assert.ok(bitEqual(next.weights[w], W[w]), `${w} after a double return`);
+  returnLayer(mha, next);
 });
 
 /**

@@ -43,7 +43,8 @@ export function returnLayer(mha, layer) {
   const key = `${layer.C}/${layer.heads}`;
   const free = pools.get(key) ?? [];
   pools.set(key, free);
-  if (free.length < POOL_MAX && !free.includes(layer)) free.push(layer);
+  if (free.includes(layer)) return; // returned twice: it is pooled already, and still alive
+  if (free.length < POOL_MAX) free.push(layer);
   else layer.free();
 }
 
