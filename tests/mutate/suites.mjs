@@ -7,6 +7,8 @@
 // examples), tests/types.test.mjs (tsc). Files are listed roughly fastest first: a run stops at the
 // first failing file.
 
+import { readdirSync } from 'node:fs';
+
 /** Node test files, relative to the repository root. */
 export const NODE_SUITES = [
   'tests/reference.test.mjs',
@@ -28,7 +30,13 @@ export const NODE_SUITES = [
   'tests/simd.test.mjs',
   'tests/gradcheck.test.mjs',
   'tests/memory.test.mjs',
+  'tests/tensor-table.test.mjs',
 ];
+// every test file of tests/model/ (the DOM-free page code), the listed ones first
+for (const f of readdirSync(new URL('../model/', import.meta.url)).sort()) {
+  const path = `tests/model/${f}`;
+  if (f.endsWith('.test.mjs') && !NODE_SUITES.includes(path)) NODE_SUITES.push(path);
+}
 
 /**
  * The Node suites for mutants of web/*.js: all but tests/simd.test.mjs, which compares the SIMD
