@@ -33,5 +33,9 @@ export function shapeText(shape) {
 
 /** x with `digits` significant digits and no trailing zeros: 1.25e-5 -> '0.0000125'. */
 export function trimmedPrecision(x, digits = 3) {
-  return x.toPrecision(digits).replace(/\.?0+$/, '');
+  // trailing zeros of the fraction only (100 stays 100; 1.50e-7 becomes 1.5e-7)
+  return x
+    .toPrecision(digits)
+    .replace(/(\.\d*?)0+(?=$|e)/, '$1')
+    .replace(/\.(?=$|e)/, '');
 }
