@@ -12,6 +12,7 @@ export function pyNum(x) {
   if (Number.isNaN(x)) return 'float("nan")';
   if (x === Infinity) return 'float("inf")';
   if (x === -Infinity) return '-float("inf")';
+  if (Object.is(x, -0)) return '-0.0'; // String(-0) is '0', which Python reads as +0.0
   return String(x);
 }
 
