@@ -16,6 +16,25 @@ import { fileURLToPath } from 'node:url';
 import { loadMHA as loadWasm } from '../web/mha.js';
 
 /** The repository root (the parent of tests/). */
+/**
+ * Lesson 4's twelve gradients in the order the lesson derives them (dL/dY back to dX), written
+ * from the course, not read from the module: tests compare the module's mha.gradOrder with it.
+ */
+export const LESSON4_ORDER = Object.freeze([
+  'dWo',
+  'dconcat',
+  'dheadout',
+  'dV',
+  'datt',
+  'dscores',
+  'dQ',
+  'dK',
+  'dWq',
+  'dWk',
+  'dWv',
+  'dX',
+]);
+
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The raw text of c/mha.h (tests parse its declarations and status codes). */

@@ -10,6 +10,7 @@
 //   X       E[ids][None] (+ sinusoidal PE when asked)
 
 import { loadMHA } from '../../web/mha.js';
+import { LESSON4_ORDER } from '../helpers.mjs';
 
 export const mha = await loadMHA();
 
@@ -242,20 +243,7 @@ export function lesson3({ causal = false } = {}) {
   };
 }
 
-export const GRADS = [
-  'dWo',
-  'dconcat',
-  'dheadout',
-  'dV',
-  'datt',
-  'dscores',
-  'dQ',
-  'dK',
-  'dWq',
-  'dWk',
-  'dWv',
-  'dX',
-];
+export const GRADS = LESSON4_ORDER;
 
 export function lesson4() {
   const { X, W, dY, B, T, C, heads } = courseStream();
