@@ -10,8 +10,16 @@
 // Nothing here is a test by itself; node --test only runs files named *.test.mjs.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadMHA as loadWasm } from '../web/mha.js';
 
@@ -456,4 +464,15 @@ export function referenceTrain(X, target, W0, dims, { lr, steps }) {
     }
   }
   return { losses: Float64Array.from(losses), W };
+}
+
+// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
+export function npmCli() {
+  const fromNpm = process.env.npm_execpath;
+  if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, 'npm');
+    if (dir && existsSync(p)) return realpathSync(p);
+  }
+  throw new Error('npm not found on PATH');
 }

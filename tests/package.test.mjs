@@ -24,7 +24,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
-import { loadMHA, readHeader, repoRoot } from './helpers.mjs';
+import { loadMHA, npmCli, readHeader, repoRoot } from './helpers.mjs';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 
@@ -38,17 +38,6 @@ const EXPECTED_FILES = [
   'web/mha.js',
   'web/mha.wasm',
 ];
-
-// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
-function npmCli() {
-  const fromNpm = process.env.npm_execpath;
-  if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const p = join(dir, 'npm');
-    if (dir && existsSync(p)) return realpathSync(p);
-  }
-  throw new Error('npm not found on PATH');
-}
 
 function run(file, args, opts) {
   const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });

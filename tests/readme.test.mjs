@@ -20,7 +20,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -28,7 +27,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { repoRoot } from './helpers.mjs';
+import { npmCli, repoRoot } from './helpers.mjs';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
@@ -354,17 +353,6 @@ function freePort() {
       s.close(() => ok(port));
     });
   });
-}
-
-// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
-function npmCli() {
-  const fromNpm = process.env.npm_execpath;
-  if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const p = join(dir, 'npm');
-    if (dir && existsSync(p)) return realpathSync(p);
-  }
-  throw new Error('npm not found on PATH');
 }
 
 /** `npm start` in its own process group; resolves when it prints the URL or exits. */

@@ -21,10 +21,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../browser/browser.mjs';
-import { loadMHA, repoRoot } from '../helpers.mjs';
+import { loadMHA, npmCli, repoRoot } from '../helpers.mjs';
 import { serve } from '../serve.mjs';
 
 // The forward pass the app runs, and the Node side repeats.
@@ -64,17 +64,6 @@ main().catch((err) => {
   out.dataset.done = 'error';
 });
 `;
-
-// npm's own CLI script, run with this node (npm test says where it is), else the PATH's npm.
-function npmCli() {
-  const fromNpm = process.env.npm_execpath;
-  if (fromNpm && /npm-cli\.js$/.test(fromNpm) && existsSync(fromNpm)) return fromNpm;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const p = join(dir, 'npm');
-    if (dir && existsSync(p)) return realpathSync(p);
-  }
-  throw new Error('npm not found on PATH');
-}
 
 function run(file, args, opts) {
   const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
