@@ -6,6 +6,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, waitFiguresDrawn } from './browser.mjs';
 
+/** The page's sections, top to bottom (their element ids). */
+export const SECTIONS = [
+  'sentence',
+  'lesson-1',
+  'lesson-2',
+  'lesson-3',
+  'lesson-4',
+  'lesson-5',
+  'playground',
+];
+
 /** The gradient-check panels; each one replaces its table while it runs. */
 export const GRADCHECK_PANELS = ['l4-gradcheck', 'l5-gradcheck', 'pg-gradcheck'];
 

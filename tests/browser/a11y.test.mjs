@@ -15,19 +15,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { useBrowser, repoRoot, consoleErrors } from './browser.mjs';
-import { waitSettled, runAxe, describeViolations } from './a11y.mjs';
+import { SECTIONS, waitSettled, runAxe, describeViolations } from './a11y.mjs';
 
 const session = useBrowser();
 
-const SECTIONS = [
-  'sentence',
-  'lesson-1',
-  'lesson-2',
-  'lesson-3',
-  'lesson-4',
-  'lesson-5',
-  'playground',
-];
 const phoneDir = join(repoRoot, 'test-results', 'phone');
 
 /** Open every <details> and wait until the NumPy scripts inside have been written out. */

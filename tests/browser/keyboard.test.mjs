@@ -15,19 +15,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, consoleErrors, figures, waitFigures } from './browser.mjs';
-import { waitSettled } from './a11y.mjs';
+import { SECTIONS, waitSettled } from './a11y.mjs';
 
 const session = useBrowser();
-
-const SECTIONS = [
-  'sentence',
-  'lesson-1',
-  'lesson-2',
-  'lesson-3',
-  'lesson-4',
-  'lesson-5',
-  'playground',
-];
 
 /** In the page: what has focus, how it looks and where it is. */
 function focusState(sections) {
