@@ -1,8 +1,8 @@
 // ESLint flat config for web/ and tests/ (formatting is Prettier's: `npm run format`).
 // `npm run lint` runs ESLint, Prettier --check and clang-format over everything and fails on any
 // finding. The page's layers import only downward; the rules below make an upward import an error:
-//   engine (web/mha.js) -> model (web/model/) -> jobs (web/jobs/) -> components (web/components/)
-//   -> lessons (web/lessons/) -> app (web/app.js)
+//   engine (web/mha.js, web/notebook.js, web/notebook/) -> model (web/model/) -> jobs (web/jobs/)
+//   -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js)
 import js from '@eslint/js';
 import globals from 'globals';
 
@@ -74,6 +74,25 @@ export default [
   {
     files: ['web/mha.js'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['./*', '../*'] }] },
+  },
+  {
+    // the notebook check (engine layer): its own modules and bundled libraries only
+    files: ['web/notebook.js', 'web/notebook/**/*.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/model/**', '**/jobs/**', '**/components/**', '**/lessons/**'].concat(
+                '**/app.js',
+              ),
+              message: 'web/notebook/ is the engine layer: it imports only its own modules',
+            },
+          ],
+        },
+      ],
+    },
   },
   { files: ['web/model/**/*.js'], rules: { 'no-restricted-imports': importsAbove('model') } },
   { files: ['web/jobs/**/*.js'], rules: { 'no-restricted-imports': importsAbove('jobs') } },
