@@ -306,7 +306,8 @@ function scoreVariants(s) {
       maskedFill: true,
       fn: (p, fill) => ops.causalMask(ops.divide(qkT(p.Q, p.K, s), Math.sqrt(s.hs)), s.T, fill),
       what: (fill) =>
-        `scores masked above the diagonal (to ${fill}) though the check is not causal`,
+        `scores masked above the diagonal (to ${fill === -Infinity ? '-np.inf' : fill}) ` +
+        'though the check is not causal',
     });
   }
   return list;
@@ -566,18 +567,20 @@ export class Pipeline {
     return out;
   }
 
-  /** The given arrays node is computed from (through nodes not given), in graph order. */
+  /** The given arrays node is computed from (through nodes not given), parents first. */
   frontier(node) {
-    const hidden = [node, ...this.hiddenAncestors(node)];
-    const found = new Set();
-    for (const n of hidden) {
-      for (const p of this.nodes[n].parents) if (this.given.has(p)) found.add(p);
-    }
-    // node's own parents in their order, then the rest inputs first, in the graph's order
-    const own = this.nodes[node].parents;
-    const order = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'dY', ...Object.keys(this.nodes)];
-    const rank = (n) => (own.includes(n) ? own.indexOf(n) : own.length + order.indexOf(n));
-    return [...found].sort((a, b) => rank(a) - rank(b));
+    const found = [];
+    const seen = new Set();
+    const visit = (n) => {
+      for (const p of this.nodes[n].parents) {
+        if (seen.has(p)) continue;
+        seen.add(p);
+        if (this.given.has(p)) found.push(p);
+        else visit(p);
+      }
+    };
+    visit(node);
+    return found;
   }
 }
 
@@ -688,6 +691,9 @@ const RIGHT = Object.freeze({
 /** The course's line for the step a mistake of this id at node `site` replaces. */
 export function rightLine(id, site, s) {
   if (RIGHT[id]) return RIGHT[id];
+  if (id === 'causal-mismatch' && site === 'scores') {
+    return `${LINES.scores}, unmasked (or tick causal if your notebook masks the scores)`;
+  }
   if (id === 'causal-mismatch') {
     return s.causal
       ? 'att = softmax(np.where(mask, -np.inf, scores), axis=-1) with mask = ' +
