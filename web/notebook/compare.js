@@ -94,6 +94,10 @@ export function compareArrays(yours, reference, tol, skip = null) {
     if (!same && !(d <= (tol.perEntry ? tol.perEntry[i] : tol.abs)) && firstIndex < 0) {
       firstIndex = i;
     }
+    if (Number.isFinite(y) && Number.isFinite(e)) {
+      yy += y * y;
+      ee += e * e;
+    }
     if (same) continue;
     if (!Number.isFinite(d)) {
       nonFinite = true;
@@ -102,8 +106,6 @@ export function compareArrays(yours, reference, tol, skip = null) {
     maxAbs = Math.max(maxAbs, d);
     maxRel = Math.max(maxRel, d / Math.max(Math.abs(y), Math.abs(e)));
     dd += d * d;
-    yy += y * y;
-    ee += e * e;
   }
   if (nonFinite) {
     return { pass: false, maxAbs: Infinity, maxRel: Infinity, normRel: 1, firstIndex, compared };
