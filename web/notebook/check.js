@@ -121,43 +121,47 @@ function readLoss(found, sizes, inputs) {
 // ------------------------------------------------------------------------------------------------
 // expected values from the engine
 
-// { [node]: Float64Array } for every node of mistakes.js's graph
-function engineExpected(mha, inputs, s) {
-  let layer;
+// A layer of the engine with the student's weights; a clear Error if the engine cannot run it.
+function createLayer(mha, inputs, s) {
+  let layer = null;
   try {
     layer = mha.createLayer({ C: s.C, heads: s.heads });
     const w = layer.weights;
     for (const name of WEIGHTS) w[name].set(inputs[name].data);
-    const { Y } = layer.forward(inputs.X.data, { B: s.B, T: s.T, causal: s.causal });
-    const out = {};
-    for (const name of ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y']) {
-      out[name] = layer.tensor(name).data;
-    }
-    for (const x of ['Q', 'K', 'V']) out[`${x}m`] = ops.mergeHeads(out[x], s);
-    if (s.loss == null) return out;
-    let dY = inputs.dY?.data;
-    if (s.loss === 'mse') {
-      const mse = mha.mseLoss(Y, inputs.target.data);
-      dY = mse.dY;
-      out.loss = Float64Array.of(mse.loss);
-      out.dY = dY;
-    } else {
-      out.loss = Float64Array.of(ops.dot(dY, Y));
-    }
-    layer.zeroGrad();
-    layer.backward(dY);
-    for (const name of [...BACKWARD_NAMES, 'dQm', 'dKm', 'dVm']) {
-      out[name] = layer.tensor(name).data;
-    }
-    return out;
+    layer.forward(inputs.X.data, { B: s.B, T: s.T, causal: s.causal });
+    return layer;
   } catch (e) {
+    layer?.free();
     const size = `B = ${s.B}, T = ${s.T}, C = ${s.C}, heads = ${s.heads}`;
     throw new Error(`${FN}: the engine could not run this layer (${size}): ${e.message}`, {
       cause: e,
     });
-  } finally {
-    layer?.free();
   }
+}
+
+// { [node]: Float64Array } for every node of mistakes.js's graph, from the layer's forward
+function engineExpected(mha, layer, inputs, s) {
+  const out = {};
+  for (const name of ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y']) {
+    out[name] = layer.tensor(name).data;
+  }
+  for (const x of ['Q', 'K', 'V']) out[`${x}m`] = ops.mergeHeads(out[x], s);
+  if (s.loss == null) return out;
+  let dY = inputs.dY?.data;
+  if (s.loss === 'mse') {
+    const mse = mha.mseLoss(out.Y, inputs.target.data);
+    dY = mse.dY;
+    out.loss = Float64Array.of(mse.loss);
+    out.dY = dY;
+  } else {
+    out.loss = Float64Array.of(ops.dot(dY, out.Y));
+  }
+  layer.zeroGrad();
+  layer.backward(dY);
+  for (const name of [...BACKWARD_NAMES, 'dQm', 'dKm', 'dVm']) {
+    out[name] = layer.tensor(name).data;
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -180,7 +184,7 @@ function buildRows(found, s, expected) {
       const args = { shape: array.shape, expectedShape: forms[0].shape, note: shapesText(forms) };
       return uncomparedRow(name, 'shape', args);
     }
-    const skip = name === 'scores' && s.causal ? aboveDiagonal(s.T) : null;
+    const skip = name === 'scores' && s.causal && s.T > 1 ? aboveDiagonal(s.T) : null;
     const note = skip ? scoresNote(s) : null;
     const scalar = name === 'loss';
     const row = comparedRow(name, array, expected[form.node], { skip, note, scalar });
@@ -282,9 +286,40 @@ function explain(item, pipe, state) {
   return mistakeMessage(hit, item, pipe, { from: frontier, given });
 }
 
-function diagnose(items, s, inputs) {
+// The engine layer (the student's weights, after the forward of the expected values) as
+// mistakes.js's Pipeline wants it: the course's steps from tensors set in its cache. A run is
+// skipped when the cache already holds its result (the same arrays set as the last time).
+function engineSteps(layer) {
+  let last = null;
+  const run = (key, set, more, go) => {
+    const refs = [...Object.values(set), more];
+    const same = last && last.key === key && last.refs.every((r, i) => r === refs[i]);
+    if (!same) {
+      for (const [name, data] of Object.entries(set)) layer.setTensor(name, data);
+      go();
+      last = { key, refs };
+    }
+  };
+  return {
+    forward(from, set, node) {
+      run(`forward ${from}`, set, null, () => layer.forwardFrom(from));
+      return layer.tensor(node).data;
+    },
+    backward(set, dY, node) {
+      run('backward', set, dY, () => {
+        layer.zeroGrad();
+        layer.backward(dY);
+      });
+      return layer.tensor(node).data;
+    },
+  };
+}
+
+function diagnose(items, s, { inputs, expected, layer }) {
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const pipe = new Pipeline(s, data);
+  pipe.seed(expected);
+  pipe.useEngine(engineSteps(layer));
   const state = {
     rootOf: new Map(),
     adopted: new Map(),
@@ -313,8 +348,16 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   const { found, ignored, notes } = matchNames(arrays);
   const { inputs, sizes } = readSizes(found, heads, causal, notes);
   sizes.loss = readLoss(found, sizes, inputs);
-  const expected = engineExpected(mha, inputs, sizes);
-  const { rows, items } = buildRows(found, sizes, expected);
+  const layer = createLayer(mha, inputs, sizes);
+  let rows;
+  try {
+    const expected = engineExpected(mha, layer, inputs, sizes);
+    const built = buildRows(found, sizes, expected);
+    rows = built.rows;
+    diagnose(built.items, sizes, { inputs, expected, layer });
+  } finally {
+    layer.free();
+  }
   if (sizes.loss == null) {
     const unused = BACKWARD_NAMES.filter((n) => found[n]);
     if (unused.length) {
@@ -327,7 +370,6 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   if (sizes.loss === 'mse' && found.dY) {
     notes.push('dY is checked as a result: 2 * (Y - target) / Y.size');
   }
-  diagnose(items, sizes, inputs);
   const used = Object.fromEntries(
     Object.entries(inputs).map(([k, a]) => [k, { shape: a.shape, key: found[k].key }]),
   );

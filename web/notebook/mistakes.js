@@ -471,6 +471,24 @@ export function variants(node, s) {
 // ------------------------------------------------------------------------------------------------
 // the pipeline of one student's notebook
 
+// The forward steps the engine can restart from (layer.forwardFrom): for each, the tensors the
+// restart reads and forwardFrom's argument.
+const CHAIN = ['scores', 'att', 'headout', 'concat', 'Y'];
+const RESTART = Object.freeze({
+  scores: { set: ['Q', 'K', 'V'], from: 'Q' },
+  att: { set: ['scores', 'V'], from: 'scores' },
+  headout: { set: ['att', 'V'], from: 'att' },
+  concat: { set: ['headout'], from: 'headout' },
+  Y: { set: ['concat'], from: 'concat' },
+});
+// The backward's steps (layer.backward computes them all from dY) and the forward tensors it reads
+const BACKWARD = new Set(
+  [...'dWo dconcat dheadout dV datt dscores dQ dK'.split(' ')].concat(
+    'dQm dKm dVm dWq dWk dWv dX'.split(' '),
+  ),
+);
+const BACKWARD_READS = ['Q', 'K', 'V', 'att', 'concat'];
+
 /**
  * The layer's graph evaluated from a student's arrays: `inputs` (X, Wq..Wo, target or dY) and
  * every result given so far (`provide`) replace their node; the other nodes are recomputed, with
@@ -485,11 +503,29 @@ export class Pipeline {
     this.s = sizes;
     this.nodes = graph(sizes);
     this.given = new Map(Object.entries(inputs));
+    this.inputs = new Set(Object.keys(inputs));
+    this.expected = null;
     this.sites = new Map(); // node -> { variant, param } adopted (nodes not given)
     this.children = new Map(Object.keys(this.nodes).map((n) => [n, []]));
     for (const [n, { parents }] of Object.entries(this.nodes)) {
       for (const p of parents) this.children.get(p)?.push(n);
     }
+  }
+
+  /**
+   * The values of the layer with no mistake from the inputs alone ({ [node]: Float64Array }, the
+   * engine's): a node computed from the inputs only, with no mistake on the way, takes its value.
+   */
+  seed(expected) {
+    this.expected = expected;
+  }
+
+  // node's value is the seeded one: no result given and no mistake from the inputs to node
+  #pure(node) {
+    if (!this.expected || !this.expected[node] || this.sites.has(node)) return false;
+    return this.nodes[node].parents.every(
+      (p) => this.inputs.has(p) || (!this.given.has(p) && this.#pure(p)),
+    );
   }
 
   /** Use the student's array for node from now on. */
@@ -518,7 +554,9 @@ export class Pipeline {
   value(node, extra = null, scratch = new Map()) {
     if (this.given.has(node)) return this.given.get(node);
     if (!extra || !this.#touched(node, extra, scratch)) {
-      if (!this.#memo.has(node)) this.#memo.set(node, this.step(node));
+      if (!this.#memo.has(node)) {
+        this.#memo.set(node, this.#pure(node) ? this.expected[node] : this.step(node));
+      }
       return this.#memo.get(node);
     }
     const choice = extra.get(node);
@@ -548,10 +586,48 @@ export class Pipeline {
 
   /** Node's step (even if it is given) on its parents' values, with extra's or adopted mistakes. */
   step(node, extra = null, scratch = new Map()) {
+    const fast = this.engine ? this.#viaEngine(node, extra, scratch) : null;
+    if (fast) return fast;
     const p = {};
     for (const parent of this.nodes[node].parents) p[parent] = this.value(parent, extra, scratch);
     const choice = extra?.get(node) ?? this.sites.get(node);
     return choice ? choice.variant.fn(p, choice.param) : this.nodes[node].step(p);
+  }
+
+  /**
+   * Let `engine` run the course's own steps (no mistake) where it can: engine.forward(from, set,
+   * node) sets the tensors `set`, restarts the engine's forward with forwardFrom(from) and returns
+   * node; engine.backward(set, dY, node) sets `set`, runs backward(dY) and returns node.
+   */
+  useEngine(engine) {
+    this.engine = engine;
+  }
+
+  #plain(node, extra) {
+    return !extra?.has(node) && !this.sites.has(node);
+  }
+
+  // node by the engine: a forward restarted at the earliest step of the chain scores ... Y that
+  // is not given and has no mistake up to node, or the backward when every backward step node
+  // needs is recomputed without mistake from dY. null when the engine cannot.
+  #viaEngine(node, extra, scratch) {
+    if (!this.#plain(node, extra)) return null;
+    let i = CHAIN.indexOf(node);
+    if (i >= 0) {
+      while (i > 0 && !this.given.has(CHAIN[i - 1]) && this.#plain(CHAIN[i - 1], extra)) i--;
+      const { set, from } = RESTART[CHAIN[i]];
+      const values = Object.fromEntries(set.map((n) => [n, this.value(n, extra, scratch)]));
+      return this.engine.forward(from, values, node);
+    }
+    if (!BACKWARD.has(node)) return null;
+    for (const n of [node, ...this.hiddenAncestors(node)].filter((x) => BACKWARD.has(x))) {
+      if (!this.#plain(n, extra)) return null;
+      if (this.nodes[n].parents.some((p) => BACKWARD.has(p) && this.given.has(p))) return null;
+    }
+    const values = Object.fromEntries(
+      BACKWARD_READS.map((n) => [n, this.value(n, extra, scratch)]),
+    );
+    return this.engine.backward(values, this.value('dY', extra, scratch), node);
   }
 
   /** The nodes node depends on through nodes not given, nearest first. */
@@ -593,13 +669,17 @@ export function simulate(sizes, inputs) {
 // ------------------------------------------------------------------------------------------------
 // finding the mistake that reproduces a student's array
 
-// All subsets of at least two of the sites (up to four sites; else just all of them).
-function multiSets(sites) {
-  if (sites.length < 2) return [];
-  if (sites.length > 4) return [sites];
+// The sets of two or more sites to try one mistake at together: every subset of up to three
+// sites; of more, all of them and the three projections (or splits) Q, K, V.
+function multiSets(list) {
+  if (list.length < 2) return [];
+  if (list.length > 3) {
+    const qkv = list.filter(([site]) => /^[QKV]m?$/.test(site));
+    return qkv.length > 1 && qkv.length < list.length ? [list, qkv] : [list];
+  }
   const sets = [];
-  for (let mask = 1; mask < 1 << sites.length; mask++) {
-    const set = sites.filter((_, i) => mask & (1 << i));
+  for (let mask = 1; mask < 1 << list.length; mask++) {
+    const set = list.filter((_, i) => mask & (1 << i));
     if (set.length >= 2) sets.push(set);
   }
   return sets.sort((a, b) => a.length - b.length);

@@ -9,54 +9,90 @@
 /**
  * Batched matrix product out[i] = op(a[i]) @ op(b[i]) for i < batch, op = transpose or not.
  * Shapes: op(a) (m, k), op(b) (k, n), out (batch, m, n); a is stored (batch, m, k), or
- * (batch, k, m) with transA, b (batch, k, n), or (batch, n, k) with transB.
+ * (batch, k, m) with transA, b (batch, k, n), or (batch, n, k) with transB. Every entry is one
+ * dot product of a row of op(a) with a column of op(b), summed in order of k.
  */
 export function matmul(a, b, { batch = 1, m, k, n, transA = false, transB = false }) {
   if (transA && transB) throw new Error('matmul: transA and transB together are not supported');
   const out = new Float64Array(batch * m * n);
+  // rows of op(a) and columns of op(b) made contiguous: one (m, k) and one (n, k) per matrix
+  const rows = transA ? transposeEach(a, batch, k, m) : a;
+  const cols = transB ? b : transposeEach(b, batch, k, n);
   for (let i = 0; i < batch; i++) {
-    const at = { ao: i * m * k, bo: i * k * n, oo: i * m * n, m, k, n };
-    if (transB) matmulNT(out, a, b, at);
-    else if (transA) matmulTN(out, a, b, at);
-    else matmulNN(out, a, b, at);
+    dotProducts(out, rows, cols, { ao: i * m * k, bo: i * k * n, oo: i * m * n, m, k, n });
   }
   return out;
 }
 
-// (m, k) @ (k, n): row i of out accumulates a[i, p] * row p of b
-function matmulNN(out, a, b, { ao, bo, oo, m, k, n }) {
-  for (let i = 0; i < m; i++) {
-    const row = oo + i * n;
-    for (let p = 0; p < k; p++) {
-      const aip = a[ao + i * k + p];
-      const bp = bo + p * n;
-      for (let j = 0; j < n; j++) out[row + j] += aip * b[bp + j];
+// x (batch, r, c) -> (batch, c, r)
+function transposeEach(x, batch, r, c) {
+  const out = new Float64Array(batch * r * c);
+  for (let o = 0; o < out.length; o += r * c) {
+    for (let i = 0; i < r; i++) {
+      for (let j = 0; j < c; j++) out[o + j * r + i] = x[o + i * c + j];
     }
   }
+  return out;
 }
 
-// (m, k) @ (n, k)^T: out[i, j] = dot(row i of a, row j of b)
-function matmulNT(out, a, b, { ao, bo, oo, m, k, n }) {
+// out[i, j] = dot(row i of a, row j of b) for a (m, k) and b (n, k): four rows of a and two of
+// b at a time, eight sums kept in registers
+function dotProducts(out, a, b, { ao, bo, oo, m, k, n }) {
+  const m4 = m - (m % 4);
+  const n2 = n - (n % 2);
+  for (let i = 0; i < m4; i += 4) {
+    const a0 = ao + i * k;
+    const a1 = a0 + k;
+    const a2 = a1 + k;
+    const a3 = a2 + k;
+    for (let j = 0; j < n2; j += 2) {
+      const b0 = bo + j * k;
+      const b1 = b0 + k;
+      let s00 = 0;
+      let s01 = 0;
+      let s10 = 0;
+      let s11 = 0;
+      let s20 = 0;
+      let s21 = 0;
+      let s30 = 0;
+      let s31 = 0;
+      for (let p = 0; p < k; p++) {
+        const y0 = b[b0 + p];
+        const y1 = b[b1 + p];
+        const x0 = a[a0 + p];
+        const x1 = a[a1 + p];
+        const x2 = a[a2 + p];
+        const x3 = a[a3 + p];
+        s00 += x0 * y0;
+        s01 += x0 * y1;
+        s10 += x1 * y0;
+        s11 += x1 * y1;
+        s20 += x2 * y0;
+        s21 += x2 * y1;
+        s30 += x3 * y0;
+        s31 += x3 * y1;
+      }
+      const o = oo + i * n + j;
+      out[o] = s00;
+      out[o + 1] = s01;
+      out[o + n] = s10;
+      out[o + n + 1] = s11;
+      out[o + 2 * n] = s20;
+      out[o + 2 * n + 1] = s21;
+      out[o + 3 * n] = s30;
+      out[o + 3 * n + 1] = s31;
+    }
+  }
+  leftovers(out, a, b, { ao, bo, oo, m, k, n, m4, n2 });
+}
+
+// the rows (after the last block of four) and the column (after the last pair) left over
+function leftovers(out, a, b, { ao, bo, oo, m, k, n, m4, n2 }) {
   for (let i = 0; i < m; i++) {
-    const ai = ao + i * k;
-    for (let j = 0; j < n; j++) {
-      const bj = bo + j * k;
+    for (let j = i < m4 ? n2 : 0; j < n; j++) {
       let s = 0;
-      for (let p = 0; p < k; p++) s += a[ai + p] * b[bj + p];
+      for (let p = 0; p < k; p++) s += a[ao + i * k + p] * b[bo + j * k + p];
       out[oo + i * n + j] = s;
-    }
-  }
-}
-
-// (k, m)^T @ (k, n): row i of out accumulates a[p, i] * row p of b
-function matmulTN(out, a, b, { ao, bo, oo, m, k, n }) {
-  for (let p = 0; p < k; p++) {
-    const ap = ao + p * m;
-    const bp = bo + p * n;
-    for (let i = 0; i < m; i++) {
-      const api = a[ap + i];
-      const row = oo + i * n;
-      for (let j = 0; j < n; j++) out[row + j] += api * b[bp + j];
     }
   }
 }
