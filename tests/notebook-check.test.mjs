@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMHA, maxRelErr } from './helpers.mjs';
 import { loadManifest, loadStudent } from './notebook-students.mjs';
-import { checkNotebook } from '../web/notebook/check.js';
-import { MISTAKES, Pipeline, simulate, variants } from '../web/notebook/mistakes.js';
+import { checkNotebook, engineSteps } from '../web/notebook/check.js';
+import { MISTAKES, Pipeline, candidates, simulate, variants } from '../web/notebook/mistakes.js';
 import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
 import {
   acceptedShapes,
@@ -498,4 +498,71 @@ test('candidates only where the student has no array: given results stop the sea
     variants('dX', s).map((x) => x.id),
     ['dx-missing-paths', 'backward-w-not-transposed'],
   );
+});
+
+// A small layer's inputs from one seed, as arrays for checkNotebook and as data for Pipeline.
+function smallLayer({ B, T, C, heads, causal, loss }, seed = 21) {
+  const s = { B, T, C, heads, hs: C / heads, N: B * T, n: B * T * C, causal, loss };
+  const rng = mha.rng(seed);
+  const data = { X: rng.standardNormal(B * T * C) };
+  for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) data[w] = ops.scale(rng.standardNormal(C * C), 0.3);
+  data[loss === 'mse' ? 'target' : 'dY'] = rng.standardNormal(B * T * C);
+  rng.free();
+  return { s, data };
+}
+
+test('the engine runs the same steps as the JS pipeline, for every candidate up to dX', () => {
+  const { s, data } = smallLayer({ B: 2, T: 4, C: 8, heads: 2, causal: true, loss: 'mse' });
+  const layer = mha.createLayer({ C: s.C, heads: s.heads });
+  try {
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) layer.weights[w].set(data[w]);
+    layer.forward(data.X, { B: s.B, T: s.T, causal: s.causal });
+    const js = new Pipeline(s, data);
+    const fast = new Pipeline(s, data);
+    fast.useEngine(engineSteps(layer));
+    let n = 0;
+    for (const node of ['Y', 'dX', 'dWq']) {
+      for (const cand of candidates(js, node)) {
+        const site = cand.site;
+        const params = cand.variant.params === 'fit' ? [3] : (cand.variant.params ?? [-1e9]);
+        const extras = cand.extra
+          ? [cand.extra]
+          : params.map((param) => new Map([[site, { variant: cand.variant, param }]]));
+        for (const extra of extras) {
+          const a = js.step(node, extra);
+          const b = fast.step(node, extra);
+          assert.ok(maxRelErr(b, a) <= 1e-12, `${node} with ${cand.id} at ${[...extra.keys()]}`);
+          n++;
+        }
+      }
+      assert.ok(maxRelErr(fast.step(node), js.step(node)) <= 1e-12, node);
+    }
+    assert.ok(n > 40, `${n} candidates`);
+  } finally {
+    layer.free();
+  }
+});
+
+test('T = 1 (causal: nothing above the diagonal), one head, X (T, C)', () => {
+  for (const [T, heads] of [
+    [1, 2],
+    [3, 1],
+  ]) {
+    const { s, data } = smallLayer({ B: 1, T, C: 4, heads, causal: true, loss: 'dot' });
+    const values = simulate(s, data);
+    const arrays = { X: { data: data.X, shape: [T, 4] }, dY: { data: data.dY, shape: [T, 4] } };
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) arrays[w] = { data: data[w], shape: [4, 4] };
+    for (const name of resultNames('dot')) {
+      const form = acceptedShapes(name, s).at(name === 'loss' ? 0 : -1);
+      arrays[name] = { data: values[form.node], shape: form.shape };
+    }
+    const report = checkNotebook(mha, arrays, { heads, causal: true });
+    assert.deepEqual(
+      report.rows.filter((r) => r.status !== 'match').map((r) => r.name),
+      [],
+    );
+    const note = rowOf(report, 'scores').note;
+    if (T === 1) assert.equal(note, null);
+    else assert.match(note, /^causal: the 3 entries above the diagonal are masked/);
+  }
 });

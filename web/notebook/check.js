@@ -259,7 +259,12 @@ function explain(item, pipe, state) {
   if (agrees(data, pipe.step(node), opts)) {
     const roots = rootsOf(pipe, node, rootOf, order);
     rootOf.set(node, roots.length ? roots : [row.name]);
-    return followsFrom(row.name, roots.length ? roots : from(), from(), null);
+    if (!roots.length) {
+      // the given arrays matched within tolerance, and their differences grew in this step
+      const message = `${followsFrom(row.name, from(), from(), null).message.slice(0, -1)} (your arrays' small differences grow in this step).`;
+      return { id: 'follows-from', message };
+    }
+    return followsFrom(row.name, roots, from(), null);
   }
   const same = adopted.size ? findMistake(pipe, node, data, opts, [...adopted.keys()]) : null;
   const hit = same ?? findMistake(pipe, node, data, opts);
@@ -286,10 +291,12 @@ function explain(item, pipe, state) {
   return mistakeMessage(hit, item, pipe, { from: frontier, given });
 }
 
-// The engine layer (the student's weights, after the forward of the expected values) as
-// mistakes.js's Pipeline wants it: the course's steps from tensors set in its cache. A run is
-// skipped when the cache already holds its result (the same arrays set as the last time).
-function engineSteps(layer) {
+/**
+ * An engine layer (the student's weights, after a forward) as mistakes.js's Pipeline.useEngine
+ * wants it: the course's steps from tensors set in its cache. A run is skipped when the cache
+ * already holds its result (the same arrays set as the last time).
+ */
+export function engineSteps(layer) {
   let last = null;
   const run = (key, set, more, go) => {
     const refs = [...Object.values(set), more];
