@@ -210,24 +210,54 @@ test('float32 results: 1e-5 × max|expected|; the same change in float64 differs
 test('printed text: each entry within its printed resolution (+ 1e-10 × scale)', () => {
   const run = byName['correct-f64-mse'];
   const arrays = loadStudent(run.name);
-  const printed = (digits, claimed) => ({
+  const fixed = (digits, claimed) => ({
     data: arrays.att.data.map((x) => Number(x.toFixed(digits))),
     shape: arrays.att.shape,
     dtype: 'text',
     resolution: new Float64Array(arrays.att.data.length).fill(0.5 * 10 ** -claimed),
   });
-  const ok = rowOf(check(run, { ...arrays, att: printed(6, 6) }), 'att');
+  const ok = rowOf(check(run, { ...arrays, att: fixed(6, 6) }), 'att');
   assert.equal(ok.status, 'match');
   assert.match(ok.tolerance.text, /^printed text: half a unit of each entry's last printed digit/);
   assert.ok(ok.maxAbs > 1e-8 && ok.maxAbs <= 0.5e-6 + 1e-9);
   // claiming more digits than were printed: a difference
-  assert.equal(rowOf(check(run, { ...arrays, att: printed(3, 6) }), 'att').status, 'differs');
+  assert.equal(rowOf(check(run, { ...arrays, att: fixed(3, 6) }), 'att').status, 'differs');
   // a scalar printed with 4 decimals
   const loss = { data: Float64Array.of(Number(arrays.loss.data[0].toFixed(4))), shape: [] };
   const text = { ...loss, dtype: 'text', resolution: Float64Array.of(0.5e-4) };
   assert.equal(rowOf(check(run, { ...arrays, loss: text }), 'loss').status, 'match');
   assert.equal(rowOf(check(run, { ...arrays, loss }), 'loss').status, 'differs');
   assert.match(rowOf(check(run, arrays), 'loss').tolerance.text, /1e-10 × \|expected\|/);
+});
+
+// An array as NumPy prints it with 8 significant digits (scientific notation), as parseNumpyText
+// reads it: each entry's resolution is half a unit of its 8th digit.
+function printed(a) {
+  const data = a.data.map((x) => Number(x.toExponential(7)));
+  const resolution = data.map((x) =>
+    x === 0 ? 0 : 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(x))) - 7),
+  );
+  return { data, shape: a.shape, dtype: 'text', resolution };
+}
+
+test('printed notebooks: the diagnoses from 8 printed digits (results, then inputs too)', () => {
+  for (const name of ['correct-f64-mse', 'softmax-wrong-axis', 'dk-transposed', 'two-mistakes']) {
+    const run = byName[name];
+    const arrays = loadStudent(name);
+    const inputs = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target'];
+    const want = check(run, arrays).rows.map((r) => [r.name, r.status, r.diagnosis?.id]);
+    for (const all of [false, true]) {
+      const text = Object.fromEntries(
+        Object.entries(arrays).map(([k, a]) => [k, all || !inputs.includes(k) ? printed(a) : a]),
+      );
+      const report = check(run, text);
+      const got = report.rows.map((r) => [r.name, r.status, r.diagnosis?.id]);
+      assert.deepEqual(got, want, `${name}, inputs printed too: ${all}`);
+      const Y = rowOf(report, 'Y');
+      assert.match(Y.tolerance.text, /^printed text: half a unit/);
+      if (all) assert.match(Y.tolerance.text, /× max\|expected\| for your printed inputs$/);
+    }
+  }
 });
 
 test('compare: maxRel, normRel, an all-zero expected array (absolute floor 1e-300)', () => {

@@ -10,13 +10,26 @@
 // otherwise the known mistakes are tried at its step and at the steps before it the student did
 // not save, and one is named only if it reproduces their array within tolerance.
 
-import { aboveDiagonal, agrees, comparedRow, shapesText, uncomparedRow } from './compare.js';
-import { LINES, Pipeline, findMistake, rightLine } from './mistakes.js';
+import {
+  aboveDiagonal,
+  agrees,
+  comparedRow,
+  relativeResolution,
+  shapesText,
+  uncomparedRow,
+} from './compare.js';
+import { Pipeline, courseLine, findMistake, rightLine } from './mistakes.js';
 import { BACKWARD_NAMES, acceptedShapes, matchNames, resultNames, shapeText } from './names.js';
 import * as ops from './ops.js';
 
 const FN = 'checkNotebook';
 const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
+// Printed (text) arrays carry only their digits: what is computed from them may be off by their
+// relative resolution grown through the steps. A comparison that starts from printed arrays
+// allows TEXT_GROWTH times that (a mistake changes a result by far more).
+const TEXT_GROWTH = 1e3;
+
+const textSlack = (arrays) => TEXT_GROWTH * Math.max(0, ...arrays.map(relativeResolution));
 
 // ------------------------------------------------------------------------------------------------
 // inputs
@@ -170,8 +183,9 @@ function engineExpected(mha, layer, inputs, s) {
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 // One row per result; `item`s (the compared ones) carry what the diagnosis needs.
-function buildRows(found, s, expected) {
+function buildRows(found, s, expected, inputs) {
   const items = [];
+  const slack = textSlack(Object.values(inputs));
   const rows = resultNames(s.loss).map((name) => {
     const forms = acceptedShapes(name, s);
     const entry = found[name];
@@ -187,9 +201,9 @@ function buildRows(found, s, expected) {
     const skip = name === 'scores' && s.causal && s.T > 1 ? aboveDiagonal(s.T) : null;
     const note = skip ? scoresNote(s) : null;
     const scalar = name === 'loss';
-    const row = comparedRow(name, array, expected[form.node], { skip, note, scalar });
-    const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip };
-    items.push({ row, node: form.node, data: array.data, opts });
+    const row = comparedRow(name, array, expected[form.node], { skip, note, scalar, slack });
+    const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip, slack };
+    items.push({ row, node: form.node, array, opts });
     return row;
   });
   return { rows, items };
@@ -220,13 +234,16 @@ function rootsOf(pipe, node, rootOf, order) {
   return [...roots].sort((a, b) => order.indexOf(b) - order.indexOf(a));
 }
 
-function followsFrom(name, roots, from, same) {
+// "follows from dK and att: dX, recomputed from your own dQ, dK, dV, Wq, Wk, Wv, matches your
+// array." (`same`: a mistake found before, at this step too; `grows`: no earlier difference)
+function followsFrom(name, roots, from, { same = null, grows = false } = {}) {
   const sameText = same ? ` (with the same ${same.id} as your ${same.row})` : '';
+  const growsText = grows ? " (your arrays' small differences grow in this step)" : '';
   return {
     id: 'follows-from',
     message:
       `follows from ${roots.join(' and ')}: ${name}, recomputed from your own ` +
-      `${from.join(', ')}${sameText}, matches your array.`,
+      `${from.join(', ')}${sameText}, matches your array${growsText}.`,
   };
 }
 
@@ -253,24 +270,26 @@ function mistakeMessage(hit, item, pipe, { from, given }) {
 
 // The diagnosis of one differing result (see the file comment); updates pipe and the maps.
 function explain(item, pipe, state) {
-  const { row, node, data, opts } = item;
-  const { rootOf, adopted, order, nameOf } = state;
+  const { row, node, array } = item;
+  const data = array.data;
+  const { rootOf, adopted, order, nameOf, arrays } = state;
   const from = () => pipe.frontier(node).map((n) => nameOf.get(n) ?? n);
+  // recomputed from printed arrays: their resolution, grown
+  const used = [array, ...pipe.frontier(node).map((n) => arrays.get(n))];
+  const slack = Math.max(item.opts.slack, textSlack(used.filter(Boolean)));
+  const opts = { ...item.opts, slack, slackText: 'printed arrays' };
   if (agrees(data, pipe.step(node), opts)) {
     const roots = rootsOf(pipe, node, rootOf, order);
     rootOf.set(node, roots.length ? roots : [row.name]);
-    if (!roots.length) {
-      // the given arrays matched within tolerance, and their differences grew in this step
-      const message = `${followsFrom(row.name, from(), from(), null).message.slice(0, -1)} (your arrays' small differences grow in this step).`;
-      return { id: 'follows-from', message };
-    }
-    return followsFrom(row.name, roots, from(), null);
+    // no earlier difference: the given arrays matched within tolerance, and this step grew it
+    if (!roots.length) return followsFrom(row.name, from(), from(), { grows: true });
+    return followsFrom(row.name, roots, from());
   }
   const same = adopted.size ? findMistake(pipe, node, data, opts, [...adopted.keys()]) : null;
   const hit = same ?? findMistake(pipe, node, data, opts);
   if (!hit) {
     rootOf.set(node, [row.name]);
-    const line = LINES[node].replace(/\s+#.*$/, '');
+    const line = courseLine(node, pipe.s);
     const message = `No known mistake reproduces your ${row.name}; the course computes it as ${line}.`;
     return { id: 'step-differs', message };
   }
@@ -283,7 +302,9 @@ function explain(item, pipe, state) {
   if (same) {
     const roots = [...new Set([...rootsOf(pipe, node, rootOf, order), adopted.get(hit.id)])];
     rootOf.set(node, roots);
-    return followsFrom(row.name, roots, frontier, { id: hit.id, row: adopted.get(hit.id) });
+    return followsFrom(row.name, roots, frontier, {
+      same: { id: hit.id, row: adopted.get(hit.id) },
+    });
   }
   adopted.set(hit.id, row.name);
   rootOf.set(node, [row.name]);
@@ -332,10 +353,12 @@ function diagnose(items, s, { inputs, expected, layer }) {
     adopted: new Map(),
     order: items.map((it) => it.row.name),
     nameOf: new Map(Object.keys(inputs).map((k) => [k, k])),
+    arrays: new Map(Object.entries(inputs)),
   };
   for (const item of items) {
     if (item.row.status === 'differs') item.row.diagnosis = explain(item, pipe, state);
-    pipe.provide(item.node, item.data);
+    pipe.provide(item.node, item.array.data);
+    state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, item.row.name);
   }
 }
@@ -359,7 +382,7 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   let rows;
   try {
     const expected = engineExpected(mha, layer, inputs, sizes);
-    const built = buildRows(found, sizes, expected);
+    const built = buildRows(found, sizes, expected, inputs);
     rows = built.rows;
     diagnose(built.items, sizes, { inputs, expected, layer });
   } finally {

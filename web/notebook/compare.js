@@ -46,26 +46,43 @@ function scaleOf(x, skip) {
  * The tolerance of a comparison with `reference`: { abs, perEntry, text }. float64 (or an absent
  * or non-float dtype): 1e-10 × max|reference| (a scalar: × |reference|); float32 1e-5, float16
  * 1e-3; printed text: per entry resolution[i] + 1e-10 × max|reference|. An all-zero reference
- * gets the absolute floor 1e-300.
+ * gets the absolute floor 1e-300. `slack`: a further relative tolerance (× max|reference|) for
+ * what printed inputs carry, said in the text as `slackText`.
  */
-export function toleranceFor(reference, { dtype, resolution = null, scalar = false, skip = null }) {
+export function toleranceFor(reference, opts) {
+  const { dtype, resolution = null, scalar = false, skip = null } = opts;
+  const { slack = 0, slackText = 'printed inputs' } = opts;
   const kind = precisionOf(dtype);
   const { rel, label } = PRECISIONS[kind];
   const scale = scaleOf(reference, skip);
   const of = scalar ? '|expected|' : 'max|expected|';
-  const base = scale > 0 ? rel * scale : FLOOR;
-  const baseText =
+  const base = scale > 0 ? (rel + slack) * scale : FLOOR;
+  let baseText =
     scale > 0
-      ? `${rel.toExponential()} × ${of} = ${fmt(base)}`
+      ? `${rel.toExponential()} × ${of} = ${fmt(rel * scale)}`
       : `expected is ${scalar ? '0' : 'all zeros'}: absolute floor ${FLOOR}`;
+  if (slack > 0 && scale > 0) baseText += ` + ${fmt(slack)} × ${of} for your ${slackText}`;
   if (kind === 'text' && resolution) {
     const perEntry = Float64Array.from(resolution, (r) => r + (scale > 0 ? base : 0) || FLOOR);
-    const worst = Math.max(...[0].concat(Array.from(resolution)));
-    const text = `${label}: half a unit of each entry's last printed digit (up to ${fmt(worst)}) + ${baseText}`;
-    return { abs: worst + base, perEntry, text };
+    let worst = 0;
+    for (const r of resolution) worst = Math.max(worst, r);
+    const digits = `half a unit of each entry's last printed digit (up to ${fmt(worst)})`;
+    return { abs: worst + base, perEntry, text: `${label}: ${digits} + ${baseText}` };
   }
   const name = kind === 'f8' && dtype && !/f8$/.test(dtype) ? `${dtype} (as float64)` : label;
   return { abs: base, perEntry: null, text: `${name}: ${baseText}` };
+}
+
+/**
+ * What an array's printed digits leave open, relative to its size: max resolution / max|data|
+ * for printed text (dtype 'text'), 0 otherwise.
+ */
+export function relativeResolution(a) {
+  if (!a || a.dtype !== 'text' || !a.resolution) return 0;
+  let res = 0;
+  for (const r of a.resolution) res = Math.max(res, r);
+  const scale = scaleOf(a.data, null);
+  return scale > 0 ? res / scale : 0;
 }
 
 /**
@@ -160,8 +177,13 @@ export function shapesText(forms) {
  * The row of a result given in an accepted shape: compared with `expected` (same length, C order)
  * within the tolerance of its dtype. `skip(i)`: entries not compared; `note` explains them.
  */
-export function comparedRow(name, array, expected, { skip = null, note = null, scalar = false }) {
-  const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip };
+export function comparedRow(
+  name,
+  array,
+  expected,
+  { skip = null, note = null, scalar = false, slack = 0 },
+) {
+  const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip, slack };
   const tolerance = toleranceFor(expected, opts);
   const c = compareArrays(array.data, expected, tolerance, skip);
   const first =

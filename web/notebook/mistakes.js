@@ -762,6 +762,18 @@ function reproduces(yours, mine, opts, variant, s) {
   return yours.every((y, i) => !above(i) || y === fill);
 }
 
+/** The course's line for node's step, for the check's loss and causal option. */
+export function courseLine(node, s) {
+  if (node === 'loss' && s.loss === 'dot') return 'loss = np.sum(dY * Y)';
+  if (node === 'att' && s.causal) {
+    return (
+      'att = softmax(np.where(mask, -np.inf, scores), axis=-1) with ' +
+      'mask = np.triu(np.ones((T, T), bool), k=1)'
+    );
+  }
+  return LINES[node].replace(/\s+#.*$/, '');
+}
+
 // The right line shown beside a mistake at node `site`.
 const RIGHT = Object.freeze({
   'split-without-transpose': 'split_heads(x) = x.reshape(B, T, h, hs).transpose(0, 2, 1, 3)',
@@ -780,6 +792,6 @@ export function rightLine(id, site, s) {
           'np.triu(np.ones((T, T), bool), k=1) (or untick causal if your notebook has no mask)'
       : 'att = softmax(scores, axis=-1) on unmasked scores (or tick causal if your notebook masks)';
   }
-  const line = LINES[site].replace(/\s+#.*$/, '');
+  const line = courseLine(site, s);
   return id === 'weights-transposed' ? `${line} (W is (C, C) with the inputs on its rows)` : line;
 }
