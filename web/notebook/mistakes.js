@@ -174,9 +174,11 @@ function forwardNodes(s) {
     ['K', 'Wk'],
     ['V', 'Wv'],
   ]) {
+    // Qm = X @ Wq (B, T, C); Q = split_heads(Qm) (B, h, T, hs)
     nodes[`${x}m`] = { parents: ['X', w], step: (p) => project(p.X, p[w], s) };
     nodes[x] = { parents: [`${x}m`], step: (p) => ops.splitHeads(p[`${x}m`], s) };
   }
+  // scores, att (B, h, T, T); headout (B, h, T, hs); concat, Y (B, T, C)
   return Object.assign(nodes, {
     scores: {
       parents: ['Q', 'K'],
@@ -194,6 +196,8 @@ function forwardNodes(s) {
 
 const sumSquares = (Y, target) => ops.dot(ops.sub(Y, target), ops.sub(Y, target));
 
+// loss (a scalar, as a Float64Array of 1); dY (B, T, C), a node only for the MSE loss (with the
+// dot loss it is an input)
 function lossNodes(s) {
   if (s.loss === 'dot') {
     return { loss: { parents: ['Y', 'dY'], step: (p) => Float64Array.of(ops.dot(p.dY, p.Y)) } };
@@ -209,6 +213,8 @@ function lossNodes(s) {
 
 function backwardNodes(s) {
   const root = Math.sqrt(s.hs);
+  // dWo, dWq, dWk, dWv (C, C); dconcat, dQm, dKm, dVm, dX (B, T, C); dheadout, dV, dQ, dK
+  // (B, h, T, hs); datt, dscores (B, h, T, T)
   const nodes = {
     dWo: { parents: ['concat', 'dY'], step: (p) => weightGrad(p.concat, p.dY, s) },
     dconcat: { parents: ['dY', 'Wo'], step: (p) => project(p.dY, p.Wo, s, true) },
@@ -483,9 +489,7 @@ const RESTART = Object.freeze({
 });
 // The backward's steps (layer.backward computes them all from dY) and the forward tensors it reads
 const BACKWARD = new Set(
-  [...'dWo dconcat dheadout dV datt dscores dQ dK'.split(' ')].concat(
-    'dQm dKm dVm dWq dWk dWv dX'.split(' '),
-  ),
+  'dWo dconcat dheadout dV datt dscores dQ dK dQm dKm dVm dWq dWk dWv dX'.split(' '),
 );
 const BACKWARD_READS = ['Q', 'K', 'V', 'att', 'concat'];
 
