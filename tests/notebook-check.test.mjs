@@ -361,6 +361,12 @@ test('names: case, underscores and aliases; unknown names ignored; duplicates no
   assert.equal(courseName('d_X'), 'dX');
   assert.equal(courseName('dout'), 'dY');
   assert.equal(courseName('heads'), null);
+  assert.equal(courseName('dQm'), 'dQ');
+  const sizes = { B: 2, T: 5, C: 12, heads: 3 };
+  const dQm = { data: ops.mergeHeads(a.dQ.data, sizes), shape: [2, 5, 12] };
+  const merged = check(run, { ...without(a, 'dQ'), dQm });
+  assert.equal(rowOf(merged, 'dQ').status, 'match');
+  assert.deepEqual(rowOf(merged, 'dQ').expectedShape, [2, 5, 12]);
   assert.deepEqual(matchNames({ Q: a.Q, q: a.Q }).ignored, ['q']);
   assert.equal(savezLine(['X', 'Wq', 'Y']), "np.savez('mha_check.npz', X=X, Wq=Wq, Y=Y)");
   assert.match(

@@ -67,6 +67,9 @@ const ALIASES = Object.freeze({
   dout: 'dY',
   doutput: 'dY',
   dheadsout: 'dheadout',
+  dqm: 'dQ', // lesson 4's merged dQm = merge_heads(dQ): accepted as dQ in its (B, T, C) form
+  dkm: 'dK',
+  dvm: 'dV',
   targets: 'target',
   ytarget: 'target',
   ytrue: 'target',
