@@ -1,0 +1,170 @@
+// The notebook check's file formats (web/notebook.js, issue 11): every file NumPy wrote
+// (tests/reference/notebook_formats.py -> build/reference/notebook-formats/) reads back bit for
+// bit, and every file the writers write is read by NumPy (python3 + NumPy, spawned) bit for bit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { referenceDir } from './helpers.mjs';
+import { readNpy, writeNpy } from '../web/notebook.js';
+
+const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
+const dir = join(referenceDir(), 'notebook-formats');
+const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+const readFixture = (file) => new Uint8Array(readFileSync(join(dir, file)));
+
+/** Each entry's 64 bits as 16 hex digits (NaN payloads included). */
+function bitsOf(f64) {
+  return Array.from(new BigUint64Array(Float64Array.from(f64).buffer), (b) =>
+    b.toString(16).padStart(16, '0'),
+  );
+}
+
+/** sha256 of the little-endian float64 bytes (every NaN made np.nan's first if asked). */
+function sha256Of(f64, nanCanonical = false) {
+  const copy = Float64Array.from(f64, (v) => (nanCanonical && Number.isNaN(v) ? NaN : v));
+  const bytes = new Uint8Array(copy.buffer);
+  if (nanCanonical) {
+    const bits = new BigUint64Array(copy.buffer);
+    copy.forEach((v, i) => {
+      if (Number.isNaN(v)) bits[i] = 0x7ff8000000000000n;
+    });
+  }
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Assert an array read by the page equals the manifest's record of it, bit for bit. */
+function assertSameArray(got, want, label) {
+  assert.deepEqual(got.shape, want.shape, `${label}: shape`);
+  assert.ok(got.data instanceof Float64Array, `${label}: data is a Float64Array`);
+  if (want.bits) assert.deepEqual(bitsOf(got.data), want.bits, `${label}: bits`);
+  assert.equal(sha256Of(got.data, want.nan_canonical), want.sha256, `${label}: sha256`);
+}
+
+/** Run python3 + NumPy over `files` in `tmp`: np.load each, report shape/dtype/bits as JSON. */
+function numpyReads(tmp, files) {
+  const script = String.raw`
+import hashlib, io, json, sys
+import numpy as np
+from numpy.lib import format as npformat
+def describe(a):
+    f = np.ascontiguousarray(a.astype('<f8'))
+    return {'dtype': a.dtype.str, 'shape': list(a.shape),
+            'sha256': hashlib.sha256(f.tobytes()).hexdigest()}
+out = []
+for path in sys.argv[1:]:
+    raw = open(path, 'rb').read()
+    if path.endswith('.npy'):
+        a = np.load(path)
+        with open(path, 'rb') as f:
+            version = npformat.read_magic(f)
+        buf = io.BytesIO()
+        np.save(buf, a)
+        out.append({**describe(a), 'version': list(version), 'same_as_np_save': buf.getvalue() == raw})
+    else:
+        with np.load(path) as z:
+            out.append({'members': [{'name': n, **describe(z[n])} for n in z.files]})
+print(json.dumps(out))
+`;
+  const paths = files.map((f) => join(tmp, f));
+  return JSON.parse(execFileSync(PYTHON, ['-c', script, ...paths], { encoding: 'utf8' }));
+}
+
+/** A reproducible float64 array: special values first, then a simple LCG's values. */
+function sampleData(n, seed) {
+  const special = [0, -0, 1, -1.5, NaN, Infinity, -Infinity, 5e-324, -Number.MAX_VALUE, 1 / 3];
+  const data = new Float64Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    data[i] = i < special.length ? special[(i + seed) % special.length] : (s / 2 ** 32 - 0.5) * 8;
+  }
+  return data;
+}
+
+const WRITE_SHAPES = [[], [1], [5], [3, 4], [2, 3, 4], [2, 1, 3, 2], [0], [2, 0, 3], [300, 400]];
+WRITE_SHAPES.push([1, 2, 1, 2, 1, 2, 1, 2]);
+
+// ------------------------------------------------------------------------------------------------
+// .npy
+
+const matrix = manifest.npy.filter((e) => /^npy-(le|be|na)-/.test(e.file));
+const crafted = manifest.npy.filter((e) => !matrix.includes(e));
+
+test(`the .npy matrix covers 21 dtypes x orders, C/F, versions 1-3, ndim 0-4 (${matrix.length} files)`, () => {
+  const combos = new Set(matrix.map((e) => /^npy-(.+)-v\d-\dd\.npy$/.exec(e.file)[1]));
+  assert.equal(new Set(matrix.map((e) => e.descr)).size, 21);
+  assert.deepEqual(new Set(matrix.map((e) => e.version[0])), new Set([1, 2, 3]));
+  assert.deepEqual(new Set(matrix.map((e) => e.shape.length)), new Set([0, 1, 2, 3, 4]));
+  assert.equal(combos.size, 42); // 21 dtype variants x C/F
+  assert.equal(matrix.length, 21 * 3 * (5 + 3)); // C: ndim 0-4; F: ndim 2-4
+});
+
+test(`all ${matrix.length} dtype x order x version x ndim .npy files read back bit for bit`, () => {
+  for (const e of matrix) {
+    const got = readNpy(readFixture(e.file));
+    assertSameArray(got, e, e.file);
+    assert.equal(got.dtype, e.descr, `${e.file}: dtype`);
+    assert.equal(got.fortranOrder, e.fortran_order, `${e.file}: fortranOrder`);
+  }
+});
+
+test(`all ${crafted.length} crafted .npy headers (and every float16) read as np.load reads them`, () => {
+  for (const e of crafted) {
+    const got = readNpy(readFixture(e.file).buffer); // an ArrayBuffer works too
+    assertSameArray(got, e, e.file);
+    assert.equal(got.dtype, e.descr, `${e.file}: dtype`);
+  }
+});
+
+test('readNpy takes a Uint8Array view into a larger buffer (a Node Buffer slice)', () => {
+  const file = readFileSync(join(dir, matrix[0].file));
+  const padded = Buffer.concat([Buffer.from('xyz'), file, Buffer.from('tail')]);
+  const view = padded.subarray(3, 3 + file.length);
+  assertSameArray(readNpy(view), matrix[0], 'view');
+});
+
+test(`writeNpy: ${WRITE_SHAPES.length} shapes (0-d to 8-d) read back in JS bit for bit`, () => {
+  WRITE_SHAPES.forEach((shape, k) => {
+    const data = sampleData(
+      shape.reduce((a, b) => a * b, 1),
+      k,
+    );
+    const back = readNpy(writeNpy(data, shape));
+    assert.deepEqual(back.shape, shape);
+    assert.deepEqual(bitsOf(back.data), bitsOf(data));
+    assert.equal(back.dtype, '<f8');
+    assert.equal(back.fortranOrder, false);
+  });
+  assert.deepEqual(bitsOf(readNpy(writeNpy([1.5, -2], [2])).data), bitsOf([1.5, -2]));
+});
+
+test(`writeNpy: NumPy reads all ${WRITE_SHAPES.length} files bit for bit, byte-identical to np.save`, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'mha-npy-'));
+  try {
+    const files = WRITE_SHAPES.map((shape, k) => {
+      const data = sampleData(
+        shape.reduce((a, b) => a * b, 1),
+        k,
+      );
+      writeFileSync(join(tmp, `w${k}.npy`), writeNpy(data, shape));
+      return { file: `w${k}.npy`, shape, sha256: sha256Of(data) };
+    });
+    const seen = numpyReads(
+      tmp,
+      files.map((f) => f.file),
+    );
+    files.forEach((f, k) => {
+      assert.deepEqual(seen[k].shape, f.shape, f.file);
+      assert.equal(seen[k].dtype, '<f8', f.file);
+      assert.equal(seen[k].sha256, f.sha256, `${f.file}: NumPy's values`);
+      assert.deepEqual(seen[k].version, [1, 0], f.file);
+      assert.equal(seen[k].same_as_np_save, true, `${f.file}: bytes differ from np.save's`);
+    });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
