@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { referenceDir } from './helpers.mjs';
-import { readNpy, writeNpy } from '../web/notebook.js';
+import { readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const dir = join(referenceDir(), 'notebook-formats');
@@ -164,6 +164,112 @@ test(`writeNpy: NumPy reads all ${WRITE_SHAPES.length} files bit for bit, byte-i
       assert.deepEqual(seen[k].version, [1, 0], f.file);
       assert.equal(seen[k].same_as_np_save, true, `${f.file}: bytes differ from np.save's`);
     });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+// ------------------------------------------------------------------------------------------------
+// .npz
+
+const npzFiles = manifest.npz;
+const npzArrays = npzFiles.reduce((n, f) => n + f.members.length, 0);
+const has = (bytes, text) => Buffer.from(bytes).includes(Buffer.from(text, 'latin1'));
+
+test(`all ${npzFiles.length} NumPy .npz files (${npzArrays} arrays) read back bit for bit`, () => {
+  for (const f of npzFiles) {
+    const got = readNpz(readFixture(f.file));
+    assert.deepEqual(
+      Object.keys(got),
+      f.members.map((m) => m.name),
+      `${f.file}: names in zip order`,
+    );
+    for (const m of f.members) {
+      assertSameArray(got[m.name], m, `${f.file}/${m.name}`);
+      assert.equal(got[m.name].dtype, m.descr, `${f.file}/${m.name}: dtype`);
+    }
+  }
+});
+
+test('the .npz fixtures exercise zip64 (extra fields, end records), streaming, deflate', () => {
+  const file = (name) => readFixture(`npz-${name}.npz`);
+  // np.savez's force_zip64: each local header carries a zip64 extra field (id 0x0001)
+  const savez = file('savez');
+  assert.equal(new DataView(savez.buffer).getUint16(30 + 'X.npy'.length, true), 0x0001);
+  assert.ok(has(file('zip64'), 'PK\x06\x06') && has(file('zip64'), 'PK\x06\x07'));
+  assert.ok(!has(savez, 'PK\x06\x06'));
+  assert.equal(file('streamed')[6] & 8, 8); // sizes in a data descriptor after the data
+  assert.equal(file('savez_compressed')[8], 8); // method 8: deflate
+  assert.equal(file('savez')[8], 0); // method 0: stored
+  // 2 MiB of zeros (deflated ~1000:1, so many output chunks per input chunk) and 480 kB of noise
+  assert.ok(file('large-compressed').length < file('large-stored').length - 2 * 2 ** 20);
+});
+
+test('.npz names are returned as plain strings: markup, non-ASCII, a directory, __proto__', () => {
+  const got = readNpz(readFixture('npz-names.npz'));
+  assert.deepEqual(Object.keys(got), [
+    '<img src=x onerror=alert(1)>',
+    'Wq_ünïcödé',
+    'dir/X',
+    '__proto__',
+  ]);
+  assert.ok(Object.hasOwn(got, '__proto__'));
+  assert.equal(Object.getPrototypeOf(got), Object.prototype);
+  assert.deepEqual(got.__proto__.shape, []); // an own property, not the prototype
+  assert.equal(got.__proto__.data[0], 2);
+});
+
+/** The arrays writeNpz is tested with: shapes 0-d to 4-d, names NumPy and the page must keep. */
+function npzSample() {
+  const shapes = { X: [2, 6, 8], Wq: [8, 8], loss: [], v: [5], att: [1, 2, 3, 3], none: [0, 3] };
+  Object.assign(shapes, { '<b>markup</b>': [2], ünïcödé: [1, 1], 'dir/sub': [3] });
+  const arrays = {};
+  Object.entries(shapes).forEach(([name, shape], k) => {
+    arrays[name] = {
+      data: sampleData(
+        shape.reduce((a, b) => a * b, 1),
+        k + 20,
+      ),
+      shape,
+    };
+  });
+  return arrays;
+}
+
+test('writeNpz (stored and compressed): 9 arrays, 0-d to 4-d, read back in JS bit for bit', () => {
+  const arrays = npzSample();
+  for (const compress of [false, true]) {
+    const bytes = writeNpz(arrays, { compress });
+    assert.equal(bytes[8], compress ? 8 : 0, 'zip method of the first member');
+    assert.deepEqual(writeNpz(arrays, { compress }), bytes, 'the same arrays give the same bytes');
+    const back = readNpz(bytes);
+    assert.deepEqual(Object.keys(back), Object.keys(arrays));
+    for (const [name, a] of Object.entries(arrays)) {
+      assert.deepEqual(back[name].shape, a.shape, name);
+      assert.deepEqual(bitsOf(back[name].data), bitsOf(a.data), name);
+    }
+  }
+  assert.ok(writeNpz(arrays, { compress: true }).length < writeNpz(arrays).length);
+});
+
+test('writeNpz (stored and compressed): np.load reads all 9 arrays of each bit for bit', () => {
+  const arrays = npzSample();
+  const tmp = mkdtempSync(join(tmpdir(), 'mha-npz-'));
+  try {
+    writeFileSync(join(tmp, 'stored.npz'), writeNpz(arrays));
+    writeFileSync(join(tmp, 'compressed.npz'), writeNpz(arrays, { compress: true }));
+    const seen = numpyReads(tmp, ['stored.npz', 'compressed.npz']);
+    for (const { members } of seen) {
+      assert.deepEqual(
+        members.map((m) => m.name),
+        Object.keys(arrays),
+      );
+      for (const m of members) {
+        assert.deepEqual(m.shape, arrays[m.name].shape, m.name);
+        assert.equal(m.dtype, '<f8', m.name);
+        assert.equal(m.sha256, sha256Of(arrays[m.name].data), `${m.name}: NumPy's values`);
+      }
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -243,7 +243,8 @@ class Unseekable(io.RawIOBase):
 
 
 def write_zip64(path, arrays):
-    """Every size and offset in zip64 extra fields, with zip64 end records (ZIP64_LIMIT -1)."""
+    """Every size and offset in zip64 extra fields, with zip64 end records (ZIP64_LIMIT -1), and
+    the plain end record's fields all 0xFF (np.load then must use the zip64 end record)."""
     saved = zipfile.ZIP64_LIMIT
     zipfile.ZIP64_LIMIT = -1
     try:
@@ -253,8 +254,12 @@ def write_zip64(path, arrays):
                     npformat.write_array(f, a)
     finally:
         zipfile.ZIP64_LIMIT = saved
-    raw = open(path, "rb").read()
+    raw = bytearray(open(path, "rb").read())
     assert b"PK\x06\x06" in raw and b"PK\x06\x07" in raw, "no zip64 end records"
+    # as in archives over 4 GiB: the plain end record's counts, size and offset say "see zip64"
+    end = raw.rfind(b"PK\x05\x06")
+    raw[end + 8:end + 20] = b"\xff" * 12
+    open(path, "wb").write(raw)
 
 
 def write_streamed(path, arrays):
