@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { referenceDir } from './helpers.mjs';
-import { readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
+import { parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const dir = join(referenceDir(), 'notebook-formats');
@@ -273,4 +273,92 @@ test('writeNpz (stored and compressed): np.load reads all 9 arrays of each bit f
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+// ------------------------------------------------------------------------------------------------
+// print(a) and repr(a)
+
+const texts = manifest.text.filter((t) => t.error === null);
+const summarised = manifest.text.filter((t) => t.error === 'summarised');
+const fromBits = (hex) =>
+  new Float64Array(BigUint64Array.from(hex, (h) => BigInt(`0x${h}`)).buffer);
+const labels = new Set(manifest.text.map((t) => t.label)).size;
+
+test(`parseNumpyText: all ${texts.length} print/repr texts (${labels} arrays) give the printed values bit for bit`, () => {
+  for (const t of texts) {
+    const got = parseNumpyText(t.text);
+    const label = `${t.kind} ${t.label}`;
+    assert.deepEqual(got.shape, t.shape, `${label}: shape`);
+    assert.deepEqual(bitsOf(got.data), t.values, `${label}: values`);
+    assert.equal(got.dtype, 'text');
+    assert.ok(got.resolution instanceof Float64Array && got.resolution.length === got.data.length);
+  }
+  assert.ok(texts.some((t) => t.shape.length === 4) && texts.some((t) => t.shape.length === 0));
+});
+
+/** Half an ulp of x in a dtype with `mantissa` fraction bits (0 for float64's own rounding). */
+const halfUlp = (x, mantissa) =>
+  x === 0 ? 0 : 2 ** (Math.floor(Math.log2(Math.abs(x))) - mantissa - 1);
+
+test(`parseNumpyText: every array printed lies within resolution of its text (${texts.length} texts)`, () => {
+  // |printed decimal - array| <= resolution (NumPy's rounding to D digits), and parsing the decimal
+  // adds half a float64 ulp. float32/float16 print the shortest digits that identify the value in
+  // their own dtype, which can miss by up to half of that dtype's ulp more (0.3 for 0.30000001...).
+  const bits = { float32: 23, float16: 10 };
+  let checked = 0;
+  for (const t of texts) {
+    const got = parseNumpyText(t.text);
+    const original = fromBits(t.original);
+    got.data.forEach((v, i) => {
+      const o = original[i];
+      if (!Number.isFinite(o)) {
+        assert.ok(Object.is(v, o), `${t.kind} ${t.label}[${i}]: ${v} for ${o}`);
+        assert.equal(got.resolution[i], 0);
+        return;
+      }
+      const own = t.dtype in bits ? halfUlp(o, bits[t.dtype]) : 0;
+      const bound = got.resolution[i] + own + halfUlp(v, 52);
+      assert.ok(Math.abs(v - o) <= bound, `${t.kind} ${t.label}[${i}]: |${v} - ${o}| > ${bound}`);
+      checked++;
+    });
+  }
+  assert.ok(checked > 500, `only ${checked} entries checked`);
+});
+
+test('parseNumpyText: resolution as the contract defines it (fixed, scientific, integer)', () => {
+  const res = (text) => Array.from(parseNumpyText(text).resolution);
+  assert.deepEqual(res('[0.5  0.25 0.125]'), [5e-4, 5e-4, 5e-4]); // D = 3
+  assert.deepEqual(res('array([1., 2.])'), [0.5, 0.5]); // D = 0
+  assert.deepEqual(res('[ 1.2345e-03 -1.e+00]'), [5e-8, 5e-5]); // D = 4; e = -3, 0
+  assert.deepEqual(res('array([[ 1.0e-03,  1.0e+05]])'), [5e-5, 5e3]);
+  assert.deepEqual(res('[ nan  inf -inf  1.5]'), [0, 0, 0, 0.05]);
+  assert.deepEqual(res('[[-3 10]\n [ 4 -5]]'), [0, 0, 0, 0]); // an integer array
+  assert.deepEqual(res('[ True False]'), [0, 0]);
+  assert.deepEqual(res('array(3.5)'), [0.05]);
+  assert.deepEqual(res('7'), [0]);
+});
+
+test(`parseNumpyText: summarised output (${summarised.length} texts) gets the set_printoptions advice`, () => {
+  assert.ok(summarised.length >= 2);
+  for (const t of summarised) {
+    assert.throws(() => parseNumpyText(t.text), {
+      message:
+        "This array was printed in summarised form ('...'), so its middle entries are missing. " +
+        'In your notebook run np.set_printoptions(threshold=np.inf) and print it again, or save ' +
+        "it with np.save('name.npy', a) and load the file here.",
+    });
+  }
+});
+
+test('parseNumpyText: hand-typed forms (NumPy 2 scalars, np.array, trailing commas, -0.)', () => {
+  const read = (text) => {
+    const r = parseNumpyText(text);
+    return { shape: r.shape, data: Array.from(r.data) };
+  };
+  assert.deepEqual(read('np.float64(3.5)'), { shape: [], data: [3.5] });
+  assert.deepEqual(read('np.array([[1, 2,], [3, 4]])'), { shape: [2, 2], data: [1, 2, 3, 4] });
+  assert.deepEqual(read('  [1e3, -.5, +2.]  '), { shape: [3], data: [1000, -0.5, 2] });
+  assert.ok(Object.is(read('-0.').data[0], -0));
+  assert.deepEqual(read('array([[[[7]]]])'), { shape: [1, 1, 1, 1], data: [7] });
+  assert.deepEqual(read('[[], []]'), { shape: [2, 0], data: [] });
 });

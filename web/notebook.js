@@ -2,3 +2,4 @@
 // (.npy, .npz, printed text) and write .npy/.npz files. Its modules live in web/notebook/.
 export { readNpy, writeNpy } from './notebook/npy.js';
 export { readNpz, writeNpz } from './notebook/npz.js';
+export { parseNumpyText } from './notebook/text.js';
