@@ -9,8 +9,8 @@
 // numbers, tuples, lists, dicts); it is never evaluated.
 //
 // readNpy reads every plain numeric dtype (float64/32/16, int8..int64, uint8..uint64, bool) in
-// either byte order ('<' little, '>' big; '|' and '=' read as little: '=' is the writer's native
-// order, little-endian on every machine NumPy runs on today), in C or Fortran order, and returns
+// either byte order ('<' little, '>' big; '|', '=' and none read as little: np.save never writes
+// '=' or none, and '|' only for one-byte dtypes), in C or Fortran order, and returns
 // the entries as float64 in C order. Conversions are exact except int64/uint64 beyond 2^53, which
 // round to the nearest float64 as NumPy's astype(np.float64) does; NaN payloads are not kept.
 // Bytes after the data are ignored, as np.load ignores them (np.save may be called several times
