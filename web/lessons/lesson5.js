@@ -16,7 +16,7 @@ import { sentenceModel } from '../model/sentence-model.js';
 import { lossSummary, stepLearningRate } from '../model/training.js';
 import { L5_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
-import { trainingScript } from '../model/numpy-scripts.js';
+import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
 import { Trainer } from '../jobs/trainer.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 
@@ -24,14 +24,6 @@ const C = 64;
 const SEED = 42;
 const RUN_STEPS = 10; // "Run 10 steps"
 const RUN_EVERY_MS = 80;
-
-const OBJECT_CODE = `layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=4)   # the weights live in the object
-
-# one step of gradient descent on L = mean((Y - target)**2):
-Y = layer.forward(X)                  # caches Q, K, V, att, ... for backward
-dY = 2 * (Y - target) / Y.size        # dL/dY
-layer.backward(dY)                    # fills layer.grads: dWq, dWk, dWv, dWo (and dX)
-layer.step(lr)                        # W -= lr * dW for each of the four weights`;
 
 function trainingControls() {
   const stepBtn = button('l5-step', 'Step', 'btn btn-primary');
@@ -251,9 +243,11 @@ export function renderLesson5({ mha, body, scheduler }) {
   const model = sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
   const trainer = new Trainer(mha, model);
   const { T, heads } = model;
-  const objectCode = codeDetails('The layer object (what each button calls)', OBJECT_CODE, {
-    open: true,
-  });
+  // the class as the lessons build it and what each button calls: a program that runs as is
+  const objectCode = codeDetails(
+    'The layer object: class MultiHeadAttention and what each button calls (runs as is)',
+    layerObjectScript({ lr: 0.1, runSteps: RUN_STEPS }),
+  );
   const ui = trainingControls();
   const att = attentionMaps(trainer.att, tokens, heads);
   const attTitle = el('h3');
