@@ -101,10 +101,8 @@ export function renderLesson1({ mha, body }) {
   const maps = attentionMaps(state.r);
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
-  const script = numpyBlock(
-    () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens }),
-    { what: 'lesson 1' },
-  );
+  const getScript = () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens });
+  const script = numpyBlock(getScript, { what: 'lesson 1' });
 
   function highlight(t) {
     for (const h of maps) h.highlight(t === null ? -1 : t, t === null ? -1 : t);
@@ -158,5 +156,5 @@ export function renderLesson1({ mha, body }) {
       argmaxDiffRows: [...r.argmaxDiffRows],
     };
   };
-  return { figures };
+  return { figures, script: getScript };
 }

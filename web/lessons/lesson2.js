@@ -139,5 +139,6 @@ export function renderLesson2({ mha, body }) {
       headMaxDiff: r.headMaxDiff,
       roundTrip: r.roundTrip,
     }),
+    script: () => lesson2Script(),
   };
 }

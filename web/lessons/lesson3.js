@@ -255,7 +255,8 @@ export function renderLesson3({ mha, body, data }) {
   const steps = stepView(state.r, toks);
   const blocks = blockExperiment(state.r);
   const figs = figuresList();
-  const script = numpyBlock(() => lesson3Script({ causal: state.causal }), { what: 'lesson 3' });
+  const getScript = () => lesson3Script({ causal: state.causal });
+  const script = numpyBlock(getScript, { what: 'lesson 3' });
 
   function fill() {
     const r = state.r;
@@ -287,5 +288,6 @@ export function renderLesson3({ mha, body, data }) {
         causal: r.causal,
       };
     },
+    script: getScript,
   };
 }

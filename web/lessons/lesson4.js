@@ -171,6 +171,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       grads: Object.fromEntries(r.order.map((n) => [n, Array.from(r.grads[n].data)])),
       gradcheck: panel.rows,
     }),
+    script: () => lesson4Script(),
     afterReady() {
       // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
       // 40 ms: fewer yields to the browser (each one may cost a frame) than the default 12 ms,

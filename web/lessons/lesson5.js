@@ -10,6 +10,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
+import { notebookButton } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
@@ -219,25 +220,33 @@ function checkNote(n) {
   });
 }
 
+/** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
 function lessonScript(sentence, tokens, trainer, heads) {
-  return numpyBlock(
-    () =>
-      trainingScript({
-        title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
-        sentence,
-        tokens,
-        C,
-        heads,
-        seed: SEED,
-        rng: 'default_rng',
-        lrs: trainer.lrs,
-        threshold: L5_THRESHOLD,
-      }),
-    { what: 'lesson 5' },
-  );
+  const get = () =>
+    trainingScript({
+      title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
+      sentence,
+      tokens,
+      C,
+      heads,
+      seed: SEED,
+      rng: 'default_rng',
+      lrs: trainer.lrs,
+      threshold: L5_THRESHOLD,
+    });
+  return { ...numpyBlock(get, { what: 'lesson 5' }), get };
 }
 
-export function renderLesson5({ mha, body, scheduler }) {
+/** The lesson's downloads: the notebook of the whole page (notebook: the page's sections). */
+function downloads(mha, notebook) {
+  const row = el('div', { className: 'actions downloads' });
+  if (notebook) {
+    row.append(notebookButton(notebook, { id: 'l5-notebook', version: mha.version }).element);
+  }
+  return row;
+}
+
+export function renderLesson5({ mha, body, scheduler, notebook }) {
   const sentence = DEFAULT_SENTENCE;
   const tokens = tokenize(sentence);
   const model = sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
@@ -289,6 +298,7 @@ export function renderLesson5({ mha, body, scheduler }) {
     checkNote(model.X.length),
     panel.element,
     script.element,
+    downloads(mha, notebook),
   );
 
   const total = gradcheckSize(mha, { B: 1, T, C, heads });
@@ -300,6 +310,7 @@ export function renderLesson5({ mha, body, scheduler }) {
       gradcheck: panel.rows,
       step: trainer.steps,
     }),
+    script: script.get,
     afterReady() {
       const opts = { B: 1, T, loss: 'mse', target: model.target };
       panel.run(layerCheck(mha, { C, heads, W: model.W }, model.X, opts), { priority: 2, total });
