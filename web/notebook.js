@@ -1,0 +1,5 @@
+// notebook.js - the notebook check's public facade (DOM-free): read a student's NumPy arrays
+// (.npy, .npz, printed text) and write .npy/.npz files. Its modules live in web/notebook/.
+export { readNpy, writeNpy } from './notebook/npy.js';
+export { readNpz, writeNpz } from './notebook/npz.js';
+export { parseNumpyText } from './notebook/text.js';
