@@ -6,31 +6,57 @@
 //   the page's numbers (after changing the page: lesson 3's causal mask on, two lesson-5 steps).
 // - The gradient-check tables of lessons 4 and 5 show the norm-wise error beside max rel error,
 //   with the line under the table quoting the page's own figures.
+// - A heatmap's NPY button: np.load gives the matrix it shows, (rows, cols) float64, bit for bit.
+// - Each lesson's "Download arrays (.npz)": np.load gives every array of the lesson under its
+//   course name, equal bit for bit to the page's figures and to the Node API's computation.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, figures, waitFigures, consoleErrors } from './browser.mjs';
+import {
+  useBrowser,
+  figures,
+  waitFigures,
+  waitFiguresDrawn,
+  consoleErrors,
+  assertSameArray,
+} from './browser.mjs';
 import * as X from './expected.mjs';
+import { lesson2 } from '../../web/model/lesson2.js';
 import { lesson4 } from '../../web/model/lesson4.js';
+import { courseData } from '../../web/model/course.js';
+import { sentenceModel } from '../../web/model/sentence-model.js';
+import { tokenize } from '../../web/model/tokens.js';
+import {
+  lesson1Arrays,
+  lesson2Arrays,
+  lesson3Arrays,
+  lesson4Arrays,
+  lesson5Arrays,
+} from '../../web/model/lesson-arrays.js';
+import { Trainer } from '../../web/jobs/trainer.js';
 import {
   assertClose,
   assertValidNotebook,
   checkRows,
+  numpyLoad,
   printed,
   runNotebook,
 } from '../model/notebook-run.mjs';
 
 const session = useBrowser();
 
-/** Click `selector` and return the download it starts: { name, bytes (Buffer) }. */
+/** Click `selector` and return the download it starts: { name, path, bytes (Buffer) }. */
 async function download(page, selector, dir) {
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
+  const [dl] = await Promise.all([
+    page.waitForEvent('download', { timeout: 10_000 }),
+    page.locator(selector).click(),
+  ]);
   const path = join(dir, dl.suggestedFilename());
   await dl.saveAs(path);
-  return { name: dl.suggestedFilename(), bytes: readFileSync(path) };
+  return { name: dl.suggestedFilename(), path, bytes: readFileSync(path) };
 }
 
 test('Download notebook (.ipynb): nbformat 4.5 that prints the page top to bottom', async (t) => {
@@ -135,6 +161,115 @@ test('lessons 4 and 5: the norm-wise error beside max rel error, the line on bot
       assert.match(tab.line, /what many courses print/);
     }
   } finally {
+    await close();
+  }
+});
+
+test('every heatmap has NPY: np.load gives the matrix it shows, float64', async (t) => {
+  const { page, log, close } = await session.open();
+  const dir = mkdtempSync(join(tmpdir(), 'mha-npy-'));
+  try {
+    await waitFiguresDrawn(page);
+    const counts = await page.evaluate(() => ({
+      figures: document.querySelectorAll('figure.heatmap').length,
+      npy: document.querySelectorAll('figure.heatmap button[data-export="npy"]').length,
+    }));
+    assert.ok(counts.figures > 40, `${counts.figures} heatmaps`);
+    assert.equal(counts.npy, counts.figures, 'one NPY button per heatmap');
+    const f = await figures(page);
+    const e4 = X.lesson4();
+    const T = f.lesson1.tokens.length;
+    const cases = [
+      ['lesson1-head-A', f.lesson1.A1, [T, T]],
+      ['lesson1-difference', f.lesson1.A1.map((v, i) => v - f.lesson1.A2[i]), [T, T]],
+      ['lesson4-dWo', e4.grads.dWo, [64, 64]],
+      ['lesson4-dX', e4.grads.dX.slice(0, 6 * 64), [6, 64]],
+    ];
+    for (const [name, want, shape] of cases) {
+      const sel = `figure[data-export-name="${name}"] button[data-export="npy"]`;
+      await page.locator(sel).scrollIntoViewIfNeeded();
+      const file = await download(page, sel, dir);
+      assert.equal(file.name, `${name}.npy`);
+      const { '': a } = numpyLoad(file.path);
+      assert.deepEqual(a.shape, shape, `${name}: shape`);
+      assert.equal(a.dtype, '<f8', `${name}: dtype`);
+      assertSameArray(Array.from(a.data), want, `${name}.npy through np.load`);
+    }
+    t.diagnostic(`${counts.npy} NPY buttons; checked ${cases.map((c) => c[0]).join(', ')}`);
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await close();
+  }
+});
+
+/** np.load of a lesson's .npz against the Node API's arrays: same names, shapes, bits. */
+function assertSameNpz(got, want, what) {
+  assert.deepEqual(Object.keys(got), Object.keys(want), `${what}: names`);
+  for (const [name, a] of Object.entries(want)) {
+    assert.deepEqual(got[name].shape, a.shape, `${what} ${name}: shape`);
+    assert.equal(got[name].dtype, '<f8', `${what} ${name}: dtype`);
+    assertSameArray(Array.from(got[name].data), Array.from(a.data), `${what} ${name}`);
+  }
+}
+
+test('Download arrays (.npz), lessons 1-5: np.load gives the page’s arrays', async (t) => {
+  const { page, log, close } = await session.open();
+  const dir = mkdtempSync(join(tmpdir(), 'mha-npz-'));
+  const model = sentenceModel(X.mha, { tokens: tokenize(X.DEFAULT_SENTENCE) });
+  const trainer = new Trainer(X.mha, model);
+  try {
+    // the page as the user left it: lesson 3 masked, two lesson-5 steps at lr 0.1
+    await page.locator('#l3-causal').check();
+    await waitFigures(page, (f) => f.lesson3.causal === true, { key: 'lesson3' });
+    for (let k = 1; k <= 2; k++) {
+      await page.locator('#l5-step').click();
+      await waitFigures(page, (f) => f.lesson5.step === k, { key: 'lesson5' });
+      trainer.step(0.1);
+    }
+    const f = await figures(page);
+    const got = {};
+    for (let n = 1; n <= 5; n++) {
+      const file = await download(page, `#l${n}-arrays`, dir);
+      assert.equal(file.name, `mha-lesson${n}-arrays.npz`);
+      got[n] = numpyLoad(file.path);
+    }
+    // the Node API's arrays for the same state
+    const data = courseData(X.mha);
+    const want = {
+      1: lesson1Arrays(X.mha, { tokens: f.lesson1.tokens }),
+      2: lesson2Arrays(lesson2(X.mha)),
+      3: lesson3Arrays(X.mha, data, { causal: true }),
+      4: lesson4Arrays(X.mha, data),
+      5: lesson5Arrays(X.mha, model, {
+        weights: trainer.layer.weights,
+        att: trainer.att,
+        losses: trainer.losses,
+        lrs: trainer.lrs,
+      }),
+    };
+    for (let n = 1; n <= 5; n++) assertSameNpz(got[n], want[n], `lesson ${n}`);
+    // and the figures the page shows
+    assertSameArray(Array.from(got[1].A1.data), f.lesson1.A1, 'lesson 1 A1');
+    assertSameArray(Array.from(got[1].A2.data), f.lesson1.A2, 'lesson 1 A2');
+    assertSameArray(Array.from(got[3].att.data), f.lesson3.att, 'lesson 3 att (causal)');
+    for (const g of X.GRADS) {
+      assertSameArray(Array.from(got[4][g].data), f.lesson4.grads[g], `lesson 4 ${g}`);
+    }
+    assert.equal(got[4].loss.data[0], lesson4(X.mha).loss, 'lesson 4 loss');
+    assertSameArray(Array.from(got[5].losses.data), f.lesson5.losses, 'lesson 5 losses');
+    assertSameArray(Array.from(got[5].att_after.data), f.lesson5.att, 'lesson 5 att_after');
+    t.diagnostic(
+      Object.entries(got)
+        .map(([n, a]) => `lesson ${n}: ${Object.keys(a).join(' ')}`)
+        .join('; '),
+    );
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    trainer.free();
+    rmSync(dir, { recursive: true, force: true });
     await close();
   }
 });

@@ -1,6 +1,7 @@
-// notebook-run.mjs - shared by tests/model/ipynb.test.mjs and tests/browser/downloads.test.mjs:
-// nbformat 4.5's rules checked by hand, the page's default sections, running a notebook's code
-// cells top to bottom in one python3 process, and reading what they print.
+// notebook-run.mjs - shared by tests/model/ipynb.test.mjs, tests/model/lesson-arrays.test.mjs and
+// tests/browser/downloads.test.mjs: nbformat 4.5's rules checked by hand, the page's default
+// sections, running a notebook's code cells top to bottom in one python3 process, reading what
+// they print, and reading a .npy / .npz file with NumPy itself (np.load).
 //
 // Nothing here is a test by itself; node --test only runs files named *.test.mjs.
 
@@ -132,4 +133,32 @@ export function checkRows(out) {
   return Object.fromEntries(
     rows.map((m) => [m[1], [Number(m[2]), Number(m[3]), Number(m[4]), m[5]]]),
   );
+}
+
+/**
+ * np.load(path) in python3: { name: { shape, dtype, data: Float64Array } } in the file's order
+ * (a .npy gives one entry named ''). Values travel as the hex of their float64 bits: exact.
+ */
+export function numpyLoad(path) {
+  const out = execFileSync(
+    '/usr/bin/python3',
+    [
+      '-c',
+      `import json, sys, numpy as np
+d = np.load(sys.argv[1])
+arrays = {k: d[k] for k in d.files} if hasattr(d, "files") else {"": d}
+print(json.dumps({k: [list(v.shape), v.dtype.str, v.astype(">f8").tobytes().hex()]
+                  for k, v in arrays.items()}))`,
+      path,
+    ],
+    { encoding: 'utf8', maxBuffer: 256 << 20 },
+  );
+  const result = {};
+  for (const [name, [shape, dtype, hex]] of Object.entries(JSON.parse(out))) {
+    const bytes = Buffer.from(hex, 'hex');
+    const data = new Float64Array(bytes.length / 8);
+    for (let i = 0; i < data.length; i++) data[i] = bytes.readDoubleBE(i * 8);
+    result[name] = { shape, dtype, data };
+  }
+  return result;
 }

@@ -4,7 +4,9 @@
 
 import { el } from './dom.js';
 import { announce, downloadBlob } from './export.js';
+import { writeNpz } from '../notebook.js';
 import { NOTEBOOK_FILENAME, NOTEBOOK_MIME, buildNotebook, notebookText } from '../model/ipynb.js';
+import { arraysFilename } from '../model/lesson-arrays.js';
 
 /**
  * A <button> that builds a file on click and downloads it: build() returns { filename, bytes
@@ -73,4 +75,27 @@ export function notebookButton(getSections, { id, version = '' } = {}) {
     };
   };
   return downloadButton('Download notebook (.ipynb)', build, { id });
+}
+
+/**
+ * "Download arrays (.npz)" of lesson n: getArrays() gives its arrays ({ name: { data, shape } },
+ * see model/lesson-arrays.js) as the lesson shows them at the click; np.load reads the file.
+ */
+export function arraysButton(n, getArrays, { id = `l${n}-arrays` } = {}) {
+  const build = () => {
+    const arrays = getArrays();
+    const names = Object.keys(arrays);
+    return {
+      filename: arraysFilename(n),
+      bytes: writeNpz(arrays),
+      type: 'application/zip',
+      what: `lesson ${n}'s ${names.length} arrays (${names.join(', ')})`,
+    };
+  };
+  return downloadButton('Download arrays (.npz)', build, { id });
+}
+
+/** A row of download buttons (elements) after a lesson's script. */
+export function downloadsRow(...buttons) {
+  return el('div', { className: 'actions downloads' }, ...buttons);
 }

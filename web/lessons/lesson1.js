@@ -8,9 +8,11 @@ import { tokenChips } from '../components/token-chips.js';
 import { field, errorLine, debounce, textInput } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
+import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
 import { lesson1 } from '../model/lesson1.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
+import { lesson1Arrays } from '../model/lesson-arrays.js';
 
 const MAPS = [
   ['A1', 'head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A', { scale: 'unit' }],
@@ -144,6 +146,7 @@ export function renderLesson1({ mha, body }) {
     figs.element,
     argmaxSlot,
     script.element,
+    downloadsRow(arraysButton(1, () => lesson1Arrays(mha, { tokens: state.r.tokens })).element),
   );
 
   const figures = () => {

@@ -10,7 +10,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
-import { notebookButton } from '../components/downloads.js';
+import { arraysButton, downloadsRow, notebookButton } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
@@ -18,6 +18,7 @@ import { lossSummary, stepLearningRate } from '../model/training.js';
 import { L5_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
+import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { Trainer } from '../jobs/trainer.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 
@@ -237,13 +238,22 @@ function lessonScript(sentence, tokens, trainer, heads) {
   return { ...numpyBlock(get, { what: 'lesson 5' }), get };
 }
 
-/** The lesson's downloads: the notebook of the whole page (notebook: the page's sections). */
-function downloads(mha, notebook) {
-  const row = el('div', { className: 'actions downloads' });
-  if (notebook) {
-    row.append(notebookButton(notebook, { id: 'l5-notebook', version: mha.version }).element);
-  }
-  return row;
+/**
+ * The lesson's downloads: its arrays (the model at its initial weights, then the training so
+ * far) and the notebook of the whole page (notebook: the page's sections).
+ */
+function downloads(mha, model, trainer, notebook) {
+  const arrays = () =>
+    lesson5Arrays(mha, model, {
+      weights: trainer.layer.weights,
+      att: trainer.att,
+      losses: trainer.losses,
+      lrs: trainer.lrs,
+    });
+  return downloadsRow(
+    arraysButton(5, arrays).element,
+    notebook && notebookButton(notebook, { id: 'l5-notebook', version: mha.version }).element,
+  );
 }
 
 export function renderLesson5({ mha, body, scheduler, notebook }) {
@@ -298,7 +308,7 @@ export function renderLesson5({ mha, body, scheduler, notebook }) {
     checkNote(model.X.length),
     panel.element,
     script.element,
-    downloads(mha, notebook),
+    downloads(mha, model, trainer, notebook),
   );
 
   const total = gradcheckSize(mha, { B: 1, T, C, heads });
