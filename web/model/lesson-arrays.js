@@ -32,10 +32,11 @@ export function lesson1Arrays(mha, { tokens, C = 64, hs = 16, seed = 42 }) {
       ids: array(ids, [T]),
       X: array(X, [1, T, C]),
     });
+    const projections = weightNames(mha).slice(0, 3); // Wq, Wk, Wv: a single head has no Wo
     for (const head of [1, 2]) {
       const W = {};
-      for (const k of ['Wq', 'Wk', 'Wv']) W[k] = drawScaled(rng, C * hs, C);
-      for (const k of ['Wq', 'Wk', 'Wv']) out[`${k}${head}`] = array(W[k], [C, hs]);
+      for (const k of projections) W[k] = drawScaled(rng, C * hs, C);
+      for (const k of projections) out[`${k}${head}`] = array(W[k], [C, hs]);
       const { att } = mha.singleHead(X, { B: 1, T, C, headSize: hs, ...W });
       out[`A${head}`] = array(att, [T, T]);
     }
