@@ -1,6 +1,7 @@
 // web/model/lesson-arrays.js: what each lesson's "Download arrays (.npz)" holds. Every array
 // equals, bit for bit, what the lesson's model computes (the figures the page shows); names that
-// the notebook check reads have the meaning and a shape the check accepts (NOTEBOOK-CONTRACT.md);
+// the notebook check reads have the meaning and a shape the check accepts (README, "Check your
+// notebook");
 // and writeNpz's file of them reads back in NumPy (np.load) with the same values, bit for bit.
 
 import { test } from 'node:test';
@@ -17,7 +18,7 @@ import {
   lesson4Arrays,
   lesson5Arrays,
 } from '../../web/model/lesson-arrays.js';
-import { writeNpz } from '../../web/notebook.js';
+import { checkNotebook, readNpz, writeNpz } from '../../web/notebook.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { courseData } from '../../web/model/course.js';
 import { lesson1 } from '../../web/model/lesson1.js';
@@ -33,8 +34,8 @@ const mha = await loadMHA();
 const tokens = tokenize(DEFAULT_SENTENCE);
 const T5 = tokens.length;
 
-// The notebook check's names (NOTEBOOK-CONTRACT.md), each with the shapes it accepts for the
-// course demo (B = 2, T = 6, C = 64, h = 4): written here from the contract, not read from code.
+// The notebook check's names (README, "Check your notebook"), each with the shapes it accepts
+// for the course demo (B = 2, T = 6, C = 64, h = 4): written here from the README, not from code.
 function contractShapes({ B, T, C, h }) {
   const hs = C / h;
   const split = [B, h, T, hs];
@@ -302,5 +303,37 @@ test('np.load reads every lesson’s .npz (writeNpz) back with the same values, 
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the notebook check reads lessons 4 and 5’s .npz back: each result given matches', () => {
+  const lesson4File = lesson4Arrays(mha, courseData(mha));
+  const model = sentenceModel(mha, { tokens });
+  const trainer = new Trainer(mha, model);
+  let lesson5File;
+  try {
+    trainer.step(0.1);
+    lesson5File = lesson5Arrays(mha, model, {
+      weights: trainer.layer.weights,
+      att: trainer.att,
+      losses: trainer.losses,
+      lrs: trainer.lrs,
+    });
+  } finally {
+    trainer.free();
+  }
+  for (const [name, file, loss] of [
+    ['lesson 4', lesson4File, 'dot'],
+    ['lesson 5', lesson5File, 'mse'],
+  ]) {
+    const arrays = readNpz(writeNpz(file, { compress: true }));
+    const report = checkNotebook(mha, arrays, { heads: 4 });
+    assert.equal(report.loss, loss, name);
+    const given = report.rows.filter((r) => r.status !== 'missing');
+    assert.ok(given.length >= 20, `${name}: ${given.length} results checked`);
+    for (const row of given) {
+      assert.equal(row.status, 'match', `${name} ${row.name}: ${row.status} ${row.maxAbs}`);
+      assert.equal(row.diagnosis, null, `${name} ${row.name}`);
+    }
   }
 });
