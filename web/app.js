@@ -9,6 +9,7 @@ import { courseData } from './model/course.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { setFullPrecision } from './components/numbers.js';
 import { buildPendingFigures } from './components/lazy-figure.js';
+import { notebookButton, sectionText } from './components/downloads.js';
 import { renderSentence } from './lessons/sentence.js';
 import { renderLesson1 } from './lessons/lesson1.js';
 import { renderLesson2 } from './lessons/lesson2.js';
@@ -89,6 +90,14 @@ async function main() {
   const scheduler = new Scheduler({ sliceMs: 12 });
   const data = courseData(mha); // lessons 3 and 4 share the course demo's X, W, dY
   const lessons = {};
+  // the notebook: every section's NumPy script as the page holds it at the click, in page order
+  const notebook = () =>
+    steps
+      .filter(([key]) => typeof lessons[key]?.script === 'function')
+      .map(([key, bodyId]) => ({
+        ...sectionText(document.getElementById(bodyId)),
+        code: lessons[key].script(),
+      }));
   const steps = [
     ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
     ['lesson1', 'l1-body', 'Lesson 1', renderLesson1, 'mha:lesson-1'],
@@ -101,12 +110,17 @@ async function main() {
   for (const [key, bodyId, name, render, mark] of steps) {
     const body = document.getElementById(bodyId);
     try {
-      lessons[key] = render({ mha, body, scheduler, data });
+      lessons[key] = render({ mha, body, scheduler, data, notebook });
     } catch (err) {
       lessonError(body, name, err);
     }
     if (mark) performance.mark(mark);
   }
+
+  const tools = document.querySelector('#toc .toc-tools');
+  tools?.append(
+    notebookButton(notebook, { id: 'download-notebook', version: mha.version }).element,
+  );
 
   window.mhaPage = {
     figures() {
