@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMHA, maxRelErr } from './helpers.mjs';
-import { loadManifest, loadStudent } from './notebook-students.mjs';
+import { loadManifest, loadSidecar, loadStudent } from './notebook-students.mjs';
 import { checkNotebook, engineSteps } from '../web/notebook/check.js';
 import { MISTAKES, Pipeline, candidates, simulate, variants } from '../web/notebook/mistakes.js';
 import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
@@ -36,6 +36,19 @@ const copy = (a, data = a.data) => ({ ...a, data: Float64Array.from(data), shape
 
 // ------------------------------------------------------------------------------------------------
 // the students' notebooks
+
+test('the .npz files read by readNpz hold the arrays of their JSON sidecars, bit for bit', () => {
+  for (const { name } of manifest) {
+    const npz = loadStudent(name);
+    const side = loadSidecar(name);
+    assert.deepEqual(Object.keys(npz), Object.keys(side), name);
+    for (const [key, a] of Object.entries(side)) {
+      assert.deepEqual(npz[key].shape, a.shape, `${name} ${key}`);
+      assert.equal(npz[key].dtype, a.dtype, `${name} ${key}`);
+      assert.deepEqual(npz[key].data, a.data, `${name} ${key}`);
+    }
+  }
+});
 
 test('the manifest has correct runs, and a run for every mistake id of MISTAKES', () => {
   assert.ok(manifest.filter((r) => r.blame.length === 0).length >= 6);
@@ -368,6 +381,7 @@ test('names: case, underscores and aliases; unknown names ignored; duplicates no
   assert.equal(rowOf(merged, 'dQ').status, 'match');
   assert.deepEqual(rowOf(merged, 'dQ').expectedShape, [2, 5, 12]);
   assert.deepEqual(matchNames({ Q: a.Q, q: a.Q }).ignored, ['q']);
+  assert.deepEqual(matchNames({ q: a.Q, Q: a.Q }).ignored, ['q']); // lesson 2's q = X @ Wq
   assert.equal(savezLine(['X', 'Wq', 'Y']), "np.savez('mha_check.npz', X=X, Wq=Wq, Y=Y)");
   assert.match(
     savezLine(),

@@ -96,9 +96,13 @@ export function matchNames(arrays) {
   const ignored = [];
   const notes = [];
   const keys = Object.keys(arrays);
-  const exact = (key) => BY_KEY.has(keyOf(key)) && !ALIASES[keyOf(key)];
-  // exact names first, so `att` beats `attn` whatever the file's order
-  const ordered = [...keys.filter(exact), ...keys.filter((k) => !exact(k))];
+  // the course's spelling first, then other cases or underscores, then aliases: `Q` beats `q`
+  // and `att` beats `attn` whatever the file's order
+  const rank = (key) => {
+    if (ALL_NAMES.includes(key)) return 0;
+    return BY_KEY.has(keyOf(key)) ? 1 : 2;
+  };
+  const ordered = [...keys].sort((a, b) => rank(a) - rank(b));
   for (const key of ordered) {
     const name = courseName(key);
     if (name == null) {
