@@ -124,8 +124,10 @@ def loss_and_dY(Y, target, G, m):
 def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
     B, T, C = X.shape
     hs = C // h
-    split = split_heads_no_transpose if "split-without-transpose" in m else split_heads
-    merge = merge_heads_no_transpose if "merge-without-transpose" in m else merge_heads
+    split = split_heads_no_transpose if {"split-without-transpose", "split-backward"} & m \
+        else split_heads
+    merge = merge_heads_no_transpose if {"merge-without-transpose", "merge-backward"} & m \
+        else merge_heads
     Q, K, V, att, concat = f["Q"], f["K"], f["V"], f["att"], f["concat"]
     scale = 1.0 if "missing-scale-backward" in m else np.sqrt(hs)
 
@@ -245,6 +247,11 @@ RUNS = [
         note="Q, K, V saved before the split"),
     run("merge-without-transpose", mistakes={"merge-without-transpose"},
         blame=[("concat", "merge-without-transpose")]),
+    run("split-without-transpose-backward", mistakes={"split-backward"},
+        blame=[("dheadout", "split-without-transpose")], note="only dheadout's split"),
+    run("merge-without-transpose-backward", mistakes={"merge-backward"},
+        blame=[("dWq", "merge-without-transpose")],
+        note="only the backward's merges: dQm, dKm, dVm not saved, found at dWq"),
     run("mse-loss-sum", mistakes={"mse-loss-sum"}, blame=[("loss", "mse-loss-sum")]),
     run("mse-grad-factor", mistakes={"mse-grad-factor"}, blame=[("dY", "mse-grad-factor")]),
     run("mse-grad-factor-hidden", mistakes={"mse-grad-half"},
