@@ -28,6 +28,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { npmCli, repoRoot } from './helpers.mjs';
+import { loadManifest, studentsDir } from './notebook-students.mjs';
+import { MISTAKES } from '../web/notebook/mistakes.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
@@ -430,5 +432,34 @@ test('npm start without emcc: one setup line, the URL on PORT; port taken: one l
     first.stop();
     second?.stop();
     m.cleanup();
+  }
+});
+
+test('README "## Check your notebook": the example blames X @ Wq.T; all mistakes listed', () => {
+  const code = firstBlock('Check your notebook', 'js');
+  const dir = join(repoRoot, 'build', 'readme');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'check.mjs');
+  const web = (f) => `'${pathToFileURL(join(repoRoot, 'web', f)).href}'`;
+  writeFileSync(
+    file,
+    code
+      .replaceAll("'./web/mha.js'", web('mha.js'))
+      .replaceAll("'./web/notebook.js'", web('notebook.js')),
+  );
+  // a student's notebook written by tests/reference/notebook_students.py: q = X @ Wq.T, ...
+  const run1 = loadManifest().find((r) => r.name === 'weights-transposed');
+  const npz = join(studentsDir(), 'weights-transposed.npz');
+  const out = run(process.execPath, [file, npz, String(run1.heads)]);
+  const lines = out.trim().split('\n');
+  assert.match(lines[0], /^Q\s+differs\s+weights-transposed: You computed Q = X @ Wq\.T/);
+  assert.ok(
+    lines.some((l) => /^dX\s+differs\s+follows-from/.test(l)),
+    out,
+  );
+  const section = readme.slice(readme.indexOf('\n## Check your notebook\n'));
+  for (const m of MISTAKES) {
+    const row = `| \`${m.id}\` | ${m.tensors.length ? m.tensors.join(', ') : 'any'} | ${m.message.replaceAll('|', '\\|')} |`;
+    assert.ok(section.includes(row), `README lists ${m.id} with its message`);
   }
 });
