@@ -43,6 +43,9 @@ export const LESSON4_ORDER = Object.freeze([
   'dX',
 ]);
 
+/** Debian's python3 with python3-numpy (CI installs it); PYTHON overrides. */
+export const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
+
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The raw text of c/mha.h (tests parse its declarations and status codes). */

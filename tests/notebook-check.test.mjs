@@ -6,8 +6,11 @@
 // mistakes.js against the engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, maxRelErr } from './helpers.mjs';
-import { loadManifest, loadSidecar, loadStudent } from './notebook-students.mjs';
+import { loadMHA, maxRelErr, PYTHON } from './helpers.mjs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { loadManifest, loadSidecar, loadStudent, studentsDir } from './notebook-students.mjs';
+import { parseNumpyText } from '../web/notebook/text.js';
 import { checkNotebook, engineSteps } from '../web/notebook/check.js';
 import { MISTAKES, Pipeline, candidates, simulate, variants } from '../web/notebook/mistakes.js';
 import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
@@ -615,4 +618,30 @@ test('T = 1 (causal: nothing above the diagonal), one head, X (T, C)', () => {
     if (T === 1) assert.equal(note, null);
     else assert.match(note, /^causal: the 3 entries above the diagonal are masked/);
   }
+});
+
+test('printed float32 results: repr (dtype=float32) float32 tolerance, print() float64', () => {
+  // NumPy prints a float32 student's Y; the text is pasted instead of the saved array
+  const run = loadManifest().find((r) => r.name === 'correct-f32-dot-merged');
+  const file = join(studentsDir(), `${run.name}.npz`);
+  const script = `import numpy as np\nd = np.load(${JSON.stringify(file)})\nnp.set_printoptions(threshold=np.inf)\nprint(repr(d['Y']))\nprint('@@')\nprint(d['Y'])`;
+  const out = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  assert.equal(out.status, 0, out.stderr);
+  const [reprText, printText] = out.stdout.split('@@\n');
+  assert.match(reprText, /dtype=float32\)\s*$/);
+  const arrays = loadStudent(run.name);
+  const withText = (text) => ({ ...arrays, Y: parseNumpyText(text) });
+  const rowY = (text) =>
+    checkNotebook(mha, withText(text), { heads: run.heads, causal: run.causal }).rows.find(
+      (r) => r.name === 'Y',
+    );
+  const fromRepr = rowY(reprText);
+  assert.equal(fromRepr.status, 'match', fromRepr.tolerance.text);
+  assert.match(fromRepr.tolerance.text, /^printed float32 text: .* \+ 1e-5 × max\|expected\|/);
+  // print() does not say the dtype: 8 printed digits are held to float64's rule, which a float32
+  // computation does not meet (its error is ~1e-7 relative)
+  const fromPrint = rowY(printText);
+  assert.equal(parseNumpyText(printText).printedDtype, null);
+  assert.equal(fromPrint.status, 'differs', fromPrint.tolerance.text);
+  assert.match(fromPrint.tolerance.text, /^printed text: /);
 });

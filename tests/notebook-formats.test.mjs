@@ -8,10 +8,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { referenceDir } from './helpers.mjs';
+import { PYTHON, referenceDir } from './helpers.mjs';
 import { parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 
-const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const dir = join(referenceDir(), 'notebook-formats');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
 const readFixture = (file) => new Uint8Array(readFileSync(join(dir, file)));

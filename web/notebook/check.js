@@ -202,7 +202,8 @@ function buildRows(found, s, expected, inputs) {
     const note = skip ? scoresNote(s) : null;
     const scalar = name === 'loss';
     const row = comparedRow(name, array, expected[form.node], { skip, note, scalar, slack });
-    const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip, slack };
+    const { dtype, resolution, printedDtype } = array;
+    const opts = { dtype, resolution, printedDtype, scalar, skip, slack };
     items.push({ row, node: form.node, array, opts });
     return row;
   });

@@ -42,18 +42,26 @@ function scaleOf(x, skip) {
   return s;
 }
 
+/** Printed text of a float32/float16 array (repr says dtype=...) carries that dtype's precision. */
+function textPrecision(kind, printedDtype) {
+  const computed = { float32: 'f4', float16: 'f2' }[printedDtype];
+  if (kind !== 'text' || !computed) return PRECISIONS[kind];
+  return { rel: PRECISIONS[computed].rel, label: `printed ${printedDtype} text` };
+}
+
 /**
  * The tolerance of a comparison with `reference`: { abs, perEntry, text }. float64 (or an absent
  * or non-float dtype): 1e-10 × max|reference| (a scalar: × |reference|); float32 1e-5, float16
- * 1e-3; printed text: per entry resolution[i] + 1e-10 × max|reference|. An all-zero reference
+ * 1e-3; printed text: per entry resolution[i] + 1e-10 × max|reference| (1e-5 × when repr said
+ * dtype=float32, `printedDtype`). An all-zero reference
  * gets the absolute floor 1e-300. `slack`: a further relative tolerance (× max|reference|) for
  * what printed inputs carry, said in the text as `slackText`.
  */
 export function toleranceFor(reference, opts) {
   const { dtype, resolution = null, scalar = false, skip = null } = opts;
-  const { slack = 0, slackText = 'printed inputs' } = opts;
+  const { slack = 0, slackText = 'printed inputs', printedDtype = null } = opts;
   const kind = precisionOf(dtype);
-  const { rel, label } = PRECISIONS[kind];
+  const { rel, label } = textPrecision(kind, printedDtype);
   const scale = scaleOf(reference, skip);
   const of = scalar ? '|expected|' : 'max|expected|';
   const base = scale > 0 ? (rel + slack) * scale : FLOOR;
@@ -183,7 +191,8 @@ export function comparedRow(
   expected,
   { skip = null, note = null, scalar = false, slack = 0 },
 ) {
-  const opts = { dtype: array.dtype, resolution: array.resolution, scalar, skip, slack };
+  const { dtype, resolution, printedDtype } = array;
+  const opts = { dtype, resolution, printedDtype, scalar, skip, slack };
   const tolerance = toleranceFor(expected, opts);
   const c = compareArrays(array.data, expected, tolerance, skip);
   const first =

@@ -211,7 +211,9 @@ function resolutionOf(st) {
 
 /**
  * Read an array from NumPy's printed text: { data: Float64Array (C order), shape, dtype: 'text',
- * resolution: Float64Array }. Throws an Error with a one-line message on anything it cannot read.
+ * resolution: Float64Array, printedDtype: 'float32' | 'float16' | 'float64' | null (repr's
+ * dtype=..., null when the text does not say) }. Throws an Error with a one-line message on
+ * anything it cannot read.
  */
 export function parseNumpyText(text) {
   if (typeof text !== 'string') throw new Error('parseNumpyText expects the printed text.');
@@ -234,5 +236,7 @@ export function parseNumpyText(text) {
     shape,
     dtype: 'text',
     resolution: resolutionOf(st),
+    // repr() names a float32/float16 array's dtype: what it was computed in
+    printedDtype: /^(float16|float32|float64)$/.test(keywords.dtype) ? keywords.dtype : null,
   };
 }
