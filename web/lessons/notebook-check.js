@@ -229,9 +229,13 @@ function listDetails(ctx) {
   const names = state.list.map((a) => a.name);
   const shown = names.length > 6 ? `${names.slice(0, 6).join(', ')}, …` : names.join(', ');
   const table = arrayList(state.list, (key) => {
+    const at = state.list.findIndex((a) => a.key === key);
     state.list = removeArray(state.list, key);
     if (!inferHeads(state.list)) parts.options.headsNote.textContent = '';
     refresh(ctx);
+    // the pressed button is gone: focus the next one (or the last, or the drop zone)
+    const buttons = parts.listSlot.querySelectorAll('button');
+    (buttons[Math.min(at, buttons.length - 1)] ?? parts.files.zone).focus();
   });
   if (!state.list.length) return table;
   const open = state.list.length <= 8 || (before?.open ?? false);
