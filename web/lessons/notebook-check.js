@@ -23,6 +23,7 @@ import {
   fileError,
   fileKind,
   namedArrays,
+  nonFiniteNotice,
   nameError,
   quoteName,
   customArrays,
@@ -184,7 +185,8 @@ async function loadFiles(ctx, files) {
       errors.push(e.message);
     }
   }
-  if (errors.length) err.set(errors);
+  const notices = incoming.map(nonFiniteNotice).filter(Boolean);
+  if (errors.length || notices.length) err.set([...errors, ...notices]);
   else err.clear();
   if (incoming.length) setArrays(ctx, incoming);
 }
@@ -203,8 +205,10 @@ function addPasted(ctx, name, text) {
     err.set(`The pasted text could not be read: ${e.message}`);
     return;
   }
-  err.clear();
   const entry = { name: name.trim(), data: a.data, shape: [...a.shape], dtype: a.dtype };
+  const notice = nonFiniteNotice({ ...entry, source: 'pasted' });
+  if (notice) err.set(notice);
+  else err.clear();
   setArrays(ctx, [{ ...entry, source: 'pasted', resolution: a.resolution }]);
   ctx.parts.paste.clear();
 }
@@ -370,7 +374,12 @@ export function renderNotebookCheck({ mha, body, onUse, onBack }) {
     showCustom: (custom) => showCustom(ctx, custom),
     state: () => ({
       arrays: ctx.state.list.map((a) => ({ name: a.name, shape: [...a.shape], source: a.source })),
-      rows: ctx.state.result?.rows.map((r) => ({ name: r.name, status: r.status })) ?? null,
+      rows:
+        ctx.state.result?.rows.map((r) => ({
+          name: r.name,
+          status: r.status,
+          diagnosis: r.diagnosis?.id ?? null,
+        })) ?? null,
     }),
   };
 }

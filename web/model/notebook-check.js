@@ -150,6 +150,23 @@ function finiteError(e) {
   return `${e.name}[${unravel(i, e.shape).join(', ')}] is ${fmt(e.data[i])}: the lessons need finite numbers.`;
 }
 
+/**
+ * A loaded array's NaN and ∞ entries, as a notice (null when every entry is finite): the array
+ * is loaded and checked as it is, but the lessons cannot run on such inputs.
+ */
+export function nonFiniteNotice(e) {
+  let n = 0;
+  let first = -1;
+  for (let i = 0; i < e.data.length; i++) {
+    if (Number.isFinite(e.data[i])) continue;
+    n += 1;
+    if (first < 0) first = i;
+  }
+  if (!n) return null;
+  const at = e.shape.length ? `[${unravel(first, e.shape).join(', ')}]` : '';
+  return `${e.name} (${e.source}) has ${n} NaN or ∞ ${n === 1 ? 'entry' : 'entries'}, the first ${e.name}${at} = ${fmt(e.data[first])}: it is loaded and checked as it is, but the lessons need finite inputs.`;
+}
+
 /** X's sizes: { B, T, C } from (B, T, C) or (T, C), or { error }. */
 function xSizes(X) {
   const s = X.shape;
