@@ -1,0 +1,501 @@
+// checkNotebook (web/notebook/check.js) on students' notebooks written in NumPy
+// (tests/reference/notebook_students.py): correct ones match everywhere they have data, each
+// known mistake is blamed on the first differing result with its id and everything after it
+// "follows from" it, a second mistake further down is found too; tolerances by precision (float64,
+// float32, printed text), causal scores, wrong shapes, bad input; and the JS pipeline of
+// mistakes.js against the engine.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadMHA, maxRelErr } from './helpers.mjs';
+import { loadManifest, loadStudent } from './notebook-students.mjs';
+import { checkNotebook } from '../web/notebook/check.js';
+import { MISTAKES, Pipeline, simulate, variants } from '../web/notebook/mistakes.js';
+import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
+import {
+  acceptedShapes,
+  courseName,
+  matchNames,
+  resultNames,
+  savezLine,
+} from '../web/notebook/names.js';
+import * as ops from '../web/notebook/ops.js';
+
+const mha = await loadMHA();
+const manifest = loadManifest();
+const byName = Object.fromEntries(manifest.map((r) => [r.name, r]));
+
+const check = (run, arrays = loadStudent(run.name), opts = {}) =>
+  checkNotebook(mha, arrays, { heads: run.heads, causal: run.causal, ...opts });
+const rowOf = (report, name) => report.rows.find((r) => r.name === name);
+const without = (arrays, name) => {
+  const rest = { ...arrays };
+  delete rest[name];
+  return rest;
+};
+const copy = (a, data = a.data) => ({ ...a, data: Float64Array.from(data), shape: [...a.shape] });
+
+// ------------------------------------------------------------------------------------------------
+// the students' notebooks
+
+test('the manifest has correct runs, and a run for every mistake id of MISTAKES', () => {
+  assert.ok(manifest.filter((r) => r.blame.length === 0).length >= 6);
+  const blamed = new Set(manifest.flatMap((r) => r.blame.map(([, id]) => id)));
+  for (const { id } of MISTAKES) {
+    if (id !== 'follows-from') assert.ok(blamed.has(id), `no notebook makes the mistake ${id}`);
+  }
+  for (const id of blamed) {
+    assert.ok(
+      MISTAKES.some((m) => m.id === id),
+      `${id} not in MISTAKES`,
+    );
+  }
+});
+
+for (const run of manifest.filter((r) => r.blame.length === 0)) {
+  test(`correct notebook ${run.name}: match wherever it has data, missing elsewhere`, () => {
+    const report = check(run);
+    assert.deepEqual(
+      report.rows.map((r) => r.name),
+      resultNames(run.loss),
+    );
+    assert.equal(report.loss, run.loss);
+    assert.equal(report.causal, run.causal);
+    assert.deepEqual(report.ignored, []);
+    for (const row of report.rows) {
+      const saved = run.saved.includes(row.name) && (row.name !== 'dY' || run.loss === 'mse');
+      assert.equal(row.status, saved ? 'match' : 'missing', `${row.name}: ${row.tolerance.text}`);
+      assert.equal(row.diagnosis, null);
+      if (saved) {
+        assert.ok(row.maxAbs <= row.tolerance.abs, row.name);
+        assert.equal(row.first, null);
+        assert.ok(row.compared > 0);
+        assert.equal(row.expected.length, row.yours.length);
+        const label = run.dtype === 'f4' ? 'float32' : 'float64';
+        assert.ok(row.tolerance.text.startsWith(label), row.tolerance.text);
+      }
+    }
+  });
+}
+
+const table = [];
+
+for (const run of manifest.filter((r) => r.blame.length > 0)) {
+  test(`mistake ${run.name}: blamed on ${run.blame.map((b) => b.join(' ')).join(', ')}`, () => {
+    const report = check(run);
+    const differing = report.rows.filter((r) => r.status === 'differs');
+    assert.equal(differing[0]?.name, run.blame[0][0], 'the first differing result');
+    for (const row of report.rows) {
+      assert.notEqual(row.status, 'shape', row.name);
+      const blame = run.blame.find(([name]) => name === row.name);
+      if (row.status !== 'differs') {
+        assert.equal(blame, undefined, `${row.name} should differ`);
+        assert.equal(row.diagnosis, null);
+        continue;
+      }
+      assert.ok(row.first, `${row.name}: first differing entry`);
+      const id = blame ? blame[1] : 'follows-from';
+      assert.equal(row.diagnosis.id, id, `${row.name}: ${row.diagnosis.message}`);
+      if (blame) table.push(`${run.name}: ${row.name} -> ${id}: ${row.diagnosis.message}`);
+      if (id === 'follows-from') assert.match(row.diagnosis.message, /^follows from \S/);
+    }
+  });
+}
+
+test('the diagnoses of the mistake notebooks (id -> result blamed -> message)', () => {
+  assert.ok(table.length >= manifest.filter((r) => r.blame.length).length);
+  console.log(`\n${table.join('\n')}`);
+});
+
+test('two independent mistakes: the later one is found by the local check of its step', () => {
+  const report = check(byName['two-mistakes']);
+  assert.equal(rowOf(report, 'att').diagnosis.id, 'softmax-wrong-axis');
+  assert.equal(rowOf(report, 'dK').diagnosis.id, 'dk-transposed');
+  // between them: each recomputed from the student's own arrays
+  assert.match(
+    rowOf(report, 'dscores').diagnosis.message,
+    /^follows from att: dscores, recomputed from your own att, datt/,
+  );
+  // dX comes from both: the later difference is named first
+  assert.match(rowOf(report, 'dX').diagnosis.message, /^follows from dK and att/);
+});
+
+test('a mistake upstream of the first saved result is found there (only Y and dX saved)', () => {
+  const report = check(byName['weights-transposed-only-Y']);
+  const Y = rowOf(report, 'Y');
+  assert.equal(Y.diagnosis.id, 'weights-transposed');
+  assert.match(Y.diagnosis.message, /X @ Wq\.T/);
+  assert.match(Y.diagnosis.message, /Q is not in your file/);
+  assert.equal(rowOf(report, 'Q').status, 'missing');
+  assert.match(rowOf(report, 'dX').diagnosis.message, /^follows from Y/);
+});
+
+test('mse-grad-factor names the factor: Y.size, or the missing 2 (dY not saved)', () => {
+  const sum = rowOf(check(byName['mse-grad-factor']), 'dY');
+  assert.match(sum.diagnosis.message, /c = 120 \(= Y\.size: the sum instead of the mean\)/);
+  const half = rowOf(check(byName['mse-grad-factor-hidden']), 'dWo');
+  assert.match(half.diagnosis.message, /c = 0\.5 \(= the factor 2 is missing\)/);
+});
+
+test('a diagnosis is named only if it reproduces the array: a near miss is step-differs', () => {
+  const run = byName['softmax-wrong-axis'];
+  const arrays = loadStudent(run.name);
+  const att = copy(arrays.att);
+  att.data[7] += 1e-6; // the wrong-axis softmax plus a small change: no candidate reproduces it
+  const report = check(run, { ...arrays, att });
+  assert.equal(rowOf(report, 'att').diagnosis.id, 'step-differs');
+  assert.match(rowOf(report, 'att').diagnosis.message, /att = softmax\(scores, axis=-1\)/);
+});
+
+// ------------------------------------------------------------------------------------------------
+// tolerances
+
+test('causal scores: -inf, -1e9 or the unmasked score above the diagonal all match', () => {
+  const run = byName['correct-course-causal-subset'];
+  const arrays = loadStudent(run.name);
+  const T = arrays.scores.shape[3];
+  const above = (i) => i % T > Math.floor(i / T) % T;
+  for (const fill of [-Infinity, -1e9, null]) {
+    const scores = copy(arrays.scores);
+    if (fill !== null) scores.data.forEach((_, i) => above(i) && (scores.data[i] = fill));
+    const row = rowOf(check(run, { ...arrays, scores }), 'scores');
+    assert.equal(row.status, 'match', String(fill));
+    const count = (2 * 4 * T * (T - 1)) / 2;
+    assert.equal(row.compared, scores.data.length - count);
+    assert.match(row.note, new RegExp(`the ${count} entries above the diagonal are masked`));
+  }
+  // a non-finite entry on or below the diagonal is a difference, and `first` points at it
+  const scores = copy(arrays.scores);
+  scores.data[T + 1] = NaN; // [0, 0, 1, 1]
+  const row = rowOf(check(run, { ...arrays, scores }), 'scores');
+  assert.equal(row.status, 'differs');
+  assert.deepEqual(row.first.index, [0, 0, 1, 1]);
+  assert.ok(Number.isNaN(row.first.yours));
+  assert.equal(row.maxAbs, Infinity);
+});
+
+test('non-causal scores masked by the student differ, first at the first masked entry', () => {
+  const report = check(byName['causal-mismatch-scores']);
+  const row = rowOf(report, 'scores');
+  assert.deepEqual(row.first.index, [0, 0, 0, 1]);
+  assert.equal(row.first.yours, -Infinity);
+  assert.equal(row.note, null);
+});
+
+test('float32 results: 1e-5 × max|expected|; the same change in float64 differs', () => {
+  const run = byName['correct-f32-dot-merged'];
+  const arrays = loadStudent(run.name);
+  const Y = rowOf(check(run, arrays), 'Y');
+  assert.match(Y.tolerance.text, /^float32: 1e-5 × max\|expected\| = /);
+  assert.ok(Y.maxAbs > 1e-9, 'float32 rounding is visible'); // yet within tolerance
+  const scale = Y.tolerance.abs / 1e-5;
+  for (const [delta, status] of [
+    [0.5e-5, 'match'],
+    [2e-5, 'differs'],
+  ]) {
+    const y = copy(arrays.Y);
+    y.data[3] += delta * scale;
+    assert.equal(rowOf(check(run, { ...arrays, Y: y }), 'Y').status, status, String(delta));
+  }
+  const f64 = byName['correct-f64-mse'];
+  const a64 = loadStudent(f64.name);
+  const y = copy(a64.Y);
+  y.data[3] += 1e-9 * Math.max(...y.data.map(Math.abs));
+  const row = rowOf(check(f64, { ...a64, Y: y }), 'Y');
+  assert.equal(row.status, 'differs');
+  assert.match(row.tolerance.text, /^float64: 1e-10 × max\|expected\| = /);
+  assert.deepEqual(row.first.index, [0, 0, 3]);
+  assert.equal(row.diagnosis.id, 'step-differs');
+});
+
+test('printed text: each entry within its printed resolution (+ 1e-10 × scale)', () => {
+  const run = byName['correct-f64-mse'];
+  const arrays = loadStudent(run.name);
+  const printed = (digits, claimed) => ({
+    data: arrays.att.data.map((x) => Number(x.toFixed(digits))),
+    shape: arrays.att.shape,
+    dtype: 'text',
+    resolution: new Float64Array(arrays.att.data.length).fill(0.5 * 10 ** -claimed),
+  });
+  const ok = rowOf(check(run, { ...arrays, att: printed(6, 6) }), 'att');
+  assert.equal(ok.status, 'match');
+  assert.match(ok.tolerance.text, /^printed text: half a unit of each entry's last printed digit/);
+  assert.ok(ok.maxAbs > 1e-8 && ok.maxAbs <= 0.5e-6 + 1e-9);
+  // claiming more digits than were printed: a difference
+  assert.equal(rowOf(check(run, { ...arrays, att: printed(3, 6) }), 'att').status, 'differs');
+  // a scalar printed with 4 decimals
+  const loss = { data: Float64Array.of(Number(arrays.loss.data[0].toFixed(4))), shape: [] };
+  const text = { ...loss, dtype: 'text', resolution: Float64Array.of(0.5e-4) };
+  assert.equal(rowOf(check(run, { ...arrays, loss: text }), 'loss').status, 'match');
+  assert.equal(rowOf(check(run, { ...arrays, loss }), 'loss').status, 'differs');
+  assert.match(rowOf(check(run, arrays), 'loss').tolerance.text, /1e-10 × \|expected\|/);
+});
+
+test('compare: maxRel, normRel, an all-zero expected array (absolute floor 1e-300)', () => {
+  const e = Float64Array.of(1, -2, 0, 4);
+  const y = Float64Array.of(1, -2.5, 0, 3);
+  const tol = toleranceFor(e, {});
+  assert.equal(tol.abs, 4e-10);
+  const c = compareArrays(y, e, tol);
+  assert.equal(c.maxAbs, 1);
+  assert.equal(c.maxRel, 0.25); // |3 - 4| / 4 (0 vs 0 is skipped)
+  const norm = Math.hypot(0.5, 1) / (Math.hypot(1, 2.5, 3) + Math.hypot(1, 2, 4));
+  assert.ok(Math.abs(c.normRel - norm) < 1e-15);
+  assert.equal(c.firstIndex, 1);
+  const zero = new Float64Array(3);
+  const zt = toleranceFor(zero, { dtype: '<f8' });
+  assert.equal(zt.abs, 1e-300);
+  assert.match(zt.text, /all zeros: absolute floor 1e-300/);
+  assert.equal(compareArrays(zero, zero, zt).normRel, 0);
+  assert.equal(compareArrays(Float64Array.of(0, 1e-200, 0), zero, zt).pass, false);
+  assert.match(toleranceFor(Float64Array.of(0), { scalar: true }).text, /expected is 0/);
+  assert.match(toleranceFor(e, { dtype: '<f2' }).text, /^float16: 1e-3 × max\|expected\|/);
+  assert.match(toleranceFor(e, { dtype: '>f4' }).text, /^float32: 1e-5/);
+  assert.match(toleranceFor(e, { dtype: '<i8' }).text, /^<i8 \(as float64\): 1e-10/);
+});
+
+// ------------------------------------------------------------------------------------------------
+// shapes and names
+
+test('wrong shapes are a row with status shape, never a throw', () => {
+  const run = byName['correct-f64-mse'];
+  const arrays = loadStudent(run.name);
+  const [B, h, T, hs] = arrays.Q.shape;
+  const bad = {
+    ...arrays,
+    Q: { ...arrays.Q, shape: [B, T, h, hs] }, // reshaped without the transpose
+    att: {
+      ...arrays.att,
+      data: arrays.att.data.slice(0, B * h * T * (T - 1)),
+      shape: [B, h, T, T - 1],
+    },
+    loss: { data: Float64Array.of(1, 2), shape: [2] },
+  };
+  const report = check(run, bad);
+  const Q = rowOf(report, 'Q');
+  assert.equal(Q.status, 'shape');
+  assert.deepEqual(Q.shape, [B, T, h, hs]);
+  assert.deepEqual(Q.expectedShape, [B, h, T, hs]);
+  assert.equal(Q.note, `expected (${B}, ${h}, ${T}, ${hs}) or (${B}, ${T}, ${h * hs})`);
+  assert.equal(rowOf(report, 'att').status, 'shape');
+  assert.equal(rowOf(report, 'loss').status, 'shape');
+  assert.equal(rowOf(report, 'loss').note, 'expected () or (1,)');
+  // the rest is still checked, from the arrays that have the right shape
+  assert.equal(rowOf(report, 'scores').status, 'match');
+  assert.equal(rowOf(report, 'dX').status, 'match');
+});
+
+test('X (T, C): B = 1, results with or without the leading 1', () => {
+  const run = byName['correct-x2d-dot'];
+  const arrays = loadStudent(run.name);
+  const report = check(run, arrays);
+  assert.deepEqual(report.sizes, { B: 1, T: 5, C: 12, heads: 3, hs: 4 });
+  assert.ok(report.notes.includes('X is (T, C): B = 1 assumed'));
+  const Q = { ...arrays.Q, shape: [1, ...arrays.Q.shape] };
+  assert.equal(rowOf(check(run, { ...arrays, Q }), 'Q').status, 'match');
+  assert.deepEqual(
+    acceptedShapes('Q', { B: 1, T: 5, C: 12, heads: 3 }).map((f) => f.shape),
+    [
+      [1, 3, 5, 4],
+      [3, 5, 4],
+      [1, 5, 12],
+      [5, 12],
+    ],
+  );
+});
+
+test('names: case, underscores and aliases; unknown names ignored; duplicates noted', () => {
+  const run = byName['correct-f64-mse'];
+  const a = loadStudent(run.name);
+  const arrays = {
+    x: a.X,
+    W_q: a.Wq,
+    WK: a.Wk,
+    wv: a.Wv,
+    Wo: a.Wo,
+    targets: a.target,
+    attn: a.att,
+    att: a.att,
+    out: a.Y,
+    head_out: a.headout,
+    foo: a.Y,
+  };
+  const report = check(run, arrays);
+  assert.equal(rowOf(report, 'att').status, 'match');
+  assert.equal(rowOf(report, 'Y').status, 'match');
+  assert.equal(rowOf(report, 'headout').status, 'match');
+  assert.deepEqual(report.ignored, ['attn', 'foo']);
+  assert.ok(report.notes.includes('attn and att both name att: att was used'));
+  assert.ok(report.notes.includes('out read as Y'));
+  assert.deepEqual(report.inputs.Wq, { shape: [12, 12], key: 'W_q' });
+  assert.equal(courseName('Attention'), 'att');
+  assert.equal(courseName('d_X'), 'dX');
+  assert.equal(courseName('dout'), 'dY');
+  assert.equal(courseName('heads'), null);
+  assert.deepEqual(matchNames({ Q: a.Q, q: a.Q }).ignored, ['q']);
+  assert.equal(savezLine(['X', 'Wq', 'Y']), "np.savez('mha_check.npz', X=X, Wq=Wq, Y=Y)");
+  assert.match(
+    savezLine(),
+    /^np\.savez\('mha_check\.npz', X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY, target=target, Q=Q, .* dX=dX\)$/,
+  );
+});
+
+test('losses: dY given with target is a result; no loss: forward rows only', () => {
+  const run = byName['mse-grad-factor'];
+  const report = check(run);
+  assert.equal(report.loss, 'mse');
+  assert.ok(report.notes.some((n) => n.startsWith('dY is checked as a result')));
+  assert.ok('target' in report.inputs && !('dY' in report.inputs));
+  const arrays = loadStudent('correct-f64-mse');
+  delete arrays.target;
+  delete arrays.dY;
+  const fwd = check(byName['correct-f64-mse'], arrays);
+  assert.equal(fwd.loss, null);
+  assert.deepEqual(
+    fwd.rows.map((r) => r.name),
+    resultNames(null),
+  );
+  assert.ok(fwd.notes.some((n) => /^dWo, dconcat, .* not checked/.test(n)));
+});
+
+// ------------------------------------------------------------------------------------------------
+// bad input
+
+test('bad input throws one clear Error', () => {
+  const run = byName['correct-f64-mse'];
+  const a = loadStudent(run.name);
+  const C = 12;
+  const withX = (X) => ({ ...a, X });
+  const nanAt = (arr, i, v) => {
+    const b = copy(arr);
+    b.data[i] = v;
+    return b;
+  };
+  const cases = [
+    [null, /arrays must be an object/],
+    [{ ...a, X: undefined }, /X is not an array/],
+    [without(a, 'X'), /X is missing: save X and the four weights/],
+    [without(a, 'Wo'), /Wo is missing/],
+    [
+      withX({ data: a.X.data, shape: [a.X.data.length] }),
+      /X has shape \(120,\); expected \(B, T, C\) or \(T, C\)/,
+    ],
+    [
+      { ...a, Wk: { data: new Float64Array(C * 6), shape: [C, 6] } },
+      /Wk has shape \(12, 6\); expected \(C, C\) = \(12, 12\)/,
+    ],
+    [withX(nanAt(a.X, 5, NaN)), /X has a non-finite entry \(NaN\) at flat index 5/],
+    [{ ...a, Wq: nanAt(a.Wq, 0, Infinity) }, /Wq has a non-finite entry \(Infinity\)/],
+    [
+      { ...a, target: { data: new Float64Array(12), shape: [1, 12] } },
+      /target has shape \(1, 12\); expected \(2, 5, 12\)/,
+    ],
+    [{ ...a, target: nanAt(a.target, 1, NaN) }, /target has a non-finite entry/],
+    [
+      { ...a, Y: { data: new Float64Array(3), shape: [2, 2] } },
+      /Y has 3 values for shape \(2, 2\) \(4\)/,
+    ],
+  ];
+  for (const [arrays, message] of cases) {
+    assert.throws(() => checkNotebook(mha, arrays, { heads: 3 }), message, String(message));
+  }
+  for (const heads of [5, 0, '3', 2.5, undefined]) {
+    assert.throws(
+      () => checkNotebook(mha, a, { heads }),
+      /heads must be a whole number >= 1 that divides C = 12/,
+    );
+  }
+  assert.throws(
+    () => checkNotebook(mha, a, { heads: 3, causal: 'yes' }),
+    /causal must be true or false/,
+  );
+});
+
+// ------------------------------------------------------------------------------------------------
+// the JS pipeline (mistakes.js, ops.js) against the engine
+
+function engineTensors(X, W, s, dYorTarget) {
+  const layer = mha.createLayer({ C: s.C, heads: s.heads });
+  try {
+    for (const k of ['Wq', 'Wk', 'Wv', 'Wo']) layer.weights[k].set(W[k]);
+    const { Y } = layer.forward(X, { B: s.B, T: s.T, causal: s.causal });
+    const mse = s.loss === 'mse' ? mha.mseLoss(Y, dYorTarget) : null;
+    layer.backward(mse ? mse.dY : dYorTarget);
+    const out = Object.fromEntries(mha.tensorNames.map((n) => [n, layer.tensor(n).data]));
+    if (mse) out.loss = Float64Array.of(mse.loss);
+    return out;
+  } finally {
+    layer.free();
+  }
+}
+
+for (const [causal, loss] of [
+  [false, 'mse'],
+  [true, 'dot'],
+]) {
+  test(`JS pipeline with no mistake = the engine to 1e-12 (course size, causal ${causal}, ${loss})`, () => {
+    const [B, T, C, heads] = [2, 6, 64, 4];
+    const s = { B, T, C, heads, hs: C / heads, N: B * T, n: B * T * C, causal, loss };
+    const rng = mha.rng(11);
+    const X = rng.standardNormal(B * T * C);
+    const W = Object.fromEntries(
+      ['Wq', 'Wk', 'Wv', 'Wo'].map((k) => [k, ops.scale(rng.standardNormal(C * C), 0.125)]),
+    );
+    const extra = rng.standardNormal(B * T * C);
+    rng.free();
+    const inputs = { X, ...W, [loss === 'mse' ? 'target' : 'dY']: extra };
+    const js = simulate(s, inputs);
+    const wasm = engineTensors(X, W, s, extra);
+    const names = Object.keys(js).filter((n) => n in wasm && !/^[QKV]m$/.test(n));
+    assert.ok(names.length >= 23, names.join(' '));
+    for (const n of names) {
+      assert.ok(maxRelErr(js[n], wasm[n]) <= 1e-12, `${n}: ${maxRelErr(js[n], wasm[n])}`);
+    }
+    assert.ok(maxRelErr(js.Qm, ops.mergeHeads(wasm.Q, s)) <= 1e-12);
+    const L = loss === 'mse' ? wasm.loss[0] : ops.dot(extra, wasm.Y);
+    assert.ok(Math.abs(js.loss[0] - L) <= 1e-12 * Math.abs(L));
+  });
+}
+
+test('ops: split/merge heads as the engine, softmax over either axis, batched transposes', () => {
+  const sizes = { B: 2, T: 3, C: 8, heads: 2 };
+  const x = mha.standardNormal(2 * 3 * 8, { seed: 3 });
+  assert.deepEqual(ops.splitHeads(x, sizes), mha.splitHeads(x, sizes));
+  assert.deepEqual(ops.mergeHeads(ops.splitHeads(x, sizes), sizes), x);
+  const z = x.slice(0, 18); // (2, 3, 3)
+  const rows = ops.rowsum(ops.softmaxRows(z, 3), 3);
+  rows.forEach((r) => assert.ok(Math.abs(r - 1) < 1e-15));
+  const cols = ops.rowsum(ops.transposeBlocks(ops.softmaxColumns(z, 3), 3), 3);
+  cols.forEach((r) => assert.ok(Math.abs(r - 1) < 1e-15));
+  const masked = ops.softmaxRows(ops.causalMask(z, 3), 3);
+  assert.deepEqual([masked[1], masked[2], masked[5]], [0, 0, 0]);
+  // a (2, 3) @ (3, 4) as NN, as (3, 2)^T @ (3, 4) (TN) and as (2, 3) @ (4, 3)^T (NT)
+  const a = Float64Array.of(1, 2, 3, 4, 5, 6);
+  const b = Float64Array.from({ length: 12 }, (_, i) => i - 5);
+  const nn = ops.matmul(a, b, { m: 2, k: 3, n: 4 });
+  const aT = Float64Array.of(1, 4, 2, 5, 3, 6);
+  const bt = new Float64Array(12);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 4; j++) bt[j * 3 + i] = b[i * 4 + j];
+  assert.deepEqual(ops.matmul(aT, b, { m: 2, k: 3, n: 4, transA: true }), nn);
+  assert.deepEqual(ops.matmul(a, bt, { m: 2, k: 3, n: 4, transB: true }), nn);
+  assert.deepEqual(Array.from(nn.slice(0, 4)), [2, 8, 14, 20]);
+  assert.throws(() => ops.matmul(a, b, { m: 2, k: 3, n: 4, transA: true, transB: true }));
+});
+
+test('candidates only where the student has no array: given results stop the search', () => {
+  const s = { B: 1, T: 2, C: 4, heads: 2, hs: 2, N: 2, n: 8, causal: false, loss: 'dot' };
+  const inputs = Object.fromEntries(
+    ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'dY'].map((k, i) => [
+      k,
+      mha.standardNormal(k === 'X' || k === 'dY' ? 8 : 16, { seed: i }),
+    ]),
+  );
+  const pipe = new Pipeline(s, inputs);
+  assert.deepEqual(pipe.hiddenAncestors('scores'), ['Q', 'K', 'Qm', 'Km']);
+  pipe.provide('Q', pipe.value('Q'));
+  assert.deepEqual(pipe.hiddenAncestors('scores'), ['K', 'Km']);
+  assert.deepEqual(pipe.frontier('scores'), ['Q', 'X', 'Wk']);
+  assert.deepEqual(
+    variants('dX', s).map((x) => x.id),
+    ['dx-missing-paths', 'backward-w-not-transposed'],
+  );
+});

@@ -1,0 +1,181 @@
+// names.js - the course's names for the arrays of a notebook check (issue 11): the inputs, the
+// results in the order the check reports them, the shapes each result is accepted in, the aliases
+// a student's file may use, and the `np.savez` line the page shows.
+//
+//   matchNames({ x, attn, out, foo })  -> { found: { X, att, Y }, ignored: ['foo'], notes }
+//   resultNames('mse')                 -> ['Q', 'K', ..., 'loss', 'dY', 'dWo', ..., 'dX']
+//   savezLine(['X', 'Wq'])             -> "np.savez('mha_check.npz', X=X, Wq=Wq)"
+
+/** The inputs of the check: X and the four weights are required; then dY or target. */
+export const INPUT_NAMES = Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo', 'dY', 'target']);
+
+/** The forward results, in the order of lesson 3. */
+export const FORWARD_NAMES = Object.freeze([
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'att',
+  'headout',
+  'concat',
+  'Y',
+]);
+
+/** The backward results, in the order of lesson 4 (after loss and, with target, dY). */
+export const BACKWARD_NAMES = Object.freeze([
+  'dWo',
+  'dconcat',
+  'dheadout',
+  'dV',
+  'datt',
+  'dscores',
+  'dQ',
+  'dK',
+  'dWq',
+  'dWk',
+  'dWv',
+  'dX',
+]);
+
+/** Every result name the check knows, in report order (dY only counts with a target). */
+export const NOTEBOOK_NAMES = Object.freeze([...FORWARD_NAMES, 'loss', 'dY', ...BACKWARD_NAMES]);
+
+/**
+ * The result rows of a check in report order: the forward only when `loss` is null (neither dY
+ * nor target given), loss and the backward otherwise, dY among them only for the MSE loss.
+ */
+export function resultNames(loss) {
+  if (loss == null) return [...FORWARD_NAMES];
+  const middle = loss === 'mse' ? ['loss', 'dY'] : ['loss'];
+  return [...FORWARD_NAMES, ...middle, ...BACKWARD_NAMES];
+}
+
+// Other spellings a notebook uses, after lower-casing and dropping underscores (so head_out,
+// W_q and d_X need no entry here).
+const ALIASES = Object.freeze({
+  attn: 'att',
+  attention: 'att',
+  attnweights: 'att',
+  attweights: 'att',
+  out: 'Y',
+  output: 'Y',
+  score: 'scores',
+  headsout: 'headout',
+  dattn: 'datt',
+  dattention: 'datt',
+  dscore: 'dscores',
+  dout: 'dY',
+  doutput: 'dY',
+  dheadsout: 'dheadout',
+  targets: 'target',
+  ytarget: 'target',
+  ytrue: 'target',
+});
+
+const ALL_NAMES = [...INPUT_NAMES.filter((n) => n !== 'dY'), ...NOTEBOOK_NAMES];
+const BY_KEY = new Map(ALL_NAMES.map((n) => [n.toLowerCase(), n]));
+
+const keyOf = (name) => name.toLowerCase().replaceAll('_', '');
+
+/** The course name a file's array name stands for, or null (case and underscores ignored). */
+export function courseName(name) {
+  const key = keyOf(String(name));
+  return BY_KEY.get(key) ?? ALIASES[key] ?? null;
+}
+
+/**
+ * Sort a file's arrays by course name. An exact course name (any case) wins over an alias; a
+ * second array for the same course name is ignored with a note.
+ *   arrays: { [fileName]: array } -> { found: { [course]: { array, key } }, ignored, notes }
+ */
+export function matchNames(arrays) {
+  const found = {};
+  const ignored = [];
+  const notes = [];
+  const keys = Object.keys(arrays);
+  const exact = (key) => BY_KEY.has(keyOf(key)) && !ALIASES[keyOf(key)];
+  // exact names first, so `att` beats `attn` whatever the file's order
+  const ordered = [...keys.filter(exact), ...keys.filter((k) => !exact(k))];
+  for (const key of ordered) {
+    const name = courseName(key);
+    if (name == null) {
+      ignored.push(key);
+    } else if (found[name]) {
+      ignored.push(key);
+      notes.push(`${key} and ${found[name].key} both name ${name}: ${found[name].key} was used`);
+    } else {
+      found[name] = { array: arrays[key], key };
+      if (key !== name) notes.push(`${key} read as ${name}`);
+    }
+  }
+  ignored.sort((a, b) => keys.indexOf(a) - keys.indexOf(b));
+  return { found, ignored, notes };
+}
+
+/** `np.savez('mha_check.npz', X=X, Wq=Wq, …)` for these course names (default: all of them). */
+export function savezLine(names = [...INPUT_NAMES, ...NOTEBOOK_NAMES]) {
+  const unique = [...new Set(names)];
+  return `np.savez('mha_check.npz', ${unique.map((n) => `${n}=${n}`).join(', ')})`;
+}
+
+/** The results that may come split (B, h, T, hs) or merged (B, T, C). */
+export const SPLIT_OR_MERGED = Object.freeze([
+  'Q',
+  'K',
+  'V',
+  'headout',
+  'dheadout',
+  'dV',
+  'dQ',
+  'dK',
+]);
+
+// The tensor of the check a merged (B, T, C) result is compared with: merge_heads of the split one
+// (merge_heads(headout) is concat, merge_heads(dheadout) is dconcat).
+const MERGED_NODE = Object.freeze({
+  Q: 'Qm',
+  K: 'Km',
+  V: 'Vm',
+  headout: 'concat',
+  dheadout: 'dconcat',
+  dV: 'dVm',
+  dQ: 'dQm',
+  dK: 'dKm',
+});
+
+/**
+ * The shapes result `name` is accepted in, each with the tensor of the check it is compared
+ * with: [{ shape, node, form }] (form 'split', 'merged' or 'plain'), the usual one first. With
+ * B = 1 the leading 1 may be dropped.
+ */
+export function acceptedShapes(name, { B, T, C, heads }) {
+  const hs = C / heads;
+  const forms = [];
+  const add = (shape, node, form) => {
+    forms.push({ shape, node, form });
+    if (B === 1 && shape.length > 0 && shape[0] === 1 && form !== 'scalar') {
+      forms.push({ shape: shape.slice(1), node, form });
+    }
+  };
+  if (name === 'loss') {
+    forms.push(
+      { shape: [], node: 'loss', form: 'scalar' },
+      { shape: [1], node: 'loss', form: 'scalar' },
+    );
+  } else if (SPLIT_OR_MERGED.includes(name)) {
+    add([B, heads, T, hs], name, 'split');
+    add([B, T, C], MERGED_NODE[name], 'merged');
+  } else if (['scores', 'att', 'datt', 'dscores'].includes(name)) {
+    add([B, heads, T, T], name, 'plain');
+  } else if (/^d?W[qkvo]$/.test(name)) {
+    forms.push({ shape: [C, C], node: name, form: 'plain' });
+  } else {
+    add([B, T, C], name, 'plain');
+  }
+  return forms;
+}
+
+/** "(2, 3, 5, 4)" as NumPy prints a shape ("()" for a scalar, "(5,)" for one axis). */
+export function shapeText(shape) {
+  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+}
