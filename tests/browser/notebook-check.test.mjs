@@ -463,6 +463,11 @@ for (const viewport of [
       await page.locator('#notebook-check').screenshot({ path });
       const results = join(shotsDir, `results-${viewport.width}.png`);
       await page.locator('#nb-results').screenshot({ path: results });
+      // the parts at a size to look at: the table, and Q's heatmap
+      const table = join(shotsDir, `table-${viewport.width}.png`);
+      await page.locator('#nb-results .table-wrap').screenshot({ path: table });
+      const diff = join(shotsDir, `diff-Q-${viewport.width}.png`);
+      await page.locator('#nb-results figure.heatmap[data-tensor="Q"]').screenshot({ path: diff });
       t.diagnostic(
         `axe-core ${r.version}: 0 violations; scrollWidth ${sw} <= ${iw}; ${relative(repoRoot, path)}, ${relative(repoRoot, results)}`,
       );

@@ -30,9 +30,9 @@ import {
   statusSummary,
 } from '../model/notebook-check.js';
 import { COURSE } from '../model/course.js';
+import { savezLine } from '../notebook/names.js';
 
-// TEMPORARY: the line comes from savezLine() of web/notebook/names.js once it has landed.
-const SAVEZ_LINE = `np.savez('mha_check.npz', X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY, Q=Q, K=K, V=V, scores=scores, att=att, headout=headout, concat=concat, Y=Y, loss=loss, dWo=dWo, dconcat=dconcat, dheadout=dheadout, dV=dV, datt=datt, dscores=dscores, dQ=dQ, dK=dK, dWq=dWq, dWk=dWk, dWv=dWv, dX=dX)`;
+const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
 
 const WHAT_TO_SAVE = [
   `Inputs (needed): X, shape (B, T, C) or (T, C), and the weights Wq, Wk, Wv, Wo, each (C, C), used as X @ W.`,
@@ -42,6 +42,9 @@ const WHAT_TO_SAVE = [
 ];
 
 const NORM_NOTE = `max rel error: the largest |yours − expected| / max(|yours|, |expected|) over single entries, so one tiny entry can make it large; norm rel error: ‖yours − expected‖ / (‖yours‖ + ‖expected‖) over the whole array, one number that small entries cannot inflate (0: equal, 1: unrelated).`;
+
+/** A message as a sentence: with its closing full stop (the engine's may have none). */
+const sentence = (msg) => (/[.!?…]$/.test(msg.trim()) ? msg.trim() : `${msg.trim()}.`);
 
 /** Step 1: the savez line with its Copy button, and what to save. */
 function saveStep() {
@@ -56,7 +59,7 @@ function saveStep() {
     code,
   );
   const copy = copyButton('Copy the line', () => SAVEZ_LINE);
-  copy.setAttribute('aria-label', 'Copy the np.savez line to paste in your notebook');
+  copy.setAttribute('aria-label', 'Copy the line: np.savez for your notebook');
   return [
     el('h3', { text: '1 · Save your arrays in the notebook' }),
     el('p', {
@@ -158,7 +161,7 @@ async function readFile(file) {
   try {
     return namedArrays(file.name, kind, kind === 'npz' ? readNpz(bytes) : readNpy(bytes));
   } catch (e) {
-    throw new Error(`${quoteName(file.name)}: ${e.message}`, { cause: e });
+    throw new Error(`${quoteName(file.name)}: ${sentence(e.message)}`, { cause: e });
   }
 }
 
@@ -202,7 +205,7 @@ function addPasted(ctx, name, text) {
   try {
     a = parseNumpyText(text);
   } catch (e) {
-    err.set(`The pasted text could not be read: ${e.message}`);
+    err.set(`The pasted text could not be read: ${sentence(e.message)}`);
     return;
   }
   const entry = { name: name.trim(), data: a.data, shape: [...a.shape], dtype: a.dtype };
@@ -290,7 +293,7 @@ function runCheck(ctx) {
     state.result = checkNotebook(mha, checkArgs(state.list), { heads, causal });
   } catch (e) {
     parts.options.err.set(
-      `The check could not run: ${e.message} The table below is the last check's.`,
+      `The check could not run: ${sentence(e.message)} The table below is the last check's.`,
     );
     return;
   }

@@ -12,9 +12,11 @@ import { fmt, shapeText } from './format.js';
 import { positionLabels } from './labels.js';
 import { gradcheckSize } from './gradcheck-report.js';
 import { withLayer } from './layers.js';
+import { courseName } from '../notebook/names.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
 
-/** The largest file the section reads (the notebook module refuses larger arrays anyway). */
-export const MAX_FILE_BYTES = 256 * 2 ** 20;
+/** The largest file of each kind the section reads (what the notebook's readers can accept). */
+export const MAX_FILE_BYTES = Object.freeze({ npy: MAX_NPY_BYTES, npz: MAX_NPZ_BYTES });
 
 /** What the lessons can draw: the playground's T and C, a few batch items, 16 heads. */
 export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
@@ -22,7 +24,7 @@ export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
 /** The seed of the dY and target drawn when the notebook has none (the course's seed). */
 export const CUSTOM_SEED = 42;
 
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** How a name (maybe hostile) is quoted in a message: at most 40 characters, as text. */
 export function quoteName(name) {
@@ -34,8 +36,8 @@ export function quoteName(name) {
 export function nameError(name) {
   const s = String(name ?? '');
   if (s.trim() === '') return 'Give the array a name, e.g. att or dWq.';
-  if (NAME_RE.test(s)) return null;
-  return `${quoteName(s)} is not a Python name (letters, digits and _, at most 64 characters, not starting with a digit): use the name your notebook gives the array, e.g. att or dWq.`;
+  if (NAME_RE.test(s) && s.length <= MAX_NAME_LENGTH) return null;
+  return `${quoteName(s)} is not a Python name (letters, digits and _, at most ${MAX_NAME_LENGTH} characters, not starting with a digit): use the name your notebook gives the array, e.g. att or dWq.`;
 }
 
 /** The array name of a .npy file: the file name without '.npy' ('dWq.npy' -> 'dWq'). */
@@ -54,9 +56,10 @@ export function fileError(file) {
   if (!fileKind(file.name)) {
     return `${quoteName(file.name)} is neither a .npz nor a .npy file: save your arrays with np.savez('mha_check.npz', …) or np.save('X.npy', X).`;
   }
-  if (file.size > MAX_FILE_BYTES) {
-    const mib = (file.size / 2 ** 20).toFixed(0);
-    return `${quoteName(file.name)} is ${mib} MiB: the check reads files up to 256 MiB (the course's arrays take a few KiB).`;
+  const max = MAX_FILE_BYTES[fileKind(file.name)];
+  if (file.size > max) {
+    const mib = (n) => (n / 2 ** 20).toFixed(0);
+    return `${quoteName(file.name)} is ${mib(file.size)} MiB: the check reads such files up to ${mib(max)} MiB (the course's arrays take a few KiB).`;
   }
   return null;
 }
@@ -100,10 +103,13 @@ export function removeArray(list, key) {
   return list.filter((e) => e.key !== key);
 }
 
-/** The loaded array named `name` (any case), or null. */
+/**
+ * The loaded array of course name `name`: the one of that name in any case, else the first whose
+ * name the check reads as it (W_q, attn: see courseName), or null.
+ */
 export function findArray(list, name) {
   const key = String(name).toLowerCase();
-  return list.find((e) => e.key === key) ?? null;
+  return list.find((e) => e.key === key) ?? list.find((e) => courseName(e.name) === name) ?? null;
 }
 
 /** checkNotebook's `arrays` argument: { name: { data, shape, dtype, resolution? } }. */
