@@ -244,6 +244,30 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
       assert.equal(await page.locator('#nb-results figure.heatmap').count(), 0, 'no heatmap');
       assert.match(await page.locator('.notebook-summary').textContent(), /^21 match \(of 21\)/);
     });
+    await t.test('a file dropped on the drop zone', async () => {
+      const bytes = npy(f8('(2,)'), new Uint8Array(new Float64Array([1.5, -2]).buffer));
+      await page.evaluate((b64) => {
+        const bin = atob(b64);
+        const u8 = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([u8], 'extra.npy'));
+        const zone = document.getElementById('nb-file-zone');
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          zone.dispatchEvent(
+            new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }),
+          );
+        }
+      }, bytes.toString('base64'));
+      await page.waitForFunction(() =>
+        window.mhaPage.notebook().arrays.some((a) => a.source === 'extra.npy'),
+      );
+      const extra = (await notebook(page)).arrays.find((a) => a.name === 'extra');
+      assert.deepEqual(extra, { name: 'extra', shape: [2], source: 'extra.npy' });
+      assert.match(
+        await page.locator('#nb-results').textContent(),
+        /Not course names, not checked: “extra”/,
+      );
+    });
     await t.test('the paste box reads repr(att)', async () => {
       const text = readFileSync(file('att-repr.txt'), 'utf8');
       assert.match(text, /^array\(\[\[\[\[/);
