@@ -9,8 +9,8 @@
 // numbers, tuples, lists, dicts); it is never evaluated.
 //
 // readNpy reads every plain numeric dtype (float64/32/16, int8..int64, uint8..uint64, bool) in
-// either byte order ('<' little, '>' big; '|' and '=' read as little: '=' is the writer's native
-// order, little-endian on every machine NumPy runs on today), in C or Fortran order, and returns
+// either byte order ('<' little, '>' big; '|', '=' and none read as little: np.save never writes
+// '=' or none, and '|' only for one-byte dtypes), in C or Fortran order, and returns
 // the entries as float64 in C order. Conversions are exact except int64/uint64 beyond 2^53, which
 // round to the nearest float64 as NumPy's astype(np.float64) does; NaN payloads are not kept.
 // Bytes after the data are ignored, as np.load ignores them (np.save may be called several times
@@ -333,13 +333,42 @@ export function halfToNumber(h) {
   return sign * (1024 + fraction) * 2 ** (exponent - 25);
 }
 
-/** {read, size, littleEndian} for a descr such as '<f8', '>i2', '|b1', '=u4', '?'. */
+/** {key, read, size, littleEndian} for a descr such as '<f8', '>i2', '|b1', '=u4', '?'. */
 function parseDescr(descr) {
   if (typeof descr !== 'string') refuseDescr(descr);
   const m = /^([<>|=]?)([fiub?])(\d*)$/.exec(descr);
   const key = m && (m[2] === '?' && m[3] === '' ? 'b1' : m[2] + m[3]);
   if (!m || !Object.hasOwn(READERS, key)) refuseDescr(descr);
-  return { read: READERS[key], size: Number(key.slice(1)), littleEndian: m[1] !== '>' };
+  return { key, read: READERS[key], size: Number(key.slice(1)), littleEndian: m[1] !== '>' };
+}
+
+// The dtypes a typed array converts exactly, for files in the machine's own (little) byte order.
+const TYPED = {
+  f8: Float64Array,
+  f4: Float32Array,
+  i1: Int8Array,
+  i2: Int16Array,
+  i4: Int32Array,
+  u1: Uint8Array,
+  u2: Uint16Array,
+  u4: Uint32Array,
+};
+const HOST_LITTLE = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** `count` entries of `type` from bytes[start...] as float64: a typed-array copy or DataView. */
+function decode(bytes, start, count, type) {
+  const Typed = TYPED[type.key];
+  if (Typed && HOST_LITTLE && (type.littleEndian || type.size === 1)) {
+    const copy = new Uint8Array(count * type.size); // aligned, its own buffer (Buffer.slice shares)
+    copy.set(bytes.subarray(start, start + copy.length));
+    return Typed === Float64Array
+      ? new Float64Array(copy.buffer)
+      : new Float64Array(new Typed(copy.buffer));
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, count * type.size);
+  const data = new Float64Array(count);
+  for (let i = 0; i < count; i++) data[i] = type.read(view, i * type.size, type.littleEndian);
+  return data;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -405,9 +434,7 @@ export function readNpy(input) {
         `'${descr}', ${need} bytes of data, but only ${have} follow the header.`,
     );
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset + dataStart, need);
-  let data = new Float64Array(count);
-  for (let i = 0; i < count; i++) data[i] = type.read(view, i * type.size, type.littleEndian);
+  let data = decode(bytes, dataStart, count, type);
   if (fortranOrder && shape.length > 1) data = fortranToC(data, shape);
   return { data, shape, dtype: descr, fortranOrder };
 }

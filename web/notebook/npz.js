@@ -11,7 +11,7 @@
 import { zipSync } from 'fflate';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from './limits.js';
 import { asBytes, readNpy, writeNpy } from './npy.js';
-import { memberBytes, quoted, zipEntries } from './zip.js';
+import { checkPromise, memberBytes, quoted, zipEntries } from './zip.js';
 
 /** True if `name` holds a control character (C0, DEL or C1). */
 function hasControl(name) {
@@ -62,12 +62,13 @@ function npyMembers(entries) {
     checkName(name, 'The .npz array name');
     if (seen.has(name)) throw new Error(`The .npz holds two arrays named ${quoted(name)}.`);
     seen.add(name);
+    checkPromise(m, MAX_NPY_BYTES);
     total += m.size;
   }
   if (total > MAX_NPZ_BYTES) {
     throw new Error(
       `The .npz arrays would take ${(total / 2 ** 20).toFixed(0)} MiB uncompressed, over this ` +
-        `page's ${MAX_NPZ_BYTES / 2 ** 20} MiB limit: save fewer or smaller arrays.`,
+        `page's ${(MAX_NPZ_BYTES / 2 ** 20).toFixed(0)} MiB limit: save fewer or smaller arrays.`,
     );
   }
   return members;

@@ -24,6 +24,7 @@ const PASTE = 'paste exactly what print(a) or repr(a) shows';
 // True, array, dtype, float32, np.float64...)
 const TOKEN =
   /\s*(?:([[\](),=])|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])|([-+]?[A-Za-z_][\w.]*))/y;
+const SPACE = /\s*/y;
 const WORD_VALUES = { nan: NaN, inf: Infinity, True: 1, False: 0 };
 
 /** A pull lexer over `text`: peek() and next() give {type: punct|'num'|'word'|'end', raw, at}. */
@@ -34,7 +35,8 @@ function lexer(text) {
     TOKEN.lastIndex = pos;
     const m = TOKEN.exec(text);
     if (!m) {
-      const at = pos + (/^\s*/.exec(text.slice(pos, pos + 1000))?.[0].length ?? 0);
+      SPACE.lastIndex = pos;
+      const at = pos + SPACE.exec(text)[0].length;
       if (at >= text.length) return { type: 'end', raw: '', at };
       throw unexpected(text, { raw: text[at], at });
     }

@@ -20,7 +20,12 @@ const SIG_LOCATOR64 = 0x07064b50;
 const END_BYTES = 22; // the EOCD without its comment
 const CENTRAL_BYTES = 46; // a central directory record without name, extra field and comment
 const LOCAL_BYTES = 30; // a local header without name and extra field
-const INFLATE_CHUNK = 16384; // compressed bytes per step: at most ~16 MiB of output each (1032:1)
+// Deflate turns one input byte into at most 1032 output bytes, so inflating the input in steps
+// of (bytes still promised) / 1032 (at least 16 KiB) never overshoots the promise by more than
+// 16.5 MiB before the overshoot is caught.
+const MAX_EXPANSION = 1032;
+const MIN_STEP = 16384;
+const MAX_STEP = 2 ** 20;
 
 /** A member name for a message: control characters escaped, cut after 60 characters. */
 export function quoted(name) {
@@ -177,15 +182,30 @@ function inflateExactly(data, size, name) {
     filled += chunk.length;
   });
   try {
-    for (let p = 0; p < data.length || p === 0; p += INFLATE_CHUNK) {
-      inflater.push(data.subarray(p, p + INFLATE_CHUNK), p + INFLATE_CHUNK >= data.length);
-    }
+    let p = 0;
+    do {
+      const room = Math.ceil((size - filled) / MAX_EXPANSION);
+      const step = Math.min(MAX_STEP, Math.max(MIN_STEP, room));
+      inflater.push(data.subarray(p, p + step), p + step >= data.length);
+      p += step;
+    } while (p < data.length);
   } catch (e) {
     if (e.message.startsWith('The .npz')) throw e;
     throw damaged(`${quoted(name)} is not valid deflate data (${e.message})`);
   }
   if (filled !== size) throw damaged(`${quoted(name)} inflates to ${filled} bytes, not ${size}`);
   return out;
+}
+
+/** Refuse a member whose uncompressed size (as its header promises it) is over `ceiling`. */
+export function checkPromise(entry, ceiling) {
+  if (entry.size > ceiling) {
+    const mib = (x) => `${(x / 2 ** 20).toFixed(0)} MiB`;
+    throw new Error(
+      `The .npz member ${quoted(entry.name)} would be ${mib(entry.size)} uncompressed, over ` +
+        `this page's ${mib(ceiling)} limit: save smaller arrays.`,
+    );
+  }
 }
 
 /**
@@ -203,13 +223,7 @@ export function memberBytes(bytes, entry, ceiling) {
         'stored and deflated members, as np.savez and np.savez_compressed write them.',
     );
   }
-  if (size > ceiling) {
-    const mib = (x) => `${(x / 2 ** 20).toFixed(0)} MiB`;
-    throw new Error(
-      `The .npz member ${quoted(name)} would be ${mib(size)} uncompressed, over this page's ` +
-        `${mib(ceiling)} limit: save smaller arrays.`,
-    );
-  }
+  checkPromise(entry, ceiling);
   const start = dataStart(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), entry);
   const data = bytes.subarray(start, start + compressedSize);
   if (entry.method === 0 && compressedSize !== size) {

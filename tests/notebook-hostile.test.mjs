@@ -1,0 +1,498 @@
+// Hostile input to the notebook check's readers and writers (web/notebook.js, issue 11): every
+// case throws an Error with its own one-line message (asserted by regex), never allocates what a
+// header merely promises (the 10^9 x 10^9 shape is refused by its limit message, the zip bomb by
+// its promised size), and returns fast: each case's time is measured and reported, not asserted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { deflateSync, zipSync } from 'fflate';
+import { parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
+import { crc32 } from '../web/notebook/crc32.js';
+import { MAX_NAME_LENGTH } from '../web/notebook/limits.js';
+
+const latin1 = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const concat = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+};
+
+/** A .npy file with header dict `dict` (padded as NumPy pads), version `major`, then `data`. */
+function npy(dict, data = new Uint8Array(0), major = 1) {
+  const text = latin1(dict);
+  const start = major === 1 ? 10 : 12;
+  const hlen = text.length + 1;
+  const pad = 64 - ((start + hlen) % 64);
+  const out = new Uint8Array(start + hlen + pad);
+  out.set(latin1('\x93NUMPY'));
+  out[6] = major;
+  const view = new DataView(out.buffer);
+  if (major === 1) view.setUint16(8, hlen + pad, true);
+  else view.setUint32(8, hlen + pad, true);
+  out.set(text, start);
+  out.fill(0x20, start + text.length, out.length - 1);
+  out[out.length - 1] = 0x0a;
+  return concat(out, data);
+}
+
+const header = (descr, shape, fortran = 'False') =>
+  `{'descr': ${descr}, 'fortran_order': ${fortran}, 'shape': ${shape}, }`;
+const f8 = (...values) => new Uint8Array(Float64Array.from(values).buffer);
+
+/**
+ * A zip archive built field by field, so that every field can lie: members
+ * [{ name, data (uncompressed), method 0|8, flags, central: { field overrides }, local: {...} }],
+ * end: overrides of the end record; zip64: add zip64 end record + locator (fields overridable).
+ */
+function makeZip(members, { end = {}, zip64 = null, comment = '' } = {}) {
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const m of members) {
+    const name = new TextEncoder().encode(m.name);
+    const packed = m.method === 8 ? deflateSync(m.data) : m.data;
+    const f = {
+      flags: 0,
+      method: m.method ?? 0,
+      crc: crc32(m.data),
+      compressedSize: packed.length,
+      size: m.data.length,
+      offset,
+      ...m.central,
+    };
+    const local = new Uint8Array(30 + name.length);
+    const lv = new DataView(local.buffer);
+    lv.setUint32(0, 0x04034b50, true);
+    lv.setUint16(4, 20, true);
+    lv.setUint16(6, f.flags, true);
+    lv.setUint16(8, f.method, true);
+    lv.setUint32(14, f.crc, true);
+    lv.setUint32(18, f.compressedSize, true);
+    lv.setUint32(22, f.size, true);
+    lv.setUint16(26, name.length, true);
+    local.set(name, 30);
+    locals.push(local, packed);
+    offset += local.length + packed.length;
+    const central = new Uint8Array(46 + name.length);
+    const cv = new DataView(central.buffer);
+    cv.setUint32(0, 0x02014b50, true);
+    cv.setUint16(4, 20, true);
+    cv.setUint16(6, 20, true);
+    cv.setUint16(8, f.flags, true);
+    cv.setUint16(10, f.method, true);
+    cv.setUint32(16, f.crc, true);
+    cv.setUint32(20, f.compressedSize, true);
+    cv.setUint32(24, f.size, true);
+    cv.setUint16(28, name.length, true);
+    cv.setUint32(42, f.offset, true);
+    central.set(name, 46);
+    centrals.push(central);
+  }
+  const cd = concat(...centrals);
+  const e = { disk: 0, cdDisk: 0, count: members.length, size: cd.length, offset, ...end };
+  const tail = [];
+  if (zip64) {
+    const z = { at: offset + cd.length, count: members.length, size: cd.length, offset, ...zip64 };
+    const rec = new Uint8Array(56);
+    const rv = new DataView(rec.buffer);
+    rv.setUint32(0, 0x06064b50, true);
+    rv.setBigUint64(4, 44n, true);
+    rv.setBigUint64(32, BigInt(z.count), true);
+    rv.setBigUint64(40, BigInt(z.size), true);
+    rv.setBigUint64(48, BigInt(z.offset), true);
+    const loc = new Uint8Array(20);
+    const lv = new DataView(loc.buffer);
+    lv.setUint32(0, 0x07064b50, true);
+    lv.setBigUint64(8, BigInt(z.at), true);
+    lv.setUint32(16, 1, true);
+    tail.push(rec, loc);
+  }
+  const text = latin1(comment);
+  const eocd = new Uint8Array(22 + text.length);
+  const ev = new DataView(eocd.buffer);
+  ev.setUint32(0, 0x06054b50, true);
+  ev.setUint16(4, e.disk, true);
+  ev.setUint16(6, e.cdDisk, true);
+  ev.setUint16(8, e.count, true);
+  ev.setUint16(10, e.count, true);
+  ev.setUint32(12, e.size, true);
+  ev.setUint32(16, e.offset, true);
+  ev.setUint16(20, text.length, true);
+  eocd.set(text, 22);
+  return concat(...locals, cd, ...tail, eocd);
+}
+
+const goodNpy = writeNpy(Float64Array.of(1, 2, 3), [3]);
+const member = (name, extra = {}) => ({ name, data: goodNpy, ...extra });
+
+const times = [];
+/** Assert fn throws an Error whose message matches `pattern`, one line; record the time taken. */
+function refuses(fn, pattern, label) {
+  const t0 = performance.now();
+  let error = null;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  times.push([label, performance.now() - t0]);
+  assert.ok(error instanceof Error, `${label}: no Error thrown`);
+  assert.match(error.message, pattern, label);
+  assert.doesNotMatch(error.message, /\n/, `${label}: the message is one line`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// .npy
+
+const NPY_CASES = [
+  ['empty file', () => new Uint8Array(0), /not a \.npy file.*np\.save\('name\.npy', a\)/],
+  ['wrong magic', () => latin1('\x93NUMPZ\x01\x00'), /not a \.npy file: it does not start/],
+  ['a text file', () => latin1('1,2,3\n4,5,6\n'), /not a \.npy file/],
+  ['an .npz given as .npy', () => writeNpz({ X: { data: [1], shape: [1] } }), /zip archive.*\.npz/],
+  ['magic only', () => latin1('\x93NUMPY'), /ends inside its preamble/],
+  ['version 4.0', () => latin1('\x93NUMPY\x04\x00\x10\x00'), /Unsupported .* version 4\.0/],
+  ['version 1.1', () => latin1('\x93NUMPY\x01\x01\x10\x00'), /Unsupported .* version 1\.1/],
+  ['v2 without its length', () => latin1('\x93NUMPY\x02\x00\x10\x00'), /ends inside its preamble/],
+  [
+    'header of 10^9 bytes (v2)',
+    () => latin1('\x93NUMPY\x02\x00\x00\xca\x9a\x3b'),
+    /claims 1000000000 bytes, more than the 65536/,
+  ],
+  [
+    'header past the end',
+    () => npy(header("'<f8'", '(3,)')).subarray(0, 40),
+    /header runs past the end of the file \(it claims 118 bytes; 30 follow\)/,
+  ],
+  ['header a list', () => npy("['descr', '<f8']"), /not NumPy's dict/],
+  ['header a number', () => npy('42'), /not NumPy's dict/],
+  ['header empty', () => npy(''), /damaged: it ends early/],
+  [
+    'header unclosed',
+    () => npy("{'descr': '<f8', 'fortran_order': False, 'shape': (3,)"),
+    /damaged: expected ',' or '\}'/,
+  ],
+  ['header junk after dict', () => npy(`${header("'<f8'", '(1,)')} x`), /not NumPy's dict/],
+  ['missing shape', () => npy("{'descr': '<f8', 'fortran_order': False}"), /no 'shape' entry/],
+  ['missing descr', () => npy("{'fortran_order': False, 'shape': ()}"), /no 'descr' entry/],
+  [
+    'unknown key',
+    () => npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), 'x': 1}"),
+    /unknown entry 'x'/,
+  ],
+  [
+    'fortran_order not a bool',
+    () => npy(header("'<f8'", '()', "'yes'")),
+    /'fortran_order' is not True or False/,
+  ],
+  ['negative shape', () => npy(header("'<f8'", '(-1, 3)')), /has -1 as a length/],
+  ['non-integer shape', () => npy(header("'<f8'", '(2.5,)')), /not a whole number/],
+  ['shape a string', () => npy(header("'<f8'", "'2, 3'")), /'shape' is not a tuple/],
+  ['shape a list', () => npy(header("'<f8'", '[2, 3]')), /'shape' is not a tuple/],
+  ['shape of a string', () => npy(header("'<f8'", "('a',)")), /a non-number as a length/],
+  [
+    'shape 10^9 x 10^9 (refused before allocating)',
+    () => npy(header("'<f8'", '(1000000000, 1000000000)')),
+    /shape \(1000000000, 1000000000\) means 1\.00e\+18 entries .* over this page's limit of 256 MiB/,
+  ],
+  [
+    'shape 2^25 + 1 (just over 256 MiB)',
+    () => npy(header("'<u1'", `(${2 ** 25 + 1},)`)),
+    /over this page's limit of 256 MiB/,
+  ],
+  ['shape beyond 2^53', () => npy(header("'<f8'", '(99999999999999999999,)')), /absurd length/],
+  [
+    'nine dimensions',
+    () => npy(header("'<f8'", `(${'1, '.repeat(9)})`)),
+    /9 dimensions.*at most 8/,
+  ],
+  [
+    'data shorter than the header says',
+    () => npy(header("'<f8'", '(2, 3)'), f8(1, 2, 3, 4, 5)),
+    /truncated: .*shape \(2, 3\) of '<f8', 48 bytes of data, but only 40 follow/,
+  ],
+  [
+    'object array',
+    () => npy(header("'|O'", '(2,)'), latin1('\x80\x04\x95cos\nsystem\n')),
+    /^Object arrays \(dtype=object\) hold pickled Python objects; they are never unpickled here — save a numeric array: np\.save\('x\.npy', np\.asarray\(x, dtype=np\.float64\)\)$/,
+  ],
+  ["object array 'O'", () => npy(header("'O'", '(2,)')), /Object arrays \(dtype=object\)/],
+  [
+    'structured dtype',
+    () => npy(header("[('a', '<f8'), ('b', '<i4')]", '(2,)')),
+    /structured \(record\) array with named fields/,
+  ],
+  ['unicode strings', () => npy(header("'<U5'", '(2,)')), /text strings \(dtype "<U5"\)/],
+  ['byte strings', () => npy(header("'|S3'", '(2,)')), /byte strings/],
+  ['void', () => npy(header("'|V8'", '(2,)')), /raw bytes \(void\)/],
+  ['complex', () => npy(header("'<c16'", '(2,)')), /complex numbers/],
+  ['datetime', () => npy(header("'<M8[ns]'", '(2,)')), /datetimes/],
+  ['timedelta', () => npy(header("'<m8[s]'", '(2,)')), /timedeltas/],
+  ['float128', () => npy(header("'<f16'", '(2,)')), /a dtype this page does not read/],
+  ['int3', () => npy(header("'<i3'", '(2,)')), /a dtype this page does not read/],
+  ['descr a number', () => npy(header('8', '(2,)')), /structured|does not read/],
+  [
+    'code in the header (never evaluated)',
+    () => npy(header("__import__('os').system('rm -rf /')", '()')),
+    /damaged: unexpected "_" at character 11/,
+  ],
+  ['nesting 10,000 deep', () => npy(header("'<f8'", `${'('.repeat(1e4)}`)), /nesting too deep/],
+  [
+    'v3 header not UTF-8',
+    () => npy(`${header("'<f8'", '()')}\xff`, f8(1), 3),
+    /\(format 3\.0\) is not valid UTF-8/,
+  ],
+];
+
+test(`readNpy refuses all ${NPY_CASES.length} hostile .npy files with their own message`, () => {
+  for (const [label, make, pattern] of NPY_CASES) refuses(() => readNpy(make()), pattern, label);
+});
+
+test('readNpy: non-bytes input; trailing bytes are ignored as np.load ignores them', () => {
+  refuses(() => readNpy('x.npy'), /readNpy expects the file's bytes .* not string/, 'a string');
+  refuses(() => readNpy(null), /not null/, 'null');
+  refuses(() => readNpy({ length: 3 }), /not object/, 'an object');
+  const longer = concat(goodNpy, latin1('extra bytes after the data'));
+  assert.deepEqual(Array.from(readNpy(longer).data), [1, 2, 3]);
+  const nan = readNpy(writeNpy([NaN, Infinity, -Infinity], [3])).data;
+  assert.deepEqual(Array.from(nan), [NaN, Infinity, -Infinity]); // data, not errors
+});
+
+const WRITE_NPY_CASES = [
+  ['shape and data disagree', () => writeNpy([1, 2, 3, 4, 5], [2, 3]), /holds 6 .* data has 5/],
+  ['negative length', () => writeNpy([], [-1]), /whole numbers >= 0/],
+  ['fractional length', () => writeNpy([1], [0.5]), /whole numbers >= 0/],
+  ['nine dimensions', () => writeNpy([1], new Array(9).fill(1)), /at most 8 lengths/],
+  ['shape not an array', () => writeNpy([1], 1), /shape must be an array/],
+  ['data of strings', () => writeNpy(['1'], [1]), /must be a Float64Array/],
+  ['data missing', () => writeNpy(undefined, [1]), /must be a Float64Array/],
+  ['BigInt64Array', () => writeNpy(new BigInt64Array(1), [1]), /must be a Float64Array/],
+  ['10^9 x 10^9 (before allocating)', () => writeNpy([], [1e9, 1e9]), /limit of 256 MiB/],
+];
+
+test(`writeNpy refuses all ${WRITE_NPY_CASES.length} bad arguments with their own message`, () => {
+  for (const [label, fn, pattern] of WRITE_NPY_CASES) refuses(fn, pattern, label);
+});
+
+// ------------------------------------------------------------------------------------------------
+// .npz
+
+/** A zip whose member promises `size` bytes but inflates to far more (a zip bomb). */
+function zipBomb(promised) {
+  const zeros = new Uint8Array(64 * 2 ** 20); // 64 MiB of zeros deflate to ~64 kB
+  return makeZip([{ name: 'X.npy', data: zeros, method: 8, central: { size: promised } }]);
+}
+
+const NPZ_CASES = [
+  ['random bytes', () => latin1('not a zip at all, just text'), /not an \.npz file .* no zip end/],
+  ['empty file', () => new Uint8Array(0), /not an \.npz file/],
+  ['a .npy given as .npz', () => goodNpy, /This is a \.npy file, not an \.npz/],
+  ['truncated zip', () => writeNpz({ X: { data: [1], shape: [1] } }).subarray(0, 100), /no zip/],
+  ['empty zip', () => makeZip([]), /holds no \.npy arrays \(it is empty\)/],
+  [
+    'no .npy member',
+    () => zipSync({ 'README.txt': latin1('hello'), 'X.npy.txt': latin1('x') }),
+    /holds no \.npy arrays \(members: 'README\.txt', 'X\.npy\.txt'\)/,
+  ],
+  ['multi-disk', () => makeZip([member('X.npy')], { end: { disk: 1 } }), /split over several/],
+  [
+    'central directory outside the file',
+    () => makeZip([member('X.npy')], { end: { offset: 0xfffffff0 } }),
+    /central directory lies outside the file/,
+  ],
+  [
+    'count larger than the directory',
+    () => makeZip([member('X.npy')], { end: { count: 60000 } }),
+    /central directory is too short/,
+  ],
+  [
+    'central record missing',
+    () => makeZip([member('X.npy')], { end: { offset: 10 } }),
+    /central directory record is missing/,
+  ],
+  [
+    'zip64 locator to nowhere',
+    () => makeZip([member('X.npy')], { zip64: { at: 3 } }),
+    /zip64 end record is missing/,
+  ],
+  [
+    'zip64 absurd offset',
+    () => makeZip([member('X.npy')], { zip64: { at: 2 ** 60 } }),
+    /absurdly large/,
+  ],
+  [
+    'local header missing',
+    () => makeZip([member('X.npy', { central: { offset: 5 } })]),
+    /local header of 'X\.npy' is missing/,
+  ],
+  [
+    'data past the end',
+    () => makeZip([member('X.npy', { central: { compressedSize: 1e6, size: 1e6 } })]),
+    /data of 'X\.npy' runs past the end of the file/,
+  ],
+  [
+    'stored size mismatch',
+    () => makeZip([member('X.npy', { central: { size: 10 } })]),
+    /'X\.npy' is stored with 152 bytes but promises 10/,
+  ],
+  [
+    'corrupt CRC (stored)',
+    () => makeZip([member('X.npy', { central: { crc: 12345 } })]),
+    /member 'X\.npy' is corrupt: its CRC-32 check fails/,
+  ],
+  [
+    'corrupt CRC (deflated)',
+    () => makeZip([member('X.npy', { method: 8, central: { crc: 1 } })]),
+    /is corrupt: its CRC-32 check fails/,
+  ],
+  [
+    'invalid deflate data',
+    () => makeZip([{ name: 'X.npy', data: latin1('\x07\xff\xff\xff'), central: { method: 8 } }]),
+    /'X\.npy' is not valid deflate data/,
+  ],
+  [
+    'deflate data shorter than promised',
+    () => makeZip([member('X.npy', { method: 8, central: { size: 200 } })]),
+    /'X\.npy' inflates to 152 bytes, not 200/,
+  ],
+  [
+    'zip bomb: inflates past its promised size',
+    () => zipBomb(1000),
+    /member 'X\.npy' inflates past the 1000 bytes its header promises \(a damaged file or a zip bomb\)/,
+  ],
+  [
+    'a member promising 2 GiB',
+    () => makeZip([member('X.npy', { method: 8, central: { size: 2 ** 31 } })]),
+    /'X\.npy' would be 2048 MiB uncompressed, over this page's 256 MiB limit/,
+  ],
+  [
+    'members promising 600 MiB in all',
+    () =>
+      makeZip(['a', 'b', 'c'].map((n) => member(`${n}.npy`, { central: { size: 200 * 2 ** 20 } }))),
+    /would take 600 MiB uncompressed, over this page's 512 MiB limit/,
+  ],
+  ['encrypted', () => makeZip([member('X.npy', { central: { flags: 1 } })]), /is encrypted/],
+  [
+    'bzip2',
+    () => makeZip([member('X.npy', { central: { method: 12 } })]),
+    /compression method 12; this page reads stored and deflated/,
+  ],
+  [
+    'name of 201 characters',
+    () => makeZip([member(`${'W'.repeat(MAX_NAME_LENGTH + 1)}.npy`)]),
+    /is 201 characters long; names of at most 200/,
+  ],
+  [
+    'name with a control character',
+    () => makeZip([member('X\u0000evil.npy')]),
+    /name 'X\\u0000evil' contains control characters/,
+  ],
+  ['name with a newline', () => makeZip([member('a\nb.npy')]), /'a\\nb' contains control/],
+  ['name with a C1 control', () => makeZip([member('a\u0085b.npy')]), /contains control/],
+  [
+    'two arrays of one name',
+    () => makeZip([member('X.npy'), member('X.npy')]),
+    /holds two arrays named 'X'/,
+  ],
+  [
+    'name not UTF-8',
+    () => {
+      const z = makeZip([member('Xy.npy')]);
+      z[31] = 0xff; // the local name's 'y' (the central one is found by its signature below)
+      z[Buffer.from(z).lastIndexOf('Xy.npy') + 1] = 0xff;
+      return z;
+    },
+    /member name is not valid UTF-8/,
+  ],
+  [
+    'an object array inside',
+    () => makeZip([{ name: 'obj.npy', data: npy(header("'|O'", '(1,)'), latin1('\x80')) }]),
+    /^In the \.npz, array 'obj': Object arrays \(dtype=object\) hold pickled Python objects/,
+  ],
+  [
+    'a truncated .npy inside',
+    () => makeZip([{ name: 'X.npy', data: goodNpy.subarray(0, 140) }]),
+    /^In the \.npz, array 'X': The \.npy file is truncated/,
+  ],
+  [
+    'a 10^9 x 10^9 .npy inside',
+    () => makeZip([{ name: 'X.npy', data: npy(header("'<f8'", '(1000000000, 1000000000)')) }]),
+    /array 'X': .* over this page's limit of 256 MiB/,
+  ],
+];
+
+test(`readNpz refuses all ${NPZ_CASES.length} hostile .npz files with their own message`, () => {
+  for (const [label, make, pattern] of NPZ_CASES) {
+    const bytes = make();
+    refuses(() => readNpz(bytes), pattern, label);
+  }
+});
+
+test('readNpz: markup names are plain strings, other members left out, a comment is fine', () => {
+  const names = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', "'; DROP"];
+  const zip = makeZip([...names.map((n) => member(`${n}.npy`)), member('notes.txt')], {
+    comment: 'PK\x05\x06 looks like an end record',
+  });
+  const got = readNpz(zip);
+  assert.deepEqual(Object.keys(got), names);
+  assert.deepEqual(Array.from(got[names[0]].data), [1, 2, 3]);
+  refuses(() => readNpz(42), /readNpz expects the file's bytes/, 'a number');
+  assert.deepEqual(Object.keys(readNpz(makeZip([member(`${'n'.repeat(200)}.npy`)]))), [
+    'n'.repeat(200),
+  ]);
+});
+
+const WRITE_NPZ_CASES = [
+  ['no arrays', () => writeNpz({}), /at least one array/],
+  ['null', () => writeNpz(null), /at least one array/],
+  ['control character', () => writeNpz({ 'a\u0007': { data: [1], shape: [1] } }), /control/],
+  ['long name', () => writeNpz({ ['x'.repeat(201)]: { data: [1], shape: [1] } }), /201 char/],
+  ['empty name', () => writeNpz({ '': { data: [1], shape: [1] } }), /name is empty/],
+  ['not an array', () => writeNpz({ X: 3 }), /array 'X': writeNpy: shape must be an array/],
+  ['bad shape', () => writeNpz({ X: { data: [1, 2], shape: [3] } }), /array 'X': .*holds 3/],
+];
+
+test(`writeNpz refuses all ${WRITE_NPZ_CASES.length} bad arguments with their own message`, () => {
+  for (const [label, fn, pattern] of WRITE_NPZ_CASES) refuses(fn, pattern, label);
+});
+
+// ------------------------------------------------------------------------------------------------
+// text
+
+const TEXT_CASES = [
+  ['empty', '  \n ', /The text is empty/],
+  ['ragged rows', '[[1, 2], [3]]', /ragged/],
+  ['a number next to rows', '[[1, 2], 3]', /ragged/],
+  ['ragged depth', '[[1], [[2]]]', /ragged/],
+  ['ragged print', '[[1. 2.]\n [3.]]', /ragged/],
+  ['summarised', '[   0.    1.    2. ... 1997. 1998. 1999.]', /summarised form \('\.\.\.'\)/],
+  ['summarised (unicode ellipsis)', '[0. 1. … 9.]', /summarised form/],
+  ['unclosed', 'array([[1., 2.],\n       [3., 4.]', /ends early/],
+  ['extra bracket', '[1, 2]]', /Unexpected "\]" at line 1, column 7/],
+  ['double comma', '[1,, 2]', /Unexpected "," at line 1, column 4/],
+  ['leading comma', '[, 1]', /Unexpected ","/],
+  ['letters', '[1, two, 3]', /Unexpected "two" at line 1, column 5/],
+  ['markup', '<img src=x onerror=alert(1)>', /Unexpected "<" at line 1, column 1/],
+  ['a quote', "array(['a', 'b'], dtype='<U1')", /Unexpected "'" at line 1, column 8/],
+  ['line and column', '[[1., 2.],\n [3., x]]', /Unexpected "x" at line 2, column 7/],
+  ['complex', 'array([1.+2.j, 3.-1.j])', /Complex numbers/],
+  ['nine levels', `${'['.repeat(9)}1${']'.repeat(9)}`, /more than 8 levels of brackets/],
+  ['10,000 levels', '['.repeat(1e4), /more than 8 levels/],
+  ['shape= that does not fit', 'array([], shape=(2, 3), dtype=float64)', /does not match/],
+  ['bad shape=', 'array([], shape=(-2, 0))', /Unexpected "-2"/],
+  ['two arrays', '[1, 2] [3, 4]', /Unexpected "\[" at line 1, column 8/],
+  ['glued number', '[1.5.2]', /Unexpected/],
+  ['a call', 'print(a)', /Unexpected "print"/],
+];
+
+test(`parseNumpyText refuses all ${TEXT_CASES.length} bad texts with their own message`, () => {
+  for (const [label, text, pattern] of TEXT_CASES) {
+    refuses(() => parseNumpyText(text), pattern, label);
+  }
+  refuses(() => parseNumpyText(null), /expects the printed text/, 'null');
+  refuses(() => parseNumpyText(3.5), /expects the printed text/, 'a number');
+});
+
+test('every hostile case returned (times measured, not asserted)', (t) => {
+  assert.ok(times.length > 100, `${times.length} cases timed`);
+  const slowest = times.reduce((a, b) => (b[1] > a[1] ? b : a));
+  t.diagnostic(`${times.length} cases; slowest: ${slowest[0]} in ${slowest[1].toFixed(1)} ms`);
+});
