@@ -492,9 +492,8 @@ for (const viewport of [
       await page.locator('#nb-results .table-wrap').screenshot({ path: table });
       const diff = join(shotsDir, `diff-Q-${viewport.width}.png`);
       await page.locator('#nb-results figure.heatmap[data-tensor="Q"]').screenshot({ path: diff });
-      t.diagnostic(
-        `axe-core ${r.version}: 0 violations; scrollWidth ${sw} <= ${iw}; ${relative(repoRoot, path)}, ${relative(repoRoot, results)}`,
-      );
+      const shots = [path, results, table, diff].map((f) => relative(repoRoot, f)).join(', ');
+      t.diagnostic(`axe-core ${r.version}: 0 violations; scrollWidth ${sw} <= ${iw}; ${shots}`);
       assert.deepEqual(consoleErrors(log), [], 'console errors');
       assert.deepEqual(log.errors, [], 'page errors');
     } finally {
