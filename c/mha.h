@@ -409,17 +409,27 @@ enum {
 
 /* One row of the gradient-check table, one field a line (every field is a double, so a report
  * is a flat Float64Array in JS; web/mha.js finds each field through mha_constant_*, see below).
- * A non-finite gradient counts as an infinite error. */
+ * A non-finite gradient counts as an infinite error.
+ * Two figures of merit: max_rel is per entry, |a - n| / max(|a|, |n|, MHA_GRADCHECK_TINY), and
+ * strict (one tiny entry, where rounding noise is large relative to it, sets it); norm_rel is
+ * the norm-wise ||a - n|| / (||a|| + ||n||) = sqrt(ss_diff) / (sqrt(ss_analytic) +
+ * sqrt(ss_numeric)) over the checked entries (denominator at least MHA_GRADCHECK_TINY), which
+ * weighs each entry by its size: the figure many courses print. It lies in [0, 1]; a non-finite
+ * gradient, or sums of squares that overflow (gradients beyond ~1e154), make it infinite. */
 /* clang-format off */
 #define MHA_CHECK_ROW_FIELDS(FIELD)                                                                \
-    FIELD(size)     /* elements in the tensor */                                                   \
-    FIELD(checked)  /* elements compared */                                                        \
-    FIELD(max_abs)  /* max |analytic - numeric| */                                                 \
-    FIELD(max_rel)  /* max relative error */                                                       \
-    FIELD(worst)    /* index of the element with the largest relative error (-1: none) */          \
-    FIELD(analytic) /* analytic gradient at `worst` */                                             \
-    FIELD(numeric)  /* numeric gradient at `worst` */                                              \
-    FIELD(mean_rel) /* mean relative error over the checked elements */
+    FIELD(size)        /* elements in the tensor */                                                \
+    FIELD(checked)     /* elements compared */                                                     \
+    FIELD(max_abs)     /* max |analytic - numeric| */                                              \
+    FIELD(max_rel)     /* max relative error */                                                    \
+    FIELD(worst)       /* index of the element with the largest relative error (-1: none) */       \
+    FIELD(analytic)    /* analytic gradient at `worst` */                                          \
+    FIELD(numeric)     /* numeric gradient at `worst` */                                           \
+    FIELD(mean_rel)    /* mean relative error over the checked elements */                         \
+    FIELD(ss_diff)     /* sum over the checked elements of (analytic - numeric)^2 */               \
+    FIELD(ss_analytic) /* sum of analytic^2 */                                                     \
+    FIELD(ss_numeric)  /* sum of numeric^2 */                                                      \
+    FIELD(norm_rel)    /* norm-wise relative error, from the three sums (see above) */
 /* clang-format on */
 
 #define MHA_DOUBLE_FIELD(name) double name;

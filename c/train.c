@@ -324,6 +324,16 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     return MHA_OK;
 }
 
+/* ||a - n|| / (||a|| + ||n||) from a row's sums of squares; infinite when a sum is not finite */
+static double norm_rel(const mha_check_row *row)
+{
+    if (!isfinite(row->ss_diff) || !isfinite(row->ss_analytic) || !isfinite(row->ss_numeric)) {
+        return INFINITY;
+    }
+    const double norms = sqrt(row->ss_analytic) + sqrt(row->ss_numeric);
+    return sqrt(row->ss_diff) / fmax(norms, MHA_GRADCHECK_TINY);
+}
+
 int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int count, double eps,
                         mha_check_row *row)
 {
@@ -378,7 +388,11 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
         row->max_abs = fmax(row->max_abs, abs_err);
         row->mean_rel = (row->mean_rel * row->checked + rel) / (row->checked + 1.0);
         row->checked += 1.0;
+        row->ss_diff += abs_err * abs_err;
+        row->ss_analytic += analytic * analytic;
+        row->ss_numeric += numeric * numeric;
     }
+    row->norm_rel = norm_rel(row);
     return MHA_OK;
 }
 

@@ -9,6 +9,7 @@ import { courseData } from './model/course.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { setFullPrecision } from './components/numbers.js';
 import { buildPendingFigures } from './components/lazy-figure.js';
+import { notebookButton, sectionText } from './components/downloads.js';
 import { renderSentence } from './lessons/sentence.js';
 import { renderLesson1 } from './lessons/lesson1.js';
 import { renderLesson2 } from './lessons/lesson2.js';
@@ -173,8 +174,14 @@ async function main() {
 
   const scheduler = new Scheduler({ sliceMs: 12 });
   const lessons = {};
+  // the notebook: every section's NumPy script as the page holds it at the click, in page order
+  const notebook = () =>
+    STEPS.filter(([key]) => typeof lessons[key]?.script === 'function').map(([key, bodyId]) => ({
+      ...sectionText(document.getElementById(bodyId)),
+      code: lessons[key].script(),
+    }));
   const page = {
-    ctx: { mha, scheduler },
+    ctx: { mha, scheduler, notebook },
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
     custom: null, // a notebook's arrays in lessons 3-5 and the playground (see rerenderCustom)
     lessons,
@@ -186,6 +193,11 @@ async function main() {
     if (step[4]) performance.mark(step[4]);
   }
   renderNotebookSection(page);
+
+  const tools = document.querySelector('#toc .toc-tools');
+  tools?.append(
+    notebookButton(notebook, { id: 'download-notebook', version: mha.version }).element,
+  );
 
   window.mhaPage = {
     figures() {

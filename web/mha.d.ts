@@ -276,6 +276,8 @@ export type GradcheckStepsOptions = GradcheckOptions & {
  * One row of the gradient-check report: one checked tensor. Relative error is
  * |a - n| / max(|a|, |n|, 1e-12) with a the analytic and n the numeric gradient; a non-finite
  * gradient counts as an infinite error. The course passes a tensor when maxRel <= 1e-7.
+ * normRel is the norm-wise figure many courses print, ‖a − n‖ / (‖a‖ + ‖n‖) over the checked
+ * entries: it weighs entries by their size, so it is far smaller than the strict per-entry maxRel.
  */
 export interface GradcheckRow {
   /** Which tensor. */
@@ -292,6 +294,11 @@ export interface GradcheckRow {
   maxRel: number;
   /** Mean relative error over the checked entries. */
   meanRel: number;
+  /**
+   * Norm-wise relative error ‖a − n‖ / (‖a‖ + ‖n‖) over the checked entries (2-norms; the
+   * denominator at least 1e-12), in [0, 1]; Infinity if a gradient is not finite.
+   */
+  normRel: number;
   /** Flat index of the entry with the largest relative error (-1 before any is checked). */
   worst: number;
   /** The analytic gradient at `worst`. */

@@ -18,8 +18,18 @@ const isNode = typeof process === 'object' && !!(process.versions && process.ver
 const MAX_SEED = 2 ** 53 - 1;
 const MEMORY_CAP = 2 ** 30; // the module's maximum memory (-sMAXIMUM_MEMORY=1GB in the Makefile)
 const F64 = Float64Array.BYTES_PER_ELEMENT;
-// The fields of mha_check_row a gradient-check report row shows, by their C names (camelCase in JS)
-const REPORT_FIELDS = ['checked', 'max_abs', 'max_rel', 'worst', 'analytic', 'numeric', 'mean_rel'];
+// The fields of mha_check_row a gradient-check report row shows, by their C names (camelCase in
+// JS); the row's other fields (the sums of squares behind norm_rel) stay in the slices' rows.
+const REPORT_FIELDS = [
+  'checked',
+  'max_abs',
+  'max_rel',
+  'worst',
+  'analytic',
+  'numeric',
+  'mean_rel',
+  'norm_rel',
+];
 const MiB = (bytes) => `${Math.ceil(bytes / 2 ** 20)} MiB`;
 
 // The module's bytes: given, read from disk (Node) or fetched (browsers). Node's fs is reached
@@ -749,7 +759,7 @@ class Layer {
    * Wq, Wk, Wv, Wo, X and the intermediates (or `samples` entries of each). Loss: 'dot'
    * (sum(G * Y), G from opts.G or default_rng(opts.seed ?? 0).standard_normal) or 'mse'
    * (against opts.target). Returns rows { tensor, shape, size, checked, maxAbs, maxRel,
-   * meanRel, worst, analytic, numeric }.
+   * meanRel, normRel, worst, analytic, numeric } (normRel: ‖a − n‖ / (‖a‖ + ‖n‖)).
    */
   gradcheck(X, opts) {
     let last;

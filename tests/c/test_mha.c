@@ -108,6 +108,13 @@ static void test_forward_backward_gradcheck(int C, int h, int B, int T, int flag
                   rep[w].checked, rep[w].size);
             CHECK(rep[w].max_rel <= 1e-6, "C=%d h=%d B=%d T=%d flags=%d loss=%d %s max_rel %g", C,
                   h, B, T, flags, loss, mha_check_name(w), rep[w].max_rel);
+            /* norm-wise: ||a - n|| <= max_rel (||a|| + ||n||), so never above the per-entry max */
+            const double want = sqrt(rep[w].ss_diff) /
+                                fmax(sqrt(rep[w].ss_analytic) + sqrt(rep[w].ss_numeric), 1e-12);
+            CHECK(rep[w].norm_rel == want && rep[w].norm_rel >= 0 &&
+                      rep[w].norm_rel <= rep[w].max_rel,
+                  "%s norm_rel %g (sums: %g), max_rel %g", mha_check_name(w), rep[w].norm_rel, want,
+                  rep[w].max_rel);
         }
     }
     /* the check leaves the forward as it was: same Y bits */

@@ -1572,7 +1572,9 @@ static int rows_same(const mha_check_row *a, const mha_check_row *b)
     return same(a->size, b->size) && same(a->checked, b->checked) && same(a->max_abs, b->max_abs) &&
            same(a->max_rel, b->max_rel) && same(a->worst, b->worst) &&
            same(a->analytic, b->analytic) && same(a->numeric, b->numeric) &&
-           same(a->mean_rel, b->mean_rel);
+           same(a->mean_rel, b->mean_rel) && same(a->ss_diff, b->ss_diff) &&
+           same(a->ss_analytic, b->ss_analytic) && same(a->ss_numeric, b->ss_numeric) &&
+           same(a->norm_rel, b->norm_rel);
 }
 static void check_row(const slot_t *s, int which, const mha_check_row *row, size_t checked,
                       int prefilled, const char *what)
@@ -1591,6 +1593,18 @@ static void check_row(const slot_t *s, int which, const mha_check_row *row, size
             "%s: row %d negative or NaN errors", what, which);
     REQUIRE(row->mean_rel <= row->max_rel * (1.0 + 1e-12),
             "%s: row %d mean_rel %.17g > max_rel %.17g", what, which, row->mean_rel, row->max_rel);
+    /* norm-wise error: in [0, 1] (triangle inequality) or infinite, and at most max_rel up to the
+     * entries below MHA_GRADCHECK_TINY, whose per-entry error is measured against TINY:
+     * sum d^2 <= max_rel^2 (sum (a^2 + n^2) + checked TINY^2) */
+    const double norms = sqrt(row->ss_analytic) + sqrt(row->ss_numeric);
+    const double tiny = MHA_GRADCHECK_TINY;
+    const double bound =
+        norms > 0 && row->max_rel > 0
+            ? row->max_rel * sqrt(1.0 + row->checked * tiny * tiny / (norms * norms))
+            : 0.0;
+    REQUIRE(row->norm_rel == INFINITY || (row->norm_rel >= 0 && row->norm_rel <= 1.0 + 1e-12 &&
+                                          row->norm_rel <= bound * (1.0 + 1e-12) + 1e-300),
+            "%s: row %d norm_rel %.17g (max_rel %.17g)", what, which, row->norm_rel, row->max_rel);
     size_t len = 0;
     const double *g = mha_tensor(s->l, check_tensor_id(which, 1), &len);
     if (g && len == n && !prefilled) {

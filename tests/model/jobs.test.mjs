@@ -1,6 +1,6 @@
 // web/jobs/, the page's background work: the Scheduler (priorities, time slices, progress,
 // completion, errors, cancellation, idle), yieldToEventLoop, gradcheckJob, and the gradient-check
-// bookkeeping (checkChunk, gradcheckSize, pendingReport, summarize, reportRows).
+// bookkeeping (checkChunk, gradcheckSize, pendingReport, summarize, reportRows, errorContrast).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,8 @@ import {
   pendingReport,
   summarize,
   reportRows,
+  errorContrast,
+  errorContrastText,
 } from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
 
@@ -323,7 +325,7 @@ test('gradcheckSize, pendingReport: the entries and rows of a full check', () =>
     21568,
   );
   for (const r of rows) {
-    assert.deepEqual([r.checked, r.maxAbs, r.maxRel, r.meanRel], [0, 0, 0, 0]);
+    assert.deepEqual([r.checked, r.maxAbs, r.maxRel, r.meanRel, r.normRel], [0, 0, 0, 0, 0]);
     assert.equal(
       r.size,
       r.shape.reduce((a, b) => a * b, 1),
@@ -354,6 +356,7 @@ test('summarize and reportRows', () => {
       maxAbs: 1e-12,
       maxRel: 3e-8,
       meanRel: 1e-9,
+      normRel: 2e-12,
       worst: 2,
     },
     {
@@ -364,6 +367,7 @@ test('summarize and reportRows', () => {
       maxAbs: 5e-11,
       maxRel: 1e-9,
       meanRel: 2e-10,
+      normRel: 4e-12,
       worst: 0,
     },
   ];
@@ -386,6 +390,7 @@ test('summarize and reportRows', () => {
       maxAbs: 1e-12,
       maxRel: 3e-8,
       meanRel: 1e-9,
+      normRel: 2e-12,
     },
     {
       tensor: 'X',
@@ -395,7 +400,51 @@ test('summarize and reportRows', () => {
       maxAbs: 5e-11,
       maxRel: 1e-9,
       meanRel: 2e-10,
+      normRel: 4e-12,
     },
   ]);
   assert.notEqual(rows[0].shape, report[0].shape, 'shapes are copied');
+});
+
+test('errorContrast: the strictest per-entry row (its entry) and the largest norm-wise one', () => {
+  const rows = [
+    { tensor: 'Wq', checked: 4, maxRel: 1.5e-6, normRel: 5e-12, analytic: -4.1e-8 },
+    { tensor: 'Q', checked: 4, maxRel: 1.8e-8, normRel: 1.4e-11, analytic: 0.3 },
+    { tensor: 'K', checked: 0, maxRel: 0, normRel: 0, analytic: 0 },
+  ];
+  assert.deepEqual(errorContrast(rows), {
+    strict: { tensor: 'Wq', maxRel: 1.5e-6, entry: 4.1e-8 },
+    norm: { tensor: 'Q', normRel: 1.4e-11 },
+  });
+  assert.equal(errorContrast([]), null);
+  assert.equal(errorContrast(null), null);
+  assert.equal(errorContrast([rows[2]]), null, 'nothing checked yet');
+  const f = (x) => x.toExponential(1);
+  const text = errorContrastText(rows, f);
+  assert.match(
+    text,
+    /max rel error column is per entry, \|a − n\| \/ max\(\|a\|, \|n\|\), and strict/,
+  );
+  assert.match(text, /here Wq: 1\.5e-6, on an entry of size 4\.1e-8/);
+  assert.match(text, /norm-wise column, ‖a − n‖ \/ \(‖a‖ \+ ‖n‖\), weighs every entry by its size/);
+  assert.match(text, /what many courses print, and far smaller \(at most 1\.4e-11 here, Q\)\.$/);
+  const before = errorContrastText(null, f);
+  assert.doesNotMatch(before, /here|\d/, 'no figures before a check has any');
+  assert.match(before, /far smaller\.$/);
+});
+
+test('errorContrast on a real check: Node figures of lesson 5 (MSE on the sentence)', async (t) => {
+  const { sentenceModel } = await import('../../web/model/sentence-model.js');
+  const { DEFAULT_SENTENCE, tokenize } = await import('../../web/model/tokens.js');
+  const { layerWith } = await import('../../web/model/layers.js');
+  const m = sentenceModel(mha, { tokens: tokenize(DEFAULT_SENTENCE), C: 64, heads: 4, seed: 42 });
+  const layer = layerWith(mha, 64, 4, m.W);
+  const report = layer.gradcheck(m.X, { B: 1, T: m.T, loss: 'mse', target: m.target, samples: 64 });
+  layer.free();
+  const c = errorContrast(report);
+  for (const r of report) {
+    assert.ok(r.normRel >= 0 && r.normRel <= r.maxRel, `${r.tensor}: ${r.normRel} vs ${r.maxRel}`);
+  }
+  assert.ok(c.norm.normRel < c.strict.maxRel / 100, JSON.stringify(c));
+  t.diagnostic(`sampled lesson-5 check: ${JSON.stringify(c)}`);
 });

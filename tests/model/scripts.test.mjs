@@ -15,6 +15,7 @@ import {
   lesson3Script,
   lesson4Script,
   trainingScript,
+  layerObjectScript,
 } from '../../web/model/numpy-scripts.js';
 import {
   positionLabels,
@@ -29,6 +30,8 @@ import { lesson2 } from '../../web/model/lesson2.js';
 import { lesson3 } from '../../web/model/lesson3.js';
 import { lesson4 } from '../../web/model/lesson4.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
+import { courseData } from '../../web/model/course.js';
+import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { loadMHA } from '../helpers.mjs';
 
@@ -343,12 +346,38 @@ test('trainingScript with the gradient check: every tensor passes, no FAIL', () 
       printAtt: false,
     }),
   );
-  const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
+  const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
   assert.deepEqual(
     rows.map((m) => m[1]),
     ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'],
   );
-  for (const m of rows) assert.equal(m[4], 'pass', `${m[1]}: rel err ${m[3]}`);
+  assert.match(out, /max rel err +norm rel err$/m);
+  for (const m of rows) {
+    assert.equal(m[5], 'pass', `${m[1]}: rel err ${m[3]}`);
+    // the norm-wise error is never above the per-entry maximum (and here far below it)
+    assert.ok(Number(m[4]) >= 0 && Number(m[4]) <= Number(m[3]), `${m[1]}: ${m[4]} vs ${m[3]}`);
+  }
   assert.doesNotMatch(out, /head 0 attention/);
   assert.match(out, /^step +1 +loss = /m);
+});
+
+test("layerObjectScript (lesson 5's listing): the class runs, its losses are layer.train's", () => {
+  const script = layerObjectScript({ lr: 0.1, runSteps: 10 });
+  assert.match(script, /^class MultiHeadAttention:$/m);
+  for (const m of ['def forward(self, X):', 'def backward(self, dY):', 'def step(self, lr):']) {
+    assert.ok(script.includes(m), m);
+  }
+  const out = runPython(script);
+  // the listing's data: the course demo's X and weights, target = the next draw (lesson 4's dY)
+  const d = courseData(mha);
+  const layer = layerWith(mha, d.C, 4, d.W);
+  const losses = layer.train(d.X, d.dY, { B: d.B, T: d.T, steps: 12, lr: 0.1 });
+  layer.free();
+  const got = [
+    printed(out, 'loss at step 0'),
+    printed(out, 'loss after step 1'),
+    printed(out, 'loss after step 11'),
+  ];
+  assertClose(got, [losses[0], losses[1], losses[11]], 'losses');
+  assert.ok(got[2] < got[1] && got[1] < got[0], `the loss goes down: ${got}`);
 });

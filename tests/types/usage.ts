@@ -150,7 +150,7 @@ for (const row of report) {
     `${name} checked`,
   );
   check(
-    row.maxRel <= 1e-7 && row.maxAbs >= 0 && row.meanRel <= row.maxRel,
+    row.maxRel <= 1e-7 && row.maxAbs >= 0 && row.meanRel <= row.maxRel && row.normRel <= row.maxRel,
     `${name} maxRel ${row.maxRel}`,
   );
   check(

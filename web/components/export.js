@@ -1,5 +1,6 @@
-// export.js - downloads (CSV, SVG, PNG) and a copy-to-clipboard button. No network, no eval; works
-// over http and from file:// (Blob URLs + <a download>; PNGs drawn on a canvas).
+// export.js - downloads (CSV, SVG, PNG, bytes such as .npy) and a copy-to-clipboard button. No
+// network, no eval; works over http and from file:// (Blob URLs + <a download>; PNGs drawn on a
+// canvas).
 
 import { el } from './dom.js';
 
@@ -49,6 +50,11 @@ export function downloadBlob(filename, blob) {
 /** Download text (CSV, scripts, ...). */
 export function downloadText(filename, text, mime = 'text/plain;charset=utf-8') {
   downloadBlob(String(filename || 'download.txt'), new Blob([text], { type: mime }));
+}
+
+/** Download binary data (a Uint8Array: .npy, .npz) as a file. */
+export function downloadBytes(filename, bytes, mime = 'application/octet-stream') {
+  downloadBlob(String(filename || 'download.bin'), new Blob([bytes], { type: mime }));
 }
 
 /** Download SVG markup (a standalone file's text) as a .svg file. */

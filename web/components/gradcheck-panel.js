@@ -3,7 +3,8 @@
 
 import { el } from './dom.js';
 import { gradcheckTable, progressBar, groupThousands } from './tables.js';
-import { reportRows, summarize } from '../model/gradcheck-report.js';
+import { formatSci } from './scales.js';
+import { errorContrastText, reportRows, summarize } from '../model/gradcheck-report.js';
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
 
@@ -30,8 +31,11 @@ export class GradcheckPanel {
     });
     this.progressSlot = el('div', { className: 'progress-slot' });
     this.tableSlot = el('div', { className: 'table-slot' });
+    // one line under the table: the per-entry max relative error against the norm-wise one
+    this.contrast = el('p', { className: 'gradcheck-contrast note' });
+    this.#contrast(null);
     this.status = el('p', { className: 'gradcheck-status note' });
-    this.element.append(this.progressSlot, this.tableSlot, this.status);
+    this.element.append(this.progressSlot, this.tableSlot, this.contrast, this.status);
     this.listeners = [];
   }
 
@@ -84,6 +88,7 @@ export class GradcheckPanel {
     delete this.element.dataset.done;
     this.element.dataset.state = 'running';
     this.element.dataset.kind = run.sampled ? 'sampled' : 'full';
+    this.#contrast(null);
     const bar = progressBar({
       label: run.sampled
         ? `${this.label} (sampled, ${run.samples} entries per tensor)`
@@ -95,6 +100,11 @@ export class GradcheckPanel {
       ? 'Running a sampled check…'
       : 'Running the full check in small chunks; the page stays usable meanwhile.';
     return bar;
+  }
+
+  /** The line telling the two errors apart, quoting a finished report's figures (null: none). */
+  #contrast(report) {
+    this.contrast.textContent = errorContrastText(report, (x) => formatSci(x, 2));
   }
 
   #table(run, report) {
@@ -141,6 +151,7 @@ export class GradcheckPanel {
     const sum = summarize(p.report, this.threshold);
     run.bar.finish(`${groupThousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`);
     this.#table(run, p.report);
+    this.#contrast(p.report);
     this.element.dataset.state = run.sampled ? 'sampled' : 'done';
     if (!run.sampled) this.element.dataset.done = '1';
     this.status.textContent = run.sampled
@@ -165,6 +176,7 @@ export class GradcheckPanel {
     this.element.dataset.state = 'cancelled';
     this.rows = null;
     this.report = null;
+    this.#contrast(null);
     this.status.textContent = text;
   }
 }

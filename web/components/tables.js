@@ -135,7 +135,7 @@ function checkState(r, threshold) {
   return r.maxRel <= threshold ? 'pass' : 'fail';
 }
 
-/** The cells of one tensor's row: tensor, shape, checked, max abs, max rel, status. */
+/** The cells of one tensor's row: tensor, shape, checked, max abs, max rel, norm-wise, status. */
 function gradcheckRow(r, state) {
   const checked = Number(r.checked ?? 0);
   const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
@@ -148,6 +148,7 @@ function gradcheckRow(r, state) {
     checked === size ? `all ${size}` : `${checked} of ${size}`,
     checked > 0 ? formatSci(r.maxAbs, 2) : '—',
     checked > 0 ? formatSci(r.maxRel, 2) : '—',
+    checked > 0 && r.normRel !== undefined ? formatSci(r.normRel, 2) : '—',
     status,
   ];
 }
@@ -192,19 +193,28 @@ function sampledNote(sampled, list) {
 
 /**
  * The result of layer.gradcheck(): one row per tensor with its shape, how many entries were
- * checked (of its size), the max absolute and relative errors and "✓ pass" / "✗ fail"
- * (pass when maxRel <= threshold). Rows with nothing checked yet show "pending". When `sampled`
- * (true or the number N), a note "sampled: N entries per tensor" is shown. A summary line says
- * how many tensors pass. Returns <div class="gradcheck">.
+ * checked (of its size), the max absolute and relative errors, the norm-wise relative error
+ * ‖a − n‖ / (‖a‖ + ‖n‖) and "✓ pass" / "✗ fail" (pass when maxRel <= threshold). Rows with
+ * nothing checked yet show "pending". When `sampled` (true or the number N), a note "sampled: N
+ * entries per tensor" is shown. A summary line says how many tensors pass. Returns
+ * <div class="gradcheck">.
  */
 export function gradcheckTable(rows, { threshold = 1e-7, sampled = false, caption } = {}) {
   const list = Array.from(rows ?? []);
   const states = list.map((r) => checkState(r, threshold));
   const w = table({
-    headers: ['tensor', 'shape', 'checked', 'max abs error', 'max rel error', 'result'],
+    headers: [
+      'tensor',
+      'shape',
+      'checked',
+      'max abs error',
+      'max rel error',
+      'norm-wise rel error',
+      'result',
+    ],
     rows: list.map((r, i) => gradcheckRow(r, states[i])),
     caption,
-    numeric: [2, 3, 4],
+    numeric: [2, 3, 4, 5],
     className: 'gradcheck-table',
   });
   // each row's state, for styling and tests

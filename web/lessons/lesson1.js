@@ -8,9 +8,11 @@ import { tokenChips } from '../components/token-chips.js';
 import { field, errorLine, debounce, textInput } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
+import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
 import { lesson1 } from '../model/lesson1.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
+import { lesson1Arrays } from '../model/lesson-arrays.js';
 
 const MAPS = [
   ['A1', 'head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A', { scale: 'unit' }],
@@ -101,10 +103,8 @@ export function renderLesson1({ mha, body }) {
   const maps = attentionMaps(state.r);
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
-  const script = numpyBlock(
-    () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens }),
-    { what: 'lesson 1' },
-  );
+  const getScript = () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens });
+  const script = numpyBlock(getScript, { what: 'lesson 1' });
 
   function highlight(t) {
     for (const h of maps) h.highlight(t === null ? -1 : t, t === null ? -1 : t);
@@ -146,6 +146,7 @@ export function renderLesson1({ mha, body }) {
     figs.element,
     argmaxSlot,
     script.element,
+    downloadsRow(arraysButton(1, () => lesson1Arrays(mha, { tokens: state.r.tokens })).element),
   );
 
   const figures = () => {
@@ -158,5 +159,5 @@ export function renderLesson1({ mha, body }) {
       argmaxDiffRows: [...r.argmaxDiffRows],
     };
   };
-  return { figures };
+  return { figures, script: getScript };
 }

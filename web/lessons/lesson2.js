@@ -6,11 +6,13 @@ import { figuresList } from '../components/figures.js';
 import { numpyBlock } from '../components/code.js';
 import { numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
+import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { shapeDiagram } from '../components/shape-diagram.js';
 import { lesson2 } from '../model/lesson2.js';
 import { block2d } from '../model/arrays.js';
 import { columnLabels, positionLabels } from '../model/labels.js';
 import { lesson2Script } from '../model/numpy-scripts.js';
+import { lesson2Arrays } from '../model/lesson-arrays.js';
 
 function stagesTable(r) {
   return shapeTable(
@@ -131,6 +133,7 @@ export function renderLesson2({ mha, body }) {
     el('div', { className: 'figure-grid cols-2' }, ...headMaps.map((h) => h.element)),
     figs.element,
     script.element,
+    downloadsRow(arraysButton(2, () => lesson2Arrays(r)).element),
   );
 
   return {
@@ -139,5 +142,6 @@ export function renderLesson2({ mha, body }) {
       headMaxDiff: r.headMaxDiff,
       roundTrip: r.roundTrip,
     }),
+    script: () => lesson2Script(),
   };
 }

@@ -8,10 +8,13 @@ import { numpyBlock } from '../components/code.js';
 import { field, indexSelect } from '../components/controls.js';
 import { num, numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
+import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson3, lesson3Step } from '../model/lesson3.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { batchTokenLabels, headColumnLabels, positionLabels } from '../model/labels.js';
 import { lesson3Script } from '../model/numpy-scripts.js';
+import { lesson3Arrays } from '../model/lesson-arrays.js';
+import { courseData } from '../model/course.js';
 
 /** Options of a small (T, T) map of this lesson. */
 function squareMap(toks, title, shape, extra) {
@@ -240,6 +243,7 @@ function lesson3Body(parts) {
     parts.blocks.maps,
     parts.figs.element,
     parts.script.element,
+    parts.downloads,
   ];
 }
 
@@ -255,7 +259,8 @@ export function renderLesson3({ mha, body, data }) {
   const steps = stepView(state.r, toks);
   const blocks = blockExperiment(state.r);
   const figs = figuresList();
-  const script = numpyBlock(() => lesson3Script({ causal: state.causal }), { what: 'lesson 3' });
+  const getScript = () => lesson3Script({ causal: state.causal });
+  const script = numpyBlock(getScript, { what: 'lesson 3' });
 
   function fill() {
     const r = state.r;
@@ -273,7 +278,12 @@ export function renderLesson3({ mha, body, data }) {
   });
 
   fill();
-  body.append(...lesson3Body({ controls, shapesSlot, grid, steps, blocks, figs, script }));
+  // the lesson's arrays with its mask as it is at the click
+  const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });
+  const downloads = downloadsRow(arraysButton(3, getArrays).element);
+  body.append(
+    ...lesson3Body({ controls, shapesSlot, grid, steps, blocks, figs, script, downloads }),
+  );
 
   return {
     figures: () => {
@@ -287,5 +297,6 @@ export function renderLesson3({ mha, body, data }) {
         causal: r.causal,
       };
     },
+    script: getScript,
   };
 }

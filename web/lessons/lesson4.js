@@ -9,12 +9,14 @@ import { field, indexSelect } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
+import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes } from '../model/lesson4.js';
 import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
 import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
+import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 
 const WHAT = {
@@ -165,6 +167,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     panel.element,
     figs.element,
     script.element,
+    downloadsRow(arraysButton(4, () => lesson4Arrays(mha, r)).element),
   );
 
   return {
@@ -172,6 +175,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       grads: Object.fromEntries(r.order.map((n) => [n, Array.from(r.grads[n].data)])),
       gradcheck: panel.rows,
     }),
+    script: () => lesson4Script(),
     afterReady() {
       // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
       // 40 ms: fewer yields to the browser (each one may cost a frame) than the default 12 ms,

@@ -10,6 +10,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
+import { arraysButton, downloadsRow, notebookButton } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
@@ -21,7 +22,8 @@ import {
   pgThreshold,
 } from '../model/gradcheck-report.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
-import { trainingScript } from '../model/numpy-scripts.js';
+import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
+import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { checkSamples, customModel } from '../model/notebook-check.js';
 import { Trainer } from '../jobs/trainer.js';
 import { layerCheck } from '../jobs/gradcheck.js';
@@ -30,14 +32,6 @@ const C = 64;
 const SEED = 42;
 const RUN_STEPS = 10; // "Run 10 steps"
 const RUN_EVERY_MS = 80;
-
-const OBJECT_CODE = `layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=4)   # the weights live in the object
-
-# one step of gradient descent on L = mean((Y - target)**2):
-Y = layer.forward(X)                  # caches Q, K, V, att, ... for backward
-dY = 2 * (Y - target) / Y.size        # dL/dY
-layer.backward(dY)                    # fills layer.grads: dWq, dWk, dWv, dWo (and dX)
-layer.step(lr)                        # W -= lr * dW for each of the four weights`;
 
 function trainingControls() {
   const stepBtn = button('l5-step', 'Step', 'btn btn-primary');
@@ -235,21 +229,38 @@ function checkNote(n) {
   });
 }
 
+/** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
 function lessonScript(sentence, tokens, trainer, heads) {
-  return numpyBlock(
-    () =>
-      trainingScript({
-        title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
-        sentence,
-        tokens,
-        C,
-        heads,
-        seed: SEED,
-        rng: 'default_rng',
-        lrs: trainer.lrs,
-        threshold: L5_THRESHOLD,
-      }),
-    { what: 'lesson 5' },
+  const get = () =>
+    trainingScript({
+      title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
+      sentence,
+      tokens,
+      C,
+      heads,
+      seed: SEED,
+      rng: 'default_rng',
+      lrs: trainer.lrs,
+      threshold: L5_THRESHOLD,
+    });
+  return { ...numpyBlock(get, { what: 'lesson 5' }), get };
+}
+
+/**
+ * The lesson's downloads: its arrays (the model at its initial weights, then the training so
+ * far) and the notebook of the whole page (notebook: the page's sections).
+ */
+function downloads(mha, model, trainer, notebook) {
+  const arrays = () =>
+    lesson5Arrays(mha, model, {
+      weights: trainer.layer.weights,
+      att: trainer.att,
+      losses: trainer.losses,
+      lrs: trainer.lrs,
+    });
+  return downloadsRow(
+    arraysButton(5, arrays).element,
+    notebook && notebookButton(notebook, { id: 'l5-notebook', version: mha.version }).element,
   );
 }
 
@@ -260,14 +271,16 @@ function lessonModel(mha, sentence, custom) {
   return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
 }
 
-export function renderLesson5({ mha, body, scheduler, custom = null }) {
+export function renderLesson5({ mha, body, scheduler, notebook, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new Trainer(mha, model);
   const { T, heads, tokens } = model;
-  const objectCode = codeDetails('The layer object (what each button calls)', OBJECT_CODE, {
-    open: true,
-  });
+  // the class as the lessons build it and what each button calls: a program that runs as is
+  const objectCode = codeDetails(
+    'The layer object: class MultiHeadAttention and what each button calls (runs as is)',
+    layerObjectScript({ lr: 0.1, runSteps: RUN_STEPS }),
+  );
   const ui = trainingControls();
   const att = attentionMaps(trainer.att, tokens, heads);
   const attTitle = el('h3');
@@ -309,6 +322,7 @@ export function renderLesson5({ mha, body, scheduler, custom = null }) {
     checkNote(model.X.length),
     panel.element,
     script.element,
+    downloads(mha, model, trainer, notebook),
   );
 
   const dims = { B: 1, T, C: model.C, heads };
@@ -322,6 +336,7 @@ export function renderLesson5({ mha, body, scheduler, custom = null }) {
       gradcheck: panel.rows,
       step: trainer.steps,
     }),
+    script: script.get,
     afterReady() {
       const opts = { B: 1, T, loss: 'mse', target: model.target, samples };
       const start = layerCheck(mha, { C: model.C, heads, W: model.W }, model.X, opts);

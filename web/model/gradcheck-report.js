@@ -45,6 +45,7 @@ export function pendingReport(mha, sizes) {
     maxAbs: 0,
     maxRel: 0,
     meanRel: 0,
+    normRel: 0,
   }));
 }
 
@@ -71,5 +72,38 @@ export function reportRows(report) {
     maxAbs: r.maxAbs,
     maxRel: r.maxRel,
     meanRel: r.meanRel,
+    normRel: r.normRel,
   }));
+}
+
+/**
+ * The figures behind the line that tells the two errors apart, from the rows checked so far:
+ * strict: the row with the largest per-entry max relative error and the size |analytic| of the
+ * entry where it occurs; norm: the row with the largest norm-wise error. null before any check.
+ */
+export function errorContrast(report) {
+  const done = Array.from(report ?? []).filter((r) => r.checked > 0);
+  if (done.length === 0) return null;
+  const strict = done.reduce((w, r) => (r.maxRel > w.maxRel ? r : w));
+  const norm = done.reduce((w, r) => (r.normRel > w.normRel ? r : w));
+  return {
+    strict: { tensor: strict.tensor, maxRel: strict.maxRel, entry: Math.abs(strict.analytic) },
+    norm: { tensor: norm.tensor, normRel: norm.normRel },
+  };
+}
+
+/**
+ * The line under a check's table: how the per-entry max relative error and the norm-wise one
+ * differ, quoting the figures of `report` (format: how the table prints an error) once it has any.
+ */
+export function errorContrastText(report, format) {
+  const c = errorContrast(report);
+  const strict = c
+    ? ` (here ${c.strict.tensor}: ${format(c.strict.maxRel)}, on an entry of size ${format(c.strict.entry)})`
+    : '';
+  const norm = c ? ` (at most ${format(c.norm.normRel)} here, ${c.norm.tensor})` : '';
+  return (
+    `The max rel error column is per entry, |a − n| / max(|a|, |n|), and strict: one tiny gradient entry dominates it${strict}. ` +
+    `The norm-wise column, ‖a − n‖ / (‖a‖ + ‖n‖), weighs every entry by its size; it is what many courses print, and far smaller${norm}.`
+  );
 }

@@ -179,7 +179,9 @@ const GRADCHECK = `def loss_after(layer, c, start, loss):
 
 def gradcheck(layer, X, loss, dY, eps=1e-3):
     """Five-point central differences (8(L(x+e)-L(x-e)) - (L(x+2e)-L(x-2e))) / 12e
-    over every entry; rows: tensor, shape, max abs error, max rel error."""
+    over every entry; rows: tensor, shape, max abs error, max rel error (per entry, strict:
+    one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||) (what many courses
+    print: it weighs entries by their size, so it is far smaller)."""
     layer.forward(X)
     layer.backward(dY)
     g = layer.grads
@@ -208,17 +210,18 @@ def gradcheck(layer, X, loss, dY, eps=1e-3):
         a = analytic.reshape(-1)
         err = np.abs(a - num)
         rel = err / np.maximum(np.maximum(np.abs(a), np.abs(num)), 1e-12)
-        rows.append((name, P.shape, err.max(), rel.max()))
+        norm_rel = np.linalg.norm(a - num) / max(np.linalg.norm(a) + np.linalg.norm(num), 1e-12)
+        rows.append((name, P.shape, err.max(), rel.max(), norm_rel))
     layer.forward(X)      # leave the cache as it was
     layer.backward(dY)
     return rows
 
 
 def print_gradcheck(rows, threshold):
-    print(f"{'tensor':8} {'shape':16} {'max abs err':>12} {'max rel err':>12}")
-    for name, shape, mx_abs, mx_rel in rows:
+    print(f"{'tensor':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
+    for name, shape, mx_abs, mx_rel, norm_rel in rows:
         ok = "pass" if mx_rel <= threshold else "FAIL"
-        print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e}  {ok}")`;
+        print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e} {norm_rel:12.2e}  {ok}")`;
 
 /** Lesson 1: two independent single heads on the sentence. */
 export function lesson1Script({ sentence, tokens, C = 64, hs = 16, seed = 42 }) {
@@ -369,6 +372,52 @@ for name in ("dWo", "dconcat", "dheadout", "dV", "datt", "dscores", "dQ", "dK", 
 FULL_CHECK = True
 if FULL_CHECK:
     print_gradcheck(gradcheck(layer, X, lambda Y: np.sum(dY * Y), dY), threshold=1e-7)
+`;
+}
+
+/**
+ * Lesson 5's "layer object" listing: the class MultiHeadAttention as the lessons build it, and
+ * what each button of the lesson calls, as a program that runs (on the course demo's X and
+ * weights, with a target drawn next from the same stream): it prints the loss before and after
+ * one step and after a run of `runSteps` more.
+ */
+export function layerObjectScript({ lr = 0.1, runSteps = 10 } = {}) {
+  return `import numpy as np
+
+${LAYER_FUNCS}
+
+
+${LAYER_CLASS}
+
+
+# What the buttons call. The data here is the course demo's (lessons 3 and 4); "Copy as NumPy"
+# below builds lesson 5's own X, weights and target from the sentence and prints its numbers.
+${courseStream()}
+target = rng.standard_normal((B, T, C))   # drawn next from the same stream
+lr = ${pyNum(lr)}
+
+layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # the weights live in the object
+
+
+def mse(Y):
+    return np.mean((Y - target) ** 2)   # L = mean((Y - target)**2)
+
+
+def step(layer, lr):
+    """One step of gradient descent on L: what "Step" calls."""
+    Y = layer.forward(X)                # caches Q, K, V, att, ... for backward
+    dY = 2 * (Y - target) / Y.size      # dL/dY
+    layer.backward(dY)                  # fills layer.grads: dWq, dWk, dWv, dWo (and dX)
+    layer.step(lr)                      # W -= lr * dW for each of the four weights
+
+
+print("loss at step 0 =", repr(float(mse(layer.forward(X)))))
+step(layer, lr)
+print("loss after step 1 =", repr(float(mse(layer.forward(X)))))
+for _ in range(${runSteps}):                 # "Run ${runSteps} steps"
+    step(layer, lr)
+print("loss after step ${runSteps + 1} =", repr(float(mse(layer.forward(X)))))
+layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # "Reset": the initial weights again
 `;
 }
 

@@ -301,7 +301,7 @@ function diagnose(items, s, inputs) {
 // ------------------------------------------------------------------------------------------------
 
 /**
- * Check a student's arrays against the engine (see NOTEBOOK-CONTRACT.md for the report's shape).
+ * Check a student's arrays against the engine (README, "Check your notebook": the report's shape).
  * arrays: { [name]: { data, shape, dtype?, resolution? } }, names matched to the course's
  * case-insensitively; options: { heads, causal = false }. Throws an Error with a one-line message
  * when X or a weight is missing or mis-shaped, heads does not divide C, or an input is not finite.

@@ -1,9 +1,18 @@
-// export.js - the heatmap's PNG, SVG and CSV buttons and what they save: the figure (title, shape,
-// plot, legend, key of the outlined rows) at its preferred cell size as SVG markup or on a canvas,
-// and the matrix as CSV at full precision. The downloads themselves are ../export.js's.
+// export.js - the heatmap's PNG, SVG, CSV and NPY buttons and what they save: the figure (title,
+// shape, plot, legend, key of the outlined rows) at its preferred cell size as SVG markup or on a
+// canvas, and the matrix as CSV at full precision or as a NumPy .npy file (float64, shape (rows,
+// cols), np.load reads it). The downloads themselves are ../export.js's.
 
 import { el } from '../dom.js';
-import { FONT_STACK, downloadPNG, downloadSVG, downloadText, matrixCSV } from '../export.js';
+import {
+  FONT_STACK,
+  downloadBytes,
+  downloadPNG,
+  downloadSVG,
+  downloadText,
+  matrixCSV,
+} from '../export.js';
+import { writeNpy } from '../../notebook.js';
 import { axisItems, axisNoun } from './axes.js';
 import { cellsMarkup, colorizer, paintCellsCanvas, paintNumbers } from './cells.js';
 import { highlightItems } from './highlight.js';
@@ -17,11 +26,11 @@ const HATCH_PATTERN =
   `patternTransform="rotate(45)"><rect width="5" height="5" fill="${HATCH_BG}"/>` +
   `<line x1="0" y1="0" x2="0" y2="5" stroke="${HATCH_INK}" stroke-width="1.5"/></pattern>`;
 
-/** The export buttons: <div class="heatmap-export" role="group"> with PNG, SVG, CSV. */
+/** The export buttons: <div class="heatmap-export" role="group"> with PNG, SVG, CSV, NPY. */
 export function createExportTools() {
   const buttons = {};
   const tools = el('div', { className: 'heatmap-export', attrs: { role: 'group' } });
-  for (const kind of ['PNG', 'SVG', 'CSV']) {
+  for (const kind of ['PNG', 'SVG', 'CSV', 'NPY']) {
     buttons[kind] = el('button', {
       className: 'btn btn-small',
       attrs: { type: 'button' },
@@ -40,6 +49,10 @@ export function labelExportTools(state, what) {
   buttons.PNG.setAttribute('aria-label', `PNG: download ${what} as an image`);
   buttons.SVG.setAttribute('aria-label', `SVG: download ${what} as a vector image`);
   buttons.CSV.setAttribute('aria-label', `CSV: download the ${s.rows}×${s.cols} values of ${what}`);
+  buttons.NPY.setAttribute(
+    'aria-label',
+    `NPY: download the ${s.rows}×${s.cols} values of ${what} for np.load (float64)`,
+  );
   tools.setAttribute('aria-label', `Export ${what}`);
   tools.hidden = s.exportButtons === false;
 }
@@ -136,13 +149,21 @@ export function csvText(s) {
   return matrixCSV(s.data, s.rows, s.cols, rowLabels, labelsOrIndex(s.colLabels), corner);
 }
 
-/** Save the figure as 'png', 'svg' or 'csv' under the figure's export name. */
+/** The matrix shown as the bytes of a .npy file: float64, shape (rows, cols), C order. */
+export function npyBytes(s) {
+  // the values the CSV and the cells show: the first rows*cols of data, row-major
+  return writeNpy(Float64Array.from(s.data).subarray(0, s.rows * s.cols), [s.rows, s.cols]);
+}
+
+/** Save the figure as 'png', 'svg', 'csv' or 'npy' under the figure's export name. */
 function runExport(state, kind) {
   const { figure, readout } = state.dom;
   const base = figure.dataset.exportName || 'heatmap';
   const preferred = () => fitted(state.s, Infinity, state.measure);
   if (kind === 'csv') {
     downloadText(`${base}.csv`, csvText(state.s), 'text/csv;charset=utf-8');
+  } else if (kind === 'npy') {
+    downloadBytes(`${base}.npy`, npyBytes(state.s));
   } else if (kind === 'svg') {
     downloadSVG(`${base}.svg`, exportSVGMarkup(preferred(), state.measure));
   } else if (kind === 'png') {

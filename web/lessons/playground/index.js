@@ -184,6 +184,7 @@ export function renderPlayground({ mha, body, scheduler, custom = null }) {
   return {
     figures: () => (state.view ? viewFigures(state.view, parts.checks.panel) : null),
     settings: () => (state.view ? { ...state.view.settings } : null),
+    script: () => viewScript(mha, state.view),
     afterReady() {
       // the address bar holds the full state from the start (a link copied right away reproduces
       // this view); a URL with bad settings is left as it is, with its error message showing
