@@ -17,6 +17,9 @@ import { renderLesson3 } from './lessons/lesson3.js';
 import { renderLesson4 } from './lessons/lesson4.js';
 import { renderLesson5 } from './lessons/lesson5.js';
 import { renderPlayground } from './lessons/playground/index.js';
+import { renderNotebookCheck } from './lessons/notebook-check.js';
+import { customBanner } from './components/notebook-banner.js';
+import { lessonData } from './model/notebook-check.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
 function wasmSource() {
@@ -70,6 +73,88 @@ function observeSections(links) {
   }
 }
 
+// Every section of the page, in order: [key, body id, name, render, performance mark].
+const STEPS = [
+  ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
+  ['lesson1', 'l1-body', 'Lesson 1', renderLesson1, 'mha:lesson-1'],
+  ['lesson2', 'l2-body', 'Lesson 2', renderLesson2, 'mha:lesson-2'],
+  ['lesson3', 'l3-body', 'Lesson 3', renderLesson3, 'mha:lesson-3'],
+  ['lesson4', 'l4-body', 'Lesson 4', renderLesson4, 'mha:lesson-4'],
+  ['lesson5', 'l5-body', 'Lesson 5', renderLesson5, 'mha:lesson-5'],
+  ['playground', 'pg-body', 'The playground', renderPlayground, 'mha:playground'],
+];
+
+// The sections that "Use my arrays in the lessons" re-renders with a notebook's arrays.
+const CUSTOM_KEYS = new Set(['lesson3', 'lesson4', 'lesson5', 'playground']);
+
+/**
+ * Render one section into its body: lessons 3 and 4 get the course's data or (page.custom) the
+ * notebook's; lesson 5 and the playground get page.custom (null: their own sentence).
+ */
+function renderStep(page, [key, bodyId, name, render]) {
+  const body = document.getElementById(bodyId);
+  const data = page.custom ? lessonData(page.custom) : page.data;
+  try {
+    page.lessons[key] = render({ ...page.ctx, body, data, custom: page.custom });
+  } catch (err) {
+    page.lessons[key] = null;
+    lessonError(body, name, err);
+  }
+}
+
+/** Re-render lessons 3, 4, 5 and the playground for page.custom (null: the course's arrays). */
+function rerenderCustom(page) {
+  for (const step of STEPS.filter(([key]) => CUSTOM_KEYS.has(key))) {
+    const [key, bodyId] = step;
+    const old = page.lessons[key];
+    old?.panel?.cancel();
+    old?.dispose?.();
+    const body = document.getElementById(bodyId);
+    body.replaceChildren();
+    page.banners.get(key)?.remove();
+    page.banners.delete(key);
+    renderStep(page, step);
+    page.lessons[key]?.afterReady?.();
+    if (!page.custom) continue;
+    const onBack = () => useArrays(page, null, body.closest('section'));
+    const banner = customBanner({ id: `${bodyId}-back`, custom: page.custom, onBack });
+    page.banners.set(key, banner);
+    body.before(banner);
+  }
+  page.notebook?.showCustom(page.custom);
+}
+
+/**
+ * Use a notebook's arrays (custom) or the course's again (null) in lessons 3-5 and the
+ * playground; a Back button that was pressed is gone afterwards, so focus goes to its section's
+ * heading (or to "Use my arrays" in the notebook section).
+ */
+function useArrays(page, custom, from) {
+  page.custom = custom;
+  rerenderCustom(page);
+  if (custom || !from) return;
+  const target =
+    from.id === 'notebook-check' ? document.getElementById('nb-use') : from.querySelector('h2');
+  if (target && target.tagName === 'H2') target.tabIndex = -1;
+  target?.focus({ preventScroll: true });
+}
+
+function renderNotebookSection(page) {
+  const body = document.getElementById('nb-body');
+  if (!body) return;
+  const section = body.closest('section');
+  try {
+    page.notebook = renderNotebookCheck({
+      mha: page.ctx.mha,
+      body,
+      onUse: (custom) => useArrays(page, custom, section),
+      onBack: () => useArrays(page, null, section),
+    });
+  } catch (err) {
+    lessonError(body, 'The notebook check', err);
+  }
+}
+
 async function main() {
   const status = document.getElementById('status');
   setupToc();
@@ -88,34 +173,26 @@ async function main() {
   }
 
   const scheduler = new Scheduler({ sliceMs: 12 });
-  const data = courseData(mha); // lessons 3 and 4 share the course demo's X, W, dY
   const lessons = {};
   // the notebook: every section's NumPy script as the page holds it at the click, in page order
   const notebook = () =>
-    steps
-      .filter(([key]) => typeof lessons[key]?.script === 'function')
-      .map(([key, bodyId]) => ({
-        ...sectionText(document.getElementById(bodyId)),
-        code: lessons[key].script(),
-      }));
-  const steps = [
-    ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
-    ['lesson1', 'l1-body', 'Lesson 1', renderLesson1, 'mha:lesson-1'],
-    ['lesson2', 'l2-body', 'Lesson 2', renderLesson2, 'mha:lesson-2'],
-    ['lesson3', 'l3-body', 'Lesson 3', renderLesson3, 'mha:lesson-3'],
-    ['lesson4', 'l4-body', 'Lesson 4', renderLesson4, 'mha:lesson-4'],
-    ['lesson5', 'l5-body', 'Lesson 5', renderLesson5, 'mha:lesson-5'],
-    ['playground', 'pg-body', 'The playground', renderPlayground, 'mha:playground'],
-  ];
-  for (const [key, bodyId, name, render, mark] of steps) {
-    const body = document.getElementById(bodyId);
-    try {
-      lessons[key] = render({ mha, body, scheduler, data, notebook });
-    } catch (err) {
-      lessonError(body, name, err);
-    }
-    if (mark) performance.mark(mark);
+    STEPS.filter(([key]) => typeof lessons[key]?.script === 'function').map(([key, bodyId]) => ({
+      ...sectionText(document.getElementById(bodyId)),
+      code: lessons[key].script(),
+    }));
+  const page = {
+    ctx: { mha, scheduler, notebook },
+    data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
+    custom: null, // a notebook's arrays in lessons 3-5 and the playground (see rerenderCustom)
+    lessons,
+    banners: new Map(),
+    notebook: null,
+  };
+  for (const step of STEPS) {
+    renderStep(page, step);
+    if (step[4]) performance.mark(step[4]);
   }
+  renderNotebookSection(page);
 
   const tools = document.querySelector('#toc .toc-tools');
   tools?.append(
@@ -132,6 +209,10 @@ async function main() {
     },
     settings() {
       return lessons.playground?.settings() ?? null;
+    },
+    /** The notebook check: loaded arrays, the last check's statuses, custom arrays in use. */
+    notebook() {
+      return { ...(page.notebook?.state() ?? {}), custom: !!page.custom };
     },
   };
 

@@ -14,6 +14,7 @@ export const SECTIONS = [
   'lesson-3',
   'lesson-4',
   'lesson-5',
+  'notebook-check',
   'playground',
 ];
 

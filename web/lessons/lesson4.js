@@ -13,6 +13,7 @@ import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes } from '../model/lesson4.js';
 import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
+import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
@@ -179,8 +180,9 @@ export function renderLesson4({ mha, body, data, scheduler }) {
       // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
       // 40 ms: fewer yields to the browser (each one may cost a frame) than the default 12 ms,
       // still short enough for input to stay responsive
-      const start = layerCheck(mha, { C: r.C, heads, W: r.W }, r.X, { B, T, G: r.dY });
-      panel.run(start, { priority: 7, total, sliceMs: 40 });
+      const samples = checkSamples(mha, { B, T, C: r.C, heads }); // 0 (all) at course size
+      const start = layerCheck(mha, { C: r.C, heads, W: r.W }, r.X, { B, T, G: r.dY, samples });
+      panel.run(start, { priority: 7, total: samples ? undefined : total, sliceMs: 40, samples });
     },
     panel,
   };

@@ -15,10 +15,16 @@ import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
 import { lossSummary, stepLearningRate } from '../model/training.js';
-import { L5_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
+import {
+  L5_THRESHOLD,
+  gradcheckSize,
+  pendingReport,
+  pgThreshold,
+} from '../model/gradcheck-report.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
 import { lesson5Arrays } from '../model/lesson-arrays.js';
+import { checkSamples, customModel } from '../model/notebook-check.js';
 import { Trainer } from '../jobs/trainer.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 
@@ -110,17 +116,17 @@ function lesson5Figures(trainer) {
   ];
 }
 
-function checkPanel(mha, scheduler, T, heads) {
+function checkPanel(mha, scheduler, { T, C: width, heads }) {
   const panel = new GradcheckPanel({
     id: 'l5-gradcheck',
     scheduler,
-    threshold: L5_THRESHOLD,
+    threshold: pgThreshold(T, width), // L5_THRESHOLD at the sentence's size
     caption: 'Gradient check of the MSE loss on the sentence (initial weights, every entry)',
     label: 'Lesson 5 gradient check',
   });
   panel.showPending(
     'The full check starts as soon as the page has rendered.',
-    pendingReport(mha, { B: 1, T, C, heads }),
+    pendingReport(mha, { B: 1, T, C: width, heads }),
   );
   return panel;
 }
@@ -214,6 +220,8 @@ function introParagraph(sentence, T) {
   );
 }
 
+const CUSTOM_INTRO = `Your arrays: X (batch item 0), your Wq, Wk, Wv, Wo and target; the tokens are the positions t0, t1, …`;
+
 function checkNote(n) {
   return el('p', {
     className: 'note',
@@ -256,12 +264,18 @@ function downloads(mha, model, trainer, notebook) {
   );
 }
 
-export function renderLesson5({ mha, body, scheduler, notebook }) {
-  const sentence = DEFAULT_SENTENCE;
+/** Lesson 5's model: the sentence's, or (custom: a notebook's arrays) the student's. */
+function lessonModel(mha, sentence, custom) {
+  if (custom) return customModel(custom);
   const tokens = tokenize(sentence);
-  const model = sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
+  return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
+}
+
+export function renderLesson5({ mha, body, scheduler, notebook, custom = null }) {
+  const sentence = DEFAULT_SENTENCE;
+  const model = lessonModel(mha, sentence, custom);
   const trainer = new Trainer(mha, model);
-  const { T, heads } = model;
+  const { T, heads, tokens } = model;
   // the class as the lessons build it and what each button calls: a program that runs as is
   const objectCode = codeDetails(
     'The layer object: class MultiHeadAttention and what each button calls (runs as is)',
@@ -274,7 +288,7 @@ export function renderLesson5({ mha, body, scheduler, notebook }) {
   const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
   const lossSlot = el('div');
   const figs = figuresList();
-  const panel = checkPanel(mha, scheduler, T, heads);
+  const panel = checkPanel(mha, scheduler, model);
   const script = lessonScript(sentence, tokens, trainer, heads);
 
   function fill(initial = false) {
@@ -295,7 +309,7 @@ export function renderLesson5({ mha, body, scheduler, notebook }) {
 
   fill(true);
   body.append(
-    introParagraph(sentence, T),
+    custom ? el('p', { className: 'note', text: CUSTOM_INTRO }) : introParagraph(sentence, T),
     objectCode.element,
     el('p', { className: 'formula', text: 'L = mean((Y − target)²),   W ← W − lr · dL/dW' }),
     ui.element,
@@ -311,7 +325,9 @@ export function renderLesson5({ mha, body, scheduler, notebook }) {
     downloads(mha, model, trainer, notebook),
   );
 
-  const total = gradcheckSize(mha, { B: 1, T, C, heads });
+  const dims = { B: 1, T, C: model.C, heads };
+  const total = gradcheckSize(mha, dims);
+  const samples = checkSamples(mha, dims); // 0 (every entry) at the sentence's size
   return {
     figures: () => ({
       tokens: [...tokens],
@@ -322,9 +338,14 @@ export function renderLesson5({ mha, body, scheduler, notebook }) {
     }),
     script: script.get,
     afterReady() {
-      const opts = { B: 1, T, loss: 'mse', target: model.target };
-      panel.run(layerCheck(mha, { C, heads, W: model.W }, model.X, opts), { priority: 2, total });
+      const opts = { B: 1, T, loss: 'mse', target: model.target, samples };
+      const start = layerCheck(mha, { C: model.C, heads, W: model.W }, model.X, opts);
+      panel.run(start, { priority: 2, total: samples ? undefined : total, samples });
     },
     panel,
+    dispose() {
+      panel.cancel();
+      trainer.free();
+    },
   };
 }

@@ -102,7 +102,7 @@ function forwardTensors(mha, layer, X, { B, T, causal }) {
  */
 export function lesson3(mha, { causal = false, data } = {}) {
   const { X, W, B, T, C } = data ?? courseData(mha);
-  const heads = COURSE.heads;
+  const heads = data?.heads ?? COURSE.heads; // a notebook's arrays bring their own
   const dims = { B, T, C, heads, hs: C / heads };
   const layer = borrowLayer(mha, C, heads, W);
   const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });

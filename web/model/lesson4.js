@@ -8,7 +8,7 @@ import { withLayer } from './layers.js';
 /** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
 export function lesson4(mha, { data } = {}) {
   const { X, W, dY, B, T, C } = data ?? courseData(mha);
-  const heads = COURSE.heads;
+  const heads = data?.heads ?? COURSE.heads; // a notebook's arrays bring their own
   return withLayer(mha, C, heads, W, (layer) => {
     const { Y } = layer.forward(X, { B, T });
     layer.zeroGrad();

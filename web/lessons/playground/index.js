@@ -11,7 +11,7 @@ import { autoFull } from '../../model/playground.js';
 import { settingsToQuery } from '../../model/settings.js';
 import { trainingScript, xSnippet } from '../../model/numpy-scripts.js';
 import { playgroundForm } from './controls.js';
-import { readURL, writeURL, newView, nextSettings, firstSettings } from './state.js';
+import { FROM_ARRAYS, readURL, writeURL, newView, nextSettings, firstSettings } from './state.js';
 import { attentionViews, yView, trainingView, figuresView } from './views.js';
 import { playgroundTrainer } from './training.js';
 import { checksView } from './checks.js';
@@ -101,7 +101,7 @@ function playgroundBody(form, parts) {
     el('p', { className: 'note pe-note', text: PE_NOTE }),
     el(
       'div',
-      { className: 'actions' },
+      { className: 'actions link-actions' },
       linkBtn,
       el('span', { className: 'note', text: 'The address bar always holds the current settings.' }),
     ),
@@ -140,8 +140,15 @@ function wireForm(form, update, { parts, state }) {
   focus.select.addEventListener('change', () => focus.render(state.view));
 }
 
-export function renderPlayground({ mha, body, scheduler }) {
-  const state = { view: null };
+/** With a notebook's arrays: hide what they decide and what would describe the sentence's. */
+function hideForCustom(form, parts, nodes) {
+  for (const k of FROM_ARRAYS) form.controls[k].closest('label').hidden = true;
+  for (const n of [parts.xDetails.element, parts.script.element]) n.hidden = true;
+  for (const n of nodes.filter((x) => x.matches?.('.pe-note, .link-actions'))) n.hidden = true;
+}
+
+export function renderPlayground({ mha, body, scheduler, custom = null }) {
+  const state = { view: null, custom };
   const form = playgroundForm();
   const parts = playgroundParts({ mha, scheduler, state, err: form.err });
 
@@ -154,10 +161,10 @@ export function renderPlayground({ mha, body, scheduler }) {
       state.view.settings = next.settings;
       retrain(parts, state.view);
     } else {
-      state.view = newView(mha, next.settings, next.tokens);
+      state.view = newView(mha, next.settings, next.tokens, custom);
       showView(parts, state.view);
     }
-    writeURL(next.settings);
+    if (!custom) writeURL(next.settings);
     return true;
   }
   wireForm(form, update, { parts, state });
@@ -166,11 +173,13 @@ export function renderPlayground({ mha, body, scheduler }) {
   // own text is validated)
   const raw = readURL();
   form.set(raw);
-  const first = firstSettings(raw);
+  const first = firstSettings(raw, custom);
   if (!first.valid) form.showErrors(first.errors, false);
-  state.view = newView(mha, first.settings, first.tokens);
+  state.view = newView(mha, first.settings, first.tokens, custom);
   showView(parts, state.view);
-  body.append(...playgroundBody(form, parts));
+  const nodes = playgroundBody(form, parts);
+  if (custom) hideForCustom(form, parts, nodes);
+  body.append(...nodes);
 
   return {
     figures: () => (state.view ? viewFigures(state.view, parts.checks.panel) : null),
@@ -179,9 +188,13 @@ export function renderPlayground({ mha, body, scheduler }) {
     afterReady() {
       // the address bar holds the full state from the start (a link copied right away reproduces
       // this view); a URL with bad settings is left as it is, with its error message showing
-      if (first.valid && state.view) writeURL(state.view.settings);
+      if (first.valid && state.view && !custom) writeURL(state.view.settings);
     },
     panel: parts.checks.panel,
+    dispose() {
+      parts.checks.panel.cancel();
+      parts.trainer.cancel();
+    },
   };
 }
 

@@ -7,6 +7,7 @@
 // The address bar is written from valid settings only; a URL with bad settings is left as it is.
 
 import {
+  DEFAULTS,
   parseQuery,
   sameModel,
   sameSettings,
@@ -14,6 +15,23 @@ import {
   validateSettings,
 } from '../../model/settings.js';
 import { playgroundForward } from '../../model/playground.js';
+import { customForward } from '../../model/notebook-check.js';
+
+/** The settings a notebook's arrays decide (their controls are hidden while the arrays are in). */
+export const FROM_ARRAYS = ['s', 'C', 'h', 'seed', 'rng', 'pe'];
+
+/** Raw settings with those of FROM_ARRAYS at their defaults when custom arrays are in use. */
+export function customRaw(raw, custom) {
+  if (!custom) return raw;
+  const r = { ...raw };
+  for (const k of FROM_ARRAYS) r[k] = DEFAULTS[k];
+  return r;
+}
+
+/** Valid settings as custom arrays run them: their C and heads, no positional encoding. */
+function withCustom(settings, custom) {
+  return custom ? { ...settings, C: custom.C, h: custom.heads, pe: false } : settings;
+}
 
 /** The raw settings of the page's address (empty outside a browser). */
 export function readURL() {
@@ -30,8 +48,16 @@ export function writeURL(settings) {
   }
 }
 
-/** The view of valid settings: the model and its forward pass; losses come with training. */
-export function newView(mha, settings, tokens) {
+/**
+ * The view of valid settings: the model and its forward pass; losses come with training. With
+ * custom arrays (a notebook's) the model is theirs and so are the tokens (positions).
+ */
+export function newView(mha, settings, tokens, custom = null) {
+  if (custom) {
+    const { model, att, Y } = customForward(mha, custom, { causal: settings.causal });
+    const T = model.T;
+    return { settings, tokens: model.tokens, model, att, Y, losses: [], T, h: settings.h };
+  }
   const { model, att, Y } = playgroundForward(mha, settings, tokens);
   return { settings, tokens, model, att, Y, losses: [], T: model.T, h: settings.h };
 }
@@ -42,8 +68,9 @@ export function newView(mha, settings, tokens) {
  * attention; retrain only) or 'view' (a new model).
  */
 export function nextSettings(state, raw) {
-  const { settings, tokens, errors } = validateSettings(raw);
+  const { settings: valid, tokens, errors } = validateSettings(customRaw(raw, state.custom));
   if (Object.keys(errors).length) return { errors };
+  const settings = withCustom(valid, state.custom);
   const cur = state.view?.settings;
   let change = 'view';
   if (cur && sameSettings(cur, settings)) change = 'none';
@@ -52,9 +79,10 @@ export function nextSettings(state, raw) {
 }
 
 /** The settings of the first render: the URL's when valid, else the defaults (with the errors). */
-export function firstSettings(raw) {
-  const first = validateSettings(raw);
+export function firstSettings(raw, custom = null) {
+  const first = validateSettings(customRaw(raw, custom));
   const valid = !Object.keys(first.errors).length;
   const use = valid ? first : validateSettings({});
-  return { valid, errors: first.errors, settings: use.settings, tokens: use.tokens };
+  const settings = withCustom(use.settings, custom);
+  return { valid, errors: first.errors, settings, tokens: use.tokens };
 }

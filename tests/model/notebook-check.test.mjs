@@ -1,0 +1,288 @@
+// web/model/notebook-check.js, the page's side of the notebook check (DOM-free): names, files,
+// merging loaded arrays, heads from a split array, what "Use my arrays in the lessons" builds
+// (custom arrays, lesson 5's and the playground's model, their forward pass) and refuses, the
+// matrix views and differences the section draws, the first-difference text and the summary.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CUSTOM_LIMITS,
+  CUSTOM_SEED,
+  MAX_FILE_BYTES,
+  addArrays,
+  checkArgs,
+  checkSamples,
+  customArrays,
+  customForward,
+  customModel,
+  difference,
+  distinctPair,
+  fileError,
+  fileKind,
+  findArray,
+  firstDifferenceText,
+  inferHeads,
+  lessonData,
+  matrixView,
+  missingInputs,
+  nameError,
+  namedArrays,
+  npyName,
+  quoteName,
+  removeArray,
+  statusSummary,
+  unravel,
+} from '../../web/model/notebook-check.js';
+import { courseData } from '../../web/model/course.js';
+import { lesson3 } from '../../web/model/lesson3.js';
+import { lesson4 } from '../../web/model/lesson4.js';
+import { loadMHA, bitEqual } from '../helpers.mjs';
+
+const mha = await loadMHA();
+
+const arr = (name, shape, fill = 0.5, source = 'test.npz') => ({
+  name,
+  shape,
+  dtype: '<f8',
+  source,
+  data: new Float64Array(shape.reduce((a, b) => a * b, 1)).fill(fill),
+});
+
+/** The course's inputs as loaded arrays (X (2, 6, 64), Wq…Wo (64, 64), dY). */
+function courseList({ dY = true } = {}) {
+  const d = courseData(mha);
+  const list = [{ name: 'X', shape: [2, 6, 64], dtype: '<f8', source: 'c.npz', data: d.X }];
+  for (const [k, w] of Object.entries(d.W)) {
+    list.push({ name: k, shape: [64, 64], dtype: '<f8', source: 'c.npz', data: w });
+  }
+  if (dY) list.push({ name: 'dY', shape: [2, 6, 64], dtype: '<f8', source: 'c.npz', data: d.dY });
+  return addArrays([], list).list;
+}
+
+test('names: Python names pass, markup and empty names get a message quoting them as text', () => {
+  for (const ok of ['X', 'dWq', 'att', '_x1', 'a'.repeat(200)]) assert.equal(nameError(ok), null);
+  assert.match(nameError(''), /Give the array a name/);
+  assert.match(nameError('   '), /Give the array a name/);
+  const bad = nameError('<img src=x onerror=alert(1)>');
+  assert.match(bad, /^“<img src=x onerror=alert\(1\)>” is not a Python name/);
+  assert.match(nameError('1x'), /not a Python name/);
+  assert.match(nameError('a'.repeat(201)), /not a Python name/);
+  assert.equal(quoteName('x'.repeat(50)), `“${'x'.repeat(40)}…”`);
+});
+
+test('files: .npz / .npy by name, a .npy named by its stem, a size ceiling before reading', () => {
+  assert.equal(npyName('dWq.npy'), 'dWq');
+  assert.equal(npyName('att.NPY'), 'att');
+  assert.equal(fileKind('mha_check.npz'), 'npz');
+  assert.equal(fileKind('X.NPY'), 'npy');
+  assert.equal(fileKind('notes.txt'), null);
+  assert.equal(fileError({ name: 'a.npz', size: 1000 }), null);
+  assert.equal(fileError({ name: 'a.npy', size: MAX_FILE_BYTES.npy }), null);
+  assert.match(fileError({ name: 'a.txt', size: 10 }), /neither a \.npz nor a \.npy/);
+  assert.match(fileError({ name: 'a.npy', size: MAX_FILE_BYTES.npy + 1 }), /up to 256 MiB/);
+  assert.match(fileError({ name: 'a.npz', size: 600 * 2 ** 20 }), /is 600 MiB: .* up to 512 MiB/);
+});
+
+test('namedArrays: npz members by name, a .npy by its stem; a bad name loads nothing', () => {
+  const a = { data: new Float64Array(4), shape: [2, 2], dtype: '<f8' };
+  const npz = namedArrays('m.npz', 'npz', { X: a, Wq: a });
+  assert.deepEqual(
+    npz.map((e) => [e.name, e.source, e.shape]),
+    [
+      ['X', 'm.npz', [2, 2]],
+      ['Wq', 'm.npz', [2, 2]],
+    ],
+  );
+  assert.equal(namedArrays('att.npy', 'npy', a)[0].name, 'att');
+  assert.throws(
+    () => namedArrays('m.npz', 'npz', { X: a, '<b>x</b>': a }),
+    /a member name: “<b>x<\/b>”/,
+  );
+  assert.throws(() => namedArrays('<i>.npy', 'npy', a), /“<i>” is not a Python name/);
+  assert.throws(() => namedArrays('e.npz', 'npz', {}), /holds no arrays/);
+});
+
+test('addArrays replaces a name (any case) in its place; removeArray; findArray; checkArgs', () => {
+  const first = addArrays([], [arr('X', [6, 4]), arr('att', [1, 2, 6, 6])]);
+  assert.deepEqual(first.replaced, []);
+  const { list, replaced } = addArrays(first.list, [
+    arr('ATT', [1, 2, 6, 6], 1),
+    arr('Wq', [4, 4]),
+  ]);
+  assert.deepEqual(replaced, ['ATT']);
+  assert.deepEqual(
+    list.map((e) => e.name),
+    ['X', 'ATT', 'Wq'],
+  );
+  assert.equal(first.list.length, 2, 'the old list is unchanged');
+  assert.equal(findArray(list, 'att').data[0], 1);
+  assert.equal(findArray(list, 'nope'), null);
+  // the names the check reads as course names (aliases, underscores) count for the inputs too
+  assert.equal(findArray([{ ...arr('W_q', [2, 2]), key: 'w_q' }], 'Wq').name, 'W_q');
+  const fewer = removeArray(list, 'att');
+  assert.deepEqual(
+    fewer.map((e) => e.name),
+    ['X', 'Wq'],
+  );
+  const pasted = addArrays(fewer, [{ ...arr('K', [2]), resolution: new Float64Array(2) }]).list;
+  const args = checkArgs(pasted);
+  assert.deepEqual(Object.keys(args), ['X', 'Wq', 'K']);
+  assert.ok(args.K.resolution && !('resolution' in args.X));
+});
+
+test('inferHeads: the second axis of the first 4-D array; missingInputs: X and the weights', () => {
+  assert.equal(inferHeads([arr('X', [2, 6, 64])]), null);
+  assert.deepEqual(inferHeads(addArrays([], [arr('X', [2, 6, 64]), arr('Q', [2, 8, 6, 8])]).list), {
+    heads: 8,
+    from: 'Q',
+  });
+  assert.deepEqual(missingInputs(mha, []), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
+  assert.deepEqual(missingInputs(mha, courseList()), []);
+  assert.deepEqual(missingInputs(mha, removeArray(courseList(), 'wk')), ['Wk']);
+});
+
+test("customArrays of the course's inputs: lessons 3 and 4 give the course's figures", () => {
+  const { custom, errors } = customArrays(mha, courseList(), 4);
+  assert.equal(errors, undefined);
+  assert.deepEqual([custom.B, custom.T, custom.C, custom.heads], [2, 6, 64, 4]);
+  assert.deepEqual(custom.given, { dY: true, target: false });
+  const course = courseData(mha);
+  const r3 = lesson3(mha, { data: lessonData(custom) });
+  const c3 = lesson3(mha, { data: course });
+  assert.ok(bitEqual(r3.att, c3.att) && bitEqual(r3.fullDeltaY, c3.fullDeltaY));
+  const r4 = lesson4(mha, { data: lessonData(custom) });
+  const c4 = lesson4(mha, { data: course });
+  for (const n of r4.order) assert.ok(bitEqual(r4.grads[n].data, c4.grads[n].data), n);
+  // the arrays are copies: the loaded ones can go without changing the lessons' data
+  assert.notEqual(custom.X, courseList()[0].data);
+});
+
+test('customArrays: another heads count reaches lessons 3 and 4', () => {
+  const { custom } = customArrays(mha, courseList(), 8);
+  const r3 = lesson3(mha, { data: lessonData(custom) });
+  assert.equal(r3.heads, 8);
+  assert.deepEqual(r3.shapes.att, [2, 8, 6, 6]);
+  assert.equal(lesson4(mha, { data: lessonData(custom) }).heads, 8);
+});
+
+test(`customArrays: dY and target drawn from default_rng(${CUSTOM_SEED}) when missing`, () => {
+  const { custom } = customArrays(mha, courseList({ dY: false }), 4);
+  const rng = mha.rng(CUSTOM_SEED, 'default_rng');
+  const dY = rng.standardNormal(2 * 6 * 64);
+  const target = rng.standardNormal(6 * 64);
+  rng.free();
+  assert.deepEqual(custom.given, { dY: false, target: false });
+  assert.ok(bitEqual(custom.dY, dY) && bitEqual(custom.target, target));
+  // a target of X's size: batch item 0 of it
+  const t = arr('target', [2, 6, 64], 0.25);
+  const withTarget = customArrays(mha, addArrays(courseList(), [t]).list, 4).custom;
+  assert.equal(withTarget.given.target, true);
+  assert.equal(withTarget.target.length, 6 * 64);
+  assert.equal(withTarget.target[0], 0.25);
+});
+
+test("customArrays refuses what the lessons can't draw, each with its message", () => {
+  const list = courseList();
+  const errs = (l, h = 4) => customArrays(mha, l, h).errors ?? [];
+  assert.match(errs(removeArray(list, 'x'))[0], /X is not loaded/);
+  assert.match(errs(removeArray(list, 'wo')).join(' '), /Wo is not loaded/);
+  assert.match(errs(list, 5).join(' '), /heads = 5 does not divide C = 64/);
+  assert.match(errs(list, 32).join(' '), /heads = 32: the lessons draw every head, at most 16/);
+  const big = addArrays(list, [arr('X', [1, CUSTOM_LIMITS.T + 1, 64])]).list;
+  assert.match(errs(big).join(' '), /T = 65: the lessons take 1 to 64 tokens/);
+  const wide = addArrays(
+    [],
+    [arr('X', [1, 2, 256]), ...['Wq', 'Wk', 'Wv', 'Wo'].map((n) => arr(n, [256, 256]))],
+  ).list;
+  assert.match(errs(wide).join(' '), /C = 256: the lessons take C from 1 to 128/);
+  const batch = addArrays(list, [arr('X', [5, 6, 64])]).list;
+  assert.match(errs(batch).join(' '), /B = 5: the lessons draw every batch item, at most 4/);
+  const flat = addArrays(list, [arr('X', [768])]).list;
+  assert.match(errs(flat)[0], /X has shape \(768,\): it must be \(B, T, C\) or \(T, C\)/);
+  const wrongW = addArrays(list, [arr('Wk', [64, 32])]).list;
+  assert.match(errs(wrongW).join(' '), /Wk has shape \(64, 32\), expected \(64, 64\)/);
+  const nan = arr('X', [2, 6, 64]);
+  nan.data[7] = NaN;
+  assert.match(
+    errs(addArrays(list, [nan]).list).join(' '),
+    /X\[0, 0, 7\] is NaN: the lessons need finite/,
+  );
+  const inf = arr('dY', [2, 6, 64]);
+  inf.data[64] = -Infinity;
+  assert.match(errs(addArrays(list, [inf]).list).join(' '), /dY\[0, 1, 0\] is −∞/);
+});
+
+test('customArrays: X of shape (T, C) is B = 1', () => {
+  const d = courseData(mha, { B: 1 });
+  const list = courseList().map((e) => (e.key === 'x' ? { ...e, shape: [6, 64], data: d.X } : e));
+  const { custom } = customArrays(mha, removeArray(list, 'dy'), 4);
+  assert.deepEqual([custom.B, custom.T, custom.C], [1, 6, 64]);
+});
+
+test("customModel / customForward: batch item 0, positions as tokens, the layer's forward", () => {
+  const { custom } = customArrays(mha, courseList(), 4);
+  const m = customModel(custom, { causal: true });
+  assert.deepEqual(m.tokens, ['t0', 't1', 't2', 't3', 't4', 't5']);
+  assert.deepEqual(m.ids, [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual([m.T, m.C, m.heads, m.hs, m.causal], [6, 64, 4, 16, true]);
+  assert.ok(bitEqual(m.X, custom.X.subarray(0, 6 * 64)));
+  const f = customForward(mha, custom, { causal: true });
+  const layer = mha.createLayer({ C: 64, heads: 4 });
+  for (const k of Object.keys(custom.W)) layer.weights[k].set(custom.W[k]);
+  const own = layer.forward(m.X, { B: 1, T: 6, causal: true });
+  layer.free();
+  assert.ok(bitEqual(f.att, own.attention) && bitEqual(f.Y, own.Y));
+});
+
+test("checkSamples: every entry at the course's sizes, a sample when a full check is long", () => {
+  assert.equal(checkSamples(mha, { B: 2, T: 6, C: 64, heads: 4 }), 0);
+  assert.equal(checkSamples(mha, { B: 1, T: 8, C: 64, heads: 4 }), 0);
+  assert.equal(checkSamples(mha, { B: 1, T: 64, C: 128, heads: 8 }), 32);
+  assert.equal(checkSamples(mha, { B: 4, T: 64, C: 128, heads: 16 }, 16), 16);
+});
+
+test('matrixView: the (rows, cols) shown for each number of axes', () => {
+  const data = Float64Array.from({ length: 2 * 3 * 4 * 5 }, (_, i) => i);
+  const v4 = matrixView(data, [2, 3, 4, 5], 1, 2);
+  assert.deepEqual([v4.rows, v4.cols, v4.where, v4.data[0]], [4, 5, '[1, 2]', (1 * 3 + 2) * 20]);
+  const v3 = matrixView(data.subarray(0, 24), [2, 3, 4], 1);
+  assert.deepEqual([v3.rows, v3.cols, v3.where, v3.data[0]], [3, 4, '[1]', 12]);
+  assert.deepEqual(matrixView(data.subarray(0, 6), [2, 3]).where, '');
+  const v1 = matrixView(data.subarray(0, 5), [5]);
+  assert.deepEqual([v1.rows, v1.cols], [1, 5]);
+  const v0 = matrixView(Float64Array.of(3), []);
+  assert.deepEqual([v0.rows, v0.cols], [1, 1]);
+  // out-of-range picks show the last batch item / head
+  assert.equal(matrixView(data, [2, 3, 4, 5], 9, 9).where, '[1, 2]');
+});
+
+test('difference: yours − expected, equal infinities (masked scores) give 0', () => {
+  const row = {
+    yours: Float64Array.of(1, -Infinity, 2, NaN),
+    expected: Float64Array.of(0.5, -Infinity, 5, 1),
+  };
+  const d = difference(row);
+  assert.deepEqual(Array.from(d.data), [0.5, 0, -3, NaN]);
+  assert.equal(d.maxAbs, 3);
+});
+
+test('the first difference: enough digits to tell the numbers apart; a scalar has no index', () => {
+  assert.deepEqual(distinctPair(0.1234, 0.2345), ['0.1234', '0.2345']);
+  assert.deepEqual(distinctPair(0.123456781, 0.123456789), ['0.12345678', '0.12345679']);
+  assert.deepEqual(unravel(7, [2, 2, 3]), [1, 0, 1]);
+  const row = { name: 'att', first: { index: [0, 1, 2, 3], yours: 0.1234, expected: 0.2345 } };
+  assert.equal(firstDifferenceText(row), 'att[0, 1, 2, 3]: yours 0.1234, expected 0.2345');
+  const loss = { name: 'loss', first: { index: [], yours: -2.5, expected: 17 } };
+  assert.equal(firstDifferenceText(loss), 'loss: yours −2.5, expected 17');
+  assert.equal(firstDifferenceText({ name: 'Q', first: null }), '');
+});
+
+test('statusSummary counts the statuses', () => {
+  const rows = ['match', 'match', 'differs', 'shape', 'missing', 'missing'].map((status) => ({
+    status,
+  }));
+  const s = statusSummary(rows);
+  assert.deepEqual(s.counts, { match: 2, differs: 1, shape: 1, missing: 2 });
+  assert.equal(s.text, '2 match, 1 differs, 1 with the wrong shape, 2 not given (of 6).');
+  assert.equal(statusSummary([{ status: 'match' }]).text, '1 match (of 1).');
+});

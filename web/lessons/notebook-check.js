@@ -1,0 +1,388 @@
+// notebook-check.js - "Check your notebook": the np.savez line to paste in the notebook, a drop
+// zone / file picker for .npz and .npy files and a paste box for one array as text, the list of
+// loaded arrays, heads and causal, the check's table in the course's order with a heatmap of
+// yours − expected for every tensor that differs, and "Use my arrays in the lessons".
+//
+// Files are read in the browser (File.arrayBuffer); nothing is sent anywhere. A bad file, a bad
+// paste or a check that cannot run gets a message next to its control, and what was loaded and
+// the last table stay.
+
+import { el } from '../components/dom.js';
+import { field, errorLine, button } from '../components/controls.js';
+import { copyButton } from '../components/export.js';
+import { fileDrop, pasteBox, arrayList } from '../components/notebook-input.js';
+import { checkTable, diffFigures, toleranceLine } from '../components/notebook-table.js';
+import { customBanner } from '../components/notebook-banner.js';
+import { readNpy, readNpz, parseNumpyText, checkNotebook } from '../notebook.js';
+import {
+  addArrays,
+  removeArray,
+  checkArgs,
+  inferHeads,
+  missingInputs,
+  fileError,
+  fileKind,
+  namedArrays,
+  nonFiniteNotice,
+  nameError,
+  quoteName,
+  customArrays,
+  statusSummary,
+} from '../model/notebook-check.js';
+import { COURSE } from '../model/course.js';
+import { savezLine } from '../notebook/names.js';
+
+const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
+
+const WHAT_TO_SAVE = [
+  `Inputs (needed): X, shape (B, T, C) or (T, C), and the weights Wq, Wk, Wv, Wo, each (C, C), used as X @ W.`,
+  `For the backward pass: dY (the gradient arriving at Y: the loss is sum(dY ⊙ Y), as in lesson 4) or target (the loss is mean((Y − target)²), as in lesson 5).`,
+  `Results: any of the others, whatever you have computed so far; leave out the rest (they show as “not given”). Q, K, V, headout and their gradients may be split (B, h, T, hs) or merged (B, T, C).`,
+  `The names left of each = are the ones the page reads; your own variable names go on the right (Q=q if your notebook calls it q).`,
+];
+
+const NORM_NOTE = `max rel error: the largest |yours − expected| / max(|yours|, |expected|) over single entries, so one tiny entry can make it large; norm rel error: ‖yours − expected‖ / (‖yours‖ + ‖expected‖) over the whole array, one number that small entries cannot inflate (0: equal, 1: unrelated).`;
+
+/** A message as a sentence: with its closing full stop (the engine's may have none). */
+const sentence = (msg) => (/[.!?…]$/.test(msg.trim()) ? msg.trim() : `${msg.trim()}.`);
+
+/** Step 1: the savez line with its Copy button, and what to save. */
+function saveStep() {
+  const code = el('code', { className: 'language-python', text: SAVEZ_LINE });
+  const pre = el(
+    'pre',
+    {
+      className: 'numpy savez-line',
+      tabIndex: 0,
+      attrs: { role: 'region', 'aria-label': 'The np.savez line for your notebook' },
+    },
+    code,
+  );
+  const copy = copyButton('Copy the line', () => SAVEZ_LINE);
+  copy.setAttribute('aria-label', 'Copy the line: np.savez for your notebook');
+  return [
+    el('h3', { text: '1 · Save your arrays in the notebook' }),
+    el('p', {
+      text: `Run this line at the end of your notebook (drop the names you have not computed yet); it writes mha_check.npz beside the notebook.`,
+    }),
+    pre,
+    el('div', { className: 'actions' }, copy),
+    el('ul', { className: 'save-list' }, ...WHAT_TO_SAVE.map((t) => el('li', { text: t }))),
+  ];
+}
+
+/** The check's options: heads (a number, or inferred from a split array) and the causal mask. */
+function optionControls() {
+  const heads = el('input', {
+    id: 'nb-heads',
+    value: String(COURSE.heads),
+    attrs: {
+      type: 'number',
+      min: '1',
+      step: '1',
+      inputmode: 'numeric',
+      'aria-describedby': 'nb-heads-note nb-check-error',
+    },
+  });
+  const causal = el('input', { id: 'nb-causal', attrs: { type: 'checkbox' } });
+  const headsNote = el('span', { id: 'nb-heads-note', className: 'note hint' });
+  const err = errorLine('nb-check-error');
+  const element = el(
+    'div',
+    { className: 'controls' },
+    field('heads h', heads),
+    headsNote,
+    field('causal mask (your notebook masks scores above the diagonal)', causal),
+    err.element,
+  );
+  return { element, heads, causal, headsNote, err };
+}
+
+/** The results area: status line, summary, notes, table, the rel-error note and the diffs. */
+function resultsArea() {
+  const status = el('p', { id: 'nb-status', className: 'note', attrs: { role: 'status' } });
+  const slot = el('div', { id: 'nb-results', className: 'notebook-results' });
+  status.textContent = `Load your arrays above: the check runs as soon as X and the four weights are there.`;
+  return { status, slot };
+}
+
+function resultNodes(result) {
+  const sum = statusSummary(result.rows);
+  const s = result.sizes;
+  const nodes = [
+    el('p', {
+      className: `notebook-summary ${sum.counts.differs + sum.counts.shape ? 'is-fail' : 'is-pass'}`,
+      text: `${sum.text} Sizes from your arrays: B = ${s.B}, T = ${s.T}, C = ${s.C}, h = ${s.heads} (hs = ${s.hs}); loss: ${lossText(result.loss)}.`,
+    }),
+  ];
+  for (const n of result.notes ?? []) nodes.push(el('p', { className: 'note', text: n }));
+  if (result.ignored?.length) {
+    const names = result.ignored.map(quoteName).join(', ');
+    nodes.push(el('p', { className: 'note', text: `Not course names, not checked: ${names}.` }));
+  }
+  const tol = toleranceLine(result);
+  nodes.push(checkTable(result), el('p', { className: 'note', text: NORM_NOTE }));
+  if (tol) nodes.push(el('p', { className: 'note tolerance-line', text: tol }));
+  const diffs = diffFigures(result);
+  if (diffs.figures.length) {
+    nodes.push(
+      el('h4', { text: `Where they differ: yours − expected (${diffs.figures.length})` }),
+      el(
+        'div',
+        { className: 'notebook-diffs' },
+        diffs.controls,
+        el('div', { className: 'figure-grid cols-2' }, ...diffs.figures),
+      ),
+    );
+  }
+  return nodes;
+}
+
+function lossText(loss) {
+  if (loss === 'mse') return 'mean((Y − target)²) from your target';
+  if (loss === 'dot') return 'sum(dY ⊙ Y) from your dY';
+  return 'none (no dY or target: no gradients checked)';
+}
+
+/** Step 4: "Use my arrays in the lessons" and its banner. */
+function useControls() {
+  const use = button('nb-use', 'Use my arrays in the lessons', 'btn btn-primary');
+  const err = errorLine('nb-use-error');
+  const bannerSlot = el('div', { id: 'nb-use-banner', attrs: { 'aria-live': 'polite' } });
+  return { use, err, bannerSlot, element: el('div', { className: 'actions' }, use) };
+}
+
+/** Read one file into named arrays (throws a message about this file). */
+async function readFile(file) {
+  const pre = fileError(file);
+  if (pre) throw new Error(pre);
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const kind = fileKind(file.name);
+  try {
+    return namedArrays(file.name, kind, kind === 'npz' ? readNpz(bytes) : readNpy(bytes));
+  } catch (e) {
+    throw new Error(`${quoteName(file.name)}: ${sentence(e.message)}`, { cause: e });
+  }
+}
+
+/** The section's parts, wired to one state object. */
+function sectionParts(ctx) {
+  return {
+    files: fileDrop({ id: 'nb-file', onFiles: (files) => loadFiles(ctx, files) }),
+    paste: pasteBox({ id: 'nb-paste', onAdd: (name, text) => addPasted(ctx, name, text) }),
+    listSlot: el('div', { id: 'nb-arrays' }),
+    options: optionControls(),
+    results: resultsArea(),
+    useUi: useControls(),
+  };
+}
+
+async function loadFiles(ctx, files) {
+  const { err } = ctx.parts.files;
+  const incoming = [];
+  const errors = [];
+  for (const f of files) {
+    try {
+      incoming.push(...(await readFile(f)));
+    } catch (e) {
+      errors.push(e.message);
+    }
+  }
+  const notices = incoming.map(nonFiniteNotice).filter(Boolean);
+  if (errors.length || notices.length) err.set([...errors, ...notices]);
+  else err.clear();
+  if (incoming.length) setArrays(ctx, incoming);
+}
+
+function addPasted(ctx, name, text) {
+  const { err } = ctx.parts.paste;
+  const bad = nameError(name.trim());
+  if (bad) {
+    err.set(bad);
+    return;
+  }
+  let a;
+  try {
+    a = parseNumpyText(text);
+  } catch (e) {
+    err.set(`The pasted text could not be read: ${sentence(e.message)}`);
+    return;
+  }
+  const entry = { name: name.trim(), data: a.data, shape: [...a.shape], dtype: a.dtype };
+  const notice = nonFiniteNotice({ ...entry, source: 'pasted' });
+  if (notice) err.set(notice);
+  else err.clear();
+  setArrays(ctx, [{ ...entry, source: 'pasted', resolution: a.resolution }]);
+  ctx.parts.paste.clear();
+}
+
+/** New arrays in: merge them, infer heads, redraw the list, run the check. */
+function setArrays(ctx, incoming) {
+  const { list } = addArrays(ctx.state.list, incoming);
+  ctx.state.list = list;
+  const inferred = inferHeads(list);
+  const { heads, headsNote } = ctx.parts.options;
+  if (inferred) {
+    heads.value = String(inferred.heads);
+    headsNote.textContent = `h = ${inferred.heads} from the shape of ${inferred.from}`;
+  }
+  refresh(ctx);
+}
+
+/** The loaded arrays in a <details>: open while short, else as the reader left it. */
+function listDetails(ctx) {
+  const { state, parts } = ctx;
+  const before = parts.listSlot.querySelector('details');
+  const names = state.list.map((a) => a.name);
+  const shown = names.length > 6 ? `${names.slice(0, 6).join(', ')}, …` : names.join(', ');
+  const table = arrayList(state.list, (key) => {
+    const at = state.list.findIndex((a) => a.key === key);
+    state.list = removeArray(state.list, key);
+    if (!inferHeads(state.list)) parts.options.headsNote.textContent = '';
+    refresh(ctx);
+    // the pressed button is gone: focus the next one (or the last, or the drop zone)
+    const buttons = parts.listSlot.querySelectorAll('button');
+    (buttons[Math.min(at, buttons.length - 1)] ?? parts.files.zone).focus();
+  });
+  if (!state.list.length) return table;
+  const open = state.list.length <= 8 || (before?.open ?? false);
+  return el(
+    'details',
+    { className: 'loaded-arrays', open },
+    el('summary', { text: `Loaded arrays: ${names.length} (${shown})` }),
+    table,
+  );
+}
+
+function refresh(ctx) {
+  ctx.parts.listSlot.replaceChildren(listDetails(ctx));
+  runCheck(ctx);
+}
+
+/** The heads typed (a whole number ≥ 1), or null with the message next to the field. */
+function readHeads(ctx) {
+  const { heads, err } = ctx.parts.options;
+  const h = Number(heads.value);
+  if (!Number.isInteger(h) || h < 1) {
+    err.set(
+      `heads must be a whole number ≥ 1; got ${quoteName(heads.value)}. The table below is the last check's.`,
+    );
+    heads.setAttribute('aria-invalid', 'true');
+    return null;
+  }
+  heads.removeAttribute('aria-invalid');
+  return h;
+}
+
+/** Run the check on what is loaded; errors go next to the options, the last table stays. */
+function runCheck(ctx) {
+  const { state, parts, mha } = ctx;
+  const { status, slot } = parts.results;
+  const missing = missingInputs(mha, state.list);
+  if (missing.length) {
+    const list = missing.join(', ');
+    status.textContent = state.result
+      ? `${list} not loaded now: the table below is from the last check.`
+      : `Still needed for the check: ${list}.`;
+    return;
+  }
+  const heads = readHeads(ctx);
+  if (heads === null) return;
+  try {
+    const causal = parts.options.causal.checked;
+    state.result = checkNotebook(mha, checkArgs(state.list), { heads, causal });
+  } catch (e) {
+    parts.options.err.set(
+      `The check could not run: ${sentence(e.message)} The table below is the last check's.`,
+    );
+    return;
+  }
+  parts.options.err.clear();
+  state.heads = heads;
+  status.textContent = `Checked ${state.list.length} loaded array(s).`;
+  slot.replaceChildren(...resultNodes(state.result));
+}
+
+/** "Use my arrays in the lessons": the arrays for the lessons, or the messages why not. */
+function useArrays(ctx) {
+  const { state, parts, mha } = ctx;
+  const { err } = parts.useUi;
+  const heads = readHeads(ctx);
+  if (heads === null) {
+    err.set('Give a whole number of heads first (above).');
+    return;
+  }
+  const r = customArrays(mha, state.list, heads);
+  if (r.errors) {
+    err.set([...r.errors, 'The lessons still show the course’s arrays.']);
+    return;
+  }
+  err.clear();
+  ctx.onUse(r.custom);
+}
+
+/** Show (custom) or hide (null) the section's own "custom arrays in use" banner. */
+function showCustom(ctx, custom) {
+  const { bannerSlot } = ctx.parts.useUi;
+  bannerSlot.replaceChildren(
+    custom ? customBanner({ id: 'nb-back', custom, onBack: () => ctx.onBack() }) : '',
+  );
+}
+
+function sectionBody(parts) {
+  const { files, paste, listSlot, options, results, useUi } = parts;
+  return [
+    ...saveStep(),
+    el('h3', { text: '2 · Load them here' }),
+    el('p', {
+      className: 'note',
+      text: `Files are read by this page in your browser: nothing is uploaded, and the page works offline and from a local file. Several files at once are fine; a .npy file gives one array named after the file (att.npy → att).`,
+    }),
+    files.element,
+    el(
+      'details',
+      { className: 'paste-details' },
+      el('summary', { text: 'or paste one array as text (print(repr(a)))' }),
+      paste.element,
+    ),
+    listSlot,
+    options.element,
+    el('h3', { text: '3 · The check' }),
+    results.status,
+    results.slot,
+    el('h3', { text: '4 · Your arrays in the lessons' }),
+    el('p', {
+      text: `Lessons 3, 4 and 5 and the playground can run on your X and weights (and your dY and target when the file has them) instead of the course’s: B, T, C and h come from your shapes, within the playground’s limits (T ≤ 64, C ≤ 128, at most 4 batch items and 16 heads).`,
+    }),
+    useUi.element,
+    useUi.err.element,
+    useUi.bannerSlot,
+  ];
+}
+
+/**
+ * The section. ctx: { mha, body, onUse(custom), onBack() }. Returns { showCustom(custom | null),
+ * state() } (state: what the tests read: loaded names, the statuses of the last check).
+ */
+export function renderNotebookCheck({ mha, body, onUse, onBack }) {
+  const ctx = { mha, onUse, onBack, state: { list: [], result: null, heads: null } };
+  ctx.parts = sectionParts(ctx);
+  const { options } = ctx.parts;
+  options.heads.addEventListener('input', () => runCheck(ctx));
+  options.causal.addEventListener('change', () => runCheck(ctx));
+  ctx.parts.useUi.use.addEventListener('click', () => useArrays(ctx));
+  refresh(ctx);
+  body.append(...sectionBody(ctx.parts));
+  return {
+    showCustom: (custom) => showCustom(ctx, custom),
+    state: () => ({
+      arrays: ctx.state.list.map((a) => ({ name: a.name, shape: [...a.shape], source: a.source })),
+      rows:
+        ctx.state.result?.rows.map((r) => ({
+          name: r.name,
+          status: r.status,
+          diagnosis: r.diagnosis?.id ?? null,
+        })) ?? null,
+    }),
+  };
+}

@@ -1,0 +1,393 @@
+// notebook-check.js - the page's side of the notebook check (DOM-free): the arrays a student has
+// loaded, by name; the heads their shapes give; what the check and "Use my arrays in the lessons"
+// need from them; and the views of a result row the section shows (first difference, yours −
+// expected as a matrix).
+//
+// A loaded array: { key (lower-case name), name, data: Float64Array (C order), shape, dtype,
+// source ('mha_check.npz', 'X.npy', 'pasted'), resolution? (pasted text: per-entry tolerance) }.
+
+import { weightNames } from './tensors.js';
+import { block2d } from './arrays.js';
+import { fmt, shapeText } from './format.js';
+import { positionLabels } from './labels.js';
+import { gradcheckSize } from './gradcheck-report.js';
+import { withLayer } from './layers.js';
+import { courseName } from '../notebook/names.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
+
+/** The largest file of each kind the section reads (what the notebook's readers can accept). */
+export const MAX_FILE_BYTES = Object.freeze({ npy: MAX_NPY_BYTES, npz: MAX_NPZ_BYTES });
+
+/** What the lessons can draw: the playground's T and C, a few batch items, 16 heads. */
+export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
+
+/** The seed of the dY and target drawn when the notebook has none (the course's seed). */
+export const CUSTOM_SEED = 42;
+
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** How a name (maybe hostile) is quoted in a message: at most 40 characters, as text. */
+export function quoteName(name) {
+  const s = String(name);
+  return `“${s.length > 40 ? `${s.slice(0, 40)}…` : s}”`;
+}
+
+/** null when `name` can name an array (a Python identifier, as np.savez's keywords), else why. */
+export function nameError(name) {
+  const s = String(name ?? '');
+  if (s.trim() === '') return 'Give the array a name, e.g. att or dWq.';
+  if (NAME_RE.test(s) && s.length <= MAX_NAME_LENGTH) return null;
+  return `${quoteName(s)} is not a Python name (letters, digits and _, at most ${MAX_NAME_LENGTH} characters, not starting with a digit): use the name your notebook gives the array, e.g. att or dWq.`;
+}
+
+/** The array name of a .npy file: the file name without '.npy' ('dWq.npy' -> 'dWq'). */
+export function npyName(fileName) {
+  return String(fileName).replace(/\.npy$/i, '');
+}
+
+/** The kind of a file by its name: 'npz', 'npy' or null (anything else). */
+export function fileKind(fileName) {
+  const m = /\.(npz|npy)$/i.exec(String(fileName));
+  return m ? m[1].toLowerCase() : null;
+}
+
+/** Why a file is not read before its bytes are (null: read it). file: { name, size }. */
+export function fileError(file) {
+  if (!fileKind(file.name)) {
+    return `${quoteName(file.name)} is neither a .npz nor a .npy file: save your arrays with np.savez('mha_check.npz', …) or np.save('X.npy', X).`;
+  }
+  const max = MAX_FILE_BYTES[fileKind(file.name)];
+  if (file.size > max) {
+    const mib = (n) => (n / 2 ** 20).toFixed(0);
+    return `${quoteName(file.name)} is ${mib(file.size)} MiB: the check reads such files up to ${mib(max)} MiB (the course's arrays take a few KiB).`;
+  }
+  return null;
+}
+
+/**
+ * The arrays of one file, named, for addArrays: a .npz's members by their names, a .npy by its
+ * file name's stem. `read` is readNpz's result (npz) or readNpy's (npy). Throws (loading nothing
+ * of the file) when a name is not a Python name. Returns [{ name, data, shape, dtype, source }].
+ */
+export function namedArrays(fileName, kind, read) {
+  const entries = kind === 'npz' ? Object.entries(read) : [[npyName(fileName), read]];
+  if (!entries.length) throw new Error('the .npz holds no arrays: pass them to np.savez by name.');
+  return entries.map(([name, a]) => {
+    const bad = nameError(name);
+    if (bad) throw new Error(`${kind === 'npz' ? 'a member name: ' : ''}${bad}`);
+    return { name, data: a.data, shape: [...a.shape], dtype: a.dtype, source: fileName };
+  });
+}
+
+/**
+ * `list` with the `incoming` arrays ([{ name, data, shape, dtype, source, resolution? }]) added:
+ * an array whose name (in any case) is loaded already replaces it, in its place. Returns
+ * { list, replaced: [names] }; `list` itself is not changed.
+ */
+export function addArrays(list, incoming) {
+  const out = [...list];
+  const replaced = [];
+  for (const a of incoming) {
+    const entry = { ...a, key: String(a.name).toLowerCase() };
+    const at = out.findIndex((e) => e.key === entry.key);
+    if (at >= 0) {
+      out[at] = entry;
+      replaced.push(a.name);
+    } else out.push(entry);
+  }
+  return { list: out, replaced };
+}
+
+/** `list` without the array of key `key`. */
+export function removeArray(list, key) {
+  return list.filter((e) => e.key !== key);
+}
+
+/**
+ * The loaded array of course name `name`: the one of that name in any case, else the first whose
+ * name the check reads as it (W_q, attn: see courseName), or null.
+ */
+export function findArray(list, name) {
+  const key = String(name).toLowerCase();
+  return list.find((e) => e.key === key) ?? list.find((e) => courseName(e.name) === name) ?? null;
+}
+
+/** checkNotebook's `arrays` argument: { name: { data, shape, dtype, resolution? } }. */
+export function checkArgs(list) {
+  const out = {};
+  for (const e of list) {
+    out[e.name] = { data: e.data, shape: e.shape, dtype: e.dtype };
+    if (e.resolution) out[e.name].resolution = e.resolution;
+  }
+  return out;
+}
+
+/**
+ * The heads the 4-D arrays give (split Q, K, V, head outputs, scores, att and their gradients are
+ * all (B, h, T, ·)): { heads, from } from the first one, or null when there is none.
+ */
+export function inferHeads(list) {
+  const split = list.find((e) => e.shape.length === 4 && e.shape[1] >= 1);
+  return split ? { heads: split.shape[1], from: split.name } : null;
+}
+
+/** The inputs the check cannot run without that are not loaded: X and the four weights. */
+export function missingInputs(mha, list) {
+  return ['X', ...weightNames(mha)].filter((n) => !findArray(list, n));
+}
+
+const prod = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/** The index (C order) of flat position i in an array of shape `shape`. */
+export function unravel(i, shape) {
+  const index = new Array(shape.length);
+  let rest = i;
+  for (let k = shape.length - 1; k >= 0; k--) {
+    index[k] = rest % shape[k];
+    rest = Math.floor(rest / shape[k]);
+  }
+  return index;
+}
+
+/** Why an input array cannot feed the lessons: a NaN or ∞ entry (null: all finite). */
+function finiteError(e) {
+  const i = e.data.findIndex((v) => !Number.isFinite(v));
+  if (i < 0) return null;
+  return `${e.name}[${unravel(i, e.shape).join(', ')}] is ${fmt(e.data[i])}: the lessons need finite numbers.`;
+}
+
+/**
+ * A loaded array's NaN and ∞ entries, as a notice (null when every entry is finite): the array
+ * is loaded and checked as it is, but the lessons cannot run on such inputs.
+ */
+export function nonFiniteNotice(e) {
+  let n = 0;
+  let first = -1;
+  for (let i = 0; i < e.data.length; i++) {
+    if (Number.isFinite(e.data[i])) continue;
+    n += 1;
+    if (first < 0) first = i;
+  }
+  if (!n) return null;
+  const at = e.shape.length ? `[${unravel(first, e.shape).join(', ')}]` : '';
+  return `${e.name} (${e.source}) has ${n} NaN or ∞ ${n === 1 ? 'entry' : 'entries'}, the first ${e.name}${at} = ${fmt(e.data[first])}: it is loaded and checked as it is, but the lessons need finite inputs.`;
+}
+
+/** X's sizes: { B, T, C } from (B, T, C) or (T, C), or { error }. */
+function xSizes(X) {
+  const s = X.shape;
+  if (s.length === 3) return { B: s[0], T: s[1], C: s[2] };
+  if (s.length === 2) return { B: 1, T: s[0], C: s[1] };
+  return { error: `X has shape ${shapeText(s)}: it must be (B, T, C) or (T, C).` };
+}
+
+/** The messages for sizes the lessons cannot draw (see CUSTOM_LIMITS). */
+function limitErrors({ B, T, C, heads }) {
+  const L = CUSTOM_LIMITS;
+  const errors = [];
+  if (B < 1 || B > L.B) errors.push(`B = ${B}: the lessons draw every batch item, at most ${L.B}.`);
+  if (T < 1 || T > L.T) {
+    errors.push(`T = ${T}: the lessons take 1 to ${L.T} tokens (the playground's limit).`);
+  }
+  if (C < 1 || C > L.C) {
+    errors.push(`C = ${C}: the lessons take C from 1 to ${L.C} (the playground's limit).`);
+  }
+  if (!Number.isInteger(heads) || heads < 1 || C % heads) {
+    errors.push(`heads = ${heads} does not divide C = ${C}: each head gets C / heads columns.`);
+  } else if (heads > L.heads) {
+    errors.push(`heads = ${heads}: the lessons draw every head, at most ${L.heads}.`);
+  }
+  return errors;
+}
+
+/** An optional (B, T, C) input (dY, target) when loaded with X's number of entries, else null. */
+function sameSizeAs(list, name, n) {
+  const e = findArray(list, name);
+  return e && e.data.length === n ? e : null;
+}
+
+/** Checks of the inputs X, Wq…Wo, dY, target for the lessons: the messages, or []. */
+function inputErrors(mha, list, dims) {
+  const errors = [];
+  for (const name of ['X', ...weightNames(mha)]) {
+    const e = findArray(list, name);
+    if (!e) {
+      errors.push(`${name} is not loaded: the lessons need X and Wq, Wk, Wv, Wo.`);
+      continue;
+    }
+    if (name !== 'X' && (e.shape.length !== 2 || e.data.length !== dims.C * dims.C)) {
+      errors.push(`${name} has shape ${shapeText(e.shape)}, expected (${dims.C}, ${dims.C}).`);
+    }
+    const bad = finiteError(e);
+    if (bad) errors.push(bad);
+  }
+  return errors;
+}
+
+/**
+ * The student's arrays for lessons 3, 4, 5 and the playground, or why they cannot be used:
+ * { custom } or { errors: [messages] }. custom = { X (B·T·C), W: { Wq, Wk, Wv, Wo } (C·C),
+ * dY (B·T·C), target (T·C: batch item 0), B, T, C, heads, given: { dY, target } }; dY and target
+ * are the student's when loaded with X's size, else drawn from default_rng(CUSTOM_SEED): dY =
+ * standard_normal((B, T, C)), then target = standard_normal((1, T, C)).
+ */
+export function customArrays(mha, list, heads) {
+  const X = findArray(list, 'X');
+  if (!X) return { errors: ['X is not loaded: the lessons need X and Wq, Wk, Wv, Wo.'] };
+  const dims = xSizes(X);
+  if (dims.error) return { errors: [dims.error] };
+  const errors = [...limitErrors({ ...dims, heads }), ...inputErrors(mha, list, dims)];
+  const n = dims.B * dims.T * dims.C;
+  const dY = sameSizeAs(list, 'dY', n);
+  const target = sameSizeAs(list, 'target', n);
+  for (const e of [dY, target]) if (e && finiteError(e)) errors.push(finiteError(e));
+  if (errors.length) return { errors };
+  const W = {};
+  for (const k of weightNames(mha)) W[k] = Float64Array.from(findArray(list, k).data);
+  const rng = mha.rng(CUSTOM_SEED, 'default_rng');
+  try {
+    const drawnDY = rng.standardNormal(n);
+    const drawnTarget = rng.standardNormal(dims.T * dims.C);
+    const custom = {
+      ...dims,
+      heads,
+      X: Float64Array.from(X.data),
+      W,
+      dY: dY ? Float64Array.from(dY.data) : drawnDY,
+      target: target ? target.data.slice(0, dims.T * dims.C) : drawnTarget,
+      given: { dY: !!dY, target: !!target },
+    };
+    return { custom };
+  } finally {
+    rng.free();
+  }
+}
+
+/** Lessons 3 and 4's data from custom arrays: { X, W, dY, B, T, C, heads } (as courseData). */
+export function lessonData(custom) {
+  const { X, W, dY, B, T, C, heads } = custom;
+  return { X, W, dY, B, T, C, heads };
+}
+
+/**
+ * Lesson 5's and the playground's model (as sentenceModel's) from custom arrays: batch item 0 of
+ * X, the weights, the target; tokens are positions t0, t1, … (each its own "word").
+ */
+export function customModel(custom, { causal = false } = {}) {
+  const { T, C, heads } = custom;
+  const tokens = positionLabels(T);
+  return Object.freeze({
+    tokens,
+    C,
+    heads,
+    hs: C / heads,
+    seed: null,
+    rng: null,
+    pe: false,
+    causal,
+    T,
+    X: custom.X.slice(0, T * C),
+    vocab: tokens,
+    ids: tokens.map((_, t) => t),
+    W: Object.freeze({ ...custom.W }),
+    target: custom.target,
+    custom: true,
+  });
+}
+
+/**
+ * The playground's view of custom arrays (as playgroundForward's): the model of batch item 0 and
+ * its forward pass with the settings' causal mask: { model, att (1, h, T, T), Y (1, T, C) }.
+ */
+export function customForward(mha, custom, { causal = false } = {}) {
+  const model = customModel(custom, { causal });
+  const { attention: att, Y } = withLayer(mha, model.C, model.heads, model.W, (layer) =>
+    layer.forward(model.X, { B: 1, T: model.T, causal }),
+  );
+  return { model, att, Y };
+}
+
+/** The sizes line of custom arrays: "B = 2, T = 6, C = 64, h = 4 (hs = 16)". */
+export function customSizesText({ B, T, C, heads }) {
+  return `B = ${B}, T = ${T}, C = ${C}, h = ${heads} (hs = ${C / heads})`;
+}
+
+/**
+ * Entries per tensor of a gradient check at these sizes: 0 (every entry) when a full check takes
+ * about as long as lesson 4's at course size, else a sample (`samples` entries per tensor).
+ */
+export function checkSamples(mha, { B = 1, T, C, heads }, samples = 32) {
+  const small = B * T * C * C <= 16 * 64 * 64 && gradcheckSize(mha, { B, T, C, heads }) <= 25000;
+  return small ? 0 : samples;
+}
+
+/**
+ * The (rows, cols) matrix of an array of `shape` shown for batch item b and head h: 2-D as is;
+ * 3-D (B, T, ·) at [b]; 4-D (B, h, T, ·) at [b, h]; 1-D as one row; a scalar as 1 × 1; more axes:
+ * the last two at the first index of the others. Returns { data, rows, cols, where }.
+ */
+export function matrixView(data, shape, b = 0, h = 0) {
+  const s = shape;
+  if (s.length === 0) return { data, rows: 1, cols: 1, where: '' };
+  if (s.length === 1) return { data, rows: 1, cols: s[0], where: '' };
+  const rows = s[s.length - 2];
+  const cols = s[s.length - 1];
+  if (s.length === 2) return { data, rows, cols, where: '' };
+  const bb = Math.min(b, s[0] - 1);
+  if (s.length === 3) return { data: block2d(data, bb, rows, cols), rows, cols, where: `[${bb}]` };
+  const hh = Math.min(h, s[1] - 1);
+  const index = bb * prod(s.slice(1, -2)) + hh * prod(s.slice(2, -2));
+  return { data: block2d(data, index, rows, cols), rows, cols, where: `[${bb}, ${hh}]` };
+}
+
+/**
+ * yours − expected of a compared row, entry by entry; entries equal as numbers or both the same
+ * infinity (masked scores: −∞ in both) give 0. Returns { data, maxAbs (finite entries) }.
+ */
+export function difference(row) {
+  const d = new Float64Array(row.yours.length);
+  let m = 0;
+  for (let i = 0; i < d.length; i++) {
+    const a = row.yours[i];
+    const e = row.expected[i];
+    d[i] = a === e ? 0 : a - e;
+    if (Number.isFinite(d[i]) && Math.abs(d[i]) > m) m = Math.abs(d[i]);
+  }
+  return { data: d, maxAbs: m };
+}
+
+/** Two numbers with just enough significant digits (4 to 17) to tell them apart. */
+export function distinctPair(a, b) {
+  for (let digits = 4; digits < 17; digits++) {
+    const [x, y] = [fmt(a, digits), fmt(b, digits)];
+    if (x !== y || Object.is(a, b)) return [x, y];
+  }
+  return [String(a), String(b)];
+}
+
+/** 'att[0, 1, 2, 3]: yours 0.1234, expected 0.2345' for a row's first differing entry, or ''. */
+export function firstDifferenceText(row) {
+  if (!row.first) return '';
+  const [y, e] = distinctPair(row.first.yours, row.first.expected);
+  const at = row.first.index.length ? `[${row.first.index.join(', ')}]` : ''; // a scalar: none
+  return `${row.name}${at}: yours ${y}, expected ${e}`;
+}
+
+/** A status's text (symbol + words: never colour alone). */
+export const STATUS_TEXT = Object.freeze({
+  match: '✓ matches',
+  differs: '✗ differs',
+  shape: '✗ wrong shape',
+  missing: '– not given',
+});
+
+/** "12 match, 1 differs, 1 wrong shape, 7 not given" for a result's rows. */
+export function statusSummary(rows) {
+  const n = { match: 0, differs: 0, shape: 0, missing: 0 };
+  for (const r of rows) n[r.status] += 1;
+  const parts = [`${n.match} match`];
+  if (n.differs) parts.push(`${n.differs} ${n.differs === 1 ? 'differs' : 'differ'}`);
+  if (n.shape) parts.push(`${n.shape} with the wrong shape`);
+  if (n.missing) parts.push(`${n.missing} not given`);
+  return { counts: n, text: `${parts.join(', ')} (of ${rows.length}).` };
+}
