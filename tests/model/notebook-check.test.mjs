@@ -124,10 +124,13 @@ test('addArrays replaces a name (any case) in its place; removeArray; findArray;
     fewer.map((e) => e.name),
     ['X', 'Wq'],
   );
-  const pasted = addArrays(fewer, [{ ...arr('K', [2]), resolution: new Float64Array(2) }]).list;
+  const text = { resolution: new Float64Array(2), printedDtype: 'float32' };
+  const pasted = addArrays(fewer, [{ ...arr('K', [2]), ...text }]).list;
   const args = checkArgs(pasted);
   assert.deepEqual(Object.keys(args), ['X', 'Wq', 'K']);
   assert.ok(args.K.resolution && !('resolution' in args.X));
+  assert.equal(args.K.printedDtype, 'float32');
+  assert.ok(!('printedDtype' in args.X));
 });
 
 test('inferHeads: the second axis of the first 4-D array; missingInputs: X and the weights', () => {

@@ -53,8 +53,10 @@ export function fileDrop({ id, onFiles }) {
 }
 
 /**
- * One array as text (print(repr(a)) or print(a)) with its name: onAdd(name, text) when "Add this
- * array" is pressed. Returns { element, name, text, err, clear() }.
+ * One array as text (print(repr(a)) or print(a)) with its name and the dtype it was computed in
+ * (repr says float32 itself; print does not): onAdd(name, text, computedIn) when "Add this array"
+ * is pressed, computedIn '' (as printed), 'float32' or 'float16'. Returns { element, name, text,
+ * err, clear() }.
  */
 export function pasteBox({ id, onAdd }) {
   const errId = `${id}-error`;
@@ -69,13 +71,20 @@ export function pasteBox({ id, onAdd }) {
       'aria-describedby': errId,
     },
   });
+  const computed = el(
+    'select',
+    { id: `${id}-dtype` },
+    el('option', { attrs: { value: '' }, text: 'float64 (or as repr says)' }),
+    el('option', { attrs: { value: 'float32' }, text: 'float32' }),
+    el('option', { attrs: { value: 'float16' }, text: 'float16' }),
+  );
   const add = button(`${id}-add`, 'Add this array');
   const err = errorLine(errId);
-  add.addEventListener('click', () => onAdd(name.value, text.value));
+  add.addEventListener('click', () => onAdd(name.value, text.value, computed.value));
   const element = el(
     'div',
     { className: 'paste-box' },
-    el('div', { className: 'controls' }, field('array name', name)),
+    el('div', { className: 'controls' }, field('array name', name), field('computed in', computed)),
     el(
       'label',
       { className: 'paste-label', attrs: { for: text.id } },
@@ -116,7 +125,7 @@ export function arrayList(list, onRemove) {
     return [
       a.name,
       el('code', { className: 'shape', text: formatShape(a.shape) }),
-      a.dtype,
+      a.printedDtype ? `text (${a.printedDtype})` : a.dtype,
       a.source,
       remove,
     ];

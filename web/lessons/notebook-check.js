@@ -169,7 +169,7 @@ async function readFile(file) {
 function sectionParts(ctx) {
   return {
     files: fileDrop({ id: 'nb-file', onFiles: (files) => loadFiles(ctx, files) }),
-    paste: pasteBox({ id: 'nb-paste', onAdd: (name, text) => addPasted(ctx, name, text) }),
+    paste: pasteBox({ id: 'nb-paste', onAdd: (...args) => addPasted(ctx, ...args) }),
     listSlot: el('div', { id: 'nb-arrays' }),
     options: optionControls(),
     results: resultsArea(),
@@ -194,7 +194,7 @@ async function loadFiles(ctx, files) {
   if (incoming.length) setArrays(ctx, incoming);
 }
 
-function addPasted(ctx, name, text) {
+function addPasted(ctx, name, text, computedIn) {
   const { err } = ctx.parts.paste;
   const bad = nameError(name.trim());
   if (bad) {
@@ -212,7 +212,9 @@ function addPasted(ctx, name, text) {
   const notice = nonFiniteNotice({ ...entry, source: 'pasted' });
   if (notice) err.set(notice);
   else err.clear();
-  setArrays(ctx, [{ ...entry, source: 'pasted', resolution: a.resolution }]);
+  // what the text was computed in: repr's dtype=..., else the student's choice
+  const printedDtype = a.printedDtype ?? (computedIn || null);
+  setArrays(ctx, [{ ...entry, source: 'pasted', resolution: a.resolution, printedDtype }]);
   ctx.parts.paste.clear();
 }
 

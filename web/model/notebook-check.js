@@ -112,12 +112,16 @@ export function findArray(list, name) {
   return list.find((e) => e.key === key) ?? list.find((e) => courseName(e.name) === name) ?? null;
 }
 
-/** checkNotebook's `arrays` argument: { name: { data, shape, dtype, resolution? } }. */
+/**
+ * checkNotebook's `arrays` argument: { name: { data, shape, dtype, resolution?, printedDtype? } }
+ * (pasted text: its per-entry resolution and the dtype it was computed in).
+ */
 export function checkArgs(list) {
   const out = {};
   for (const e of list) {
     out[e.name] = { data: e.data, shape: e.shape, dtype: e.dtype };
     if (e.resolution) out[e.name].resolution = e.resolution;
+    if (e.printedDtype) out[e.name].printedDtype = e.printedDtype;
   }
   return out;
 }
