@@ -10,7 +10,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
-import { lesson4, gradientView, gradientSizes } from '../model/lesson4.js';
+import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
 import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
 import { checkSamples } from '../model/notebook-check.js';
@@ -19,24 +19,29 @@ import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 
-const WHAT = {
-  dWo: ['concat feature (row)', 'output feature (column)', 'concat.reshape(-1, C).T @ dY'],
-  dconcat: ['token (row)', 'feature (column)', 'dY @ Wo.T'],
-  dheadout: ['token (row)', 'head feature (column)', 'split_heads(dconcat)'],
-  dV: ['key token (row)', 'head feature (column)', 'att.T @ dheadout'],
-  datt: ['query (row)', 'key (column)', 'dheadout @ V.T'],
-  dscores: ['query (row)', 'key (column)', 'att ⊙ (datt − rowsum(datt ⊙ att))'],
-  dQ: ['token (row)', 'head feature (column)', 'dscores @ K / √hs'],
-  dK: ['token (row)', 'head feature (column)', 'dscores.T @ Q / √hs'],
-  dWq: ['input feature (row)', 'q feature (column)', 'X.T @ merge(dQ)'],
-  dWk: ['input feature (row)', 'k feature (column)', 'X.T @ merge(dK)'],
-  dWv: ['input feature (row)', 'v feature (column)', 'X.T @ merge(dV)'],
-  dX: ['token (row)', 'feature (column)', 'merge(dQ) Wq.T + merge(dK) Wk.T + merge(dV) Wv.T'],
+// the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
+const AXES = {
+  dWo: ['concat feature (row)', 'output feature (column)'],
+  dconcat: ['token (row)', 'feature (column)'],
+  dheadout: ['token (row)', 'head feature (column)'],
+  dV: ['key token (row)', 'head feature (column)'],
+  datt: ['query (row)', 'key (column)'],
+  dscores: ['query (row)', 'key (column)'],
+  dQ: ['token (row)', 'head feature (column)'],
+  dK: ['token (row)', 'head feature (column)'],
+  dWq: ['input feature (row)', 'q feature (column)'],
+  dWk: ['input feature (row)', 'k feature (column)'],
+  dWv: ['input feature (row)', 'v feature (column)'],
+  dX: ['token (row)', 'feature (column)'],
 };
 
-/** Gradient k of lesson 4's order (r.order) as a heatmap of its (rows, cols) view v. */
-function gradientMap(r, name, k, v, toks) {
-  const [rowAxis, colAxis, formula] = WHAT[name];
+/**
+ * Gradient k of lesson 4's order (r.order) as a heatmap of its (rows, cols) view v, captioned
+ * with its NumPy (cap: a lesson4Captions entry).
+ */
+function gradientMap(r, cap, k, v, toks) {
+  const { name } = cap;
+  const [rowAxis, colAxis] = AXES[name];
   const square = v.rows === v.cols && v.rows === r.T;
   const thin = v.cols >= 64 && v.rows <= 12; // (6, 64): two grid columns where there are three
   // preferred sizes that fit a three-column grid at 1280 px (no second, fitted drawing)
@@ -54,7 +59,7 @@ function gradientMap(r, name, k, v, toks) {
       colAxis,
       title: `${k + 1}. ${name}${v.where}`,
       shape: `of ${shapeText(r.grads[name].shape)}`,
-      caption: formula,
+      caption: `${name} = ${cap.code}`,
       scale: 'diverging',
       numbers: square ? 'auto' : false,
       legendLabel: name,
@@ -66,12 +71,12 @@ function gradientMap(r, name, k, v, toks) {
 }
 
 /** Every gradient's map, and the selects of the batch item / head they show. */
-function gradientMaps(r) {
+function gradientMaps(r, captions) {
   const toks = positionLabels(r.T);
   const sel = { b: 0, h: 0 };
   const maps = {};
-  r.order.forEach((name, k) => {
-    maps[name] = gradientMap(r, name, k, gradientView(r.grads[name], 0, 0), toks);
+  captions.forEach((cap, k) => {
+    maps[cap.name] = gradientMap(r, cap, k, gradientView(r.grads[cap.name], 0, 0), toks);
   });
   const bSel = indexSelect('l4-batch', r.B, 'batch');
   const hSel = indexSelect('l4-head', r.heads, 'head');
@@ -103,13 +108,13 @@ function gradientMaps(r) {
   return { controls, grid };
 }
 
-function gradientTable(r) {
+function gradientTable(r, captions) {
   const sizes = gradientSizes(r.grads);
   return table({
     headers: ['gradient', 'shape', 'max |g|', '‖g‖ (square root of the sum of squares)'],
-    rows: r.order.map((n) => [
+    rows: captions.map(({ name: n, shape }) => [
       n,
-      el('code', { className: 'shape', text: shapeText(r.grads[n].shape) }),
+      el('code', { className: 'shape', text: `${shape} = ${shapeText(r.grads[n].shape)}` }),
       num(sizes[n].maxAbs, 8),
       num(sizes[n].norm, 8),
     ]),
@@ -143,13 +148,14 @@ function checkNote(total, params) {
 export function renderLesson4({ mha, body, data, scheduler }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
-  const grads = gradientMaps(r);
+  const captions = lesson4Captions(mha); // r.order, each with its NumPy
+  const grads = gradientMaps(r, captions);
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
     { key: 'params', label: 'parameters checked (Wq, Wk, Wv, Wo, X)', value: r.params },
   ]);
-  const gradTable = gradientTable(r);
+  const gradTable = gradientTable(r, captions);
   const panel = checkPanel(mha, r, scheduler);
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });

@@ -14,7 +14,7 @@ import { arraysButton, downloadsRow, notebookButton } from '../components/downlo
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
-import { lossSummary, stepLearningRate } from '../model/training.js';
+import { attentionCaptions, lossSummary, stepLearningRate } from '../model/training.js';
 import {
   L5_THRESHOLD,
   gradcheckSize,
@@ -62,31 +62,32 @@ function trainingControls() {
   return { stepBtn, runBtn, resetBtn, lrInput, err, element };
 }
 
-/** att of each head and their mean, for the trainer's current weights. update(att) after a step. */
+const MEAN_NOTE =
+  'a view for the eye, not a step of the layer: it concatenates the heads, never averages them';
+
+/**
+ * att of each head and their mean, for the trainer's current weights, each titled with its NumPy
+ * (attentionCaptions). update(att) after a step.
+ */
 function attentionMaps(att, tokens, heads) {
   const T = tokens.length;
-  const opts = (title, shape, exportName) => ({
+  const opts = (cap, i) => ({
     rows: T,
     cols: T,
     rowLabels: tokens,
     colLabels: tokens,
-    title,
-    shape,
+    title: cap.name,
+    shape: `${cap.code} (${T}, ${T})`,
+    caption: i < heads ? undefined : MEAN_NOTE,
     scale: 'unit',
     cellSize: 30,
-    exportName,
+    exportName: i < heads ? `lesson5-att-h${i}` : 'lesson5-att-mean',
   });
-  const maps = [];
-  for (let i = 0; i < heads; i++) {
-    const o = opts(`head ${i}`, `att[0, ${i}] (${T}, ${T})`, `lesson5-att-h${i}`);
-    maps.push(lazyHeatmap({ data: slice2d(att, i, T, T), ...o }));
-  }
-  const mean = opts('mean over heads', `(${T}, ${T})`, 'lesson5-att-mean');
-  maps.push(lazyHeatmap({ data: meanOverHeads(att, 0, heads, T), ...mean }));
-  const update = (a) => {
-    for (let i = 0; i < heads; i++) maps[i].update(slice2d(a, i, T, T));
-    maps[heads].update(meanOverHeads(a, 0, heads, T));
-  };
+  const data = (a, i) => (i < heads ? slice2d(a, i, T, T) : meanOverHeads(a, 0, heads, T));
+  const maps = attentionCaptions(heads).map((cap, i) =>
+    lazyHeatmap({ data: data(att, i), ...opts(cap, i) }),
+  );
+  const update = (a) => maps.forEach((m, i) => m.update(data(a, i)));
   const highlight = (t) => {
     for (const m of maps) m.highlight(t === null ? -1 : t, t === null ? -1 : t);
   };

@@ -499,10 +499,11 @@ ${
   printAtt
     ? `
 np.set_printoptions(precision=4, suppress=True, linewidth=120)
-att = layer.cache["att"][0]                 # (h, T, T) at the current weights
+att = layer.cache["att"]                    # (1, h, T, T) at the current weights
 for i in range(h):
-    print(f"head {i} attention (query row -> key column):\\n", att[i])
-print("mean over heads:\\n", att.mean(axis=0))
+    print(f"head {i} attention, att[0, {i}] (query row -> key column):\\n", att[0, i])
+print("mean over heads, att[0].mean(axis=0) (a view: the layer never averages heads):\\n",
+      att[0].mean(axis=0))
 `
     : ''
 }`;

@@ -1,5 +1,6 @@
 // training.js - the guided project's training rules (DOM-free): SGD on L = mean((Y - target)**2),
-// all steps in one wasm call, and the learning rate a step accepts.
+// all steps in one wasm call, the learning rate a step accepts, and the captions of its attention
+// maps as NumPy.
 
 import { withLayer } from './layers.js';
 import { MAX_LR } from './settings.js';
@@ -50,4 +51,20 @@ export function lossSummary(losses) {
   const first = losses[0];
   const last = losses[losses.length - 1];
   return { first, last, change: last - first, steps: losses.length - 1 };
+}
+
+/**
+ * Lesson 5's attention maps as NumPy on the lesson's arrays (att: (1, h, T, T), the layer's
+ * attention at the weights shown): { name, code, shape } for head 0 ... h-1, att[0, i], then the
+ * mean over heads, att[0].mean(axis=0): a view for the eye, not a step of the layer (the layer
+ * concatenates the heads' outputs; it never averages them).
+ */
+export function attentionCaptions(heads) {
+  const maps = Array.from({ length: heads }, (_, i) => ({
+    name: `head ${i}`,
+    code: `att[0, ${i}]`,
+    shape: '(T, T)',
+  }));
+  maps.push({ name: 'mean over heads', code: 'att[0].mean(axis=0)', shape: '(T, T)' });
+  return maps;
 }
