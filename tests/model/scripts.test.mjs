@@ -33,6 +33,7 @@ import { sentenceModel } from '../../web/model/sentence-model.js';
 import { courseData } from '../../web/model/course.js';
 import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
+import { backwardOrder } from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
 
 const mha = await loadMHA();
@@ -347,9 +348,14 @@ test('trainingScript with the gradient check: every tensor passes, no FAIL', () 
     }),
   );
   const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
+  // lesson 4's backward order, each row named by its gradient: the page's check tables' rows
   assert.deepEqual(
     rows.map((m) => m[1]),
-    ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'],
+    backwardOrder(mha).map((o) => o.gradient),
+  );
+  assert.deepEqual(
+    rows.map((m) => m[1]),
+    ['dWo', 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX'],
   );
   assert.match(out, /max rel err +norm rel err$/m);
   for (const m of rows) {

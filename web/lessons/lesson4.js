@@ -11,7 +11,12 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
-import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
+import {
+  L4_THRESHOLD,
+  backwardOrder,
+  gradcheckSize,
+  pendingReport,
+} from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
 import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
@@ -128,8 +133,9 @@ function checkPanel(mha, r, scheduler) {
     id: 'l4-gradcheck',
     scheduler,
     threshold: L4_THRESHOLD,
-    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry`,
+    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry; one row per gradient, in the order the lesson computes them`,
     label: 'Lesson 4 gradient check',
+    order: backwardOrder(mha),
   });
   panel.showPending(
     'The full check (every entry of every tensor) starts as soon as the page has rendered.',
@@ -141,7 +147,7 @@ function checkPanel(mha, r, scheduler) {
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
   });
 }
 
@@ -153,7 +159,11 @@ export function renderLesson4({ mha, body, data, scheduler }) {
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
-    { key: 'params', label: 'parameters checked (Wq, Wk, Wv, Wo, X)', value: r.params },
+    {
+      key: 'params',
+      label: 'parameters checked (Wq, Wk, Wv, Wo) and the input X',
+      value: r.params,
+    },
   ]);
   const gradTable = gradientTable(r, captions);
   const panel = checkPanel(mha, r, scheduler);

@@ -17,6 +17,7 @@ import { sentenceModel } from '../model/sentence-model.js';
 import { attentionCaptions, lossSummary, stepLearningRate } from '../model/training.js';
 import {
   L5_THRESHOLD,
+  backwardOrder,
   gradcheckSize,
   pendingReport,
   pgThreshold,
@@ -122,8 +123,9 @@ function checkPanel(mha, scheduler, { T, C: width, heads }) {
     id: 'l5-gradcheck',
     scheduler,
     threshold: pgThreshold(T, width), // L5_THRESHOLD at the sentence's size
-    caption: 'Gradient check of the MSE loss on the sentence (initial weights, every entry)',
+    caption: `Gradient check of the MSE loss on the sentence (initial weights, every entry; one row per gradient, in lesson 4's order)`,
     label: 'Lesson 5 gradient check',
+    order: backwardOrder(mha),
   });
   panel.showPending(
     'The full check starts as soon as the page has rendered.',

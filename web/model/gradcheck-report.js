@@ -32,6 +32,30 @@ export function checkedTensors(mha, { B = 1, T, C, heads }) {
     });
 }
 
+/**
+ * The order in which lesson 4 meets the checked tensors, backward: each check row's tensor with the
+ * gradient the lesson computes for it, sorted by that gradient's place in mha.gradOrder (dWo,
+ * dconcat, dheadout, dV, datt, dscores, dQ, dK, dWq, dWk, dWv, dX): [{ tensor, gradient }].
+ */
+export function backwardOrder(mha) {
+  const grads = mha.gradOrder;
+  return mha.tensors
+    .filter((t) => t.check !== null)
+    .map((t) => ({ tensor: t.name, gradient: t.grad }))
+    .sort((a, b) => grads.indexOf(a.gradient) - grads.indexOf(b.gradient));
+}
+
+/**
+ * A check's rows (the module's order, named by tensor) in `order` (backwardOrder's), each named by
+ * its gradient; `of` keeps the tensor's name. Rows of tensors not in `order` are left out.
+ */
+export function orderedRows(rows, order) {
+  const byTensor = new Map(Array.from(rows ?? [], (r) => [r.tensor, r]));
+  return order
+    .filter((o) => byTensor.has(o.tensor))
+    .map((o) => ({ ...byTensor.get(o.tensor), tensor: o.gradient, of: o.tensor }));
+}
+
 /** Entries a full check visits: weights, X and the intermediates. */
 export function gradcheckSize(mha, sizes) {
   return checkedTensors(mha, sizes).reduce((n, t) => n + t.size, 0);

@@ -179,14 +179,15 @@ const GRADCHECK = `def loss_after(layer, c, start, loss):
 
 def gradcheck(layer, X, loss, dY, eps=1e-3):
     """Five-point central differences (8(L(x+e)-L(x-e)) - (L(x+2e)-L(x-2e))) / 12e
-    over every entry; rows: tensor, shape, max abs error, max rel error (per entry, strict:
-    one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||) (what many courses
-    print: it weighs entries by their size, so it is far smaller)."""
+    over every entry of the weights, X and the intermediates, in the order lesson 4 computes
+    their gradients (dWo, dconcat, ... dX); rows: gradient, shape, max abs error, max rel error
+    (per entry, strict: one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||)
+    (what many courses print: it weighs entries by their size, so it is far smaller)."""
     layer.forward(X)
     layer.backward(dY)
     g = layer.grads
     rows = []
-    for name in ("Wq", "Wk", "Wv", "Wo", "X", "Q", "K", "V", "scores", "att", "headout", "concat"):
+    for name in ("Wo", "concat", "headout", "V", "att", "scores", "Q", "K", "Wq", "Wk", "Wv", "X"):
         if name in layer.W:
             P, analytic = layer.W[name], g["d" + name]
             L = lambda: loss(layer.forward(X))
@@ -211,14 +212,14 @@ def gradcheck(layer, X, loss, dY, eps=1e-3):
         err = np.abs(a - num)
         rel = err / np.maximum(np.maximum(np.abs(a), np.abs(num)), 1e-12)
         norm_rel = np.linalg.norm(a - num) / max(np.linalg.norm(a) + np.linalg.norm(num), 1e-12)
-        rows.append((name, P.shape, err.max(), rel.max(), norm_rel))
+        rows.append(("d" + name, P.shape, err.max(), rel.max(), norm_rel))
     layer.forward(X)      # leave the cache as it was
     layer.backward(dY)
     return rows
 
 
 def print_gradcheck(rows, threshold):
-    print(f"{'tensor':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
+    print(f"{'gradient':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
     for name, shape, mx_abs, mx_rel, norm_rel in rows:
         ok = "pass" if mx_rel <= threshold else "FAIL"
         print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e} {norm_rel:12.2e}  {ok}")`;
