@@ -151,6 +151,28 @@ function checkNote(total, params) {
   });
 }
 
+// ⊙ and rowsum, defined where lesson 4's text first uses them (the formulas above and below)
+const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row.`;
+
+// the softmax backward in three lines, for one row s of scores (the softmax acts on each row)
+const SOFTMAX_WHY = [
+  `att_j = exp(s_j) / Σ_k exp(s_k), so ∂att_j/∂s_k = att_j (δ_jk − att_k), where δ_jk is 1 if j = k and 0 otherwise;`,
+  `dscores_k = Σ_j datt_j · ∂att_j/∂s_k = Σ_j datt_j att_j (δ_jk − att_k) = att_k datt_k − att_k Σ_j datt_j att_j;`,
+  `dscores_k = att_k (datt_k − Σ_j datt_j att_j): for the whole row, dscores = att ⊙ (datt − rowsum(datt ⊙ att)), in NumPy att * (datt - (datt * att).sum(axis=-1, keepdims=True)).`,
+];
+
+/** Why the softmax backward is dscores = att ⊙ (datt − rowsum(datt ⊙ att)), in three lines. */
+function softmaxWhy() {
+  return el(
+    'div',
+    { className: 'callout softmax-why' },
+    el('p', {
+      text: `Why dscores = att ⊙ (datt − rowsum(datt ⊙ att)): for one row s of scores (the softmax acts on each row on its own),`,
+    }),
+    el('ol', {}, ...SOFTMAX_WHY.map((line) => el('li', { text: line }))),
+  );
+}
+
 export function renderLesson4({ mha, body, data, scheduler }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
@@ -171,12 +193,14 @@ export function renderLesson4({ mha, body, data, scheduler }) {
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
   body.append(
+    el('p', { className: 'note notation', text: NOTATION }),
     el('p', {
       className: 'formula',
       text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)`,
     }),
     grads.controls,
     grads.grid,
+    softmaxWhy(),
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),
