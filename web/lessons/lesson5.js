@@ -14,7 +14,8 @@ import { arraysButton, downloadsRow, notebookButton } from '../components/downlo
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
-import { attentionCaptions, lossSummary, stepLearningRate } from '../model/training.js';
+import { attentionCaptions, lossSummary, mseScale, stepLearningRate } from '../model/training.js';
+import { formatSci } from '../components/scales.js';
 import {
   L5_THRESHOLD,
   backwardOrder,
@@ -225,11 +226,62 @@ function introParagraph(sentence, T) {
 
 const CUSTOM_INTRO = `Your arrays: X (batch item 0), your Wq, Wk, Wv, Wo and target; the tokens are the positions t0, t1, …`;
 
-function checkNote(n) {
-  return el('p', {
+/** "a, b, c and d". */
+function andList(items) {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** The two measured reasons, from mseScale's figures s. */
+function scaleItems(s) {
+  const w = s.weights;
+  const gradients = `The gradients. MSE's dL/dY = 2(Y − target)/n, with n = T·C = ${s.n}, has a root mean square of 2√L/n = ${s.rms5.toPrecision(3)} (√L is that of Y − target), against ${s.rms4.toPrecision(3)} for lesson 4's dY: ${Math.round(s.dY)} times smaller. A weight's gradient sums over the tokens (B·T = ${s.tokens4} in lesson 4, T = ${s.tokens5} here): ${andList(w.map((x) => `‖${x.gradient}‖`))} here are ${andList(w.map((x) => String(Math.round(x.ratio))))} times smaller than in lesson 4, measured on these arrays, not ${s.n} times.`;
+  const rounding = `The rounding error. A finite difference divides the rounding error of L by ε = 10⁻³, and that error grows with the size of L: |L| = ${Math.abs(s.loss4).toPrecision(3)} in lesson 4, ${Math.abs(s.loss5).toPrecision(3)} here. It is what the max abs error column shows: compare lesson 4's table with this one`;
+  return { gradients, rounding };
+}
+
+/**
+ * Why lesson 5's threshold is 10⁻⁵, with figures measured on the page (s: mseScale's, null when
+ * they could not be measured); setReport(rows) quotes the finished check's absolute errors.
+ */
+function checkNote(s) {
+  const intro = el('p', {
     className: 'note',
-    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷. MSE divides by n = T·C = ${n}, so its gradients are about ${n} times smaller than lesson 4's while the finite differences' rounding floor (about 10⁻¹³ absolute) stays the same; on the smallest entries (about 4·10⁻⁸) that alone gives relative errors near 1.5·10⁻⁶. The absolute errors stay below 10⁻¹².`,
+    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷, because MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less.`,
   });
+  const range = el('span', { className: 'abs-range', text: ' (once the check has run).' });
+  const element = el('div', { className: 'mse-scale' }, intro);
+  if (s) {
+    const { gradients, rounding } = scaleItems(s);
+    const worst = `So the relative errors are larger here, most on the smallest entries: the line under the table names the worst one and its size.`;
+    element.append(
+      el(
+        'ul',
+        { className: 'note' },
+        el('li', { text: gradients }),
+        el('li', {}, rounding, range),
+        el('li', { text: worst }),
+      ),
+    );
+  }
+  const setReport = (rows) => {
+    const abs = Array.from(rows ?? [], (r) => r.maxAbs);
+    if (abs.length === 0) return;
+    const lo = formatSci(Math.min(...abs), 2);
+    const hi = formatSci(Math.max(...abs), 2);
+    range.textContent = `, where they run from ${lo} to ${hi}.`;
+  };
+  return { element, setReport };
+}
+
+/** mseScale of the lesson's model against lesson 4's arrays, or null if it cannot be measured. */
+function measuredScale(mha, data, model) {
+  if (!data || data.C !== model.C) return null;
+  try {
+    return mseScale(mha, data, model);
+  } catch (err) {
+    console.error(err);
+    return null;
+  }
 }
 
 /** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
@@ -274,7 +326,7 @@ function lessonModel(mha, sentence, custom) {
   return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
 }
 
-export function renderLesson5({ mha, body, scheduler, notebook, custom = null }) {
+export function renderLesson5({ mha, body, data, scheduler, notebook, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new Trainer(mha, model);
@@ -292,6 +344,8 @@ export function renderLesson5({ mha, body, scheduler, notebook, custom = null })
   const lossSlot = el('div');
   const figs = figuresList();
   const panel = checkPanel(mha, scheduler, model);
+  const note = checkNote(measuredScale(mha, data, model));
+  panel.onChange((p) => note.setReport(p.rows));
   const script = lessonScript(sentence, tokens, trainer, heads);
 
   function fill(initial = false) {
@@ -322,7 +376,7 @@ export function renderLesson5({ mha, body, scheduler, notebook, custom = null })
     el('div', { className: 'figure-grid' }, ...att.maps.map((m) => m.element)),
     figs.element,
     el('h3', { text: 'Gradient check on the sentence' }),
-    checkNote(model.X.length),
+    note.element,
     panel.element,
     script.element,
     downloads(mha, model, trainer, notebook),

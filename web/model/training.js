@@ -1,9 +1,12 @@
 // training.js - the guided project's training rules (DOM-free): SGD on L = mean((Y - target)**2),
-// all steps in one wasm call, the learning rate a step accepts, and the captions of its attention
-// maps as NumPy.
+// all steps in one wasm call, the learning rate a step accepts, the captions of its attention
+// maps as NumPy, and how its MSE gradients compare with lesson 4's (what its check's text quotes).
 
 import { withLayer } from './layers.js';
 import { MAX_LR } from './settings.js';
+import { frobenius } from './arrays.js';
+import { weightNames } from './tensors.js';
+import { lesson4 } from './lesson4.js';
 
 /** The message of a diverged run (the same as Trainer.step's). */
 export function divergedMessage(loss) {
@@ -67,4 +70,43 @@ export function attentionCaptions(heads) {
   }));
   maps.push({ name: 'mean over heads', code: 'att[0].mean(axis=0)', shape: '(T, T)' });
   return maps;
+}
+
+/** Root mean square of the entries of a. */
+const rms = (a) => frobenius(a) / Math.sqrt(a.length);
+
+/**
+ * How lesson 5's MSE gradients compare with lesson 4's, measured: lesson 4 on data4 (the course
+ * demo or a notebook's arrays; L = sum(dY * Y), so dL/dY = dY), lesson 5 on `model` at its initial
+ * weights, as its gradient check sees it (L = mean((Y - target)**2), dL/dY = 2 (Y - target) / n).
+ * Returns { n (Y's entries), loss4, loss5, tokens4 (B·T), tokens5 (T), rms4 and rms5 (the root
+ * mean squares of lesson 4's dY and of lesson 5's dL/dY, 2 sqrt(loss5) / n), dY (rms4 / rms5),
+ * weights: [{ name, gradient, ratio: lesson 4's ‖gradient‖ over lesson 5's }] (Wq, Wk, Wv, Wo) }.
+ */
+export function mseScale(mha, data4, model) {
+  const r4 = lesson4(mha, { data: data4 });
+  const { C, heads, T } = model;
+  return withLayer(mha, C, heads, model.W, (layer) => {
+    const Y = Float64Array.from(layer.forward(model.X, { B: 1, T }).Y); // (1, T, C)
+    const mse = mha.mseLoss(Y, model.target);
+    layer.zeroGrad();
+    layer.backward(mse.dY);
+    const gradOf = new Map(mha.tensors.map((t) => [t.name, t.grad]));
+    const weights = weightNames(mha).map((name) => {
+      const gradient = gradOf.get(name);
+      const here = frobenius(layer.tensor(gradient).data);
+      return { name, gradient, ratio: frobenius(r4.grads[gradient].data) / here };
+    });
+    return {
+      n: Y.length,
+      loss4: r4.loss,
+      loss5: mse.loss,
+      tokens4: r4.B * r4.T,
+      tokens5: T,
+      rms4: rms(r4.dY),
+      rms5: rms(mse.dY),
+      dY: rms(r4.dY) / rms(mse.dY),
+      weights,
+    };
+  });
 }
