@@ -14,7 +14,13 @@ import { arraysButton, downloadsRow, notebookButton } from '../components/downlo
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
-import { attentionCaptions, lossSummary, mseScale, stepLearningRate } from '../model/training.js';
+import {
+  attentionCaptions,
+  lossSummary,
+  mseScale,
+  stepLearningRate,
+  stepsText,
+} from '../model/training.js';
 import { formatSci } from '../components/scales.js';
 import {
   L5_THRESHOLD,
@@ -96,12 +102,13 @@ function attentionMaps(att, tokens, heads) {
   return { maps, update, highlight };
 }
 
+// Steps are counted as lesson 5's script counts them: losses[k] is the loss after k steps.
 function lossTable(trainer) {
   return table({
-    headers: ['step', 'lr used', 'loss after the step'],
+    headers: ['steps taken k', 'lr of step k', 'loss after k steps'],
     rows: trainer.losses.map((L, k) => [
       String(k),
-      k === 0 ? '(initial weights)' : num(trainer.lrs[k - 1]),
+      k === 0 ? '— (initial weights)' : num(trainer.lrs[k - 1]),
       num(L, 10),
     ]),
     caption: 'The loss table (hover a loss for full precision)',
@@ -109,13 +116,19 @@ function lossTable(trainer) {
   });
 }
 
+/** Steps taken, the loss after 0 steps and, after a step, the last loss and the change. */
 function lesson5Figures(trainer) {
   const s = lossSummary(trainer.losses);
-  return [
+  const k = stepsText(s.steps);
+  const first = [
     { key: 'step', label: 'steps taken', value: trainer.steps },
-    { key: 'loss0', label: 'loss at step 0', value: s.first, digits: 10 },
-    { key: 'loss', label: `loss after step ${trainer.steps}`, value: s.last, digits: 10 },
-    { key: 'drop', label: 'change since step 0', value: s.change, digits: 6 },
+    { key: 'loss0', label: 'loss after 0 steps (initial weights)', value: s.first, digits: 10 },
+  ];
+  if (s.steps === 0) return first;
+  return [
+    ...first,
+    { key: 'loss', label: `loss after ${k}`, value: s.last, digits: 10 },
+    { key: 'drop', label: `change over the ${k}`, value: s.change, digits: 6 },
   ];
 }
 
@@ -219,7 +232,7 @@ function introParagraph(sentence, T) {
     el('q', { text: sentence }),
     el('span', {
       className: 'note',
-      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
+      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then MultiHeadAttention(C, h, seed=rng) draws Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
     }),
   );
 }
@@ -356,8 +369,8 @@ export function renderLesson5({ mha, body, data, scheduler, notebook, custom = n
     }
     attTitle.textContent =
       trainer.steps === 0
-        ? 'Attention of the initial weights (step 0)'
-        : `Attention after step ${trainer.steps}`;
+        ? 'Attention of the initial weights (0 steps)'
+        : `Attention after ${stepsText(trainer.steps)}`;
     lossSlot.replaceChildren(lossTable(trainer));
     figs.set(lesson5Figures(trainer));
     script.refresh();

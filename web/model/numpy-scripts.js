@@ -104,9 +104,16 @@ def merge_heads(x):
 const LAYER_CLASS = `class MultiHeadAttention:
     """The layer as a reusable object: forward, backward, and a gradient-descent step."""
 
-    def __init__(self, Wq, Wk, Wv, Wo, heads, causal=False):
-        self.W = {"Wq": Wq.copy(), "Wk": Wk.copy(), "Wv": Wv.copy(), "Wo": Wo.copy()}
-        self.h = heads
+    def __init__(self, C, h, seed=0, causal=False):
+        """C features in h heads of hs = C // h. The weights Wq, Wk, Wv, Wo are drawn here, in
+        this order, each rng.standard_normal((C, C)) / np.sqrt(C) with
+        rng = np.random.default_rng(seed). seed may also be a Generator (default_rng returns it
+        as it is: the weights are then its next draws) or the legacy np.random module."""
+        assert C % h == 0, f"h = {h} heads must divide C = {C}"
+        rng = seed if hasattr(seed, "standard_normal") else np.random.default_rng(seed)
+        self.W = {name: rng.standard_normal((C, C)) / np.sqrt(C)
+                  for name in ("Wq", "Wk", "Wv", "Wo")}
+        self.h = h
         self.causal = causal
 
     def forward(self, X):
@@ -295,12 +302,18 @@ print("roundTrip =", repr(float(round_trip)))
 `;
 }
 
+/** The course demo's stream and X; the layer built next draws Wq, Wk, Wv, Wo from it. */
 function courseStream() {
   return `rng = np.random.default_rng(42)          # the course demo: seed 42, B=2, T=6, C=64, h=4
 B, T, C, h = 2, 6, 64, 4
 hs = C // h
-X = rng.standard_normal((B, T, C))
-Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))`;
+X = rng.standard_normal((B, T, C))`;
+}
+
+/** The layer of the course demo: its weights are the stream's next draws, after X. */
+function courseLayer(causal) {
+  const mask = causal === undefined ? '' : `, causal=${causal ? 'True' : 'False'}`;
+  return `layer = MultiHeadAttention(C, h, seed=rng${mask})   # Wq, Wk, Wv, Wo: the next draws`;
 }
 
 /** Lesson 3: the course forward pass, every shape, heads grid, row sums, block-diagonal Wo. */
@@ -316,7 +329,8 @@ ${LAYER_CLASS}
 
 ${courseStream()}
 
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h, causal=${causal ? 'True' : 'False'})
+${courseLayer(causal)}
+Wo = layer.W["Wo"]
 Y = layer.forward(X)
 c = layer.cache
 for name in ("X", "Q", "K", "V", "scores", "att", "headout", "concat", "Y"):
@@ -357,9 +371,9 @@ ${GRADCHECK}
 
 
 ${courseStream()}
+${courseLayer()}
 dY = rng.standard_normal((B, T, C))     # upstream gradient; the loss is L = sum(dY * Y)
 
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h)
 Y = layer.forward(X)
 print("L = sum(dY * Y) =", repr(float(np.sum(dY * Y))))
 dX = layer.backward(dY)
@@ -394,10 +408,10 @@ ${LAYER_CLASS}
 # What the buttons call. The data here is the course demo's (lessons 3 and 4); "Copy as NumPy"
 # below builds lesson 5's own X, weights and target from the sentence and prints its numbers.
 ${courseStream()}
+${courseLayer()}   # the weights live in the object
 target = rng.standard_normal((B, T, C))   # drawn next from the same stream
+W0 = {k: w.copy() for k, w in layer.W.items()}   # the initial weights, for "Reset"
 lr = ${pyNum(lr)}
-
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # the weights live in the object
 
 
 def mse(Y):
@@ -412,25 +426,26 @@ def step(layer, lr):
     layer.step(lr)                      # W -= lr * dW for each of the four weights
 
 
-print("loss at step 0 =", repr(float(mse(layer.forward(X)))))
-step(layer, lr)
-print("loss after step 1 =", repr(float(mse(layer.forward(X)))))
+print("loss after 0 steps =", repr(float(mse(layer.forward(X)))))
+step(layer, lr)                         # "Step"
+print("loss after 1 step =", repr(float(mse(layer.forward(X)))))
 for _ in range(${runSteps}):                 # "Run ${runSteps} steps"
     step(layer, lr)
-print("loss after step ${runSteps + 1} =", repr(float(mse(layer.forward(X)))))
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # "Reset": the initial weights again
+print("loss after ${runSteps + 1} steps =", repr(float(mse(layer.forward(X)))))
+layer.W = {k: w.copy() for k, w in W0.items()}   # "Reset": the initial weights again
 `;
 }
 
 function sentenceSetup({ sentence, tokens, C, heads, seed, rng, pe, causal }) {
+  // the layer draws its weights from the stream that drew E (legacy: the np.random module's)
+  const stream = rng === 'legacy' ? 'np.random' : 'rng';
   return `${tokensBlock(sentence, tokens)}
 
 ${embedBlock({ C, seed, rng, pe })}
 h = ${heads}
-Wq, Wk, Wv, Wo = (randn(C, C) / np.sqrt(C) for _ in range(4))   # same stream, after E
-target = randn(1, T, C)                                          # the seeded target
-
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h, causal=${causal ? 'True' : 'False'})
+# the layer draws Wq, Wk, Wv, Wo next from the same stream, after E; then the seeded target
+layer = MultiHeadAttention(C, h, seed=${stream}, causal=${causal ? 'True' : 'False'})
+target = randn(1, T, C)
 
 
 def mse(Y):

@@ -49,7 +49,15 @@ export function stepLearningRate(text) {
   return lr;
 }
 
-/** The loss at step 0, after the last step, and the change between them. */
+/** "0 steps", "1 step", "10 steps": how lesson 5's script counts (losses[k]: after k steps). */
+export function stepsText(k) {
+  return `${k} ${k === 1 ? 'step' : 'steps'}`;
+}
+
+/**
+ * The loss after 0 steps (losses[0]), after the last step, the change between them and the
+ * number of steps taken (losses.length - 1).
+ */
 export function lossSummary(losses) {
   const first = losses[0];
   const last = losses[losses.length - 1];
