@@ -408,7 +408,8 @@ ${LAYER_CLASS}
 # What the buttons call. The data here is the course demo's (lessons 3 and 4); "Copy as NumPy"
 # below builds lesson 5's own X, weights and target from the sentence and prints its numbers.
 ${courseStream()}
-${courseLayer()}   # the weights live in the object
+# the weights live in the object:
+${courseLayer()}
 target = rng.standard_normal((B, T, C))   # drawn next from the same stream
 W0 = {k: w.copy() for k, w in layer.W.items()}   # the initial weights, for "Reset"
 lr = ${pyNum(lr)}
