@@ -40,8 +40,8 @@ export function gradcheckJob(makeLayer, X, opts, chunk) {
 /**
  * The check of a layer with weights W = { Wq, Wk, Wv, Wo } (C, C) and `heads` heads at input X:
  * gradcheckJob on a fresh layerWith(mha, C, heads, W). opts: { B, T, causal, loss, target, G,
- * samples } as layer.gradcheckSteps takes them.
+ * samples } as layer.gradcheckSteps takes them; chunk: entries per step (checkChunk's if unset).
  */
-export function layerCheck(mha, { C, heads, W }, X, opts) {
-  return gradcheckJob(() => layerWith(mha, C, heads, W), X, opts);
+export function layerCheck(mha, { C, heads, W }, X, opts, chunk) {
+  return gradcheckJob(() => layerWith(mha, C, heads, W), X, opts, chunk);
 }

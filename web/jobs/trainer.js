@@ -7,6 +7,7 @@ import { divergedMessage } from '../model/training.js';
 /**
  * The guided project's training loop on one layer object: each step is zero_grad, forward, MSE
  * loss, backward, W -= lr * dW. `losses[k]` is the loss after k steps (losses[0]: initial weights).
+ * model: { C, heads, W, X, target, T, B (default 1), causal }.
  */
 export class Trainer {
   constructor(mha, model) {
@@ -17,8 +18,8 @@ export class Trainer {
   }
 
   #evaluate() {
-    const { X, T, causal, target } = this.model;
-    const { Y, attention } = this.layer.forward(X, { B: 1, T, causal });
+    const { X, B = 1, T, causal, target } = this.model;
+    const { Y, attention } = this.layer.forward(X, { B, T, causal });
     this.Y = Y;
     this.att = attention;
     this.loss = this.mha.mseLoss(Y, target).loss;

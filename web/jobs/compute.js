@@ -1,0 +1,301 @@
+// compute.js - the page's compute engine (DOM-free): gradient checks, training runs and forward
+// passes, run in a small pool of workers (each with its own instance of the same module) or,
+// where workers cannot start, on the main thread in the Scheduler's slices. Same API, same bits
+// (same module, same order of operations; tests/compute.test.mjs). See WORKER-CONTRACT.md.
+//
+//   const compute = createCompute({ mha, scheduler, workers: 'auto', wasm });
+//   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });
+//   job.promise.then(report => ..., err => err.cancelled || show(err));
+//   compute.cancelGroup('playground');        // a settings change: the old jobs stop at once
+
+import { epochNow, progressCount, startTask } from './tasks.js';
+import { WorkerPool, blobSpawner } from './compute-pool.js';
+import { blankRow, checkPlan, splitRows } from './check-rows.js';
+import { weightNames } from '../model/tensors.js';
+
+const MAX_WORKERS = 4;
+const SPLIT_MIN_ENTRIES = 2000; // smaller checks run whole, on one worker
+const CANCELS_KEPT = 50; // cancellation records kept for info()
+
+/**
+ * Workers for a `workers` setting: 0 (the main thread), a number, or 'auto': one per core but
+ * one (the page's own thread), at least 1 and at most MAX_WORKERS.
+ */
+export function poolSize(workers, cores) {
+  if (workers === 'auto' || workers === undefined) {
+    const n = Number.isInteger(cores) && cores > 0 ? cores : 2;
+    return Math.max(1, Math.min(n - 1, MAX_WORKERS));
+  }
+  const n = Number(workers);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, 2 * MAX_WORKERS) : 0;
+}
+
+/** Time left from the rate so far: elapsed * (total - done) / done (null before any progress). */
+export function etaMs(elapsedMs, done, total) {
+  if (!(done > 0) || !Number.isFinite(total)) return null;
+  return Math.max(0, (elapsedMs * (total - done)) / done);
+}
+
+// --------------------------------------------------------------------------------------------
+// a job's life: submitted, then exactly one of done, failed or cancelled
+
+function settle(c, job, how, value) {
+  if (job.settled) return false;
+  job.settled = true;
+  c.live.delete(job);
+  if (how === 'done') job.resolve(value);
+  else job.reject(value);
+  // after the callbacks' own follow-up jobs (a microtask later) have been submitted
+  setTimeout(() => checkIdle(c), 0);
+  return true;
+}
+
+function checkIdle(c) {
+  if (c.live.size) return;
+  for (const f of c.idleWaiters.splice(0)) f();
+}
+
+function cancelledError(job) {
+  const err = new Error(`${job.name || job.kind} cancelled`);
+  err.cancelled = true;
+  return err;
+}
+
+function cancelJob(c, job) {
+  if (!settle(c, job, 'cancelled', cancelledError(job))) return;
+  job.handle?.cancel(epochNow());
+}
+
+/** Progress of a job: the value with etaMs (checks: entries; training runs: steps). */
+function progress(job, value, elapsedMs) {
+  if (job.settled || !job.onProgress) return;
+  const done = value.step ?? value.done;
+  const total = value.step === undefined ? value.total : job.args.steps;
+  job.onProgress({ ...value, etaMs: etaMs(elapsedMs, done, total) });
+}
+
+function recordCancel(c, job, stats) {
+  c.cancellations.push({ id: job.id, name: job.name, group: job.group, kind: job.kind, ...stats });
+  if (c.cancellations.length > CANCELS_KEPT) c.cancellations.shift();
+}
+
+// --------------------------------------------------------------------------------------------
+// the main thread: the job's task on the page's Scheduler
+
+function runMain(c, job) {
+  let task = null;
+  let t0 = 0;
+  const sj = c.scheduler.submit({
+    name: job.name,
+    priority: job.priority,
+    sliceMs: job.sliceMs,
+    start: () => {
+      t0 = performance.now();
+      task = startTask(c.mha, job.kind, job.args);
+      return task;
+    },
+    onProgress: (v) => progress(job, v, performance.now() - t0),
+    onDone: () => {
+      if (sj.last) progress(job, sj.last, performance.now() - t0); // the final count too
+      job.busyMs = sj.busyMs;
+      settle(c, job, 'done', task.result());
+    },
+    onError: (err) => settle(c, job, 'failed', err),
+  });
+  job.handle = {
+    cancel: () => {
+      sj.cancel(); // the Scheduler drops it at once: no further slice
+      recordCancel(c, job, {
+        engine: 'main-thread',
+        ...progressCount(sj.last),
+        slicesAfterPost: 0,
+      });
+    },
+  };
+}
+
+// --------------------------------------------------------------------------------------------
+// the workers: a job as one part, or a gradient check as several (split by tensor)
+
+function errorOf(msg) {
+  const err = new Error(msg.message);
+  if (msg.losses) err.losses = msg.losses;
+  return err;
+}
+
+/** The parts of a job: [{ args, rows }]; a large check on several workers, split by tensor. */
+function partsOf(c, job) {
+  if (job.kind !== 'gradcheck' || c.pool.size < 2) return [{ args: job.args }];
+  const { C, heads, opts = {} } = job.args;
+  const plan = checkPlan(c.mha, { B: opts.B, T: opts.T, C, heads }, opts.samples ?? 0);
+  const total = plan.positions.reduce((a, b) => a + b, 0);
+  if (total < SPLIT_MIN_ENTRIES) return [{ args: job.args }];
+  job.plan = plan;
+  return splitRows(plan.positions, c.pool.size).map(({ rows, entries }) => ({
+    rows,
+    entries,
+    args: { ...job.args, rows },
+  }));
+}
+
+/** The report of a split check: every row from its part's latest value, blank before. */
+function mergedReport(c, job, parts) {
+  const rows = new Map();
+  for (const p of parts) for (const [w, row] of p.value?.rows ?? []) rows.set(w, row);
+  return job.plan.names.map((_, w) => rows.get(w) ?? blankRow(c.mha, job.plan, w));
+}
+
+function partProgress(c, job, parts) {
+  if (!job.plan) return parts[0].value;
+  const done = parts.reduce((a, p) => a + (p.value?.done ?? 0), 0);
+  const total = parts.reduce((a, p) => a + (p.value?.total ?? 0), 0);
+  return { done, total, report: mergedReport(c, job, parts) };
+}
+
+function runPool(c, job) {
+  const parts = partsOf(c, job).map((p) => ({ ...p, id: 0, value: null, busy: 0, elapsed: 0 }));
+  let left = parts.length;
+  const handlers = (part) => ({
+    progress(msg) {
+      Object.assign(part, { value: msg.value, busy: msg.busyMs, elapsed: msg.elapsedMs });
+      const elapsed = Math.max(...parts.map((p) => p.elapsed));
+      progress(job, partProgress(c, job, parts), elapsed);
+    },
+    done(msg) {
+      const n = part.entries;
+      part.value = job.plan ? { done: n, total: n, rows: msg.value } : msg.value;
+      part.busy = msg.busyMs;
+      job.busyMs = parts.reduce((a, p) => a + p.busy, 0);
+      left -= 1;
+      if (left === 0) settle(c, job, 'done', job.plan ? mergedReport(c, job, parts) : msg.value);
+    },
+    error(msg) {
+      if (settle(c, job, 'failed', errorOf(msg))) job.handle.cancel(epochNow());
+    },
+    cancelled(msg) {
+      const { slices, done, total, slicesAfterPost } = msg;
+      recordCancel(c, job, { engine: 'worker', part: part.rows ?? null, slices, done, total });
+      c.cancellations.at(-1).slicesAfterPost = slicesAfterPost;
+    },
+  });
+  for (const part of parts) {
+    part.handlers = handlers(part);
+    part.id = c.pool.submit(
+      { kind: job.kind, args: part.args, priority: job.priority },
+      part.handlers,
+    );
+  }
+  job.parts = parts;
+  job.handle = { cancel: (sentAt) => parts.forEach((p) => c.pool.cancel(p.id, sentAt)) };
+}
+
+/** The pool failed: its unfinished jobs start again on the main thread. */
+function rerouteToMain(c, parts) {
+  const ids = new Set(parts.map((p) => p.id));
+  const jobs = [...c.live].filter((j) => j.parts?.some((x) => ids.has(x.id)));
+  for (const job of jobs) {
+    job.plan = null;
+    job.parts = null;
+    runMain(c, job);
+  }
+}
+
+/** The layer a job runs on: C and heads as a layer takes them, and every weight (C, C). */
+function checkLayerArgs(mha, kind, { C, heads, W }) {
+  const fn = `compute.${kind}`;
+  if (!Number.isInteger(C) || !Number.isInteger(heads) || C < 1 || heads < 1) {
+    throw new Error(`${fn}: C and heads must be integers >= 1, got ${C} and ${heads}`);
+  }
+  if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
+  for (const k of weightNames(mha)) {
+    const w = W?.[k];
+    if (!(ArrayBuffer.isView(w) || Array.isArray(w)) || w.length !== C * C) {
+      throw new Error(`${fn}: W.${k} must hold C*C = ${C * C} numbers, got ${w?.length ?? w}`);
+    }
+  }
+}
+
+function submit(c, kind, args, opts) {
+  const job = {
+    id: ++c.serial,
+    kind,
+    args,
+    name: opts.name ?? '',
+    group: opts.group ?? null,
+    priority: opts.priority,
+    sliceMs: opts.sliceMs,
+    onProgress: opts.onProgress,
+    settled: false,
+    busyMs: 0,
+    handle: null,
+  };
+  job.promise = new Promise((resolve, reject) => Object.assign(job, { resolve, reject }));
+  job.promise.catch(() => {}); // a caller may drop a cancelled job's promise
+  job.cancel = () => cancelJob(c, job);
+  c.live.add(job);
+  try {
+    checkLayerArgs(c.mha, kind, args);
+    if (c.pool && !c.pool.broken) runPool(c, job);
+    else runMain(c, job);
+  } catch (err) {
+    settle(c, job, 'failed', err);
+  }
+  return job;
+}
+
+/**
+ * The compute engine. mha: the page's module (the fallback runs on it); scheduler: the page's
+ * Scheduler; workers: 'auto' | 0 | n; wasm: the module's bytes (sent to each worker); source:
+ * the worker's script (default globalThis.MHA_WORKER_SOURCE, from the bundle); spawner: {
+ * spawn(), dispose() } instead of Blob-URL workers (Node's worker_threads in the tests).
+ * Without workers (workers = 0, no source, no Worker, or a worker that fails to start) it runs
+ * everything on the main thread and says so in kind.
+ */
+export function createCompute({ mha, scheduler, workers = 'auto', wasm, source, spawner } = {}) {
+  const c = { mha, scheduler, live: new Set(), serial: 0, cancellations: [], idleWaiters: [] };
+  const cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
+  const size = poolSize(workers, cores);
+  const spawn = spawner ?? blobSpawner(source ?? globalThis.MHA_WORKER_SOURCE);
+  c.reason = size === 0 ? 'workers = 0' : 'no worker script or no Worker here';
+  if (size > 0 && spawn && wasm) {
+    c.pool = new WorkerPool({ spawner: spawn, size, wasm, onBroken: (p) => rerouteToMain(c, p) });
+  }
+  return computeApi(c);
+}
+
+function computeApi(c) {
+  const workers = () => !!c.pool && !c.pool.broken;
+  const run = (kind, args, o) => submit(c, kind, args, o);
+  return {
+    get kind() {
+      return workers() ? 'worker' : 'main-thread';
+    },
+    get size() {
+      return workers() ? c.pool.size : 0;
+    },
+    gradcheck: ({ C, heads, W, X, opts, priority = 1, group, name, sliceMs, onProgress }) =>
+      run('gradcheck', { C, heads, W, X, opts }, { priority, group, name, sliceMs, onProgress }),
+    train: ({ priority = 6, group, name, sliceMs, onStep, ...args }) =>
+      run('train', args, { priority, group, name, sliceMs, onProgress: onStep }),
+    forward: ({ priority = 8, group, name, ...args }) =>
+      run('forward', args, { priority, group, name }),
+    cancelGroup(group) {
+      for (const job of [...c.live]) if (job.group === group) cancelJob(c, job);
+    },
+    idle() {
+      if (!c.live.size) return Promise.resolve();
+      return new Promise((resolve) => c.idleWaiters.push(resolve));
+    },
+    terminate() {
+      for (const job of [...c.live]) cancelJob(c, job);
+      c.pool?.terminate();
+    },
+    /** { kind, size, reason (why the main thread), cancelled: the last cancellations } */
+    info() {
+      const on = workers();
+      const reason = on ? '' : c.pool?.reason || c.reason;
+      const kind = on ? 'worker' : 'main-thread';
+      return { kind, size: on ? c.pool.size : 0, reason, cancelled: [...c.cancellations] };
+    },
+  };
+}
