@@ -4,7 +4,8 @@
 // gives the test the same small surface:
 //
 //   engine = await launchEngine('firefox')     { name, version, open(url, opts), close() }
-//   tab = await engine.open(url, opts)         { page, log, evaluate, waitFor, figures, close }
+//   tab = await engine.open(url, opts)         { page, log, evaluate, figures, waitFor, waitReady,
+//                                                waitChecksDone, cspViolations, close }
 //   tab.log                                    { console, errors, requests, dialogs }, as openPage
 //
 // The hook for tests that must hold in both engines (the loads, the figures, the compute worker and
@@ -53,15 +54,16 @@ export const ENGINE_NAMES = ['chromium', 'firefox'];
 
 /**
  * Run in every tab before the page's own scripts: records the page's Content-Security-Policy
- * violations in window.__mhaCsp. Chromium logs them as console errors, but Firefox does not pass
- * them to WebDriver BiDi's log at all: a blocked worker or eval would go unseen there.
+ * violations in window.__mhaCsp. Chromium logs each as a console error; Firefox passes only some
+ * to WebDriver BiDi's log (a blocked icon: a page error; a blocked Blob-URL worker: nothing).
  */
-function RECORD_CSP() {
+function recordCspViolations() {
   window.__mhaCsp = [];
   window.addEventListener('securitypolicyviolation', (e) =>
     window.__mhaCsp.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'}`),
   );
 }
+
 const VIEWPORT = { width: 1280, height: 900 };
 
 /** A fresh log, filled by the engine's listeners (types as Playwright names them). */
@@ -84,7 +86,9 @@ async function launchChromium() {
     const context = await browser.newContext({ viewport });
     const log = newLog();
     context.on('request', (r) => log.requests.push(r.url()));
-    for (const script of [RECORD_CSP, init].filter(Boolean)) await context.addInitScript(script);
+    for (const script of [recordCspViolations, init].filter(Boolean)) {
+      await context.addInitScript(script);
+    }
     const page = await context.newPage();
     page.on('console', (m) =>
       log.console.push({ type: m.type(), text: m.text(), location: m.location() }),
@@ -142,7 +146,7 @@ async function launchFirefox() {
       log.dialogs.push(`${d.type()}: ${d.message()}`);
       d.dismiss().catch(() => {});
     });
-    for (const script of [RECORD_CSP, init].filter(Boolean)) {
+    for (const script of [recordCspViolations, init].filter(Boolean)) {
       await page.evaluateOnNewDocument(script);
     }
     await page.goto(url);
@@ -163,7 +167,8 @@ const LAUNCH = { chromium: launchChromium, firefox: launchFirefox };
 /**
  * Launch one engine by name. engine.open(url, opts) opens a tab in a fresh context (its own
  * storage) and waits for the page's ready flag (unless ready: false). opts:
- *   init      a function run in the page before any of its scripts (e.g. to take Worker away)
+ *   init      a self-contained function run in the page before any of its scripts (e.g. one
+ *             that takes Worker away, to force the main-thread fallback)
  *   ready     wait for data-ready="1" (default true); timeout (ms, default 30 s); viewport
  */
 export async function launchEngine(name) {
@@ -208,7 +213,7 @@ function makeTab(page, log, close) {
         await new Promise((ok) => setTimeout(ok, 50));
       }
     },
-    /** The page's CSP violations so far (see RECORD_CSP). */
+    /** The page's CSP violations so far (see recordCspViolations). */
     cspViolations: () => page.evaluate(() => window.__mhaCsp ?? ['(not recorded)']),
     /** data-ready="1"; on timeout, say what the page logged. */
     async waitReady(timeout = 30_000) {
