@@ -73,7 +73,7 @@ test('agreement.js: three kinds (title, short form, text); names map to kinds', 
   for (const k of KINDS) {
     const a = AGREEMENT[k];
     assert.equal(a.kind, k);
-    for (const f of ['title', 'short', 'text']) assert.ok(a[f].length > 10, `${k}.${f}`);
+    for (const f of ['title', 'short', 'brief', 'text']) assert.ok(a[f].length > 10, `${k}.${f}`);
     assert.ok(!/bit-identical|bit for bit/.test(a.text) || k === 'exact', `${k}: no bit claim`);
   }
   assert.match(AGREEMENT.lastDigits.text, new RegExp(`${EXAMPLE.page}.*${EXAMPLE.numpy}`));

@@ -38,8 +38,9 @@ export const CHECK_EXAMPLE = Object.freeze({
 /** The random draws: what is bit-identical to NumPy. */
 const EXACT = Object.freeze({
   kind: 'exact',
-  title: 'Bit-identical to NumPy',
+  title: 'Exactly, bit for bit',
   short: "bit-identical to NumPy's",
+  brief: "the random draws: X and the weights (and lesson 4's dY, lesson 5's target)",
   names: Object.freeze(['E', 'X', 'Wq', 'Wk', 'Wv', 'Wo', 'dY', 'target']),
   text:
     "the random draws. The page draws from NumPy's own streams, np.random.default_rng(seed) " +
@@ -53,6 +54,7 @@ const LAST_DIGITS = Object.freeze({
   kind: 'lastDigits',
   title: 'To the last digit or two',
   short: 'agrees with NumPy to the last digit or two',
+  brief: 'everything computed from them: Q, K, V, scores, att, Y, the losses, the gradients',
   names: Object.freeze(['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'loss']),
   text:
     'everything computed from them: Q, K, V, scores, att, Y, the losses, every gradient and ' +
@@ -70,6 +72,7 @@ const MAGNITUDE = Object.freeze({
   kind: 'magnitude',
   title: 'Only in magnitude',
   short: 'agrees with NumPy in magnitude only',
+  brief: "the gradient check's errors (finite differences are rounding noise themselves)",
   names: Object.freeze(['maxAbs', 'maxRel', 'meanRel', 'normRel']),
   text:
     "the gradient check's errors. A finite-difference error is itself rounding noise (the " +
@@ -78,7 +81,7 @@ const MAGNITUDE = Object.freeze({
     `${CHECK_EXAMPLE.page} here and ${CHECK_EXAMPLE.numpy} in NumPy.`,
 });
 
-/** The statement, by kind: { kind, title, short, names, text }. */
+/** The statement, by kind: { kind, title, short, brief, names, text }. */
 export const AGREEMENT = Object.freeze({
   exact: EXACT,
   lastDigits: LAST_DIGITS,

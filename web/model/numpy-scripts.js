@@ -52,7 +52,8 @@ randn = lambda *shape: rng.standard_normal(shape)`;
 # Sinusoidal positional encoding (on): PE[t, 2i] = sin(t / 10000**(2i/C)),
 # PE[t, 2i+1] = cos(t / 10000**(2i/C)).  sin, cos and ** are not correctly
 # rounded: NumPy, JavaScript engines and browsers may differ in the last bit, so
-# with PE on this X agrees with the page's to ~1e-16 relative, not bit for bit.
+# with PE on this X agrees with the page's to the last digit or two, not bit for
+# bit (without PE, X is a random draw: bit-identical).
 pos = np.arange(T)[:, None]
 two_i = np.arange(0, C, 2)[None, :]
 angle = pos / 10000 ** (two_i / C)
