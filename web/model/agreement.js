@@ -41,7 +41,6 @@ const EXACT = Object.freeze({
   title: 'Exactly, bit for bit',
   short: "bit-identical to NumPy's",
   brief: "the random draws: X and the weights (and lesson 4's dY, lesson 5's target)",
-  names: Object.freeze(['E', 'X', 'Wq', 'Wk', 'Wv', 'Wo', 'dY', 'target']),
   text:
     "the random draws. The page draws from NumPy's own streams, np.random.default_rng(seed) " +
     '(or np.random.seed(seed) with np.random.randn), so E and X, the weights Wq, Wk, Wv, Wo, ' +
@@ -55,7 +54,6 @@ const LAST_DIGITS = Object.freeze({
   title: 'To the last digit or two',
   short: 'agrees with NumPy to the last digit or two',
   brief: 'everything computed from them: Q, K, V, scores, att, Y, the losses, the gradients',
-  names: Object.freeze(['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'loss']),
   text:
     'everything computed from them: Q, K, V, scores, att, Y, the losses, every gradient and ' +
     "every training step. NumPy's matrix products (its BLAS library) add up their terms in " +
@@ -73,7 +71,6 @@ const MAGNITUDE = Object.freeze({
   title: 'Only in magnitude',
   short: 'agrees with NumPy in magnitude only',
   brief: "the gradient check's errors (finite differences are rounding noise themselves)",
-  names: Object.freeze(['maxAbs', 'maxRel', 'meanRel', 'normRel']),
   text:
     "the gradient check's errors. A finite-difference error is itself rounding noise (the " +
     "difference of two nearly equal losses), so your notebook's should be of the same size as " +
@@ -81,7 +78,7 @@ const MAGNITUDE = Object.freeze({
     `${CHECK_EXAMPLE.page} here and ${CHECK_EXAMPLE.numpy} in NumPy.`,
 });
 
-/** The statement, by kind: { kind, title, short, brief, names, text }. */
+/** The statement, by kind: { kind, title, short, brief, text }. */
 export const AGREEMENT = Object.freeze({
   exact: EXACT,
   lastDigits: LAST_DIGITS,
@@ -110,15 +107,3 @@ export const SCRIPT_NOTE = [
   '# computed from them agrees with the page to the last digit or two (NumPy sums matrix',
   '# products in another order); gradient-check errors agree in magnitude only.',
 ].join('\n');
-
-/**
- * How a named number of the page agrees with NumPy: 'exact', 'lastDigits' or 'magnitude'.
- * name: a tensor or gradient name (X, Wq, ..., Q, att, dWq, ...) or a gradient-check error
- * column (maxAbs, maxRel, meanRel, normRel). pe: the positional encoding is on (X is computed).
- */
-export function agreementOf(name, { pe = false } = {}) {
-  if (MAGNITUDE.names.includes(name)) return 'magnitude';
-  if (name === 'X' || name === 'E') return pe && name === 'X' ? 'lastDigits' : 'exact';
-  if (EXACT.names.includes(name)) return 'exact';
-  return 'lastDigits';
-}
