@@ -18,7 +18,7 @@ import { playgroundTrainer } from './training.js';
 import { checksView } from './checks.js';
 
 /** How the playground's numbers compare with a notebook's (web/model/agreement.js). */
-const AGREEMENT_NOTE = `Compared with your notebook: ${AGREEMENT_SENTENCE} ${PE_AGREEMENT}`;
+const AGREEMENT_NOTE = `${AGREEMENT_SENTENCE} ${PE_AGREEMENT}`;
 
 /**
  * The NumPy script of the view: its settings, the steps taken so far, the check (when it runs by
