@@ -52,7 +52,8 @@ randn = lambda *shape: rng.standard_normal(shape)`;
 # Sinusoidal positional encoding (on): PE[t, 2i] = sin(t / 10000**(2i/C)),
 # PE[t, 2i+1] = cos(t / 10000**(2i/C)).  sin, cos and ** are not correctly
 # rounded: NumPy, JavaScript engines and browsers may differ in the last bit, so
-# with PE on this X agrees with the page's to ~1e-16 relative, not bit for bit.
+# with PE on this X agrees with the page's to the last digit or two, not bit for
+# bit (without PE, X is a random draw: bit-identical).
 pos = np.arange(T)[:, None]
 two_i = np.arange(0, C, 2)[None, :]
 angle = pos / 10000 ** (two_i / C)
@@ -524,4 +525,55 @@ print("mean over heads, att[0].mean(axis=0) (a view: the layer never averages he
 `
     : ''
 }`;
+}
+
+/** The playground's attention at the initial weights: Wq and Wk drawn again after E. */
+function initialAttentionBlock({ seed = 42, rng = 'default_rng', causal = false }) {
+  const stream =
+    rng === 'legacy'
+      ? `np.random.seed(${seed})                 # the same legacy stream again, from the start
+randn0 = lambda *shape: np.random.randn(*shape)`
+      : `rng0 = np.random.default_rng(${seed})    # the same stream again, from the start
+randn0 = lambda *shape: rng0.standard_normal(shape)`;
+  const mask = causal
+    ? `
+scores0 = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores0)   # causal`
+    : '';
+  return `
+# The attention the playground shows: at the initial weights, before any step. The training
+# above changed the layer's weights, so draw the initial Wq and Wk again: the two draws after E.
+${stream}
+randn0(V, C)                                                     # E (already in X)
+Wq0, Wk0 = (randn0(C, C) / np.sqrt(C) for _ in range(2))
+Q0, K0 = split_heads(X @ Wq0, h), split_heads(X @ Wk0, h)        # (1, h, T, hs)
+scores0 = Q0 @ K0.transpose(0, 1, 3, 2) / np.sqrt(C // h)${mask}
+att = softmax(scores0)[0]                                        # (h, T, T), initial weights
+label = "initial weights"
+`;
+}
+
+/** The playground's attention after the steps the training loop took. */
+function trainedAttentionBlock(steps) {
+  const count = `${steps} step${steps === 1 ? '' : 's'}`;
+  return `
+# The attention the playground shows: after the ${count} above (the layer's weights now).
+layer.forward(X)                            # fills layer.cache at the current weights
+att = layer.cache["att"][0]                 # (h, T, T)
+label = "after ${count}"
+`;
+}
+
+/**
+ * The playground's "Copy as NumPy": lesson 5's training script for its settings and the steps
+ * taken (lrs), then the attention maps it shows, as the toggle has them: at the initial weights
+ * (attSteps 0) or after the attSteps steps taken (attSteps = lrs.length).
+ */
+export function playgroundScript({ attSteps = 0, ...opts }) {
+  const att = attSteps > 0 ? trainedAttentionBlock(attSteps) : initialAttentionBlock(opts);
+  return `${trainingScript({ ...opts, printAtt: false })}${att}
+np.set_printoptions(precision=4, suppress=True, linewidth=120)
+for i in range(h):
+    print(f"head {i} attention, {label} (query row -> key column):\\n", att[i])
+print(f"mean over heads, {label}:\\n", att.mean(axis=0))
+`;
 }
