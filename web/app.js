@@ -1,12 +1,14 @@
 // app.js - entry of the companion page (bundled into app.bundle.js by `make bundle`).
 //
-// Loads the wasm module, renders every lesson once (synchronously, in course order), marks
-// `mha:ready`, then starts the long gradient checks in small chunks on one scheduler.
+// Loads the wasm module, renders every lesson once (in course order; the playground's forward pass
+// and training come back from the compute engine), marks `mha:ready`, then starts the long
+// gradient checks in the compute engine (web/jobs/compute.js: workers, or main-thread slices).
 performance.mark('mha:start');
 
 import { loadMHA } from './mha.js';
 import { courseData } from './model/course.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
 import { buildPendingFigures } from './components/lazy-figure.js';
 import { notebookButton, sectionText } from './components/downloads.js';
@@ -34,7 +36,8 @@ function wasmSource() {
 }
 
 // Compilation starts at once and runs off the main thread while the page sets itself up.
-const mhaPromise = loadMHA(wasmSource());
+const wasmBytes = wasmSource(); // also sent to the compute workers
+const mhaPromise = loadMHA(wasmBytes);
 mhaPromise.catch(() => {}); // reported by main()
 
 function lessonError(body, name, err) {
@@ -183,6 +186,9 @@ async function main() {
   }
 
   const scheduler = new Scheduler({ sliceMs: 12 });
+  // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
+  const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
+  const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
   const lessons = {};
   // the notebook: every section's NumPy script as the page holds it at the click, in page order
   const notebook = () =>
@@ -191,7 +197,7 @@ async function main() {
       code: lessons[key].script(),
     }));
   const page = {
-    ctx: { mha, scheduler, notebook },
+    ctx: { mha, scheduler, compute, notebook },
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
     custom: null, // a notebook's arrays in lessons 3-5 and the playground (see rerenderCustom)
     lessons,
@@ -224,8 +230,14 @@ async function main() {
     notebook() {
       return { ...(page.notebook?.state() ?? {}), custom: !!page.custom };
     },
+    /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */
+    get compute() {
+      return compute.info();
+    },
   };
 
+  // the sections whose first figures come back from the compute engine (the playground's)
+  await Promise.allSettled(STEPS.map(([key]) => lessons[key]?.ready));
   performance.mark('mha:ready');
   performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
   performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');
@@ -239,7 +251,7 @@ async function main() {
   // and the playground's full check (1)
   buildPendingFigures(scheduler, 2.5);
   for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
-  scheduler.idle().then(() => {
+  Promise.all([scheduler.idle(), compute.idle()]).then(() => {
     status.textContent = status.textContent.replace(
       ' Full gradient checks continue in the background.',
       ' All gradient checks done.',

@@ -1,5 +1,6 @@
 // gradcheck-panel.js - a gradient check on screen: progress bar, the report table and a status
-// line, for a check run as a job on the page's Scheduler (see web/jobs/gradcheck.js).
+// line, for a check run by the page's compute engine (web/jobs/compute.js: in a worker, or in
+// slices on the main thread).
 
 import { el } from './dom.js';
 import { gradcheckTable, progressBar, groupThousands } from './tables.js';
@@ -13,17 +14,23 @@ import {
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
 
+/** "about 12 s left" from a progress report's etaMs ('' without an estimate). */
+function timeLeft(etaMs) {
+  if (!Number.isFinite(etaMs)) return '';
+  return etaMs < 1500 ? ' About a second left.' : ` About ${Math.round(etaMs / 1000)} s left.`;
+}
+
 /**
- * A gradient-check panel: <div id=id> holding a progress bar, the table and a summary. Runs jobs
- * on the page's scheduler; run() cancels a check in progress and starts over (restart-safe).
+ * A gradient-check panel: <div id=id> holding a progress bar, the table and a summary. Runs
+ * checks on the page's compute engine; run() cancels a check in progress and starts over.
  * The container gets data-done="1" when a full (not sampled) check for the current settings has
  * finished, and data-state = running | done | sampled | cancelled | error. order (optional,
  * backwardOrder(mha)): the table and its line show the rows in lesson 4's backward order, each
  * named by its gradient (dWo ... dX); rows and report keep the module's order and names.
  */
 export class GradcheckPanel {
-  constructor({ id, scheduler, threshold, caption, label = 'Gradient check', order = null }) {
-    this.scheduler = scheduler;
+  constructor({ id, compute, threshold, caption, label = 'Gradient check', order = null }) {
+    this.compute = compute;
     this.threshold = threshold;
     this.caption = caption;
     this.label = label;
@@ -74,26 +81,39 @@ export class GradcheckPanel {
   }
 
   /**
-   * Run a check: start is a Scheduler start function (see gradcheckJob); samples: 0 = every entry.
-   * opts: { samples, priority, total, onDone(rows), sliceMs (the scheduler's default if unset) }.
+   * Run a check: check = { C, heads, W, X, opts } as compute.gradcheck takes them (opts.samples:
+   * 0 = every entry). o: { priority, total, onDone(rows), sliceMs (main thread only), group }.
    */
-  run(start, { samples = 0, priority = 1, total, onDone, sliceMs } = {}) {
+  run(check, { priority = 1, total, onDone, sliceMs, group } = {}) {
     this.cancel();
+    const samples = check.opts?.samples ?? 0;
     const run = { samples, sampled: samples > 0, onDone, t0: 0, lastTable: 0, job: null };
     run.bar = this.#begin(run, total);
     run.t0 = performance.now();
-    const job = this.scheduler.submit({
-      start,
+    const job = this.compute.gradcheck({
+      ...check,
       priority,
       sliceMs,
+      group,
       name: this.element.id,
       onProgress: (p) => this.#progress(run, p),
-      onDone: (p) => this.#done(run, p),
-      onError: (err) => this.#failed(run, err),
     });
+    job.promise.then(
+      (report) => this.#done(run, { report }),
+      (err) => {
+        if (!err.cancelled) this.#failed(run, err);
+      },
+    );
     run.job = job;
     this.job = job;
     return job;
+  }
+
+  /** Where the check runs, for the status line. */
+  #where() {
+    const n = this.compute.size;
+    if (this.compute.kind !== 'worker') return 'in small chunks on this page';
+    return n > 1 ? `in ${n} background workers` : 'in a background worker';
   }
 
   /** The panel's state for a new run: progress bar, status line; returns the bar. */
@@ -109,9 +129,10 @@ export class GradcheckPanel {
     });
     if (total) bar.set(0, total);
     this.progressSlot.replaceChildren(bar.element);
-    this.status.textContent = run.sampled
+    run.running = run.sampled
       ? 'Running a sampled check…'
-      : 'Running the full check in small chunks; the page stays usable meanwhile.';
+      : `Running the full check ${this.#where()}; the page stays usable meanwhile.`;
+    this.status.textContent = run.running;
     return bar;
   }
 
@@ -132,17 +153,19 @@ export class GradcheckPanel {
   }
 
   #progress(run, p) {
+    if (this.job !== run.job) return;
     run.bar.set(p.done, p.total);
     const now = performance.now();
     if (now - run.lastTable < TABLE_EVERY_MS) return;
     run.lastTable = now;
     this.#table(run, p.report);
+    this.status.textContent = `${run.running}${timeLeft(p.etaMs)}`;
   }
 
   /**
    * For the page benchmark: mha:gradcheck:<panel id> (mark: when it finished; measure: from its
-   * start, sharing the scheduler with whatever else was going on; detail.busyMs: the time in its
-   * own slices).
+   * start, sharing the workers or the main thread with whatever else was going on; detail.busyMs:
+   * the time in its own slices, summed over the workers of a split check).
    */
   #measure(run) {
     const mark = `mha:gradcheck:${this.element.id}${run.sampled ? ':sampled' : ''}`;

@@ -120,6 +120,7 @@ function runMain(c, job) {
 function errorOf(msg) {
   const err = new Error(msg.message);
   if (msg.losses) err.losses = msg.losses;
+  if (msg.att) err.att = msg.att;
   return err;
 }
 

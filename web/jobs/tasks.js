@@ -38,9 +38,9 @@ function gradcheckTask(mha, { C, heads, W, X, opts = {}, rows, chunk }) {
 
 /**
  * `steps` SGD steps at lr on the MSE loss from weights W (Trainer: zero_grad, backward, step,
- * forward). Progress { step, loss, losses (so far: losses[k] after k steps) }; result { losses,
- * W (after the steps), att (after) }. A diverged run throws Trainer.step's error, with the losses
- * so far as err.losses.
+ * forward). Progress { step, loss, losses (so far: losses[k] after k steps), att (after them) };
+ * result { losses, W (after the steps), att (after) }. A diverged run throws Trainer.step's
+ * error, with the losses so far as err.losses and the attention after them as err.att.
  */
 function trainTask(mha, { C, heads, W, X, target, B = 1, T, causal = false, steps, lr }) {
   const trainer = new Trainer(mha, { C, heads, W, X, target, B, T, causal });
@@ -56,9 +56,10 @@ function trainTask(mha, { C, heads, W, X, target, B = 1, T, causal = false, step
         trainer.step(lr);
       } catch (err) {
         err.losses = [...trainer.losses];
+        err.att = trainer.att; // after the steps taken
         throw err;
       }
-      yield { step: k + 1, loss: trainer.loss, losses: [...trainer.losses] };
+      yield { step: k + 1, loss: trainer.loss, losses: [...trainer.losses], att: trainer.att };
     }
     const weights = trainer.layer.weights;
     const after = {};

@@ -84,3 +84,72 @@ export function trainingRun(mha, model, { steps, lr }) {
   });
   return { trainer, start, free };
 }
+
+function cancelledStep() {
+  const err = new Error('step cancelled (reset)');
+  err.cancelled = true;
+  return err;
+}
+
+/**
+ * Lesson 5's layer object as the page holds it while the compute engine takes the steps: W (the
+ * weights now), att, loss, losses (losses[k]: after k steps) and lrs (each step's learning
+ * rate). step(lr) is one compute.train step from the weights now: the same bits as Trainer.step
+ * (the forward pass of the same weights is the same); steps asked for while one runs follow it in
+ * order. reset() is back to the initial weights at once (steps in flight are dropped).
+ */
+export class SteppedTrainer {
+  constructor(mha, compute, model) {
+    const first = new Trainer(mha, model); // the initial weights' forward and loss, here
+    this.initial = { W: model.W, att: first.att, loss: first.loss };
+    first.free();
+    this.compute = compute;
+    this.model = model;
+    this.generation = 0;
+    this.reset();
+  }
+
+  reset() {
+    this.generation += 1;
+    this.job?.cancel();
+    this.job = null;
+    this.chain = Promise.resolve();
+    Object.assign(this, { W: this.initial.W, att: this.initial.att, loss: this.initial.loss });
+    this.losses = [this.loss];
+    this.lrs = [];
+  }
+
+  get steps() {
+    return this.lrs.length;
+  }
+
+  /** The weights now: { Wq, Wk, Wv, Wo }. */
+  get weights() {
+    return this.W;
+  }
+
+  /** One step at lr after those asked for before; resolves with the new loss. */
+  step(lr) {
+    const generation = this.generation;
+    const take = () => {
+      if (generation !== this.generation) throw cancelledStep();
+      const { C, heads, X, target, T, causal } = this.model;
+      const args = { C, heads, W: this.W, X, target, B: 1, T, causal, steps: 1, lr };
+      this.job = this.compute.train({ ...args, priority: 8, group: 'lesson5', name: 'l5-step' });
+      return this.job.promise.then((r) => {
+        if (generation !== this.generation) throw cancelledStep();
+        Object.assign(this, { W: r.W, att: r.att, loss: r.losses[1], job: null });
+        this.losses.push(this.loss);
+        this.lrs.push(lr);
+        return this.loss;
+      });
+    };
+    const p = this.chain.then(take);
+    this.chain = p.catch(() => {});
+    return p;
+  }
+
+  free() {
+    this.reset();
+  }
+}

@@ -1,9 +1,11 @@
 // worker-main.js - the compute worker (DOM-free): its own instance of the module, loaded from the
-// bytes the page sends, running jobs (tasks.js) one slice at a time, highest priority first. It
-// yields to its event loop between slices, so a cancel message is seen before the next slice: a
-// cancelled job runs no further slice. `make bundle` builds this file into the string
-// globalThis.MHA_WORKER_SOURCE, which the page starts as a Blob-URL worker (compute.js); Node
-// runs it through node:worker_threads (tests/compute-node-worker.mjs).
+// bytes the page sends, running jobs (tasks.js) one slice at a time, highest priority first. A
+// slice is one step of a job's iterator (a chunk of check entries, one training step, a forward
+// pass), or several while they take under SLICE_MS. The worker yields to its event loop between
+// slices, so a cancel message is seen before the next slice: a cancelled job runs no further one.
+// `make bundle` builds this file into the string globalThis.MHA_WORKER_SOURCE, which the page
+// starts as a Blob-URL worker (compute.js); Node runs it through node:worker_threads
+// (tests/compute-node-worker.mjs).
 //
 // Messages in:  { type: 'init', wasm }              the module's bytes
 //               { type: 'job', id, kind, args, priority }
@@ -11,13 +13,13 @@
 // Messages out: { type: 'ready', version } | { type: 'failed', message }
 //               { type: 'progress', id, value, busyMs, elapsedMs, slices }
 //               { type: 'done', id, value, busyMs, slices }
-//               { type: 'error', id, message, losses }
+//               { type: 'error', id, message, losses, att }
 //               { type: 'cancelled', id, slices, done, total, slicesAfterPost }
 
 import { loadMHA } from '../mha.js';
-import { yieldToEventLoop } from './scheduler.js';
 import { epochNow, progressCount, startTask, transferables } from './tasks.js';
 
+const SLICE_MS = 2; // a slice takes more steps while under this: fewer yields (each ~20-70 µs)
 const PROGRESS_EVERY_MS = 30; // progress messages at most this often per job (and the first one)
 const STARTS_KEPT = 8; // the start times of a job's last slices, for the cancel statistics
 
@@ -42,7 +44,7 @@ function fail(state, port, job, err) {
     /* already released */
   }
   const message = err?.message ?? String(err);
-  port.post({ type: 'error', id: job.id, message, losses: err?.losses });
+  port.post({ type: 'error', id: job.id, message, losses: err?.losses, att: err?.att });
 }
 
 function report(port, job, now) {
@@ -58,7 +60,25 @@ function report(port, job, now) {
   });
 }
 
-/** One slice of a job: one step of its iterator; then done, error or (now and then) progress. */
+/**
+ * A promise that resolves after the event loop has handled the messages waiting (the page's
+ * among them). Browsers: one MessageChannel, reused (no 4 ms clamp, no new channel per call).
+ * Node: setImmediate (a reused channel there would be drained before the port to the page).
+ */
+function eventLoopYield() {
+  if (typeof setImmediate === 'function') return () => new Promise((r) => setImmediate(r));
+  if (typeof MessageChannel !== 'function') return () => new Promise((r) => setTimeout(r, 0));
+  const channel = new MessageChannel();
+  const waiting = [];
+  channel.port1.onmessage = () => waiting.shift()?.();
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      channel.port2.postMessage(0);
+    });
+}
+
+/** One slice of a job: steps of its iterator; then done, error or (now and then) progress. */
 function slice(state, port, job) {
   const t0 = performance.now();
   job.starts.push(epochNow());
@@ -68,14 +88,17 @@ function slice(state, port, job) {
       job.startedAt = t0;
       job.task = startTask(state.mha, job.kind, job.args);
     }
-    const r = job.task.iterator.next();
+    let r;
+    do {
+      r = job.task.iterator.next();
+      if (!r.done) job.last = r.value;
+    } while (!r.done && performance.now() - t0 < SLICE_MS);
     job.slices += 1;
     job.busyMs += performance.now() - t0;
     if (r.done) {
       finish(state, port, job);
       return;
     }
-    job.last = r.value;
     const now = performance.now();
     if (job.slices === 1 || now - job.lastPost >= PROGRESS_EVERY_MS) report(port, job, now);
   } catch (err) {
@@ -100,7 +123,7 @@ async function pump(state, port) {
   try {
     await state.loading;
     while (state.jobs.length) {
-      await yieldToEventLoop(); // messages (cancel, new jobs) are handled here
+      await state.yield(); // messages (cancel, new jobs) are handled here
       const job = next(state.jobs);
       if (!job) continue;
       if (state.mha) slice(state, port, job);
@@ -154,7 +177,7 @@ function receive(state, port, msg) {
  * f(message) for every message received.
  */
 export function serveCompute(port) {
-  const state = { mha: null, loading: null, jobs: [], pumping: false };
+  const state = { mha: null, loading: null, jobs: [], pumping: false, yield: eventLoopYield() };
   port.listen((msg) => receive(state, port, msg));
   return state;
 }

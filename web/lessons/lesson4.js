@@ -22,7 +22,6 @@ import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
-import { layerCheck } from '../jobs/gradcheck.js';
 
 // the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
 const AXES = {
@@ -128,10 +127,10 @@ function gradientTable(r, captions) {
   });
 }
 
-function checkPanel(mha, r, scheduler) {
+function checkPanel(mha, r, compute) {
   const panel = new GradcheckPanel({
     id: 'l4-gradcheck',
-    scheduler,
+    compute,
     threshold: L4_THRESHOLD,
     caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry; one row per gradient, in the order the lesson computes them`,
     label: 'Lesson 4 gradient check',
@@ -173,7 +172,7 @@ function softmaxWhy() {
   );
 }
 
-export function renderLesson4({ mha, body, data, scheduler }) {
+export function renderLesson4({ mha, body, data, compute }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
@@ -188,7 +187,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     },
   ]);
   const gradTable = gradientTable(r, captions);
-  const panel = checkPanel(mha, r, scheduler);
+  const panel = checkPanel(mha, r, compute);
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
@@ -217,12 +216,12 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     }),
     script: () => lesson4Script(),
     afterReady() {
-      // first of the background jobs: the course-size check is what lesson 4 is about. Slices of
-      // 40 ms: fewer yields to the browser (each one may cost a frame) than the default 12 ms,
-      // still short enough for input to stay responsive
+      // first of the background jobs: the course-size check is what lesson 4 is about. In the
+      // workers, or (the fallback) in main-thread slices of 40 ms: fewer yields to the browser
+      // (each one may cost a frame) than the default 12 ms, still short enough for input
       const samples = checkSamples(mha, { B, T, C: r.C, heads }); // 0 (all) at course size
-      const start = layerCheck(mha, { C: r.C, heads, W: r.W }, r.X, { B, T, G: r.dY, samples });
-      panel.run(start, { priority: 7, total: samples ? undefined : total, sliceMs: 40, samples });
+      const check = { C: r.C, heads, W: r.W, X: r.X, opts: { B, T, G: r.dY, samples } };
+      panel.run(check, { priority: 7, total: samples ? undefined : total, sliceMs: 40 });
     },
     panel,
   };

@@ -33,8 +33,7 @@ import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
 import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { checkSamples, customModel } from '../model/notebook-check.js';
-import { Trainer } from '../jobs/trainer.js';
-import { layerCheck } from '../jobs/gradcheck.js';
+import { SteppedTrainer } from '../jobs/trainer.js';
 
 const C = 64;
 const SEED = 42;
@@ -132,10 +131,10 @@ function lesson5Figures(trainer) {
   ];
 }
 
-function checkPanel(mha, scheduler, { T, C: width, heads }) {
+function checkPanel(mha, compute, { T, C: width, heads }) {
   const panel = new GradcheckPanel({
     id: 'l5-gradcheck',
-    scheduler,
+    compute,
     threshold: pgThreshold(T, width), // L5_THRESHOLD at the sentence's size
     caption: `Gradient check of the MSE loss on the sentence (initial weights, every entry; one row per gradient, in lesson 4's order)`,
     label: 'Lesson 5 gradient check',
@@ -167,9 +166,12 @@ function readLr(ui) {
   return lr;
 }
 
-/** Step, Run 10 steps and Reset on the trainer; fill() redraws after every change. */
+/**
+ * Step, Run 10 steps and Reset on the trainer (its steps run in the compute engine); fill()
+ * redraws after every change.
+ */
 function wireTraining(ui, trainer, fill) {
-  let running = null; // the timer of "Run 10 steps"
+  const run = { active: false, timer: null }; // "Run 10 steps"
   const setBusy = (b) => {
     ui.stepBtn.disabled = b;
     // not runBtn.disabled: disabling the focused button drops keyboard focus to <body> mid-run
@@ -178,42 +180,44 @@ function wireTraining(ui, trainer, fill) {
     ui.runBtn.textContent = b ? 'Running…' : `Run ${RUN_STEPS} steps`;
   };
   const stopRun = () => {
-    if (running) {
-      clearTimeout(running);
-      running = null;
-      setBusy(false);
-    }
+    if (!run.active) return;
+    run.active = false;
+    clearTimeout(run.timer);
+    setBusy(false);
   };
-  const doStep = (lr) => {
-    try {
-      trainer.step(lr);
-    } catch (e) {
-      ui.err.set(`Training stopped: ${e.message}`);
-      stopRun();
-      setBusy(false);
-      fill();
-      return false;
-    }
-    fill();
-    return true;
-  };
+  // resolves true when the step was taken
+  const doStep = (lr) =>
+    trainer.step(lr).then(
+      () => {
+        fill();
+        return true;
+      },
+      (e) => {
+        if (e.cancelled) return false;
+        ui.err.set(`Training stopped: ${e.message}`);
+        stopRun();
+        fill();
+        return false;
+      },
+    );
   ui.stepBtn.addEventListener('click', () => {
     const lr = readLr(ui);
     if (lr !== null) doStep(lr);
   });
   ui.runBtn.addEventListener('click', () => {
     const lr = readLr(ui);
-    if (lr === null || running) return;
+    if (lr === null || run.active) return;
+    run.active = true;
     setBusy(true);
     let left = RUN_STEPS;
-    const tick = () => {
-      running = null;
-      if (!doStep(lr)) return;
-      left -= 1;
-      if (left > 0) running = setTimeout(tick, RUN_EVERY_MS);
-      else setBusy(false);
-    };
-    running = setTimeout(tick, 0);
+    const tick = () =>
+      doStep(lr).then((ok) => {
+        if (!ok || !run.active) return;
+        left -= 1;
+        if (left > 0) run.timer = setTimeout(tick, RUN_EVERY_MS);
+        else stopRun();
+      });
+    run.timer = setTimeout(tick, 0);
   });
   ui.resetBtn.addEventListener('click', () => {
     stopRun();
@@ -321,7 +325,7 @@ function lessonScript(sentence, tokens, trainer, heads) {
 function downloads(mha, model, trainer, notebook) {
   const arrays = () =>
     lesson5Arrays(mha, model, {
-      weights: trainer.layer.weights,
+      weights: trainer.weights,
       att: trainer.att,
       losses: trainer.losses,
       lrs: trainer.lrs,
@@ -339,10 +343,10 @@ function lessonModel(mha, sentence, custom) {
   return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
 }
 
-export function renderLesson5({ mha, body, data, scheduler, notebook, custom = null }) {
+export function renderLesson5({ mha, body, data, compute, notebook, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
-  const trainer = new Trainer(mha, model);
+  const trainer = new SteppedTrainer(mha, compute, model);
   const { T, heads, tokens } = model;
   // the class as the lessons build it and what each button calls: a program that runs as is
   const objectCode = codeDetails(
@@ -356,7 +360,7 @@ export function renderLesson5({ mha, body, data, scheduler, notebook, custom = n
   const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
   const lossSlot = el('div');
   const figs = figuresList();
-  const panel = checkPanel(mha, scheduler, model);
+  const panel = checkPanel(mha, compute, model);
   const note = checkNote(measuredScale(mha, data, model));
   panel.onChange((p) => note.setReport(p.rows));
   const script = lessonScript(sentence, tokens, trainer, heads);
@@ -409,8 +413,8 @@ export function renderLesson5({ mha, body, data, scheduler, notebook, custom = n
     script: script.get,
     afterReady() {
       const opts = { B: 1, T, loss: 'mse', target: model.target, samples };
-      const start = layerCheck(mha, { C: model.C, heads, W: model.W }, model.X, opts);
-      panel.run(start, { priority: 2, total: samples ? undefined : total, samples });
+      const check = { C: model.C, heads, W: model.W, X: model.X, opts };
+      panel.run(check, { priority: 2, total: samples ? undefined : total });
     },
     panel,
     dispose() {

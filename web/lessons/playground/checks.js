@@ -12,7 +12,6 @@ import {
 } from '../../model/gradcheck-report.js';
 import { PG_SAMPLES, autoFull } from '../../model/playground.js';
 import { trimmedPrecision } from '../../model/format.js';
-import { layerCheck } from '../../jobs/gradcheck.js';
 
 const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE, L = mean((Y − target)²) over the n = T·C entries of Y. Its gradient at Y is 2(Y − target)/n, so every gradient carries a factor 1/n; the weight gradients add up the contributions of T tokens, so theirs is T/n = 1/C. The rounding floor of the finite differences does not shrink with them: it is about 10⁻¹³·|L| absolute (see the max abs error column). Relative errors therefore grow with n, and the pass threshold with them: 10⁻⁵ at lesson 5's size (n = 512), in proportion to n above that. `;
 
@@ -20,7 +19,7 @@ const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced 
  * The check section: { intro, actions, panel, start(view) }. isCurrent(view) says whether a view
  * is still the one shown (a finished sampled check only starts the full one for its own view).
  */
-export function checksView({ mha, scheduler, isCurrent }) {
+export function checksView({ mha, compute, isCurrent }) {
   const fullBtn = el('button', {
     id: 'pg-full-check',
     type: 'button',
@@ -31,7 +30,7 @@ export function checksView({ mha, scheduler, isCurrent }) {
   const thresholdNote = el('strong');
   const panel = new GradcheckPanel({
     id: 'pg-gradcheck',
-    scheduler,
+    compute,
     threshold: L5_THRESHOLD,
     caption: 'Gradient check of the MSE loss for the typed sentence (initial weights)',
     label: 'Playground gradient check',
@@ -40,15 +39,13 @@ export function checksView({ mha, scheduler, isCurrent }) {
   function start(view) {
     const s = view.settings;
     const { model, T } = view;
-    const check = (more) =>
-      layerCheck(mha, { C: s.C, heads: s.h, W: model.W }, model.X, {
-        B: 1,
-        T,
-        causal: s.causal,
-        loss: 'mse',
-        target: model.target,
-        ...more,
-      });
+    const check = (more) => ({
+      C: s.C,
+      heads: s.h,
+      W: model.W,
+      X: model.X,
+      opts: { B: 1, T, causal: s.causal, loss: 'mse', target: model.target, ...more },
+    });
     const auto = autoFull(mha, s, T);
     const total = gradcheckSize(mha, { T, C: s.C, heads: s.h });
     fullNote.textContent = auto
@@ -57,15 +54,16 @@ export function checksView({ mha, scheduler, isCurrent }) {
     panel.threshold = pgThreshold(T, s.C);
     thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${model.X.length}.`;
     panel.showPending('', pendingReport(mha, { T, C: s.C, heads: s.h }));
+    const group = 'playground'; // a settings change cancels them (compute.cancelGroup)
     panel.run(check({ samples: PG_SAMPLES }), {
-      samples: PG_SAMPLES,
       priority: 5,
+      group,
       onDone: () => {
-        if (auto && isCurrent(view)) panel.run(check({}), { priority: 1, total });
+        if (auto && isCurrent(view)) panel.run(check({}), { priority: 1, total, group });
       },
     });
     fullBtn.onclick = () => {
-      if (isCurrent(view)) panel.run(check({}), { priority: 4, total });
+      if (isCurrent(view)) panel.run(check({}), { priority: 4, total, group });
     };
   }
 

@@ -7,12 +7,19 @@ import { copyButton } from '../../components/export.js';
 import { debounce } from '../../components/controls.js';
 import { codeDetails, numpyBlock } from '../../components/code.js';
 import { L5_THRESHOLD } from '../../model/gradcheck-report.js';
-import { autoFull, stepCount } from '../../model/playground.js';
+import { autoFull, stepCount, trainsAtOnce } from '../../model/playground.js';
 import { AGREEMENT_SENTENCE, PE_AGREEMENT } from '../../model/agreement.js';
 import { settingsToQuery } from '../../model/settings.js';
 import { playgroundScript, xSnippet } from '../../model/numpy-scripts.js';
 import { playgroundForm } from './controls.js';
-import { FROM_ARRAYS, readURL, writeURL, newView, nextSettings, firstSettings } from './state.js';
+import {
+  FROM_ARRAYS,
+  readURL,
+  writeURL,
+  computeView,
+  nextSettings,
+  firstSettings,
+} from './state.js';
 import { attentionViews, yView, trainingView, figuresView } from './views.js';
 import { playgroundTrainer } from './training.js';
 import { checksView } from './checks.js';
@@ -59,7 +66,7 @@ function viewX(view) {
 }
 
 /** Every part of the playground but the form, wired to one state object. */
-function playgroundParts({ mha, scheduler, state, err }) {
+function playgroundParts({ mha, compute, state, err }) {
   const isCurrent = (view) => state.view === view;
   const attention = attentionViews(() => state.view);
   const shownNow = () => (state.view ? attention.shown(state.view) : null);
@@ -70,11 +77,10 @@ function playgroundParts({ mha, scheduler, state, err }) {
     figures: figuresView(),
     xDetails: codeDetails('How X is built for these settings (NumPy)', ''),
     script: numpyBlock(() => viewScript(mha, state.view, shownNow()), { what: 'the playground' }),
-    checks: checksView({ mha, scheduler, isCurrent }),
+    checks: checksView({ mha, compute, isCurrent }),
   };
   parts.trainer = playgroundTrainer({
-    mha,
-    scheduler,
+    compute,
     err,
     isCurrent,
     onLosses: (view, { figures }) => {
@@ -87,15 +93,19 @@ function playgroundParts({ mha, scheduler, state, err }) {
   return parts;
 }
 
-/** Show a new view (new model): every part renders it, then training and the checks start. */
+/**
+ * Show a new view (new model): every part renders it, then training and the checks start.
+ * Returns the training run's promise.
+ */
 function showView(parts, view) {
-  parts.trainer.train(view); // first: small views train at once, so the toggle can offer it
+  const training = parts.trainer.train(view);
   parts.attention.render(view);
   parts.y.render(view);
   parts.xDetails.set(viewX(view));
   parts.figures.render(view);
   parts.script.refresh();
   parts.checks.start(view);
+  return training;
 }
 
 /** Only lr or steps changed: same X, weights and initial attention; retrain only. */
@@ -159,22 +169,46 @@ function hideForCustom(form, parts, nodes) {
   for (const n of nodes.filter((x) => x.matches?.('.pe-note, .link-actions'))) n.hidden = true;
 }
 
-export function renderPlayground({ mha, body, scheduler, custom = null }) {
-  const state = { view: null, custom };
+export function renderPlayground({ mha, body, compute, custom = null }) {
+  // asked counts the views asked for; shown is the number of the one on screen
+  const state = { view: null, custom, asked: 0, shown: 0, job: null };
   const form = playgroundForm();
-  const parts = playgroundParts({ mha, scheduler, state, err: form.err });
+  const parts = playgroundParts({ mha, compute, state, err: form.err });
+
+  /**
+   * A new model: the old setting's jobs (forward, training, checks) stop at once; the forward
+   * pass runs in the compute engine, and its view is shown unless a newer one was asked for.
+   * Resolves with { view, training } once shown (null if dropped).
+   */
+  function show(settings, tokens) {
+    const asked = ++state.asked;
+    compute.cancelGroup('playground');
+    if (state.view) parts.checks.panel.invalidate();
+    const next = computeView(mha, compute, settings, tokens, custom);
+    state.job = next.job;
+    const shown = (view) => {
+      if (asked !== state.asked) return null;
+      Object.assign(state, { view, shown: asked, job: null });
+      return { view, training: showView(parts, view) };
+    };
+    const failed = (e) => {
+      if (!e.cancelled && asked === state.asked) form.err.set(`Not computed: ${e.message}`);
+      return null;
+    };
+    return next.view.then(shown, failed);
+  }
 
   function update() {
     const next = nextSettings(state, form.read());
     form.showErrors(next.errors, !!state.view);
     if (!next.settings) return false;
-    if (next.change === 'none') return true;
-    if (next.change === 'training') {
+    const pending = state.asked !== state.shown; // a new view is being computed
+    if (next.change === 'none' && !pending) return true;
+    if (next.change === 'training' && !pending) {
       state.view.settings = next.settings;
       retrain(parts, state.view);
     } else {
-      state.view = newView(mha, next.settings, next.tokens, custom);
-      showView(parts, state.view);
+      show(next.settings, next.tokens);
     }
     if (!custom) writeURL(next.settings);
     return true;
@@ -187,8 +221,7 @@ export function renderPlayground({ mha, body, scheduler, custom = null }) {
   form.set(raw);
   const first = firstSettings(raw, custom);
   if (!first.valid) form.showErrors(first.errors, false);
-  state.view = newView(mha, first.settings, first.tokens, custom);
-  showView(parts, state.view);
+  const firstView = show(first.settings, first.tokens);
   const nodes = playgroundBody(form, parts);
   if (custom) hideForCustom(form, parts, nodes);
   body.append(...nodes);
@@ -203,8 +236,14 @@ export function renderPlayground({ mha, body, scheduler, custom = null }) {
       // this view); a URL with bad settings is left as it is, with its error message showing
       if (first.valid && state.view && !custom) writeURL(state.view.settings);
     },
+    // the first view is on screen (and, when small, trained: as it was when computed at once)
+    ready: firstView.then((r) =>
+      r && trainsAtOnce(r.view.settings, r.view.T) ? r.training : undefined,
+    ),
     panel: parts.checks.panel,
     dispose() {
+      state.asked += 1;
+      state.job?.cancel();
       parts.checks.panel.cancel();
       parts.trainer.cancel();
     },

@@ -5,7 +5,7 @@
 // where att is the attention at the initial weights and trained { steps, att } the attention after
 // the steps taken so far (null before the first step).
 // (null before the first render). Updates are explicit: nextSettings() says what new raw settings
-// change; a new model gets a newView(), new lr or steps only replace view.settings and retrain.
+// change; a new model gets a computeView(), new lr or steps only replace view.settings and retrain.
 // The address bar is written from valid settings only; a URL with bad settings is left as it is.
 
 import {
@@ -16,8 +16,8 @@ import {
   settingsToQuery,
   validateSettings,
 } from '../../model/settings.js';
-import { playgroundForward } from '../../model/playground.js';
-import { customForward } from '../../model/notebook-check.js';
+import { sentenceModel } from '../../model/sentence-model.js';
+import { customModel } from '../../model/notebook-check.js';
 
 /** The settings a notebook's arrays decide (their controls are hidden while the arrays are in). */
 export const FROM_ARRAYS = ['s', 'C', 'h', 'seed', 'rng', 'pe'];
@@ -51,19 +51,40 @@ export function writeURL(settings) {
 }
 
 /**
- * The view of valid settings: the model and its forward pass; losses and trained (the attention
- * after the steps taken) come with training. With
- * custom arrays (a notebook's) the model is theirs and so are the tokens (positions).
+ * The view of valid settings: the model, drawn here, and its forward pass, in the compute engine
+ * (as playgroundForward and customForward compute it); losses and trained (the attention after
+ * the steps taken) come with training. With custom arrays (a notebook's) the model is theirs and
+ * so are the tokens (positions). Returns { job (the forward pass), view (a promise) }.
  */
-export function newView(mha, settings, tokens, custom = null) {
-  if (custom) {
-    const { model, att, Y } = customForward(mha, custom, { causal: settings.causal });
-    const T = model.T;
-    const base = { settings, tokens: model.tokens, model, att, Y, losses: [], trained: null };
-    return { ...base, T, h: settings.h };
-  }
-  const { model, att, Y } = playgroundForward(mha, settings, tokens);
-  return { settings, tokens, model, att, Y, losses: [], trained: null, T: model.T, h: settings.h };
+export function computeView(mha, compute, settings, tokens, custom = null) {
+  const { causal } = settings;
+  const { C, h: heads, seed, rng, pe } = settings;
+  const model = custom
+    ? customModel(custom, { causal })
+    : sentenceModel(mha, { tokens, C, heads, seed, rng, pe, causal });
+  const job = compute.forward({
+    C: model.C,
+    heads: model.heads,
+    W: model.W,
+    X: model.X,
+    B: 1,
+    T: model.T,
+    causal,
+    group: 'playground',
+    name: 'pg-forward',
+  });
+  const view = job.promise.then(({ Y, attention: att }) => ({
+    settings,
+    tokens: custom ? model.tokens : tokens,
+    model,
+    att,
+    Y,
+    losses: [],
+    trained: null,
+    T: model.T,
+    h: settings.h,
+  }));
+  return { job, view };
 }
 
 /**

@@ -1,0 +1,169 @@
+// The compute worker in both engines (Chromium and firefox-esr, engines.mjs): the page starts it
+// from a Blob URL over http and from file:// (window.mhaPage.compute.kind === 'worker'), every
+// gradient check finishes in it with the Node API's report, bit for bit; with ?workers=0, and with
+// no Worker at all, the page falls back to main-thread slices and shows the very same figures;
+// and a playground setting changed while its full check runs stops that check in the worker
+// within one slice (the worker's own count of the slices it ran after the cancel was sent).
+
+import assert from 'node:assert/strict';
+import { assertSame, consoleErrors } from './browser.mjs';
+import { ENGINE_NAMES, useEngines } from './engines.mjs';
+import * as X from './expected.mjs';
+
+const engines = useEngines();
+
+/** figures() of each engine's loads: seen[engine][how]. */
+const seen = Object.fromEntries(ENGINE_NAMES.map((n) => [n, {}]));
+
+let node;
+const nodeChecks = () => (node ??= { l4: X.lesson4Gradcheck(), mse: X.sentenceGradcheck({}) });
+
+/** Every row of a figures() check report equals layer.gradcheck's (checked, maxAbs, maxRel). */
+function assertSameReport(rows, report, name) {
+  assert.ok(Array.isArray(rows), `${name}: no report (${rows})`);
+  assert.deepEqual(
+    rows.map((r) => r.tensor),
+    report.map((r) => r.tensor),
+    `${name}: tensors`,
+  );
+  report.forEach((e, i) => {
+    assert.equal(rows[i].checked, e.checked, `${name} ${e.tensor}: checked`);
+    for (const k of ['maxAbs', 'maxRel', 'meanRel', 'normRel']) {
+      assertSame(rows[i][k], e[k], `${name} ${e.tensor}: ${k}`);
+    }
+  });
+}
+
+/** Numbers of two figures() values that differ (Object.is), with their paths; and the count. */
+function diffBits(a, b, path = 'figures()', out = { numbers: 0, diffs: [] }) {
+  if (typeof a === 'number' || typeof b === 'number') {
+    out.numbers++;
+    if (!Object.is(a, b)) out.diffs.push(`${path}: ${a} vs ${b}`);
+  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      diffBits(a[k], b[k], `${path}.${k}`, out);
+    }
+  } else if (a !== b) {
+    out.diffs.push(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+  return out;
+}
+
+/**
+ * Open url, wait for every figure and check, check the logs; returns { f (figures()), compute
+ * (window.mhaPage.compute), ms }.
+ */
+async function load(e, url, opts) {
+  const t0 = Date.now();
+  const tab = await e.open(url, { timeout: 60_000, ...opts });
+  try {
+    await tab.waitChecksDone(120_000);
+    const ms = Date.now() - t0;
+    const f = await tab.figures();
+    const compute = await tab.evaluate(() => window.mhaPage.compute);
+    assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+    assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
+    assert.deepEqual(await tab.cspViolations(), [], 'CSP violations');
+    return { f, compute, ms };
+  } finally {
+    await tab.close();
+  }
+}
+
+function assertChecksLikeNode(f) {
+  const x = nodeChecks();
+  assertSameReport(f.lesson4.gradcheck, x.l4, 'lesson 4');
+  assertSameReport(f.lesson5.gradcheck, x.mse, 'lesson 5');
+  assertSameReport(f.playground.gradcheck, x.mse, 'playground');
+}
+
+engines.test(
+  'over http: the checks run in the worker, reports equal the Node API',
+  async (t, e) => {
+    const r = await load(e, e.url);
+    assert.equal(r.compute.kind, 'worker', `compute: ${JSON.stringify(r.compute)}`);
+    assert.ok(r.compute.size >= 1 && r.compute.size <= 4, `size ${r.compute.size}`);
+    assertChecksLikeNode(r.f);
+    seen[e.name].http = r.f;
+    t.diagnostic(
+      `${e.version}: ${r.compute.size} worker(s); every check done ${r.ms} ms after open`,
+    );
+  },
+);
+
+engines.test('from file://: a Blob-URL worker too, the same figures', async (t, e) => {
+  const r = await load(e, e.fileUrl);
+  assert.equal(r.compute.kind, 'worker', `compute: ${JSON.stringify(r.compute)}`);
+  const d = diffBits(r.f, seen[e.name].http);
+  assert.deepEqual(d.diffs.slice(0, 5), [], `${d.diffs.length} differences from http`);
+  t.diagnostic(`${e.version}: all ${d.numbers} numbers identical to the http load's`);
+});
+
+engines.test('?workers=0 forces the main-thread fallback: the same figures', async (t, e) => {
+  const r = await load(e, `${e.url}?workers=0`);
+  assert.equal(r.compute.kind, 'main-thread');
+  assert.equal(r.compute.size, 0);
+  assertChecksLikeNode(r.f);
+  const d = diffBits(r.f, seen[e.name].http);
+  assert.deepEqual(d.diffs.slice(0, 5), [], `${d.diffs.length} differences from the worker's`);
+  t.diagnostic(`${e.version}: all ${d.numbers} numbers identical to the worker's; ${r.ms} ms`);
+});
+
+engines.test('no Worker in this browser: the fallback, the same figures', async (t, e) => {
+  const init = () => {
+    window.Worker = undefined;
+  };
+  const r = await load(e, e.url, { init });
+  assert.equal(r.compute.kind, 'main-thread', JSON.stringify(r.compute));
+  const d = diffBits(r.f, seen[e.name].http);
+  assert.deepEqual(d.diffs.slice(0, 5), [], `${d.diffs.length} differences from the worker's`);
+  t.diagnostic(`${e.version}: ${r.compute.reason}`);
+});
+
+/** The playground's full check is running and has made progress: its entries done, or 0. */
+function fullCheckRunning() {
+  const panel = document.getElementById('pg-gradcheck');
+  const bar = panel?.querySelector('progress');
+  const running = panel?.dataset.kind === 'full' && panel.dataset.state === 'running';
+  return running && bar.value > 0 ? bar.value : 0;
+}
+
+engines.test(
+  'a setting changed while the full check runs stops it within one slice',
+  async (t, e) => {
+    const tab = await e.open(e.url, { timeout: 60_000 });
+    try {
+      const total = X.sentenceGradcheck({}).reduce((a, r) => a + r.size, 0);
+      const seenDone = await tab.waitFor(fullCheckRunning, null, {
+        timeout: 90_000,
+        what: "the playground's full check to run",
+      });
+      await tab.evaluate(() => {
+        const seed = document.getElementById('pg-seed');
+        seed.value = '7';
+        seed.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      const rec = await tab.waitFor(
+        () => window.mhaPage.compute.cancelled.find((c) => c.name === 'pg-gradcheck' && c.total),
+        null,
+        { what: "the worker's report of the cancelled check" },
+      );
+      assert.equal(rec.engine, 'worker');
+      assert.equal(rec.total, total, 'the full check was cancelled');
+      assert.ok(rec.done < total, `it stopped early: ${rec.done} of ${total}`);
+      assert.ok(
+        rec.slicesAfterPost <= 1,
+        `slices after the cancel was sent: ${rec.slicesAfterPost}`,
+      );
+      // the new setting's check runs to its end
+      await tab.waitFor(() => window.mhaPage.settings().seed === 7, null, { what: 'seed 7' });
+      await tab.waitChecksDone(120_000);
+      assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+      t.diagnostic(
+        `${e.version}: ${seenDone} of ${total} entries shown when the seed changed; the worker stopped the old check at ${rec.done} after ${rec.slices} slices, ${rec.slicesAfterPost} of them started after the cancel was sent`,
+      );
+    } finally {
+      await tab.close();
+    }
+  },
+);
