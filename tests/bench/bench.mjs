@@ -34,6 +34,11 @@
 //   BENCH_PAGE=1           0 leaves out the page timings (tests/bench/bench_page.mjs: first render,
 //                          lesson 4's gradient check in the page, the wasm's gzipped size)
 //   BENCH_PAGE_LOADS=11    fresh page loads each over http and from file://
+//   BENCH_CHECK=1          0 leaves out the gradient check over workers: lesson 4's full check at
+//                          course size in this thread (layer.gradcheck) and through the page's
+//                          compute engine on BENCH_CHECK_WORKERS worker threads (Node's
+//                          worker_threads running web/jobs/worker-main.js, as the page's workers)
+//   BENCH_CHECK_WORKERS=1,2,4
 //   CC=cc, PYTHON=/usr/bin/python3
 // Writes build/bench/{S,M,L}.{X,target,W}.f64 (the inputs), build/bench/bench_native,
 // build/bench/tfjs.cjs and build/bench/results.json.
@@ -111,6 +116,12 @@ const CFLAGS = (process.env.BENCH_CFLAGS ?? '-O3').split(/\s+/).filter(Boolean);
 const CC = process.env.CC || 'cc';
 const PYTHON = process.env.PYTHON || '/usr/bin/python3';
 const PAGE = process.env.BENCH_PAGE !== '0';
+const CHECK = process.env.BENCH_CHECK !== '0';
+const CHECK_WORKERS = (process.env.BENCH_CHECK_WORKERS ?? '1,2,4').split(',').map((w) => {
+  const n = Number(w);
+  if (!Number.isInteger(n) || n < 1 || n > 8) fail(`BENCH_CHECK_WORKERS: bad entry ${w}`);
+  return n;
+});
 if (!PEERS.includes('wasm')) {
   fail('BENCH_PEERS must include wasm (the reference of the ratios and of the loss check)');
 }
@@ -596,6 +607,7 @@ async function main() {
       }
     }
     for (const s of SIZES) checkLosses(s, firstLoss[s], tfjsF64[s]);
+    const checkRows = CHECK ? await benchCheckWorkers(mha) : null;
     const load1 = loadLine();
 
     // ---------------------------------------------------------------------------------------------
@@ -888,6 +900,11 @@ async function main() {
       );
     }
     say();
+    if (checkRows) {
+      say(checkRows.text);
+      say();
+      results.gradcheckWorkers = checkRows.rows;
+    }
     if (PAGE) {
       for (const p of order) peers[p].close(); // idle peers (a browser among them) off the CPU
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -939,6 +956,110 @@ async function main() {
   } finally {
     for (const p of order) peers[p].close();
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// the gradient check over workers
+
+/** Two gradient-check reports hold the same numbers, bit for bit. */
+function sameReport(a, b) {
+  return (
+    a.length === b.length &&
+    b.every((row, i) =>
+      Object.keys(row).every((k) =>
+        typeof row[k] === 'number' ? Object.is(a[i][k], row[k]) : true,
+      ),
+    )
+  );
+}
+
+/**
+ * Lesson 4's full check at course size (B, T, C, h = 2, 6, 64, 4; every one of its 21,568
+ * entries): layer.gradcheck in this thread, then compute.gradcheck on 1, 2, 4 workers (split by
+ * tensor), ROUNDS rounds in rotated order; median wall time from submit to report.
+ */
+async function benchCheckWorkers(mha) {
+  const web = (f) => pathToFileURL(path.join(ROOT, 'web', f)).href;
+  const { courseData } = await import(web('model/course.js'));
+  const { layerWith } = await import(web('model/layers.js'));
+  const { Scheduler } = await import(web('jobs/scheduler.js'));
+  const { createCompute } = await import(web('jobs/compute.js'));
+  const { nodeSpawner } = await import(
+    pathToFileURL(path.join(ROOT, 'tests', 'compute-node-worker.mjs')).href
+  );
+  const wasm = fs.readFileSync(path.join(ROOT, 'web', 'mha.wasm'));
+  const d = courseData(mha);
+  const args = { C: d.C, heads: 4, W: d.W, X: d.X, opts: { B: d.B, T: d.T, G: d.dY } };
+  const direct = () => {
+    const layer = layerWith(mha, d.C, 4, d.W);
+    try {
+      return layer.gradcheck(d.X, args.opts);
+    } finally {
+      layer.free();
+    }
+  };
+  const expected = direct();
+  const runs = [{ label: 'layer.gradcheck, this thread', run: async () => direct(), times: [] }];
+  for (const n of CHECK_WORKERS) {
+    const compute = createCompute({
+      mha,
+      scheduler: new Scheduler(),
+      workers: n,
+      wasm,
+      spawner: nodeSpawner(),
+    });
+    await compute.forward({ ...args, B: d.B, T: d.T }).promise; // the workers are up
+    const run = async () => {
+      const job = compute.gradcheck(args);
+      const report = await job.promise;
+      return Object.assign(report, { busyMs: job.busyMs });
+    };
+    runs.push({ label: `${n} worker${n > 1 ? 's' : ''}`, n, compute, run, times: [], busy: [] });
+  }
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < runs.length; i++) {
+        const x = runs[(i + r) % runs.length];
+        const t0 = performance.now();
+        const report = await x.run();
+        x.times.push((performance.now() - t0) / 1000);
+        if (report.busyMs !== undefined) x.busy.push(report.busyMs / 1000);
+        x.same = (x.same ?? true) && sameReport(report, expected);
+        log(`bench: gradient check ${x.label}: ${fmtTime(x.times.at(-1))}`);
+      }
+    }
+  } finally {
+    for (const x of runs) x.compute?.terminate();
+  }
+  const base = median(runs[0].times);
+  const rows = runs.map((x) => [
+    x.label,
+    fmtTime(median(x.times)),
+    fmtRatio(base / median(x.times)),
+    x.times.map(fmtTime).join(', '),
+    x.busy ? fmtTime(median(x.busy)) : '-',
+    x.same ? 'identical' : 'DIFFERS',
+  ]);
+  const entries = expected.reduce((a, r) => a + r.checked, 0);
+  const text = [
+    `gradient check at course size over 1, 2, 4 workers: lesson 4's full check (B,T,C,h = 2,6,64,4; ` +
+      `all ${entries.toLocaleString('en')} entries), median of ${ROUNDS} rounds, submit to report;`,
+    `workers are Node worker_threads running web/jobs/worker-main.js (the page's worker), split by ` +
+      `tensor; this machine has ${os.cpus().length} logical cores.`,
+    table(
+      ['run', 'time', 'speed-up', 'rounds', 'busy (summed)', 'report vs layer.gradcheck'],
+      rows,
+      ['l', 'r', 'r', 'l', 'r', 'l'],
+    ),
+  ].join('\n');
+  if (runs.some((x) => !x.same)) {
+    console.error('bench: a gradient check over workers differs from layer.gradcheck');
+    process.exit(1);
+  }
+  return {
+    text,
+    rows: runs.map((x) => ({ label: x.label, workers: x.n ?? 0, times: x.times, busy: x.busy })),
+  };
 }
 
 // Every peer's first loss (round 1) against mha-wasm's; different values mean different work.
