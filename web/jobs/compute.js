@@ -257,7 +257,9 @@ export function createCompute({ mha, scheduler, workers = 'auto', wasm, source, 
   const cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
   const size = poolSize(workers, cores);
   const spawn = spawner ?? blobSpawner(source ?? globalThis.MHA_WORKER_SOURCE);
-  c.reason = size === 0 ? 'workers = 0' : 'no worker script or no Worker here';
+  if (size === 0) c.reason = 'workers = 0';
+  else if (!wasm) c.reason = 'no module bytes to send (an unbundled page)';
+  else if (!spawn) c.reason = 'no worker script, or no Worker and Blob URLs in this browser';
   if (size > 0 && spawn && wasm) {
     c.pool = new WorkerPool({ spawner: spawn, size, wasm, onBroken: (p) => rerouteToMain(c, p) });
   }
