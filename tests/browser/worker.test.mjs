@@ -167,3 +167,55 @@ engines.test(
     }
   },
 );
+
+/** A sentence of n distinct tokens (w0 w1 ...): at C = 128 its forward pass runs in the worker. */
+const wordsOf = (n, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+
+/** The playground shows Node's figures for settings s: tokens, att, Y and the losses so far. */
+function playgroundLikeNode(p, s) {
+  const e = X.sentenceForward(s);
+  const losses = X.sentenceLosses(s, s.steps + 1);
+  const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+  return (
+    p?.C === s.C &&
+    same(p.tokens, e.tokens) &&
+    same(p.att, e.att) &&
+    same(p.Y, e.Y) &&
+    p.losses.length === s.steps + 1 &&
+    same(p.losses, losses)
+  );
+}
+
+engines.test('a large view: its forward pass and training in the worker, as Node', async (t, e) => {
+  for (const workers of ['', '&workers=0']) {
+    const s = { ...X.DEFAULT_SETTINGS, sentence: wordsOf(64), C: 128, heads: 8, steps: 3 };
+    const q = new URLSearchParams({ s: s.sentence, C: '128', h: '8', steps: '3' });
+    const tab = await e.open(`${e.url}?${q}${workers}`, { timeout: 60_000 });
+    try {
+      const kind = (await tab.evaluate(() => window.mhaPage.compute)).kind;
+      assert.equal(kind, workers ? 'main-thread' : 'worker');
+      const ok = () => tab.figures('playground').then((p) => playgroundLikeNode(p, s));
+      for (let i = 0; !(await ok()); i++) {
+        assert.ok(i < 600, `the playground never showed Node's figures (${kind})`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // an edit of the sentence: the new view comes back from the compute engine
+      const s2 = { ...s, sentence: wordsOf(64, 'v') };
+      await tab.evaluate((text) => {
+        const input = document.getElementById('pg-sentence');
+        input.value = text;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      }, s2.sentence);
+      const ok2 = () => tab.figures('playground').then((p) => playgroundLikeNode(p, s2));
+      for (let i = 0; !(await ok2()); i++) {
+        assert.ok(i < 600, `the edited view never showed Node's figures (${kind})`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+      assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
+      t.diagnostic(`${e.version}, ${kind}: T = 64, C = 128, h = 8: att, Y, 4 losses as Node's`);
+    } finally {
+      await tab.close();
+    }
+  }
+});

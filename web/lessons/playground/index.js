@@ -185,7 +185,6 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
     compute.cancelGroup('playground');
     if (state.view) parts.checks.panel.invalidate();
     const next = computeView(mha, compute, settings, tokens, custom);
-    state.job = next.job;
     const shown = (view) => {
       if (asked !== state.asked) return null;
       Object.assign(state, { view, shown: asked, job: null });
@@ -195,6 +194,8 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
       if (!e.cancelled && asked === state.asked) form.err.set(`Not computed: ${e.message}`);
       return null;
     };
+    if (next.now) return Promise.resolve(shown(next.now));
+    state.job = next.job;
     return next.view.then(shown, failed);
   }
 

@@ -18,6 +18,7 @@ import {
 } from '../../model/settings.js';
 import { sentenceModel } from '../../model/sentence-model.js';
 import { customModel } from '../../model/notebook-check.js';
+import { withLayer } from '../../model/layers.js';
 
 /** The settings a notebook's arrays decide (their controls are hidden while the arrays are in). */
 export const FROM_ARRAYS = ['s', 'C', 'h', 'seed', 'rng', 'pe'];
@@ -51,10 +52,19 @@ export function writeURL(settings) {
 }
 
 /**
- * The view of valid settings: the model, drawn here, and its forward pass, in the compute engine
- * (as playgroundForward and customForward compute it); losses and trained (the attention after
- * the steps taken) come with training. With custom arrays (a notebook's) the model is theirs and
- * so are the tokens (positions). Returns { job (the forward pass), view (a promise) }.
+ * Forward passes up to this size (T·C², under a millisecond) run here, in the same task: cheaper
+ * than the round trip to the worker, and an edit re-renders at once. Larger ones run in the
+ * compute engine.
+ */
+const FORWARD_HERE = 2 ** 19;
+
+/**
+ * The view of valid settings: the model, drawn here, and its forward pass (here when small, else
+ * in the compute engine; the same bits as playgroundForward and customForward); losses start
+ * with the loss at the initial weights (as Trainer measures it), the others and trained (the
+ * attention after the steps taken) come with training. With custom arrays (a
+ * notebook's) the model is theirs and so are the tokens (positions). Returns { now: the view }
+ * or { job (the forward pass), view (a promise of it) }.
  */
 export function computeView(mha, compute, settings, tokens, custom = null) {
   const { causal } = settings;
@@ -62,29 +72,26 @@ export function computeView(mha, compute, settings, tokens, custom = null) {
   const model = custom
     ? customModel(custom, { causal })
     : sentenceModel(mha, { tokens, C, heads, seed, rng, pe, causal });
-  const job = compute.forward({
-    C: model.C,
-    heads: model.heads,
-    W: model.W,
-    X: model.X,
-    B: 1,
-    T: model.T,
-    causal,
-    group: 'playground',
-    name: 'pg-forward',
-  });
-  const view = job.promise.then(({ Y, attention: att }) => ({
+  const viewOf = ({ Y, attention: att }) => ({
     settings,
     tokens: custom ? model.tokens : tokens,
     model,
     att,
     Y,
-    losses: [],
+    losses: [mha.mseLoss(Y, model.target).loss], // the loss at the initial weights (row 0)
     trained: null,
     T: model.T,
     h: settings.h,
-  }));
-  return { job, view };
+  });
+  const args = { C: model.C, heads: model.heads, W: model.W, X: model.X, B: 1, T: model.T };
+  if (model.T * model.C * model.C <= FORWARD_HERE) {
+    const r = withLayer(mha, args.C, args.heads, args.W, (l) =>
+      l.forward(args.X, { ...args, causal }),
+    );
+    return { now: viewOf(r) };
+  }
+  const job = compute.forward({ ...args, causal, group: 'playground', name: 'pg-forward' });
+  return { job, view: job.promise.then(viewOf) };
 }
 
 /**

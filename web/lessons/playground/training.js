@@ -29,7 +29,7 @@ export function playgroundTrainer({ compute, err, isCurrent, onLosses }) {
     cancel();
     const s = view.settings;
     const { model } = view;
-    follow(view, { losses: [] });
+    follow(view, { losses: view.losses.slice(0, 1) }); // the loss at the initial weights
     onLosses(view, { figures: false });
     const job = compute.train({
       C: s.C,
