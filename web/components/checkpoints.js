@@ -49,7 +49,7 @@ export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
   const dl = el('dl', { className: 'checkpoint-list' });
   let current = [];
   const copy = copyButton('Copy checkpoint', () => current.map(checkpointLine).join('\n'));
-  copy.setAttribute('aria-label', `Copy the checkpoint lines of ${what}`);
+  copy.setAttribute('aria-label', `Copy checkpoint: the lines of ${what}`);
   const element = el(
     'div',
     {
