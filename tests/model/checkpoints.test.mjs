@@ -64,14 +64,14 @@ function printedCheckpoints(out, labels) {
 
 const asList = (v) => (Array.isArray(v) ? v : [v]);
 
-/** Values equal bit for bit (draw) or to REL relative per entry (computed). */
+/** Values equal bit for bit (exact) or to REL relative per entry (lastDigits). */
 function assertAgree(got, want, kind, what) {
   const g = asList(got);
   const w = asList(want);
   assert.equal(Array.isArray(got), Array.isArray(want), `${what}: a list vs a number`);
   assert.equal(g.length, w.length, `${what}: ${g.length} values, expected ${w.length}`);
   for (let i = 0; i < w.length; i++) {
-    if (kind === 'draw') {
+    if (kind === 'exact') {
       assert.ok(Object.is(g[i], w[i]), `${what}[${i}]: ${g[i]} vs ${w[i]} (a draw: exact)`);
     } else {
       const tol = REL * Math.max(Math.abs(g[i]), Math.abs(w[i]));
@@ -95,7 +95,7 @@ function assertScriptPrints(t, lesson, out, list) {
     // character (pythonRepr): a draw always
     const same = asList(got[i].values).every((v, j) => Object.is(v, asList(c.values)[j]));
     if (same) assert.equal(checkpointLine(c), got[i].line, `${lesson}: the line of ${c.label}`);
-    if (c.kind === 'draw') assert.ok(same, `${c.label}: a draw differs`);
+    if (c.kind === 'exact') assert.ok(same, `${c.label}: a draw differs`);
     asList(c.values).forEach((v, j) => {
       const g = asList(got[i].values)[j];
       if (v !== g) worst = Math.max(worst, Math.abs(v - g) / Math.abs(v));
@@ -228,7 +228,7 @@ test('lesson 2: x exact, q and heads[0, 1] equal the small projection of head 1'
   assert.deepEqual(cproj, proj);
   assert.deepEqual(
     list.map((c) => c.kind),
-    ['draw', 'computed', 'computed', 'computed'],
+    ['exact', 'lastDigits', 'lastDigits', 'lastDigits'],
   );
   assertScriptPrints(t, 'lesson2', runPython(lesson2Script()), list);
 });
@@ -242,7 +242,7 @@ test('lesson 3 (causal off / on): X, the spread of Q Kᵀ and scores, headout an
     const v = list.map((c) => c.values);
     assert.deepEqual(v[0], slice(e.X, 0, 4));
     // Q Kᵀ recomputed here from Q and K: the same products, summed in the same order
-    assertAgree(v[1], std(QK), 'computed', 'std of Q Kᵀ');
+    assertAgree(v[1], std(QK), 'lastDigits', 'std of Q Kᵀ');
     assert.equal(v[2], std(Array.from(e.scores)), 'std of the scores');
     assert.ok(v[1] > 3.5 && v[1] < 4.5 && v[2] > 0.85 && v[2] < 1.15, `spreads ${v[1]}, ${v[2]}`);
     assert.deepEqual(v[3], slice(e.headout, e.T * e.hs, 4));

@@ -7,8 +7,8 @@ import { copyButton } from './export.js';
 import { checkpointLine, checkpoints, pythonValues } from '../model/checkpoints.js';
 
 const KIND_TEXT = {
-  draw: 'exact (drawn)',
-  computed: 'to the last digit or two (computed)',
+  exact: 'exact (drawn)',
+  lastDigits: 'to the last digit or two (computed)',
 };
 
 const NOTE =

@@ -8,30 +8,30 @@ function entries(data, off, n) {
   return Array.from(data.slice(off, off + Math.max(0, n)));
 }
 
-// kind: 'draw' (read from the random stream: equal to NumPy's bit for bit) or 'computed'
-// (through matrix products: equal to NumPy's to the last digit or two).
+// kind (the words of web/model/agreement.js): 'exact' (a random draw: NumPy's bit for bit) or
+// 'lastDigits' (computed through matrix products: NumPy's to the last digit or two).
 // of(r): the values, from the lesson's model result r (web/model/lessonN.js; lesson 5: the
 // Trainer at its initial weights). when(r): false when the entry does not exist for r's sizes.
 const LISTS = {
   // r = lesson1(): A1, A2 (T, T)
   lesson1: [
-    { label: 'A1[0, :4]', kind: 'computed', of: (r) => entries(r.A1, 0, Math.min(4, r.T)) },
-    { label: 'A2[0, :4]', kind: 'computed', of: (r) => entries(r.A2, 0, Math.min(4, r.T)) },
-    { label: 'np.abs(A1 - A2).max()', kind: 'computed', of: (r) => r.maxGap },
+    { label: 'A1[0, :4]', kind: 'lastDigits', of: (r) => entries(r.A1, 0, Math.min(4, r.T)) },
+    { label: 'A2[0, :4]', kind: 'lastDigits', of: (r) => entries(r.A2, 0, Math.min(4, r.T)) },
+    { label: 'np.abs(A1 - A2).max()', kind: 'lastDigits', of: (r) => r.maxGap },
   ],
   // r = lesson2(): x, q (1, T, C), Qheads = heads (1, h, T, hs)
   lesson2: [
-    { label: 'x[0, 0, :4]', kind: 'draw', of: (r) => entries(r.x, 0, Math.min(4, r.C)) },
-    { label: 'q[0, 0, :4]', kind: 'computed', of: (r) => entries(r.q, 0, Math.min(4, r.C)) },
+    { label: 'x[0, 0, :4]', kind: 'exact', of: (r) => entries(r.x, 0, Math.min(4, r.C)) },
+    { label: 'q[0, 0, :4]', kind: 'lastDigits', of: (r) => entries(r.q, 0, Math.min(4, r.C)) },
     {
       label: 'heads[0, 1, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       when: (r) => r.heads > 1,
       of: (r) => entries(r.Qheads, r.T * r.hs, Math.min(4, r.hs)),
     },
     {
       label: '(x @ Wq[:, hs:2*hs])[0, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       when: (r) => r.heads > 1,
       of: (r) => [...r.head1Projection],
     },
@@ -40,38 +40,38 @@ const LISTS = {
   lesson3: [
     {
       label: 'X[0, 0, :4]',
-      kind: 'draw',
+      kind: 'exact',
       of: (r) => entries(r.tensors.X.data, 0, Math.min(4, r.C)),
     },
     {
       label: '(Q @ K.transpose(0, 1, 3, 2)).std()',
-      kind: 'computed',
+      kind: 'lastDigits',
       of: (r) => r.scoreSpread.before,
     },
-    { label: 'scores.std()', kind: 'computed', of: (r) => r.scoreSpread.after },
+    { label: 'scores.std()', kind: 'lastDigits', of: (r) => r.scoreSpread.after },
     {
       label: 'headout[0, 1, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       when: (r) => r.heads > 1,
       of: (r) => entries(r.tensors.headout.data, r.T * r.hs, Math.min(4, r.hs)),
     },
     {
       label: 'Y[0, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       of: (r) => entries(r.tensors.Y.data, 0, Math.min(4, r.C)),
     },
   ],
   // r = lesson4(): loss, grads by name ({ data, shape })
   lesson4: [
-    { label: 'np.sum(dY * Y)', kind: 'computed', of: (r) => r.loss },
+    { label: 'np.sum(dY * Y)', kind: 'lastDigits', of: (r) => r.loss },
     {
       label: 'dWo[0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       of: (r) => entries(r.grads.dWo.data, 0, Math.min(4, r.C)),
     },
     {
       label: 'dX[0, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       of: (r) => entries(r.grads.dX.data, 0, Math.min(4, r.C)),
     },
   ],
@@ -79,10 +79,10 @@ const LISTS = {
   lesson5: [
     {
       label: 'Y0[0, 0, :4]',
-      kind: 'computed',
+      kind: 'lastDigits',
       of: (r) => entries(r.Y, 0, Math.min(4, r.Y.length)),
     },
-    { label: 'losses[0]', kind: 'computed', of: (r) => r.losses[0] },
+    { label: 'losses[0]', kind: 'lastDigits', of: (r) => r.losses[0] },
   ],
 };
 
