@@ -16,6 +16,9 @@ import { MISTAKES, Pipeline, candidates, simulate, variants } from '../web/noteb
 import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
 import {
   acceptedShapes,
+  BACKWARD_NAMES,
+  FORWARD_NAMES,
+  INPUT_NAMES,
   courseName,
   matchNames,
   resultNames,
@@ -644,4 +647,20 @@ test('printed float32 results: repr (dtype=float32) float32 tolerance, print() f
   assert.equal(parseNumpyText(printText).printedDtype, null);
   assert.equal(fromPrint.status, 'differs', fromPrint.tolerance.text);
   assert.match(fromPrint.tolerance.text, /^printed text: /);
+});
+
+test('the notebook’s names are the engine’s: forward tensors and lesson 4’s gradient order', () => {
+  // web/notebook/names.js writes the course's names out (they are the file format a student
+  // saves); they must stay the C tensor table's names, in its order
+  const forward = mha.tensors.filter((t) => t.kind === 'intermediate' || t.kind === 'output');
+  assert.deepEqual(
+    [...FORWARD_NAMES],
+    forward.map((t) => t.name),
+  );
+  assert.deepEqual([...BACKWARD_NAMES], mha.gradOrder);
+  const inputs = mha.tensors.filter((t) => t.kind === 'param' || t.kind === 'input');
+  assert.deepEqual(
+    inputs.map((t) => t.name).sort(),
+    INPUT_NAMES.filter((n) => n !== 'dY' && n !== 'target').sort(),
+  );
 });

@@ -31,6 +31,8 @@ import {
   quoteName,
   removeArray,
   statusSummary,
+  rootCauses,
+  rootCauseText,
   unravel,
 } from '../../web/model/notebook-check.js';
 import { courseData } from '../../web/model/course.js';
@@ -288,4 +290,31 @@ test('statusSummary counts the statuses', () => {
   assert.deepEqual(s.counts, { match: 2, differs: 1, shape: 1, missing: 2 });
   assert.equal(s.text, '2 match, 1 differs, 1 with the wrong shape, 2 not given (of 6).');
   assert.equal(statusSummary([{ status: 'match' }]).text, '1 match (of 1).');
+});
+
+test('rootCauses, rootCauseText: rows with a mistake of their own; how many follow', () => {
+  const row = (name, status, id = null) => ({ name, status, diagnosis: id && { id } });
+  const rows = [
+    row('Q', 'match'),
+    row('att', 'differs', 'softmax-wrong-axis'),
+    row('Y', 'differs', 'follows-from'),
+    row('dV', 'shape'),
+    row('dK', 'differs', 'dk-transposed'),
+    row('dX', 'differs', 'follows-from'),
+    row('dWq', 'missing'),
+  ];
+  assert.deepEqual(
+    rootCauses(rows).map((r) => r.name),
+    ['att', 'dV', 'dK'],
+  );
+  assert.equal(
+    rootCauseText(rows),
+    'Where to look first: att (softmax-wrong-axis), dV (wrong shape), dK (dk-transposed). ' +
+      '2 other differences follow from them.',
+  );
+  assert.equal(
+    rootCauseText(rows.slice(0, 3)),
+    'Where to look first: att (softmax-wrong-axis). 1 other difference follows from it.',
+  );
+  assert.equal(rootCauseText([row('Q', 'match'), row('K', 'missing')]), null);
 });

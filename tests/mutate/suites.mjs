@@ -31,6 +31,10 @@ export const NODE_SUITES = [
   'tests/gradcheck.test.mjs',
   'tests/memory.test.mjs',
   'tests/tensor-table.test.mjs',
+  'tests/gradcheck-normrel.test.mjs',
+  'tests/notebook-formats.test.mjs',
+  'tests/notebook-hostile.test.mjs',
+  'tests/notebook-check.test.mjs',
 ];
 // every test file of tests/model/ (the DOM-free page code), the listed ones first
 for (const f of readdirSync(new URL('../model/', import.meta.url)).sort()) {

@@ -9,6 +9,7 @@ import { table, formatShape } from './tables.js';
 import { field, indexSelect } from './controls.js';
 import { heatmap } from './heatmap.js';
 import {
+  followsOn,
   STATUS_TEXT,
   difference,
   firstDifferenceText,
@@ -69,7 +70,10 @@ function detailRow(r) {
   const td = el('td', { attrs: { colspan: HEADERS.length } }, box);
   return el(
     'tr',
-    { className: 'detail-row', dataset: { detailFor: r.name, status: r.status } },
+    {
+      className: `detail-row${followsOn(r) ? ' follows-on' : ''}`,
+      dataset: { detailFor: r.name, status: r.status },
+    },
     td,
   );
 }
@@ -164,7 +168,8 @@ function diffFigure(r) {
 
 /**
  * The heatmaps of yours − expected of every differing row, with one batch / head picker:
- * { controls (or null), figures: [elements] } (no differing row: no figures).
+ * { controls (or null), figures: [elements], own: [elements of the rows with a mistake of their
+ * own], follow: [elements of the rows that follow from an earlier one] } (no differing row: none).
  */
 export function diffFigures(result) {
   const rows = result.rows.filter((r) => r.status === 'differs' && r.yours && r.expected);
@@ -175,5 +180,11 @@ export function diffFigures(result) {
         (sel) => figs.forEach((f) => f.show(sel)),
       )
     : null;
-  return { controls, figures: figs.map((f) => f.element) };
+  const pick = (keep) => figs.filter((f, i) => keep(followsOn(rows[i]))).map((f) => f.element);
+  return {
+    controls,
+    figures: figs.map((f) => f.element),
+    own: pick((follows) => !follows),
+    follow: pick((follows) => follows),
+  };
 }

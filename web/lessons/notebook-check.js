@@ -28,6 +28,7 @@ import {
   quoteName,
   customArrays,
   statusSummary,
+  rootCauseText,
 } from '../model/notebook-check.js';
 import { COURSE } from '../model/course.js';
 import { savezLine } from '../notebook/names.js';
@@ -115,6 +116,8 @@ function resultNodes(result) {
       text: `${sum.text} Sizes from your arrays: B = ${s.B}, T = ${s.T}, C = ${s.C}, h = ${s.heads} (hs = ${s.hs}); loss: ${lossText(result.loss)}.`,
     }),
   ];
+  const roots = rootCauseText(result.rows);
+  if (roots) nodes.push(el('p', { className: 'notebook-roots', text: roots }));
   for (const n of result.notes ?? []) nodes.push(el('p', { className: 'note', text: n }));
   if (result.ignored?.length) {
     const names = result.ignored.map(quoteName).join(', ');
@@ -124,18 +127,28 @@ function resultNodes(result) {
   nodes.push(checkTable(result), el('p', { className: 'note', text: NORM_NOTE }));
   if (tol) nodes.push(el('p', { className: 'note tolerance-line', text: tol }));
   const diffs = diffFigures(result);
-  if (diffs.figures.length) {
-    nodes.push(
-      el('h4', { text: `Where they differ: yours − expected (${diffs.figures.length})` }),
-      el(
-        'div',
-        { className: 'notebook-diffs' },
-        diffs.controls,
-        el('div', { className: 'figure-grid cols-2' }, ...diffs.figures),
-      ),
-    );
-  }
+  if (diffs.figures.length) nodes.push(...diffNodes(diffs));
   return nodes;
+}
+
+/** The heatmaps of yours − expected: the tensors with a mistake of their own, then (collapsed)
+ * those that only follow from one. */
+function diffNodes(diffs) {
+  const grid = (figs) => el('div', { className: 'figure-grid cols-2' }, ...figs);
+  const follow = diffs.follow.length
+    ? el(
+        'details',
+        { className: 'notebook-follow' },
+        el('summary', {
+          text: `The ${diffs.follow.length} that only follow from an earlier difference`,
+        }),
+        grid(diffs.follow),
+      )
+    : '';
+  return [
+    el('h4', { text: `Where they differ: yours − expected (${diffs.figures.length})` }),
+    el('div', { className: 'notebook-diffs' }, diffs.controls, grid(diffs.own), follow),
+  ];
 }
 
 function lossText(loss) {

@@ -385,6 +385,37 @@ export const STATUS_TEXT = Object.freeze({
   missing: '– not given',
 });
 
+/** Whether a differing row's diagnosis says it only follows from an earlier one. */
+export const followsOn = (r) => r.status === 'differs' && r.diagnosis?.id === 'follows-from';
+
+/**
+ * The rows to look at first: wrong shapes, and differing rows with a mistake of their own (any
+ * diagnosis but "follows from"), in the course's order.
+ */
+export function rootCauses(rows) {
+  return rows.filter((r) => r.status === 'shape' || (r.status === 'differs' && !followsOn(r)));
+}
+
+/**
+ * "Where to look first: att (softmax-wrong-axis), dK (dk-transposed). 16 other differences
+ * follow from them." (null when nothing differs).
+ */
+export function rootCauseText(rows) {
+  const roots = rootCauses(rows);
+  if (!roots.length) return null;
+  const what = (r) => {
+    if (r.status === 'shape') return 'wrong shape';
+    return r.diagnosis?.id ?? 'differs';
+  };
+  let text = `Where to look first: ${roots.map((r) => `${r.name} (${what(r)})`).join(', ')}.`;
+  const rest = rows.filter(followsOn).length;
+  if (rest) {
+    const them = roots.length === 1 ? 'it' : 'them';
+    text += ` ${rest} other ${rest === 1 ? 'difference follows' : 'differences follow'} from ${them}.`;
+  }
+  return text;
+}
+
 /** "12 match, 1 differs, 1 wrong shape, 7 not given" for a result's rows. */
 export function statusSummary(rows) {
   const n = { match: 0, differs: 0, shape: 0, missing: 0 };
