@@ -254,7 +254,8 @@ test('README "## The two commands": npm start and make test, and CI runs the sec
 });
 
 /** A temporary directory with stub tools: apt-get (and sudo) log their arguments, and apt-get
- *  "installs" emscripten by making `emcc` (a wrapper of the real one) in the directory. */
+ *  "installs" emscripten by making `emcc` (a wrapper of the real one) in the directory, and
+ *  firefox-esr by making an empty `firefox-esr` there. */
 function stubMachine() {
   const dir = mkdtempSync(join(tmpdir(), 'mha-setup-'));
   const bin = join(dir, 'bin');
@@ -266,7 +267,8 @@ function stubMachine() {
   script(
     'apt-get',
     `echo "apt-get $*" >> '${dir}/calls'
-case " $* " in *" emscripten "*) printf '#!/bin/sh\\nexec emcc "$@"\\n' > '${dir}/emcc'; chmod +x '${dir}/emcc';; esac`,
+case " $* " in *" emscripten "*) printf '#!/bin/sh\\nexec emcc "$@"\\n' > '${dir}/emcc'; chmod +x '${dir}/emcc';; esac
+case " $* " in *" firefox-esr "*) printf '#!/bin/sh\\n' > '${dir}/firefox-esr'; chmod +x '${dir}/firefox-esr';; esac`,
   );
   script('sudo', `echo "sudo" >> '${dir}/calls'; exec "$@"`);
   const env = {
@@ -285,7 +287,7 @@ case " $* " in *" emscripten "*) printf '#!/bin/sh\\nexec emcc "$@"\\n' > '${dir
 const SETUP_LINE =
   /^setup: emcc missing: installing emscripten \(apt-get\) with bash \.ci\/setup \(log: .+\) \.\.\. done in \d+ s$/;
 
-test('.ci/setup: emcc missing -> one line and the install; nothing missing -> silent', (t) => {
+test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else silent', (t) => {
   const m = stubMachine();
   try {
     const setup = (args, env = m.env) => {
@@ -318,6 +320,7 @@ test('.ci/setup: emcc missing -> one line and the install; nothing missing -> si
       ['python3', 'exit 0'],
       ['clang', `echo '${lib}/libclang_rt.builtins-x86_64.a'`],
       ['chromium', 'exit 0'],
+      ['firefox-esr', 'exit 0'],
       ['cc', 'exit 0'],
     ]) {
       writeFileSync(join(m.bin, name), `#!/bin/sh\n${body}\n`);
@@ -329,14 +332,26 @@ test('.ci/setup: emcc missing -> one line and the install; nothing missing -> si
       PYTHON: join(m.bin, 'python3'),
       FUZZ_CC: join(m.bin, 'clang'),
       MHA_CHROMIUM: join(m.bin, 'chromium'),
+      MHA_FIREFOX: join(m.bin, 'firefox-esr'),
     };
     const quiet = setup(['test'], all);
     assert.equal(quiet.status, 0);
     assert.equal(`${quiet.stdout}${quiet.stderr}`, '', 'nothing missing: nothing printed');
+    // the browser suite's second engine: firefox-esr, installed like chromium
+    const noFirefox = { ...all, MHA_FIREFOX: join(m.dir, 'firefox-esr') };
+    const firefox = setup(['test'], noFirefox);
+    assert.equal(firefox.status, 0, `${firefox.stdout}${firefox.stderr}`);
+    assert.match(
+      firefox.stdout,
+      /^setup: firefox missing: installing firefox-esr \(apt-get\) with bash \.ci\/setup \(log: .+\) \.\.\. done in \d+ s\n$/,
+    );
+    assert.equal(m.calls().at(-1), 'apt-get install -y -qq firefox-esr');
+    const firefoxAgain = setup(['test'], noFirefox);
+    assert.equal(`${firefoxAgain.stdout}${firefoxAgain.stderr}`, '', 'firefox-esr there: silent');
     // and on this machine as it is (--dry-run: never installs here)
     const here = setup(['--dry-run', 'test'], process.env);
     assert.equal(here.status, 0, here.stderr);
-    t.diagnostic(`missing emcc: "${lines[0]}"`);
+    t.diagnostic(`missing emcc: "${lines[0]}"; missing firefox-esr: "${firefox.stdout.trim()}"`);
     t.diagnostic(
       `nothing missing: silent, ${quiet.ms.toFixed(0)} ms; this machine: ${here.stdout.trim() || `nothing missing, ${here.ms.toFixed(0)} ms`}`,
     );

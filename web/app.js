@@ -10,6 +10,7 @@ import { Scheduler } from './jobs/scheduler.js';
 import { setFullPrecision } from './components/numbers.js';
 import { buildPendingFigures } from './components/lazy-figure.js';
 import { notebookButton, sectionText } from './components/downloads.js';
+import { renderStartHere } from './lessons/start-here.js';
 import { renderSentence } from './lessons/sentence.js';
 import { renderLesson1 } from './lessons/lesson1.js';
 import { renderLesson2 } from './lessons/lesson2.js';
@@ -155,8 +156,17 @@ function renderNotebookSection(page) {
   }
 }
 
+/** The page's own timing, for the curious: in the footer, out of the students' way. */
+function showTiming(version) {
+  const ms = performance.getEntriesByName('mha:navigation-to-ready')[0]?.duration;
+  const footer = document.getElementById('page-timing');
+  if (!footer || !ms) return;
+  footer.textContent = `mha-wasm ${version}: every section computed ${Math.round(ms)} ms after navigation (performance marks mha:start … mha:ready).`;
+}
+
 async function main() {
   const status = document.getElementById('status');
+  renderStartHere();
   setupToc();
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
@@ -220,8 +230,8 @@ async function main() {
   performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
   performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');
   document.documentElement.dataset.ready = '1';
-  const ms = performance.getEntriesByName('mha:navigation-to-ready')[0]?.duration;
-  status.textContent = `Computed live by mha-wasm ${mha.version} in your browser${ms ? ` (ready ${Math.round(ms)} ms after navigation)` : ''}. Full gradient checks continue in the background.`;
+  status.textContent = `Computed live by mha-wasm ${mha.version} in your browser. Full gradient checks continue in the background.`;
+  showTiming(mha.version);
 
   // after the first render, on one scheduler (higher priority first): lesson 4's full check at
   // course size (7), the playground's training (6) and sampled check (5), then the figures not

@@ -230,9 +230,12 @@ test('in-page full gradient checks finish, pass, and equal layer.gradcheck in No
     const cTensor = col(/tensor/i),
       cRel = col(/rel/i);
     assert.equal(tab.body.length, e4.length, `table rows: ${tab.body.length}`);
-    for (const [i, e] of e4.entries()) {
+    // the rows in lesson 4's backward order (dWo ... dX), each named by its gradient
+    const shown4 = X.GRADS.map((g) => e4.find((e) => `d${e.tensor}` === g)).filter(Boolean);
+    assert.equal(shown4.length, e4.length, 'every checked tensor has its gradient in GRADS');
+    for (const [i, e] of shown4.entries()) {
       const row = tab.body[i];
-      assert.equal(row[cTensor], e.tensor, `row ${i} tensor`);
+      assert.equal(row[cTensor], `d${e.tensor}`, `row ${i} tensor`);
       const rel = parseNum(row[cRel]);
       assert.ok(Number.isFinite(rel), `row ${i}: max rel error "${row[cRel]}" is not a number`);
       assert.ok(rel <= 1e-7, `${e.tensor}: max rel error ${row[cRel]} > 1e-7`);

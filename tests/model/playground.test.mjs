@@ -1,5 +1,6 @@
 // web/model/playground.js (playgroundForward, gridCount, autoFull, trainsAtOnce, keptHead,
-// PG_SAMPLES), web/jobs/trainer.js's trainingRun driven through a Scheduler, and pgThreshold.
+// PG_SAMPLES, stepCount, trainedAttention, shownAttention), web/jobs/trainer.js's trainingRun
+// driven through a Scheduler, and pgThreshold.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,11 @@ import {
   autoFull,
   trainsAtOnce,
   keptHead,
+  stepCount,
+  trainedAttention,
+  shownAttention,
 } from '../../web/model/playground.js';
+import { trainAtOnce } from '../../web/model/training.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { gradcheckSize, pgThreshold } from '../../web/model/gradcheck-report.js';
 import { Trainer, trainingRun } from '../../web/jobs/trainer.js';
@@ -276,4 +281,54 @@ test(`trainingRun: a run with 0 steps is done at once; a long slice runs it in o
   ]);
   assert.equal(zero.trainer.steps, 0);
   assert.deepEqual(run.trainer.lrs, [0.1, 0.1, 0.1, 0.1]);
+});
+
+test('stepCount: steps counted as lesson 5 counts them', () => {
+  assert.equal(stepCount(0), '0 steps');
+  assert.equal(stepCount(1), '1 step');
+  assert.equal(stepCount(10), '10 steps');
+});
+
+test("trainedAttention: after k steps, bit for bit the Trainer's attention after k steps", () => {
+  const cases = [
+    { C: 8, h: 2, seed: 5, rng: 'default_rng', pe: false, causal: true, lr: 0.05 },
+    { C: 12, h: 3, seed: 1, rng: 'legacy', pe: true, causal: false, lr: 0.3 },
+  ];
+  for (const s of cases) {
+    const model = sentenceModel(mha, { tokens: TOKENS, ...s, heads: s.h });
+    assert.equal(trainedAttention(mha, s, model, 0), null, 'no step: no trained attention');
+    const trainer = new Trainer(mha, model);
+    try {
+      for (const k of [1, 2, 10]) {
+        while (trainer.steps < k) trainer.step(s.lr);
+        const att = trainedAttention(mha, s, model, k);
+        assert.ok(bitEqual(att, trainer.att), `${JSON.stringify(s)}: after ${k} steps`);
+        // the losses the playground shows were measured at these very weights
+        const { losses } = trainAtOnce(mha, { ...s, steps: k }, model);
+        assert.ok(bitEqual(losses, trainer.losses), `losses of ${k} steps`);
+      }
+      assert.ok(!bitEqual(trainer.att, playgroundForward(mha, s, TOKENS).att), 'att moved');
+    } finally {
+      trainer.free();
+    }
+  }
+});
+
+test('shownAttention: the trained attention only when asked for and a step was taken', () => {
+  const att = new Float64Array([1]);
+  const after = new Float64Array([2]);
+  const view = { att, trained: null };
+  const initial = { weights: 'initial', steps: 0, att, label: 'initial weights' };
+  assert.deepEqual(shownAttention(view, 'initial'), initial);
+  assert.deepEqual(shownAttention(view, 'trained'), initial, 'no step yet: the initial');
+  view.trained = { steps: 1, att: after };
+  assert.deepEqual(shownAttention(view, 'initial'), initial);
+  assert.deepEqual(shownAttention(view, 'trained'), {
+    weights: 'trained',
+    steps: 1,
+    att: after,
+    label: 'after 1 step',
+  });
+  view.trained = { steps: 10, att: after };
+  assert.equal(shownAttention(view, 'trained').label, 'after 10 steps');
 });

@@ -30,9 +30,11 @@ import { lesson2 } from '../../web/model/lesson2.js';
 import { lesson3 } from '../../web/model/lesson3.js';
 import { lesson4 } from '../../web/model/lesson4.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
+import { drawScaled } from '../../web/model/input.js';
 import { courseData } from '../../web/model/course.js';
 import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
+import { backwardOrder } from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
 
 const mha = await loadMHA();
@@ -347,9 +349,14 @@ test('trainingScript with the gradient check: every tensor passes, no FAIL', () 
     }),
   );
   const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
+  // lesson 4's backward order, each row named by its gradient: the page's check tables' rows
   assert.deepEqual(
     rows.map((m) => m[1]),
-    ['Wq', 'Wk', 'Wv', 'Wo', 'X', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat'],
+    backwardOrder(mha).map((o) => o.gradient),
+  );
+  assert.deepEqual(
+    rows.map((m) => m[1]),
+    ['dWo', 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX'],
   );
   assert.match(out, /max rel err +norm rel err$/m);
   for (const m of rows) {
@@ -364,6 +371,9 @@ test('trainingScript with the gradient check: every tensor passes, no FAIL', () 
 test("layerObjectScript (lesson 5's listing): the class runs, its losses are layer.train's", () => {
   const script = layerObjectScript({ lr: 0.1, runSteps: 10 });
   assert.match(script, /^class MultiHeadAttention:$/m);
+  // the course's constructor: sizes and a seed, the weights drawn inside
+  assert.match(script, /^ {4}def __init__\(self, C, h, seed=0, causal=False\):$/m);
+  assert.match(script, /^layer = MultiHeadAttention\(C, h, seed=rng\)/m);
   for (const m of ['def forward(self, X):', 'def backward(self, dY):', 'def step(self, lr):']) {
     assert.ok(script.includes(m), m);
   }
@@ -374,10 +384,59 @@ test("layerObjectScript (lesson 5's listing): the class runs, its losses are lay
   const losses = layer.train(d.X, d.dY, { B: d.B, T: d.T, steps: 12, lr: 0.1 });
   layer.free();
   const got = [
-    printed(out, 'loss at step 0'),
-    printed(out, 'loss after step 1'),
-    printed(out, 'loss after step 11'),
+    printed(out, 'loss after 0 steps'),
+    printed(out, 'loss after 1 step'),
+    printed(out, 'loss after 11 steps'),
   ];
   assertClose(got, [losses[0], losses[1], losses[11]], 'losses');
   assert.ok(got[2] < got[1] && got[1] < got[0], `the loss goes down: ${got}`);
+});
+
+test('MultiHeadAttention(C, h, seed): Wq, Wk, Wv, Wo from default_rng(seed), in that order', () => {
+  // the class of every script: on its own generator (an int seed), or continuing a stream
+  const C = 8;
+  const out = runPython(
+    `${layerObjectScript()}\nown = MultiHeadAttention(C=${C}, h=2, seed=5)\n` +
+      `r = np.random.default_rng(5)\nskip = r.standard_normal(3)\n` +
+      `cont = MultiHeadAttention(C=${C}, h=4, seed=r)\n`,
+    dump({
+      own: '[own.W[k].tolist() for k in ("Wq", "Wk", "Wv", "Wo")]',
+      cont: '[cont.W[k].tolist() for k in ("Wq", "Wk", "Wv", "Wo")]',
+      keys: 'list(own.W)',
+    }),
+  );
+  const d = parseDump(out);
+  assert.deepEqual(d.keys, ['Wq', 'Wk', 'Wv', 'Wo']);
+  for (const [key, skip] of [
+    ['own', 0],
+    ['cont', 3],
+  ]) {
+    const rng = mha.rng(5, 'default_rng');
+    try {
+      if (skip) rng.standardNormal(skip);
+      const want = [0, 1, 2, 3].map(() => drawScaled(rng, C * C, C));
+      d[key].forEach((W, i) => assertClose(W, want[i], `${key} weight ${i}`, 0));
+    } finally {
+      rng.free();
+    }
+  }
+  const bad = runPython(
+    `${layerObjectScript()}\ntry:\n    MultiHeadAttention(C=10, h=4)\nexcept AssertionError as e:\n` +
+      `    print("refused:", e)\n`,
+  );
+  assert.match(bad, /^refused: h = 4 heads must divide C = 10$/m);
+});
+
+test('no script builds the layer from given weights any more', () => {
+  const tokens = tokenize('a b');
+  const scripts = [
+    lesson3Script({ causal: true }),
+    lesson4Script(),
+    layerObjectScript(),
+    trainingScript({ title: 't', sentence: 'a b', tokens, rng: 'legacy' }),
+  ];
+  for (const script of scripts) {
+    assert.doesNotMatch(script, /MultiHeadAttention\(Wq/);
+    assert.match(script, /MultiHeadAttention\(C, h, seed=/);
+  }
 });

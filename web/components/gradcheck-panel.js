@@ -4,7 +4,12 @@
 import { el } from './dom.js';
 import { gradcheckTable, progressBar, groupThousands } from './tables.js';
 import { formatSci } from './scales.js';
-import { errorContrastText, reportRows, summarize } from '../model/gradcheck-report.js';
+import {
+  errorContrastText,
+  orderedRows,
+  reportRows,
+  summarize,
+} from '../model/gradcheck-report.js';
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
 
@@ -12,14 +17,17 @@ const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check 
  * A gradient-check panel: <div id=id> holding a progress bar, the table and a summary. Runs jobs
  * on the page's scheduler; run() cancels a check in progress and starts over (restart-safe).
  * The container gets data-done="1" when a full (not sampled) check for the current settings has
- * finished, and data-state = running | done | sampled | cancelled | error.
+ * finished, and data-state = running | done | sampled | cancelled | error. order (optional,
+ * backwardOrder(mha)): the table and its line show the rows in lesson 4's backward order, each
+ * named by its gradient (dWo ... dX); rows and report keep the module's order and names.
  */
 export class GradcheckPanel {
-  constructor({ id, scheduler, threshold, caption, label = 'Gradient check' }) {
+  constructor({ id, scheduler, threshold, caption, label = 'Gradient check', order = null }) {
     this.scheduler = scheduler;
     this.threshold = threshold;
     this.caption = caption;
     this.label = label;
+    this.order = order;
     this.job = null;
     this.rows = null; // JSON-able rows of the last finished check (null until then)
     this.sampled = false;
@@ -50,12 +58,17 @@ export class GradcheckPanel {
     }
   }
 
+  /** A report's rows as the table shows them: in this.order, named by gradient, if it is set. */
+  #shown(rows) {
+    return this.order ? orderedRows(rows, this.order) : rows;
+  }
+
   /** Show a table of pending rows (see pendingReport) and a status line; runs nothing. */
   showPending(text, rows) {
     this.status.textContent = text;
     if (rows) {
       this.tableSlot.replaceChildren(
-        gradcheckTable(rows, { threshold: this.threshold, caption: this.caption }),
+        gradcheckTable(this.#shown(rows), { threshold: this.threshold, caption: this.caption }),
       );
     }
   }
@@ -104,12 +117,13 @@ export class GradcheckPanel {
 
   /** The line telling the two errors apart, quoting a finished report's figures (null: none). */
   #contrast(report) {
-    this.contrast.textContent = errorContrastText(report, (x) => formatSci(x, 2));
+    const rows = report && this.#shown(report);
+    this.contrast.textContent = errorContrastText(rows, (x) => formatSci(x, 2));
   }
 
   #table(run, report) {
     this.tableSlot.replaceChildren(
-      gradcheckTable(report, {
+      gradcheckTable(this.#shown(report), {
         threshold: this.threshold,
         sampled: run.sampled ? run.samples : false,
         caption: this.caption,

@@ -10,8 +10,13 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
-import { lesson4, gradientView, gradientSizes } from '../model/lesson4.js';
-import { L4_THRESHOLD, gradcheckSize, pendingReport } from '../model/gradcheck-report.js';
+import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
+import {
+  L4_THRESHOLD,
+  backwardOrder,
+  gradcheckSize,
+  pendingReport,
+} from '../model/gradcheck-report.js';
 import { positionLabels } from '../model/labels.js';
 import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
@@ -20,24 +25,29 @@ import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { layerCheck } from '../jobs/gradcheck.js';
 import { checkpointBox } from '../components/checkpoints.js';
 
-const WHAT = {
-  dWo: ['concat feature (row)', 'output feature (column)', 'concat.reshape(-1, C).T @ dY'],
-  dconcat: ['token (row)', 'feature (column)', 'dY @ Wo.T'],
-  dheadout: ['token (row)', 'head feature (column)', 'split_heads(dconcat)'],
-  dV: ['key token (row)', 'head feature (column)', 'att.T @ dheadout'],
-  datt: ['query (row)', 'key (column)', 'dheadout @ V.T'],
-  dscores: ['query (row)', 'key (column)', 'att ⊙ (datt − rowsum(datt ⊙ att))'],
-  dQ: ['token (row)', 'head feature (column)', 'dscores @ K / √hs'],
-  dK: ['token (row)', 'head feature (column)', 'dscores.T @ Q / √hs'],
-  dWq: ['input feature (row)', 'q feature (column)', 'X.T @ merge(dQ)'],
-  dWk: ['input feature (row)', 'k feature (column)', 'X.T @ merge(dK)'],
-  dWv: ['input feature (row)', 'v feature (column)', 'X.T @ merge(dV)'],
-  dX: ['token (row)', 'feature (column)', 'merge(dQ) Wq.T + merge(dK) Wk.T + merge(dV) Wv.T'],
+// the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
+const AXES = {
+  dWo: ['concat feature (row)', 'output feature (column)'],
+  dconcat: ['token (row)', 'feature (column)'],
+  dheadout: ['token (row)', 'head feature (column)'],
+  dV: ['key token (row)', 'head feature (column)'],
+  datt: ['query (row)', 'key (column)'],
+  dscores: ['query (row)', 'key (column)'],
+  dQ: ['token (row)', 'head feature (column)'],
+  dK: ['token (row)', 'head feature (column)'],
+  dWq: ['input feature (row)', 'q feature (column)'],
+  dWk: ['input feature (row)', 'k feature (column)'],
+  dWv: ['input feature (row)', 'v feature (column)'],
+  dX: ['token (row)', 'feature (column)'],
 };
 
-/** Gradient k of lesson 4's order (r.order) as a heatmap of its (rows, cols) view v. */
-function gradientMap(r, name, k, v, toks) {
-  const [rowAxis, colAxis, formula] = WHAT[name];
+/**
+ * Gradient k of lesson 4's order (r.order) as a heatmap of its (rows, cols) view v, captioned
+ * with its NumPy (cap: a lesson4Captions entry).
+ */
+function gradientMap(r, cap, k, v, toks) {
+  const { name } = cap;
+  const [rowAxis, colAxis] = AXES[name];
   const square = v.rows === v.cols && v.rows === r.T;
   const thin = v.cols >= 64 && v.rows <= 12; // (6, 64): two grid columns where there are three
   // preferred sizes that fit a three-column grid at 1280 px (no second, fitted drawing)
@@ -55,7 +65,7 @@ function gradientMap(r, name, k, v, toks) {
       colAxis,
       title: `${k + 1}. ${name}${v.where}`,
       shape: `of ${shapeText(r.grads[name].shape)}`,
-      caption: formula,
+      caption: `${name} = ${cap.code}`,
       scale: 'diverging',
       numbers: square ? 'auto' : false,
       legendLabel: name,
@@ -67,12 +77,12 @@ function gradientMap(r, name, k, v, toks) {
 }
 
 /** Every gradient's map, and the selects of the batch item / head they show. */
-function gradientMaps(r) {
+function gradientMaps(r, captions) {
   const toks = positionLabels(r.T);
   const sel = { b: 0, h: 0 };
   const maps = {};
-  r.order.forEach((name, k) => {
-    maps[name] = gradientMap(r, name, k, gradientView(r.grads[name], 0, 0), toks);
+  captions.forEach((cap, k) => {
+    maps[cap.name] = gradientMap(r, cap, k, gradientView(r.grads[cap.name], 0, 0), toks);
   });
   const bSel = indexSelect('l4-batch', r.B, 'batch');
   const hSel = indexSelect('l4-head', r.heads, 'head');
@@ -104,13 +114,13 @@ function gradientMaps(r) {
   return { controls, grid };
 }
 
-function gradientTable(r) {
+function gradientTable(r, captions) {
   const sizes = gradientSizes(r.grads);
   return table({
     headers: ['gradient', 'shape', 'max |g|', '‖g‖ (square root of the sum of squares)'],
-    rows: r.order.map((n) => [
+    rows: captions.map(({ name: n, shape }) => [
       n,
-      el('code', { className: 'shape', text: shapeText(r.grads[n].shape) }),
+      el('code', { className: 'shape', text: `${shape} = ${shapeText(r.grads[n].shape)}` }),
       num(sizes[n].maxAbs, 8),
       num(sizes[n].norm, 8),
     ]),
@@ -124,8 +134,9 @@ function checkPanel(mha, r, scheduler) {
     id: 'l4-gradcheck',
     scheduler,
     threshold: L4_THRESHOLD,
-    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry`,
+    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry; one row per gradient, in the order the lesson computes them`,
     label: 'Lesson 4 gradient check',
+    order: backwardOrder(mha),
   });
   panel.showPending(
     'The full check (every entry of every tensor) starts as soon as the page has rendered.',
@@ -137,31 +148,60 @@ function checkPanel(mha, r, scheduler) {
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of Wq, Wk, Wv, Wo and X, and every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
   });
+}
+
+// ⊙ and rowsum, defined where lesson 4's text first uses them (the formulas above and below)
+const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row.`;
+
+// the softmax backward in three lines, for one row s of scores (the softmax acts on each row)
+const SOFTMAX_WHY = [
+  `att_j = exp(s_j) / Σ_k exp(s_k), so ∂att_j/∂s_k = att_j (δ_jk − att_k), where δ_jk is 1 if j = k and 0 otherwise;`,
+  `dscores_k = Σ_j datt_j · ∂att_j/∂s_k = Σ_j datt_j att_j (δ_jk − att_k) = att_k datt_k − att_k Σ_j datt_j att_j;`,
+  `dscores_k = att_k (datt_k − Σ_j datt_j att_j): for the whole row, dscores = att ⊙ (datt − rowsum(datt ⊙ att)), in NumPy att * (datt - (datt * att).sum(axis=-1, keepdims=True)).`,
+];
+
+/** Why the softmax backward is dscores = att ⊙ (datt − rowsum(datt ⊙ att)), in three lines. */
+function softmaxWhy() {
+  return el(
+    'div',
+    { className: 'callout softmax-why' },
+    el('p', {
+      text: `Why dscores = att ⊙ (datt − rowsum(datt ⊙ att)): for one row s of scores (the softmax acts on each row on its own),`,
+    }),
+    el('ol', {}, ...SOFTMAX_WHY.map((line) => el('li', { text: line }))),
+  );
 }
 
 export function renderLesson4({ mha, body, data, scheduler }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
-  const grads = gradientMaps(r);
+  const captions = lesson4Captions(mha); // r.order, each with its NumPy
+  const grads = gradientMaps(r, captions);
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
-    { key: 'params', label: 'parameters checked (Wq, Wk, Wv, Wo, X)', value: r.params },
+    {
+      key: 'params',
+      label: 'parameters checked (Wq, Wk, Wv, Wo) and the input X',
+      value: r.params,
+    },
   ]);
-  const gradTable = gradientTable(r);
+  const gradTable = gradientTable(r, captions);
   const panel = checkPanel(mha, r, scheduler);
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
   body.append(
+    el('p', { className: 'note notation', text: NOTATION }),
     el('p', {
       className: 'formula',
       text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)`,
     }),
     grads.controls,
     grads.grid,
+    softmaxWhy(),
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),

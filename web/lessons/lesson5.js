@@ -14,9 +14,17 @@ import { arraysButton, downloadsRow, notebookButton } from '../components/downlo
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
-import { lossSummary, stepLearningRate } from '../model/training.js';
+import {
+  attentionCaptions,
+  lossSummary,
+  mseScale,
+  stepLearningRate,
+  stepsText,
+} from '../model/training.js';
+import { formatSci } from '../components/scales.js';
 import {
   L5_THRESHOLD,
+  backwardOrder,
   gradcheckSize,
   pendingReport,
   pgThreshold,
@@ -63,43 +71,45 @@ function trainingControls() {
   return { stepBtn, runBtn, resetBtn, lrInput, err, element };
 }
 
-/** att of each head and their mean, for the trainer's current weights. update(att) after a step. */
+const MEAN_NOTE =
+  'a view for the eye, not a step of the layer: it concatenates the heads, never averages them';
+
+/**
+ * att of each head and their mean, for the trainer's current weights, each titled with its NumPy
+ * (attentionCaptions). update(att) after a step.
+ */
 function attentionMaps(att, tokens, heads) {
   const T = tokens.length;
-  const opts = (title, shape, exportName) => ({
+  const opts = (cap, i) => ({
     rows: T,
     cols: T,
     rowLabels: tokens,
     colLabels: tokens,
-    title,
-    shape,
+    title: cap.name,
+    shape: `${cap.code} (${T}, ${T})`,
+    caption: i < heads ? undefined : MEAN_NOTE,
     scale: 'unit',
     cellSize: 30,
-    exportName,
+    exportName: i < heads ? `lesson5-att-h${i}` : 'lesson5-att-mean',
   });
-  const maps = [];
-  for (let i = 0; i < heads; i++) {
-    const o = opts(`head ${i}`, `att[0, ${i}] (${T}, ${T})`, `lesson5-att-h${i}`);
-    maps.push(lazyHeatmap({ data: slice2d(att, i, T, T), ...o }));
-  }
-  const mean = opts('mean over heads', `(${T}, ${T})`, 'lesson5-att-mean');
-  maps.push(lazyHeatmap({ data: meanOverHeads(att, 0, heads, T), ...mean }));
-  const update = (a) => {
-    for (let i = 0; i < heads; i++) maps[i].update(slice2d(a, i, T, T));
-    maps[heads].update(meanOverHeads(a, 0, heads, T));
-  };
+  const data = (a, i) => (i < heads ? slice2d(a, i, T, T) : meanOverHeads(a, 0, heads, T));
+  const maps = attentionCaptions(heads).map((cap, i) =>
+    lazyHeatmap({ data: data(att, i), ...opts(cap, i) }),
+  );
+  const update = (a) => maps.forEach((m, i) => m.update(data(a, i)));
   const highlight = (t) => {
     for (const m of maps) m.highlight(t === null ? -1 : t, t === null ? -1 : t);
   };
   return { maps, update, highlight };
 }
 
+// Steps are counted as lesson 5's script counts them: losses[k] is the loss after k steps.
 function lossTable(trainer) {
   return table({
-    headers: ['step', 'lr used', 'loss after the step'],
+    headers: ['steps taken k', 'lr of step k', 'loss after k steps'],
     rows: trainer.losses.map((L, k) => [
       String(k),
-      k === 0 ? '(initial weights)' : num(trainer.lrs[k - 1]),
+      k === 0 ? '— (initial weights)' : num(trainer.lrs[k - 1]),
       num(L, 10),
     ]),
     caption: 'The loss table (hover a loss for full precision)',
@@ -107,13 +117,19 @@ function lossTable(trainer) {
   });
 }
 
+/** Steps taken, the loss after 0 steps and, after a step, the last loss and the change. */
 function lesson5Figures(trainer) {
   const s = lossSummary(trainer.losses);
-  return [
+  const k = stepsText(s.steps);
+  const first = [
     { key: 'step', label: 'steps taken', value: trainer.steps },
-    { key: 'loss0', label: 'loss at step 0', value: s.first, digits: 10 },
-    { key: 'loss', label: `loss after step ${trainer.steps}`, value: s.last, digits: 10 },
-    { key: 'drop', label: 'change since step 0', value: s.change, digits: 6 },
+    { key: 'loss0', label: 'loss after 0 steps (initial weights)', value: s.first, digits: 10 },
+  ];
+  if (s.steps === 0) return first;
+  return [
+    ...first,
+    { key: 'loss', label: `loss after ${k}`, value: s.last, digits: 10 },
+    { key: 'drop', label: `change over the ${k}`, value: s.change, digits: 6 },
   ];
 }
 
@@ -122,8 +138,9 @@ function checkPanel(mha, scheduler, { T, C: width, heads }) {
     id: 'l5-gradcheck',
     scheduler,
     threshold: pgThreshold(T, width), // L5_THRESHOLD at the sentence's size
-    caption: 'Gradient check of the MSE loss on the sentence (initial weights, every entry)',
+    caption: `Gradient check of the MSE loss on the sentence (initial weights, every entry; one row per gradient, in lesson 4's order)`,
     label: 'Lesson 5 gradient check',
+    order: backwardOrder(mha),
   });
   panel.showPending(
     'The full check starts as soon as the page has rendered.',
@@ -216,18 +233,69 @@ function introParagraph(sentence, T) {
     el('q', { text: sentence }),
     el('span', {
       className: 'note',
-      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
+      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then MultiHeadAttention(C, h, seed=rng) draws Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
     }),
   );
 }
 
 const CUSTOM_INTRO = `Your arrays: X (batch item 0), your Wq, Wk, Wv, Wo and target; the tokens are the positions t0, t1, …`;
 
-function checkNote(n) {
-  return el('p', {
+/** "a, b, c and d". */
+function andList(items) {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** The two measured reasons, from mseScale's figures s. */
+function scaleItems(s) {
+  const w = s.weights;
+  const gradients = `The gradients. MSE's dL/dY = 2(Y − target)/n, with n = T·C = ${s.n}, has a root mean square of 2√L/n = ${s.rms5.toPrecision(3)} (√L is that of Y − target), against ${s.rms4.toPrecision(3)} for lesson 4's dY: ${Math.round(s.dY)} times smaller. A weight's gradient sums over the tokens (B·T = ${s.tokens4} in lesson 4, T = ${s.tokens5} here): ${andList(w.map((x) => `‖${x.gradient}‖`))} here are ${andList(w.map((x) => String(Math.round(x.ratio))))} times smaller than in lesson 4, measured on these arrays, not ${s.n} times.`;
+  const rounding = `The rounding error. A finite difference divides the rounding error of L by ε = 10⁻³, and that error grows with the size of L: |L| = ${Math.abs(s.loss4).toPrecision(3)} in lesson 4, ${Math.abs(s.loss5).toPrecision(3)} here. It is what the max abs error column shows: compare lesson 4's table with this one`;
+  return { gradients, rounding };
+}
+
+/**
+ * Why lesson 5's threshold is 10⁻⁵, with figures measured on the page (s: mseScale's, null when
+ * they could not be measured); setReport(rows) quotes the finished check's absolute errors.
+ */
+function checkNote(s) {
+  const intro = el('p', {
     className: 'note',
-    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷. MSE divides by n = T·C = ${n}, so its gradients are about ${n} times smaller than lesson 4's while the finite differences' rounding floor (about 10⁻¹³ absolute) stays the same; on the smallest entries (about 4·10⁻⁸) that alone gives relative errors near 1.5·10⁻⁶. The absolute errors stay below 10⁻¹².`,
+    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷, because MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less.`,
   });
+  const range = el('span', { className: 'abs-range', text: ' (once the check has run).' });
+  const element = el('div', { className: 'mse-scale' }, intro);
+  if (s) {
+    const { gradients, rounding } = scaleItems(s);
+    const worst = `So the relative errors are larger here, most on the smallest entries: the line under the table names the worst one and its size.`;
+    element.append(
+      el(
+        'ul',
+        { className: 'note' },
+        el('li', { text: gradients }),
+        el('li', {}, rounding, range),
+        el('li', { text: worst }),
+      ),
+    );
+  }
+  const setReport = (rows) => {
+    const abs = Array.from(rows ?? [], (r) => r.maxAbs);
+    if (abs.length === 0) return;
+    const lo = formatSci(Math.min(...abs), 2);
+    const hi = formatSci(Math.max(...abs), 2);
+    range.textContent = `, where they run from ${lo} to ${hi}.`;
+  };
+  return { element, setReport };
+}
+
+/** mseScale of the lesson's model against lesson 4's arrays, or null if it cannot be measured. */
+function measuredScale(mha, data, model) {
+  if (!data || data.C !== model.C) return null;
+  try {
+    return mseScale(mha, data, model);
+  } catch (err) {
+    console.error(err);
+    return null;
+  }
 }
 
 /** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
@@ -273,7 +341,7 @@ function lessonModel(mha, sentence, custom) {
   return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
 }
 
-export function renderLesson5({ mha, body, scheduler, notebook, custom = null }) {
+export function renderLesson5({ mha, body, data, scheduler, notebook, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new Trainer(mha, model);
@@ -291,6 +359,8 @@ export function renderLesson5({ mha, body, scheduler, notebook, custom = null })
   const lossSlot = el('div');
   const figs = figuresList();
   const panel = checkPanel(mha, scheduler, model);
+  const note = checkNote(measuredScale(mha, data, model));
+  panel.onChange((p) => note.setReport(p.rows));
   const script = lessonScript(sentence, tokens, trainer, heads);
 
   function fill(initial = false) {
@@ -301,8 +371,8 @@ export function renderLesson5({ mha, body, scheduler, notebook, custom = null })
     }
     attTitle.textContent =
       trainer.steps === 0
-        ? 'Attention of the initial weights (step 0)'
-        : `Attention after step ${trainer.steps}`;
+        ? 'Attention of the initial weights (0 steps)'
+        : `Attention after ${stepsText(trainer.steps)}`;
     lossSlot.replaceChildren(lossTable(trainer));
     figs.set(lesson5Figures(trainer));
     script.refresh();
@@ -321,7 +391,7 @@ export function renderLesson5({ mha, body, scheduler, notebook, custom = null })
     el('div', { className: 'figure-grid' }, ...att.maps.map((m) => m.element)),
     figs.element,
     el('h3', { text: 'Gradient check on the sentence' }),
-    checkNote(model.X.length),
+    note.element,
     panel.element,
     script.element,
     downloads(mha, model, trainer, notebook),

@@ -1,5 +1,5 @@
-// sentence.js - "The Lantern Bay sentence": tokens, embedding rows, X, and how to rebuild X in
-// NumPy.
+// sentence.js - "The Lantern Bay sentence": tokens, embedding rows, X, and (collapsed, in "How X
+// is built") the rules of tokens, vocabulary and the random stream and how to rebuild X in NumPy.
 
 import { el } from '../components/dom.js';
 import { figuresList } from '../components/figures.js';
@@ -11,6 +11,7 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { sentenceInput } from '../model/input.js';
 import { xSnippet } from '../model/numpy-scripts.js';
+import { AGREEMENT, PE_AGREEMENT } from '../model/agreement.js';
 
 const C = 64;
 const SEED = 42;
@@ -83,9 +84,33 @@ function peCheckbox() {
   const f = field(
     'add the sinusoidal positional encoding',
     box,
-    `off by default. Math.sin and Math.cos may differ in the last bit between NumPy, JavaScript engines and browsers, so with it on X agrees with NumPy to about 1e-16 relative, not bit for bit.`,
+    'off by default (what it changes in NumPy: “How X is built” below)',
   );
   return { box, field: f };
+}
+
+/** How X compares with NumPy's: a random draw without PE, computed with it. */
+function agreementNote() {
+  return el(
+    'p',
+    { className: 'note' },
+    `The snippet rebuilds X in NumPy. With the positional encoding off, X is a random draw: ${AGREEMENT.exact.short}. ${PE_AGREEMENT}`,
+  );
+}
+
+/**
+ * "How X is built", collapsed: the rules (tokens, vocabulary, the one random stream, X and PE),
+ * how X compares with NumPy's, and the NumPy snippet that rebuilds it. set(code) replaces the
+ * snippet.
+ */
+function howX(code) {
+  const details = codeDetails(
+    'How X is built: tokens, vocabulary, the random stream, the NumPy snippet',
+    code,
+    { className: 'how-x' },
+  );
+  details.element.querySelector('summary').after(rulesList(), agreementNote());
+  return details;
 }
 
 function sentenceFigures(tokens, inp) {
@@ -101,16 +126,11 @@ export function renderSentence({ mha, body }) {
   const sentence = DEFAULT_SENTENCE;
   const tokens = tokenize(sentence);
   const state = { pe: false, inp: sentenceInput(mha, tokens, { C, seed: SEED, pe: false }) };
-  const rules = rulesList();
   const chips = tokenChips(tokens, state.inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
   const pe = peCheckbox();
   const hm = xHeatmap(state.inp.X, tokens);
   const figs = figuresList();
-  const snippet = codeDetails(
-    'How X is built: the NumPy snippet that rebuilds X exactly',
-    xSnippet({ sentence, tokens, C, seed: SEED, pe: false }),
-    { className: 'how-x' },
-  );
+  const snippet = howX(xSnippet({ sentence, tokens, C, seed: SEED, pe: false }));
   figs.set(sentenceFigures(tokens, state.inp));
 
   pe.box.addEventListener('change', () => {
@@ -130,7 +150,6 @@ export function renderSentence({ mha, body }) {
       el('q', { text: sentence }),
     ),
     chips,
-    rules,
     el('div', { className: 'controls' }, pe.field),
     hm.element,
     figs.element,

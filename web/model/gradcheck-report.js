@@ -4,15 +4,19 @@
 /** Lesson 4's threshold: L = sum(dY * Y), float64, five-point differences. */
 export const L4_THRESHOLD = 1e-7;
 
-// MSE divides by n = T*C = 512, so its gradients are ~1/512 of the dot loss's, while the rounding
-// floor of the finite differences (~1e-13 absolute) stays: the smallest entries (~4e-8) then show
-// relative errors up to ~1.5e-6 (measured on the sentence). 1e-5 keeps a ~7x headroom.
+// Lesson 5's threshold, for its MSE loss on the sentence. Its gradients are smaller than lesson 4's
+// (dL/dY = 2 (Y - target) / n, n = T*C = 512: entries ~220x smaller than lesson 4's dY; the weight
+// gradients, sums over the tokens, 180-240x smaller, measured: training.js mseScale) while the
+// finite differences' rounding error, which grows with |L|, shrinks less (|L| = 17.0 in lesson 4,
+// absolute errors 2.6e-12 ... 1.2e-11; |L| = 1.30 here, 1.4e-13 ... 1.9e-13). The smallest entries
+// (~4e-8) then show relative errors up to ~1.5e-6 (measured on the sentence): 1e-5 keeps ~7x.
 export const L5_THRESHOLD = 1e-5;
 
 /**
  * The pass threshold of the playground's MSE check: 1e-5 at lesson 5's size n = T*C = 512,
- * scaled with n above it, because MSE's gradients shrink as 1/n while the finite differences'
- * rounding floor (~1e-13 absolute) does not.
+ * scaled with n above it: dL/dY = 2 (Y - target) / n shrinks as 1/n (the weight gradients sum it
+ * over the T tokens, so they shrink about as 1/C), while the finite differences' rounding error,
+ * which follows |L|, does not shrink with n.
  */
 export function pgThreshold(T, C) {
   return L5_THRESHOLD * Math.max(1, (T * C) / 512);
@@ -30,6 +34,30 @@ export function checkedTensors(mha, { B = 1, T, C, heads }) {
       const shape = mha.tensorShape(t.name, { B, T, C, heads });
       return { tensor: t.name, shape, size: shape.reduce((a, b) => a * b, 1) };
     });
+}
+
+/**
+ * The order in which lesson 4 meets the checked tensors, backward: each check row's tensor with the
+ * gradient the lesson computes for it, sorted by that gradient's place in mha.gradOrder (dWo,
+ * dconcat, dheadout, dV, datt, dscores, dQ, dK, dWq, dWk, dWv, dX): [{ tensor, gradient }].
+ */
+export function backwardOrder(mha) {
+  const grads = mha.gradOrder;
+  return mha.tensors
+    .filter((t) => t.check !== null)
+    .map((t) => ({ tensor: t.name, gradient: t.grad }))
+    .sort((a, b) => grads.indexOf(a.gradient) - grads.indexOf(b.gradient));
+}
+
+/**
+ * A check's rows (the module's order, named by tensor) in `order` (backwardOrder's), each named by
+ * its gradient; `of` keeps the tensor's name. Rows of tensors not in `order` are left out.
+ */
+export function orderedRows(rows, order) {
+  const byTensor = new Map(Array.from(rows ?? [], (r) => [r.tensor, r]));
+  return order
+    .filter((o) => byTensor.has(o.tensor))
+    .map((o) => ({ ...byTensor.get(o.tensor), tensor: o.gradient, of: o.tensor }));
 }
 
 /** Entries a full check visits: weights, X and the intermediates. */

@@ -1,5 +1,5 @@
 // lesson4.js - "The backward pass": forward, backward with dY (loss L = sum(dY * Y)), every
-// gradient in the lesson's order (DOM-free).
+// gradient in the lesson's order, and each gradient's figure caption as NumPy that runs (DOM-free).
 
 import { COURSE, courseData } from './course.js';
 import { block2d, dot, frobenius, maxAbs } from './arrays.js';
@@ -21,6 +21,40 @@ export function lesson4(mha, { data } = {}) {
     // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
     const params = 4 * C * C + B * T * C;
     return { B, T, C, heads, hs: C / heads, X, W, dY, Y, order, grads, loss, params };
+  });
+}
+
+// Each gradient as NumPy that runs on the lesson's arrays, under the names of its Copy-as-NumPy
+// script and of its .npz (X, Wq, Wk, Wv, Wo, dY, Q, K, V, att, concat and the gradients; B, T, C,
+// h, hs = C // h; split_heads(x, h), merge_heads(x)), with the gradient's shape in those letters.
+// On 4-D arrays (B, h, T, ·) `.T` would reverse every axis: the last two are swapped with
+// .transpose(0, 1, 3, 2), and a weight's gradient sums over the B·T tokens of a (B·T, C) reshape.
+const GRADIENT_CODE = {
+  dWo: ['concat.reshape(-1, C).T @ dY.reshape(-1, C)', '(C, C)'],
+  dconcat: ['dY @ Wo.T', '(B, T, C)'],
+  dheadout: ['split_heads(dconcat, h)', '(B, h, T, hs)'],
+  dV: ['att.transpose(0, 1, 3, 2) @ dheadout', '(B, h, T, hs)'],
+  datt: ['dheadout @ V.transpose(0, 1, 3, 2)', '(B, h, T, T)'],
+  dscores: ['att * (datt - (datt * att).sum(axis=-1, keepdims=True))', '(B, h, T, T)'],
+  dQ: ['dscores @ K / np.sqrt(hs)', '(B, h, T, hs)'],
+  dK: ['dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs)', '(B, h, T, hs)'],
+  dWq: ['X.reshape(-1, C).T @ merge_heads(dQ).reshape(-1, C)', '(C, C)'],
+  dWk: ['X.reshape(-1, C).T @ merge_heads(dK).reshape(-1, C)', '(C, C)'],
+  dWv: ['X.reshape(-1, C).T @ merge_heads(dV).reshape(-1, C)', '(C, C)'],
+  dX: ['merge_heads(dQ) @ Wq.T + merge_heads(dK) @ Wk.T + merge_heads(dV) @ Wv.T', '(B, T, C)'],
+};
+
+/**
+ * Lesson 4's figure captions, one per gradient in the lesson's order (mha.gradOrder): { name,
+ * code, shape }, where `code` is NumPy that evaluates to the gradient `name` on the lesson's arrays
+ * and `shape` its shape in the lesson's letters. The page shows `name = code` under each map;
+ * tests/model/captions.test.mjs runs every one in python3.
+ */
+export function lesson4Captions(mha) {
+  return mha.gradOrder.map((name) => {
+    const entry = GRADIENT_CODE[name];
+    if (!entry) throw new Error(`lesson 4 has no caption for the gradient ${name}`);
+    return { name, code: entry[0], shape: entry[1] };
   });
 }
 

@@ -66,7 +66,8 @@ randn = lambda *shape: rng.standard_normal(shape)`;
 # Sinusoidal positional encoding (on): PE[t, 2i] = sin(t / 10000**(2i/C)),
 # PE[t, 2i+1] = cos(t / 10000**(2i/C)).  sin, cos and ** are not correctly
 # rounded: NumPy, JavaScript engines and browsers may differ in the last bit, so
-# with PE on this X agrees with the page's to ~1e-16 relative, not bit for bit.
+# with PE on this X agrees with the page's to the last digit or two, not bit for
+# bit (without PE, X is a random draw: bit-identical).
 pos = np.arange(T)[:, None]
 two_i = np.arange(0, C, 2)[None, :]
 angle = pos / 10000 ** (two_i / C)
@@ -118,9 +119,16 @@ def merge_heads(x):
 const LAYER_CLASS = `class MultiHeadAttention:
     """The layer as a reusable object: forward, backward, and a gradient-descent step."""
 
-    def __init__(self, Wq, Wk, Wv, Wo, heads, causal=False):
-        self.W = {"Wq": Wq.copy(), "Wk": Wk.copy(), "Wv": Wv.copy(), "Wo": Wo.copy()}
-        self.h = heads
+    def __init__(self, C, h, seed=0, causal=False):
+        """C features in h heads of hs = C // h. The weights Wq, Wk, Wv, Wo are drawn here, in
+        this order, each rng.standard_normal((C, C)) / np.sqrt(C) with
+        rng = np.random.default_rng(seed). seed may also be a Generator (default_rng returns it
+        as it is: the weights are then its next draws) or the legacy np.random module."""
+        assert C % h == 0, f"h = {h} heads must divide C = {C}"
+        rng = seed if hasattr(seed, "standard_normal") else np.random.default_rng(seed)
+        self.W = {name: rng.standard_normal((C, C)) / np.sqrt(C)
+                  for name in ("Wq", "Wk", "Wv", "Wo")}
+        self.h = h
         self.causal = causal
 
     def forward(self, X):
@@ -193,14 +201,15 @@ const GRADCHECK = `def loss_after(layer, c, start, loss):
 
 def gradcheck(layer, X, loss, dY, eps=1e-3):
     """Five-point central differences (8(L(x+e)-L(x-e)) - (L(x+2e)-L(x-2e))) / 12e
-    over every entry; rows: tensor, shape, max abs error, max rel error (per entry, strict:
-    one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||) (what many courses
-    print: it weighs entries by their size, so it is far smaller)."""
+    over every entry of the weights, X and the intermediates, in the order lesson 4 computes
+    their gradients (dWo, dconcat, ... dX); rows: gradient, shape, max abs error, max rel error
+    (per entry, strict: one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||)
+    (what many courses print: it weighs entries by their size, so it is far smaller)."""
     layer.forward(X)
     layer.backward(dY)
     g = layer.grads
     rows = []
-    for name in ("Wq", "Wk", "Wv", "Wo", "X", "Q", "K", "V", "scores", "att", "headout", "concat"):
+    for name in ("Wo", "concat", "headout", "V", "att", "scores", "Q", "K", "Wq", "Wk", "Wv", "X"):
         if name in layer.W:
             P, analytic = layer.W[name], g["d" + name]
             L = lambda: loss(layer.forward(X))
@@ -225,14 +234,14 @@ def gradcheck(layer, X, loss, dY, eps=1e-3):
         err = np.abs(a - num)
         rel = err / np.maximum(np.maximum(np.abs(a), np.abs(num)), 1e-12)
         norm_rel = np.linalg.norm(a - num) / max(np.linalg.norm(a) + np.linalg.norm(num), 1e-12)
-        rows.append((name, P.shape, err.max(), rel.max(), norm_rel))
+        rows.append(("d" + name, P.shape, err.max(), rel.max(), norm_rel))
     layer.forward(X)      # leave the cache as it was
     layer.backward(dY)
     return rows
 
 
 def print_gradcheck(rows, threshold):
-    print(f"{'tensor':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
+    print(f"{'gradient':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
     for name, shape, mx_abs, mx_rel, norm_rel in rows:
         ok = "pass" if mx_rel <= threshold else "FAIL"
         print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e} {norm_rel:12.2e}  {ok}")`;
@@ -314,12 +323,18 @@ ${checkpointPrints('lesson2')}
 `;
 }
 
+/** The course demo's stream and X; the layer built next draws Wq, Wk, Wv, Wo from it. */
 function courseStream() {
   return `rng = np.random.default_rng(42)          # the course demo: seed 42, B=2, T=6, C=64, h=4
 B, T, C, h = 2, 6, 64, 4
 hs = C // h
-X = rng.standard_normal((B, T, C))
-Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))`;
+X = rng.standard_normal((B, T, C))`;
+}
+
+/** The layer of the course demo: its weights are the stream's next draws, after X. */
+function courseLayer(causal) {
+  const mask = causal === undefined ? '' : `, causal=${causal ? 'True' : 'False'}`;
+  return `layer = MultiHeadAttention(C, h, seed=rng${mask})   # Wq, Wk, Wv, Wo: the next draws`;
 }
 
 /** Lesson 3: the course forward pass, every shape, heads grid, row sums, block-diagonal Wo. */
@@ -335,7 +350,8 @@ ${LAYER_CLASS}
 
 ${courseStream()}
 
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h, causal=${causal ? 'True' : 'False'})
+${courseLayer(causal)}
+Wo = layer.W["Wo"]
 Y = layer.forward(X)
 c = layer.cache
 Q, K, scores, headout = c["Q"], c["K"], c["scores"], c["headout"]
@@ -382,9 +398,9 @@ ${GRADCHECK}
 
 
 ${courseStream()}
+${courseLayer()}
 dY = rng.standard_normal((B, T, C))     # upstream gradient; the loss is L = sum(dY * Y)
 
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h)
 Y = layer.forward(X)
 print("L = sum(dY * Y) =", repr(float(np.sum(dY * Y))))
 dX = layer.backward(dY)
@@ -422,10 +438,11 @@ ${LAYER_CLASS}
 # What the buttons call. The data here is the course demo's (lessons 3 and 4); "Copy as NumPy"
 # below builds lesson 5's own X, weights and target from the sentence and prints its numbers.
 ${courseStream()}
+# the weights live in the object:
+${courseLayer()}
 target = rng.standard_normal((B, T, C))   # drawn next from the same stream
+W0 = {k: w.copy() for k, w in layer.W.items()}   # the initial weights, for "Reset"
 lr = ${pyNum(lr)}
-
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # the weights live in the object
 
 
 def mse(Y):
@@ -440,25 +457,26 @@ def step(layer, lr):
     layer.step(lr)                      # W -= lr * dW for each of the four weights
 
 
-print("loss at step 0 =", repr(float(mse(layer.forward(X)))))
-step(layer, lr)
-print("loss after step 1 =", repr(float(mse(layer.forward(X)))))
+print("loss after 0 steps =", repr(float(mse(layer.forward(X)))))
+step(layer, lr)                         # "Step"
+print("loss after 1 step =", repr(float(mse(layer.forward(X)))))
 for _ in range(${runSteps}):                 # "Run ${runSteps} steps"
     step(layer, lr)
-print("loss after step ${runSteps + 1} =", repr(float(mse(layer.forward(X)))))
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, heads=h)   # "Reset": the initial weights again
+print("loss after ${runSteps + 1} steps =", repr(float(mse(layer.forward(X)))))
+layer.W = {k: w.copy() for k, w in W0.items()}   # "Reset": the initial weights again
 `;
 }
 
 function sentenceSetup({ sentence, tokens, C, heads, seed, rng, pe, causal }) {
+  // the layer draws its weights from the stream that drew E (legacy: the np.random module's)
+  const stream = rng === 'legacy' ? 'np.random' : 'rng';
   return `${tokensBlock(sentence, tokens)}
 
 ${embedBlock({ C, seed, rng, pe })}
 h = ${heads}
-Wq, Wk, Wv, Wo = (randn(C, C) / np.sqrt(C) for _ in range(4))   # same stream, after E
-target = randn(1, T, C)                                          # the seeded target
-
-layer = MultiHeadAttention(Wq, Wk, Wv, Wo, h, causal=${causal ? 'True' : 'False'})
+# the layer draws Wq, Wk, Wv, Wo next from the same stream, after E; then the seeded target
+layer = MultiHeadAttention(C, h, seed=${stream}, causal=${causal ? 'True' : 'False'})
+target = randn(1, T, C)
 
 
 def mse(Y):
@@ -530,11 +548,63 @@ ${checkpoints ? `\n${checkpointPrints(checkpoints)}\n` : ''}${
     printAtt
       ? `
 np.set_printoptions(precision=4, suppress=True, linewidth=120)
-att = layer.cache["att"][0]                 # (h, T, T) at the current weights
+att = layer.cache["att"]                    # (1, h, T, T) at the current weights
 for i in range(h):
-    print(f"head {i} attention (query row -> key column):\\n", att[i])
-print("mean over heads:\\n", att.mean(axis=0))
+    print(f"head {i} attention, att[0, {i}] (query row -> key column):\\n", att[0, i])
+print("mean over heads, att[0].mean(axis=0) (a view: the layer never averages heads):\\n",
+      att[0].mean(axis=0))
 `
       : ''
   }`;
+}
+
+/** The playground's attention at the initial weights: Wq and Wk drawn again after E. */
+function initialAttentionBlock({ seed = 42, rng = 'default_rng', causal = false }) {
+  const stream =
+    rng === 'legacy'
+      ? `np.random.seed(${seed})                 # the same legacy stream again, from the start
+randn0 = lambda *shape: np.random.randn(*shape)`
+      : `rng0 = np.random.default_rng(${seed})    # the same stream again, from the start
+randn0 = lambda *shape: rng0.standard_normal(shape)`;
+  const mask = causal
+    ? `
+scores0 = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores0)   # causal`
+    : '';
+  return `
+# The attention the playground shows: at the initial weights, before any step. The training
+# above changed the layer's weights, so draw the initial Wq and Wk again: the two draws after E.
+${stream}
+randn0(V, C)                                                     # E (already in X)
+Wq0, Wk0 = (randn0(C, C) / np.sqrt(C) for _ in range(2))
+Q0, K0 = split_heads(X @ Wq0, h), split_heads(X @ Wk0, h)        # (1, h, T, hs)
+scores0 = Q0 @ K0.transpose(0, 1, 3, 2) / np.sqrt(C // h)${mask}
+att = softmax(scores0)[0]                                        # (h, T, T), initial weights
+label = "initial weights"
+`;
+}
+
+/** The playground's attention after the steps the training loop took. */
+function trainedAttentionBlock(steps) {
+  const count = `${steps} step${steps === 1 ? '' : 's'}`;
+  return `
+# The attention the playground shows: after the ${count} above (the layer's weights now).
+layer.forward(X)                            # fills layer.cache at the current weights
+att = layer.cache["att"][0]                 # (h, T, T)
+label = "after ${count}"
+`;
+}
+
+/**
+ * The playground's "Copy as NumPy": lesson 5's training script for its settings and the steps
+ * taken (lrs), then the attention maps it shows, as the toggle has them: at the initial weights
+ * (attSteps 0) or after the attSteps steps taken (attSteps = lrs.length).
+ */
+export function playgroundScript({ attSteps = 0, ...opts }) {
+  const att = attSteps > 0 ? trainedAttentionBlock(attSteps) : initialAttentionBlock(opts);
+  return `${trainingScript({ ...opts, printAtt: false })}${att}
+np.set_printoptions(precision=4, suppress=True, linewidth=120)
+for i in range(h):
+    print(f"head {i} attention, {label} (query row -> key column):\\n", att[i])
+print(f"mean over heads, {label}:\\n", att.mean(axis=0))
+`;
 }

@@ -49,3 +49,39 @@ export function trainsAtOnce(s, T) {
 export function keptHead(prev, h) {
   return prev === 'mean' || (Number(prev) < h && prev !== '') ? prev : '0';
 }
+
+/** "1 step", "10 steps": a count of training steps, as lesson 5's script counts them. */
+export function stepCount(n) {
+  return `${n} step${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The attention (1, h, T, T) after `steps` SGD steps of lesson 5's MSE training from the model's
+ * initial weights (layer.train, then one forward pass): the same weights as the losses' last
+ * entry was measured at. null when steps is 0 or training fails.
+ */
+export function trainedAttention(mha, s, model, steps) {
+  if (!(steps > 0)) return null;
+  return withLayer(mha, s.C, s.h, model.W, (layer) => {
+    const dims = { B: 1, T: model.T, causal: s.causal };
+    try {
+      layer.train(model.X, model.target, { ...dims, steps, lr: s.lr });
+    } catch {
+      return null;
+    }
+    return layer.forward(model.X, dims).attention;
+  });
+}
+
+/**
+ * Which attention the maps show: the one the toggle asks for ('initial' or 'trained') when the
+ * view has it; the initial attention otherwise. view.trained: { steps, att } or null (no step
+ * taken yet). Returns { weights: 'initial' | 'trained', steps, att, label }.
+ */
+export function shownAttention(view, want) {
+  const t = view.trained;
+  if (want === 'trained' && t && t.steps > 0) {
+    return { weights: 'trained', steps: t.steps, att: t.att, label: `after ${stepCount(t.steps)}` };
+  }
+  return { weights: 'initial', steps: 0, att: view.att, label: 'initial weights' };
+}

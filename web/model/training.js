@@ -1,8 +1,12 @@
 // training.js - the guided project's training rules (DOM-free): SGD on L = mean((Y - target)**2),
-// all steps in one wasm call, and the learning rate a step accepts.
+// all steps in one wasm call, the learning rate a step accepts, the captions of its attention
+// maps as NumPy, and how its MSE gradients compare with lesson 4's (what its check's text quotes).
 
 import { withLayer } from './layers.js';
 import { MAX_LR } from './settings.js';
+import { frobenius } from './arrays.js';
+import { weightNames } from './tensors.js';
+import { lesson4 } from './lesson4.js';
 
 /** The message of a diverged run (the same as Trainer.step's). */
 export function divergedMessage(loss) {
@@ -45,9 +49,72 @@ export function stepLearningRate(text) {
   return lr;
 }
 
-/** The loss at step 0, after the last step, and the change between them. */
+/** "0 steps", "1 step", "10 steps": how lesson 5's script counts (losses[k]: after k steps). */
+export function stepsText(k) {
+  return `${k} ${k === 1 ? 'step' : 'steps'}`;
+}
+
+/**
+ * The loss after 0 steps (losses[0]), after the last step, the change between them and the
+ * number of steps taken (losses.length - 1).
+ */
 export function lossSummary(losses) {
   const first = losses[0];
   const last = losses[losses.length - 1];
   return { first, last, change: last - first, steps: losses.length - 1 };
+}
+
+/**
+ * Lesson 5's attention maps as NumPy on the lesson's arrays (att: (1, h, T, T), the layer's
+ * attention at the weights shown): { name, code, shape } for head 0 ... h-1, att[0, i], then the
+ * mean over heads, att[0].mean(axis=0): a view for the eye, not a step of the layer (the layer
+ * concatenates the heads' outputs; it never averages them).
+ */
+export function attentionCaptions(heads) {
+  const maps = Array.from({ length: heads }, (_, i) => ({
+    name: `head ${i}`,
+    code: `att[0, ${i}]`,
+    shape: '(T, T)',
+  }));
+  maps.push({ name: 'mean over heads', code: 'att[0].mean(axis=0)', shape: '(T, T)' });
+  return maps;
+}
+
+/** Root mean square of the entries of a. */
+const rms = (a) => frobenius(a) / Math.sqrt(a.length);
+
+/**
+ * How lesson 5's MSE gradients compare with lesson 4's, measured: lesson 4 on data4 (the course
+ * demo or a notebook's arrays; L = sum(dY * Y), so dL/dY = dY), lesson 5 on `model` at its initial
+ * weights, as its gradient check sees it (L = mean((Y - target)**2), dL/dY = 2 (Y - target) / n).
+ * Returns { n (Y's entries), loss4, loss5, tokens4 (B·T), tokens5 (T), rms4 and rms5 (the root
+ * mean squares of lesson 4's dY and of lesson 5's dL/dY, 2 sqrt(loss5) / n), dY (rms4 / rms5),
+ * weights: [{ name, gradient, ratio: lesson 4's ‖gradient‖ over lesson 5's }] (Wq, Wk, Wv, Wo) }.
+ */
+export function mseScale(mha, data4, model) {
+  const r4 = lesson4(mha, { data: data4 });
+  const { C, heads, T } = model;
+  return withLayer(mha, C, heads, model.W, (layer) => {
+    const Y = Float64Array.from(layer.forward(model.X, { B: 1, T }).Y); // (1, T, C)
+    const mse = mha.mseLoss(Y, model.target);
+    layer.zeroGrad();
+    layer.backward(mse.dY);
+    const gradOf = new Map(mha.tensors.map((t) => [t.name, t.grad]));
+    const weights = weightNames(mha).map((name) => {
+      const gradient = gradOf.get(name);
+      const here = frobenius(layer.tensor(gradient).data);
+      return { name, gradient, ratio: frobenius(r4.grads[gradient].data) / here };
+    });
+    return {
+      n: Y.length,
+      loss4: r4.loss,
+      loss5: mse.loss,
+      tokens4: r4.B * r4.T,
+      tokens5: T,
+      rms4: rms(r4.dY),
+      rms5: rms(mse.dY),
+      dY: rms(r4.dY) / rms(mse.dY),
+      weights,
+    };
+  });
 }

@@ -19,6 +19,8 @@ export function fillTable(state) {
   const head = el('thead', {}, el('tr', {}, numTh('col', xLabel), numTh('col', yLabel)));
   const t = el('table', { className: 'data-table values-table' }, head, tbody);
   state.dom.tableWrap.replaceChildren(t);
-  const steps = values.length === 1 ? xLabel : `${xLabel}s`;
-  state.dom.summary.textContent = `${title}: values (${values.length} ${steps})`;
+  // n values at x = xStart ... xStart + n - 1: "11 values (steps 0–10)", "1 value (step 0)"
+  const n = values.length;
+  const at = n === 1 ? `${xLabel} ${xStart}` : `${xLabel}s ${xStart}–${xStart + n - 1}`;
+  state.dom.summary.textContent = `${title}: ${n} ${n === 1 ? 'value' : 'values'} (${at})`;
 }

@@ -14,7 +14,7 @@ import { PG_SAMPLES, autoFull } from '../../model/playground.js';
 import { trimmedPrecision } from '../../model/format.js';
 import { layerCheck } from '../../jobs/gradcheck.js';
 
-const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE; its threshold is 10⁻⁵ at lesson 5's size (n = T·C = 512) and grows in proportion to n above that, because MSE's gradients shrink as 1/n while the rounding floor of the finite differences (about 10⁻¹³ absolute, see the max abs error column) does not. `;
+const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE, L = mean((Y − target)²) over the n = T·C entries of Y. Its gradient at Y is 2(Y − target)/n, so every gradient carries a factor 1/n; the weight gradients add up the contributions of T tokens, so theirs is T/n = 1/C. The rounding floor of the finite differences does not shrink with them: it is about 10⁻¹³·|L| absolute (see the max abs error column). Relative errors therefore grow with n, and the pass threshold with them: 10⁻⁵ at lesson 5's size (n = 512), in proportion to n above that. `;
 
 /**
  * The check section: { intro, actions, panel, start(view) }. isCurrent(view) says whether a view

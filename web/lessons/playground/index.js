@@ -7,23 +7,30 @@ import { copyButton } from '../../components/export.js';
 import { debounce } from '../../components/controls.js';
 import { codeDetails, numpyBlock } from '../../components/code.js';
 import { L5_THRESHOLD } from '../../model/gradcheck-report.js';
-import { autoFull } from '../../model/playground.js';
+import { autoFull, stepCount } from '../../model/playground.js';
+import { AGREEMENT_SENTENCE, PE_AGREEMENT } from '../../model/agreement.js';
 import { settingsToQuery } from '../../model/settings.js';
-import { trainingScript, xSnippet } from '../../model/numpy-scripts.js';
+import { playgroundScript, xSnippet } from '../../model/numpy-scripts.js';
 import { playgroundForm } from './controls.js';
 import { FROM_ARRAYS, readURL, writeURL, newView, nextSettings, firstSettings } from './state.js';
 import { attentionViews, yView, trainingView, figuresView } from './views.js';
 import { playgroundTrainer } from './training.js';
 import { checksView } from './checks.js';
 
-const PE_NOTE = `Positional encoding: the page computes it with the browser's Math.sin, Math.cos and **, which are not correctly rounded, so NumPy, JavaScript engines and browsers may differ in the last bit. With it on, X agrees with your notebook to about 1e-16 relative (what is computed from X to a few times that), not bit for bit; with it off, every number is bit-identical.`;
+/** How the playground's numbers compare with a notebook's (web/model/agreement.js). */
+const AGREEMENT_NOTE = `${AGREEMENT_SENTENCE} ${PE_AGREEMENT}`;
 
-/** The NumPy script of the view: its settings, training and (when it runs by itself) check. */
-function viewScript(mha, view) {
+/**
+ * The NumPy script of the view: its settings, the steps taken so far, the check (when it runs by
+ * itself) and the attention the maps show (initial, or after the steps taken).
+ */
+function viewScript(mha, view, shown) {
   if (!view) return '# nothing rendered yet';
   const s = view.settings;
-  return trainingScript({
-    title: `Playground - ${settingsToQuery(s)}`,
+  const taken = Math.max(0, view.losses.length - 1);
+  const which = shown.weights === 'trained' ? `after ${stepCount(shown.steps)}` : 'initial weights';
+  return playgroundScript({
+    title: `Playground - ${settingsToQuery(s)} - attention: ${which}`,
     sentence: s.s,
     tokens: view.tokens,
     C: s.C,
@@ -32,9 +39,10 @@ function viewScript(mha, view) {
     rng: s.rng,
     pe: s.pe,
     causal: s.causal,
-    lrs: new Array(s.steps).fill(s.lr),
+    lrs: new Array(taken).fill(s.lr),
     threshold: L5_THRESHOLD,
     check: autoFull(mha, s, view.tokens.length),
+    attSteps: shown.steps,
   });
 }
 
@@ -53,13 +61,15 @@ function viewX(view) {
 /** Every part of the playground but the form, wired to one state object. */
 function playgroundParts({ mha, scheduler, state, err }) {
   const isCurrent = (view) => state.view === view;
+  const attention = attentionViews(() => state.view);
+  const shownNow = () => (state.view ? attention.shown(state.view) : null);
   const parts = {
-    attention: attentionViews(),
+    attention,
     y: yView(() => state.view),
     training: trainingView(),
     figures: figuresView(),
     xDetails: codeDetails('How X is built for these settings (NumPy)', ''),
-    script: numpyBlock(() => viewScript(mha, state.view), { what: 'the playground' }),
+    script: numpyBlock(() => viewScript(mha, state.view, shownNow()), { what: 'the playground' }),
     checks: checksView({ mha, scheduler, isCurrent }),
   };
   parts.trainer = playgroundTrainer({
@@ -69,6 +79,8 @@ function playgroundParts({ mha, scheduler, state, err }) {
     isCurrent,
     onLosses: (view, { figures }) => {
       parts.training.render(view);
+      parts.attention.progress(view);
+      parts.script.refresh();
       if (figures) parts.figures.render(view);
     },
   });
@@ -77,18 +89,18 @@ function playgroundParts({ mha, scheduler, state, err }) {
 
 /** Show a new view (new model): every part renders it, then training and the checks start. */
 function showView(parts, view) {
+  parts.trainer.train(view); // first: small views train at once, so the toggle can offer it
   parts.attention.render(view);
   parts.y.render(view);
   parts.xDetails.set(viewX(view));
-  parts.trainer.train(view);
   parts.figures.render(view);
   parts.script.refresh();
   parts.checks.start(view);
 }
 
-/** Only lr or steps changed: same X, weights and attention; retrain only. */
+/** Only lr or steps changed: same X, weights and initial attention; retrain only. */
 function retrain(parts, view) {
-  parts.trainer.train(view);
+  parts.trainer.train(view); // its onLosses relabels (or redraws) the attention maps
   parts.figures.render(view);
   parts.script.refresh();
 }
@@ -98,7 +110,7 @@ function playgroundBody(form, parts) {
   const { attention, checks } = parts;
   return [
     form.element,
-    el('p', { className: 'note pe-note', text: PE_NOTE }),
+    el('p', { className: 'note pe-note', text: AGREEMENT_NOTE }),
     el(
       'div',
       { className: 'actions link-actions' },
@@ -106,7 +118,7 @@ function playgroundBody(form, parts) {
       el('span', { className: 'note', text: 'The address bar always holds the current settings.' }),
     ),
     attention.chipsSlot,
-    attention.focus.row,
+    attention.row,
     attention.focus.slot,
     attention.grid.title,
     attention.grid.slot,
@@ -136,8 +148,8 @@ function wireForm(form, update, { parts, state }) {
     update();
   });
   for (const k of ['h', 'rng', 'causal', 'pe']) c[k].addEventListener('change', () => update());
-  const { focus } = parts.attention;
-  focus.select.addEventListener('change', () => focus.render(state.view));
+  const { attention } = parts;
+  attention.focus.select.addEventListener('change', () => attention.headChanged(state.view));
 }
 
 /** With a notebook's arrays: hide what they decide and what would describe the sentence's. */
@@ -182,9 +194,10 @@ export function renderPlayground({ mha, body, scheduler, custom = null }) {
   body.append(...nodes);
 
   return {
-    figures: () => (state.view ? viewFigures(state.view, parts.checks.panel) : null),
+    figures: () =>
+      state.view ? viewFigures(state.view, parts.checks.panel, parts.attention) : null,
     settings: () => (state.view ? { ...state.view.settings } : null),
-    script: () => viewScript(mha, state.view),
+    script: () => viewScript(mha, state.view, state.view && parts.attention.shown(state.view)),
     afterReady() {
       // the address bar holds the full state from the start (a link copied right away reproduces
       // this view); a URL with bad settings is left as it is, with its error message showing
@@ -198,12 +211,19 @@ export function renderPlayground({ mha, body, scheduler, custom = null }) {
   };
 }
 
-function viewFigures(view, panel) {
+/**
+ * The view's figures: att is the attention at the initial weights; shown is what the maps show
+ * ({ weights: 'initial' | 'trained', steps, att }); trained the attention after the steps taken.
+ */
+function viewFigures(view, panel, attention) {
+  const shown = attention.shown(view);
   return {
     tokens: [...view.tokens],
     C: view.settings.C,
     heads: view.settings.h,
     att: Array.from(view.att),
+    shown: { weights: shown.weights, steps: shown.steps, att: Array.from(shown.att) },
+    trained: view.trained ? { steps: view.trained.steps, att: Array.from(view.trained.att) } : null,
     Y: Array.from(view.Y),
     gradcheck: panel.rows,
     sampled: panel.sampled,

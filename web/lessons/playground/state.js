@@ -1,7 +1,9 @@
 // state.js - the playground's state and the URL that holds it.
 //
 // One state object: { view } where view is what is shown, for the last valid settings:
-//   { settings, tokens, model, att (1, h, T, T), Y (1, T, C), losses, T, h }
+//   { settings, tokens, model, att (1, h, T, T), Y (1, T, C), losses, trained, T, h }
+// where att is the attention at the initial weights and trained { steps, att } the attention after
+// the steps taken so far (null before the first step).
 // (null before the first render). Updates are explicit: nextSettings() says what new raw settings
 // change; a new model gets a newView(), new lr or steps only replace view.settings and retrain.
 // The address bar is written from valid settings only; a URL with bad settings is left as it is.
@@ -49,17 +51,19 @@ export function writeURL(settings) {
 }
 
 /**
- * The view of valid settings: the model and its forward pass; losses come with training. With
+ * The view of valid settings: the model and its forward pass; losses and trained (the attention
+ * after the steps taken) come with training. With
  * custom arrays (a notebook's) the model is theirs and so are the tokens (positions).
  */
 export function newView(mha, settings, tokens, custom = null) {
   if (custom) {
     const { model, att, Y } = customForward(mha, custom, { causal: settings.causal });
     const T = model.T;
-    return { settings, tokens: model.tokens, model, att, Y, losses: [], T, h: settings.h };
+    const base = { settings, tokens: model.tokens, model, att, Y, losses: [], trained: null };
+    return { ...base, T, h: settings.h };
   }
   const { model, att, Y } = playgroundForward(mha, settings, tokens);
-  return { settings, tokens, model, att, Y, losses: [], T: model.T, h: settings.h };
+  return { settings, tokens, model, att, Y, losses: [], trained: null, T: model.T, h: settings.h };
 }
 
 /**

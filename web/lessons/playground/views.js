@@ -11,7 +11,7 @@ import { num } from '../../components/numbers.js';
 import { lazyHeatmap } from '../../components/lazy-figure.js';
 import { lossChartBesideTable, setChartTitle } from '../../components/loss-view.js';
 import { meanOverHeads, slice2d } from '../../model/arrays.js';
-import { gridCount, keptHead } from '../../model/playground.js';
+import { gridCount, keptHead, shownAttention, stepCount } from '../../model/playground.js';
 
 /** The options of a (T, T) attention map of the view. */
 function squareOptions(view, title, shape) {
@@ -30,11 +30,12 @@ function focusView() {
   const select = el('select', { id: 'pg-head' });
   const slot = el('div');
   const fig = { map: null };
-  const render = (view) => {
-    const { att, T, h } = view;
+  const render = (view, shown) => {
+    const { T, h } = view;
+    const { att, label } = shown;
     const v = select.value;
     const data = v === 'mean' ? meanOverHeads(att, 0, h, T) : slice2d(att, Number(v), T, T);
-    const title = v === 'mean' ? `mean over ${h} heads` : `head ${v}`;
+    const title = `${v === 'mean' ? `mean over ${h} heads` : `head ${v}`}, ${label}`;
     const shape = v === 'mean' ? `att[0].mean(0) (${T}, ${T})` : `att[0, ${v}] (${T}, ${T})`;
     const opts = squareOptions(view, title, shape);
     if (fig.map) {
@@ -54,25 +55,31 @@ function focusView() {
     select.value = keptHead(prev, h);
     if (!select.value) select.value = '0';
   };
-  const row = el('div', { className: 'controls' }, field('show head', select));
-  return { select, row, slot, fig, render, setHeads };
+  return { select, slot, fig, render, setHeads };
 }
 
 /** Every head (the first gridCount of them), small. */
 function gridView() {
   const title = el('h3');
   const slot = el('div', { className: 'figure-grid' });
-  const grid = { maps: [] };
-  const render = (view) => {
-    const { att, T, h } = view;
+  const grid = { maps: [], view: null };
+  const render = (view, shown) => {
+    const { T, h } = view;
     const n = gridCount(T, h);
-    title.textContent =
-      n < h ? `All heads: the first ${n} of ${h} (pick any head above)` : `All ${h} heads`;
+    const which = n < h ? `the first ${n} of ${h} (pick any head above)` : `all ${h} heads`;
+    title.textContent = `Attention of ${which}, ${shown.label}`;
+    const opts = (i) => squareOptions(view, `head ${i}, ${shown.label}`, `(${T}, ${T})`);
+    if (grid.view === view) {
+      // the same view with other weights (the toggle, or training moved on): redraw in place
+      grid.maps.forEach((m, i) => m.update(slice2d(shown.att, i, T, T), opts(i)));
+      return;
+    }
+    grid.view = view;
     const numbers = T <= 10 ? 'auto' : false;
     grid.maps = Array.from({ length: n }, (_, i) =>
       lazyHeatmap({
-        data: slice2d(att, i, T, T),
-        ...squareOptions(view, `head ${i}`, `(${T}, ${T})`),
+        data: slice2d(shown.att, i, T, T),
+        ...opts(i),
         scale: 'unit',
         numbers,
         cellSize: T <= 8 ? 26 : undefined,
@@ -84,26 +91,98 @@ function gridView() {
   return { title, slot, grid, render };
 }
 
+/** One radio button of the weights toggle, with its label. */
+function weightsRadio(id, value) {
+  const input = el('input', { id, attrs: { type: 'radio', name: 'pg-att-weights', value } });
+  const text = el('span', { className: 'label-text' });
+  const label = el('label', { className: 'control-inline', attrs: { for: id } }, input, text);
+  return { input, text, label };
+}
+
 /**
- * The attention views: token chips (hover highlights a row and column everywhere), the focus map
- * with its head select, and the grid of heads.
+ * The toggle between the attention at the initial weights and after the steps taken: { element,
+ * want, set(view, shown) } (want: what the student picked; shown: what the maps show, which is
+ * the initial attention while no step is taken).
  */
-export function attentionViews() {
+function weightsToggle(onChange) {
+  const initial = weightsRadio('pg-att-initial', 'initial');
+  const trained = weightsRadio('pg-att-trained', 'trained');
+  initial.text.textContent = 'initial weights (before any step)';
+  const element = el(
+    'fieldset',
+    { className: 'weights-toggle' },
+    el('legend', { text: 'Attention maps show the weights' }),
+    initial.label,
+    trained.label,
+  );
+  const toggle = { element, want: 'initial' };
+  for (const r of [initial, trained]) {
+    r.input.addEventListener('change', () => {
+      if (!r.input.checked) return;
+      toggle.want = r.input.value;
+      onChange();
+    });
+  }
+  toggle.set = (view, shown) => {
+    const steps = view.trained?.steps ?? 0;
+    const target = view.settings.steps;
+    trained.text.textContent =
+      steps > 0
+        ? `after ${stepCount(steps)}${steps < target ? ` of ${target} (training…)` : ''}`
+        : `after ${stepCount(target)} (no step taken yet)`;
+    trained.input.disabled = steps === 0;
+    initial.input.checked = shown.weights === 'initial';
+    trained.input.checked = shown.weights === 'trained';
+  };
+  return toggle;
+}
+
+/**
+ * The attention views: token chips (hover highlights a row and column everywhere), the toggle
+ * between the initial weights and the weights after the steps taken, the focus map with its head
+ * select, and the grid of heads. shown(view): what the maps show (see shownAttention).
+ */
+export function attentionViews(currentView) {
   const chipsSlot = el('div');
   const focus = focusView();
   const grid = gridView();
+  const toggle = weightsToggle(() => refresh(currentView()));
+  const row = el(
+    'div',
+    { className: 'controls' },
+    field('show head', focus.select),
+    toggle.element,
+  );
+  const shown = (view) => shownAttention(view, toggle.want);
   const highlight = (t) => {
     const r = t === null ? -1 : t;
     focus.fig.map?.highlight(r, r);
     for (const m of grid.grid.maps) m.highlight(r, r);
   };
+  /** Draw the maps for the view's attention as the toggle asks (after training moved on too). */
+  function refresh(view) {
+    if (!view) return;
+    const s = shown(view);
+    toggle.set(view, s);
+    focus.render(view, s);
+    grid.render(view, s);
+  }
+  let rendered = null; // the view the maps were built for
   const render = (view) => {
     chipsSlot.replaceChildren(tokenChips(view.tokens, view.model.ids, highlight));
     focus.setHeads(view.h);
-    focus.render(view);
-    grid.render(view);
+    rendered = view;
+    refresh(view);
   };
-  return { chipsSlot, focus, grid, render };
+  /** Training moved on: redraw when the maps show the trained weights, else relabel the toggle. */
+  const progress = (view) => {
+    if (view !== rendered) return; // render(view) comes next and draws it all
+    if (toggle.want === 'trained') refresh(view);
+    else toggle.set(view, shown(view));
+  };
+  /** The head select changed: only the large map. */
+  const headChanged = (view) => view && focus.render(view, shown(view));
+  return { chipsSlot, row, focus, grid, toggle, render, refresh, progress, headChanged, shown };
 }
 
 /** Y = layer(X), drawn when its <details> is opened (it is in figures() either way). */
@@ -143,16 +222,25 @@ export function yView(currentView) {
   return { details, render };
 }
 
+/** The loss table: row k is the loss after k steps, as lesson 5's script prints it. */
 function lossTable(losses, s) {
+  const taken = losses.length - 1;
   return table({
-    headers: ['step', 'loss after the step'],
+    headers: ['steps taken k', 'loss after k steps'],
     rows: losses.map((L, k) => [String(k), num(L, 10)]),
     caption:
-      losses.length - 1 < s.steps
-        ? `Training… ${losses.length - 1} of ${s.steps} steps`
-        : `The loss table (${s.steps} steps, lr = ${s.lr})`,
+      taken < s.steps
+        ? `Training… ${taken} of ${stepCount(s.steps)} taken (row 0: the initial weights)`
+        : `The loss table: ${stepCount(s.steps)} at lr = ${s.lr} (row 0: the initial weights)`,
     numeric: [1],
   });
+}
+
+/** The chart's values summary, counted as lesson 5's script counts steps. */
+function valuesSummary(title, losses) {
+  const taken = losses.length - 1;
+  if (taken < 1) return `${title}: the loss before any step`;
+  return `${title}: the loss before any step and after each of ${stepCount(taken)}`;
 }
 
 /** The loss chart and table of the view's training run (as far as it has gone). */
@@ -162,13 +250,24 @@ export function trainingView() {
   const render = (view) => {
     const s = view.settings;
     const { losses } = view;
-    const title = `MSE loss, ${s.steps} steps at lr = ${s.lr}`;
+    const title = `MSE loss, ${stepCount(s.steps)} at lr = ${s.lr}`;
     if (fig.chart) fig.chart.update(losses);
     else fig.chart = lossChartBesideTable({ losses, title });
     setChartTitle(fig.chart, title);
+    const summary = fig.chart.element.querySelector('details.chart-values > summary');
+    if (summary) summary.textContent = valuesSummary(title, losses);
     slot.replaceChildren(fig.chart.element, lossTable(losses, s));
   };
   return { slot, render };
+}
+
+/** The loss after the steps taken, or (none yet) a word that training is under way. */
+function lastLoss(L, s) {
+  const taken = L.length - 1;
+  if (taken < 1) {
+    return { key: 'lossN', label: `loss after ${stepCount(s.steps)}`, value: 'training…' };
+  }
+  return { key: 'lossN', label: `loss after ${stepCount(taken)}`, value: L[taken], digits: 10 };
 }
 
 /** The figures list of the view. */
@@ -185,13 +284,8 @@ export function figuresView() {
       },
       { key: 'shape', label: 'X.shape', value: `(1, ${view.T}, ${s.C})` },
       { key: 'hs', label: 'head size hs = C / h', value: view.model.hs },
-      { key: 'loss0', label: 'loss at step 0', value: L[0], digits: 10 },
-      {
-        key: 'lossN',
-        label: `loss after step ${L.length - 1}`,
-        value: L[L.length - 1],
-        digits: 10,
-      },
+      { key: 'loss0', label: 'loss before any step (initial weights)', value: L[0], digits: 10 },
+      lastLoss(L, s),
     ]);
   };
   return { element: figs.element, render };

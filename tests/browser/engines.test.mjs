@@ -1,0 +1,225 @@
+// The page in both engines students use: Debian's Chromium (playwright-core) and Debian's
+// firefox-esr (puppeteer-core over WebDriver BiDi), one browser of each for this file
+// (engines.mjs). In each engine the page loads over http and from file:// with no console error,
+// no uncaught exception, no CSP violation and no request that leaves the page (own origin, file:,
+// data:, blob: only), runs every gradient check to completion, and shows figures equal to the
+// Node API's (expected.mjs) and to the other engine's, every number bit for bit.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertSame, assertSameArray, consoleErrors } from './browser.mjs';
+import { CHECK_PANELS, ENGINE_NAMES, useEngines } from './engines.mjs';
+import * as X from './expected.mjs';
+
+const engines = useEngines();
+
+/** figures() of each engine's loads once every check is done: seen[engine][http|file]. */
+const seen = Object.fromEntries(ENGINE_NAMES.map((n) => [n, {}]));
+
+/** Open `url`, wait for every figure and check, assert the logs are clean; returns figures(). */
+async function cleanLoad(t, e, url, ownRequest, how) {
+  const t0 = Date.now();
+  const tab = await e.open(url);
+  const ready = Date.now() - t0;
+  try {
+    await tab.waitChecksDone();
+    const done = Date.now() - t0;
+    const f = await tab.figures();
+    const page = await tab.evaluate(() => ({
+      ready: performance.getEntriesByName('mha:ready')[0]?.startTime ?? null,
+      resources: performance.getEntriesByType('resource').map((r) => r.name),
+    }));
+    assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+    assert.deepEqual(tab.log.errors, [], 'uncaught exceptions (pageerror)');
+    assert.deepEqual(tab.log.dialogs, [], 'dialogs');
+    assert.deepEqual(await tab.cspViolations(), [], 'Content-Security-Policy violations');
+    const requests = [...tab.log.requests, ...page.resources];
+    assert.deepEqual(
+      requests.filter((r) => !ownRequest(r)),
+      [],
+      "requests outside the page's own origin",
+    );
+    // Firefox reports no file: loads through WebDriver BiDi (a request to the network it would)
+    if (how === 'http') assert.ok(requests.length >= 3, `only ${requests.length} requests seen`);
+    assert.equal(typeof page.ready, 'number', 'performance.mark("mha:ready") missing');
+    t.diagnostic(
+      `${e.version}, ${how}: navigation -> mha:ready ${page.ready.toFixed(0)} ms; open -> ready ` +
+        `${ready} ms, -> every figure and check done ${done} ms; ${tab.log.requests.length} ` +
+        `requests reported (${tab.log.requests.map(shortUrl).join(' ')}), ` +
+        `${tab.log.console.length} console messages`,
+    );
+    if (how === 'http') await probeLogs(tab);
+    return f;
+  } finally {
+    await tab.close();
+  }
+}
+
+const shortUrl = (r) =>
+  r.startsWith('data:') ? `${r.slice(0, 16)}...` : new URL(r).pathname.split('/').pop() || '/';
+
+/**
+ * The logs would have caught it: a console error, an uncaught exception and a CSP violation (an
+ * inline <style>) made on purpose each arrive.
+ */
+async function probeLogs(tab) {
+  await tab.evaluate(() => {
+    console.error('mha-probe console');
+    setTimeout(() => {
+      throw new Error('mha-probe throw');
+    });
+    const style = document.createElement('style'); // style-src 'self': an inline one is blocked
+    style.textContent = 'body { outline: 0; }';
+    document.head.append(style);
+    style.remove();
+  });
+  const probed = () =>
+    consoleErrors(tab.log).some((m) => m.includes('mha-probe console')) &&
+    tab.log.errors.some((m) => m.includes('mha-probe throw'));
+  for (let i = 0; i < 100 && !probed(); i++) await new Promise((ok) => setTimeout(ok, 20));
+  assert.ok(probed(), `a probe went unseen: ${JSON.stringify(tab.log)}`);
+  const csp = await tab.waitFor(() => window.__mhaCsp.length && window.__mhaCsp, null, {
+    timeout: 2000,
+    what: 'the probe CSP violation (inline <style>)',
+  });
+  assert.match(csp.join(), /style-src/, 'the probe CSP violation');
+}
+
+const ownHttp = (url) => (r) => r.startsWith(url) || /^(data|blob):/.test(r);
+const ownFile = (r) => /^(file|data|blob):/.test(r);
+
+engines.test(
+  'over http: every check done; no console error, page error or CSP violation; only own requests',
+  async (t, e) => {
+    seen[e.name].http = await cleanLoad(t, e, e.url, ownHttp(e.url), 'http');
+  },
+);
+
+engines.test(
+  'from file://: the same, only file:/data:/blob: requests, and the same figures as over http',
+  async (t, e) => {
+    seen[e.name].file = await cleanLoad(t, e, e.fileUrl, ownFile, 'file');
+    assert.ok(seen[e.name].http, 'the http load ran');
+    const diff = compareBits(seen[e.name].file, seen[e.name].http);
+    assert.deepEqual(diff.diffs.slice(0, 5), [], `${diff.diffs.length} differences`);
+    t.diagnostic(`${diff.numbers} numbers identical over http and from file://`);
+  },
+);
+
+engines.test("figures equal the Node API's, gradient-check reports too", (t, e) => {
+  const f = seen[e.name].http;
+  assert.ok(f, 'the http load ran');
+  assertLikeNode(f, t);
+});
+
+test('Chromium and Firefox show the same figures, every number bit for bit', (t) => {
+  const [a, b] = ENGINE_NAMES;
+  assert.ok(seen[a].http && seen[b].http, 'both engines loaded the page');
+  const diff = compareBits(seen[b].http, seen[a].http);
+  assert.deepEqual(
+    diff.diffs.slice(0, 5),
+    [],
+    `${diff.diffs.length} of ${diff.numbers} numbers differ`,
+  );
+  assert.ok(diff.numbers > 20_000, `only ${diff.numbers} numbers in figures()`);
+  t.diagnostic(
+    `${engines.get(a).version} and ${engines.get(b).version}: all ${diff.numbers.toLocaleString('en')} ` +
+      `numbers of window.mhaPage.figures() identical (every check done; launch ${ENGINE_NAMES.map((n) => `${n} ${engines.get(n).launchMs} ms`).join(', ')})`,
+  );
+});
+
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * Walk two figures() values side by side: counts the numbers, lists every path where they differ
+ * (numbers by Object.is, so -0 and 0 differ; other values by ===; missing keys too).
+ */
+function compareBits(a, b, path = 'figures()', out = { numbers: 0, diffs: [] }) {
+  if (typeof a === 'number' || typeof b === 'number') {
+    out.numbers++;
+    if (!Object.is(a, b)) out.diffs.push(`${path}: ${a} vs ${b}`);
+  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    if (Array.isArray(a) !== Array.isArray(b)) out.diffs.push(`${path}: array vs object`);
+    for (const k of keys) compareBits(a[k], b[k], `${path}.${k}`, out);
+  } else if (a !== b) {
+    out.diffs.push(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+  return out;
+}
+
+/** Node's figures (expected.mjs), computed once for both engines. */
+let node;
+function nodeFigures() {
+  node ??= {
+    l1: X.lesson1(),
+    l2: X.lesson2(),
+    l3: X.lesson3({ causal: false }),
+    l4: X.lesson4(),
+    sentence: X.sentenceForward(X.DEFAULT_SETTINGS),
+    losses: X.sentenceLosses(X.DEFAULT_SETTINGS, X.DEFAULT_SETTINGS.steps + 2),
+    check4: X.lesson4Gradcheck(),
+    check5: X.sentenceGradcheck({}),
+  };
+  return node;
+}
+
+/** Every figure of figures.test.mjs against Node's, in one pass (the rules of that file). */
+function assertLikeNode(f, t) {
+  const x = nodeFigures();
+  assert.deepEqual(f.lesson1.tokens, x.l1.tokens, 'lesson 1 tokens');
+  for (const k of ['A1', 'A2']) assertSameArray(f.lesson1[k], x.l1[k], `lesson 1 ${k}`);
+  assertSame(f.lesson1.maxGap, x.l1.maxGap, 'lesson 1 maxGap');
+  assert.deepEqual(f.lesson1.argmaxDiffRows, x.l1.argmaxDiffRows, 'lesson 1 argmaxDiffRows');
+  assert.deepEqual(f.lesson2.shapes, x.l2.shapes, 'lesson 2 shapes');
+  for (const k of ['headMaxDiff', 'roundTrip']) assertSame(f.lesson2[k], x.l2[k], `lesson 2 ${k}`);
+  assert.deepEqual(f.lesson3.shapes, x.l3.shapes, 'lesson 3 shapes');
+  for (const k of ['att', 'blockDiagDelta', 'fullDelta']) {
+    assertSameArray(f.lesson3[k], x.l3[k], `lesson 3 ${k}`);
+  }
+  assertSame(f.lesson3.rowSumMaxErr, x.l3.rowSumMaxErr, 'lesson 3 rowSumMaxErr');
+  assert.deepEqual(Object.keys(f.lesson4.grads).sort(), X.GRADS.slice().sort(), 'lesson 4 grads');
+  for (const g of X.GRADS) assertSameArray(f.lesson4.grads[g], x.l4.grads[g], `lesson 4 ${g}`);
+  assert.deepEqual(f.lesson5.tokens, x.sentence.tokens, 'lesson 5 tokens');
+  assertSameArray(f.lesson5.att, x.sentence.att, 'lesson 5 att');
+  assertLossPrefix(f.lesson5.losses, f.lesson5.step, 'lesson 5');
+  assert.deepEqual(f.playground.tokens, x.sentence.tokens, 'playground tokens');
+  assert.equal(f.playground.C, X.DEFAULT_SETTINGS.C, 'playground C');
+  assert.equal(f.playground.heads, X.DEFAULT_SETTINGS.heads, 'playground heads');
+  for (const k of ['att', 'Y']) assertSameArray(f.playground[k], x.sentence[k], `playground ${k}`);
+  assertLossPrefix(f.playground.losses, X.DEFAULT_SETTINGS.steps, 'playground');
+  assert.ok(!f.playground.sampled, `the playground checks a sample: ${f.playground.sampled}`);
+  assertSameReport(f.lesson4.gradcheck, x.check4, 'lesson 4', 1e-7);
+  assertSameReport(f.lesson5.gradcheck, x.check5, 'lesson 5', 1e-5);
+  assertSameReport(f.playground.gradcheck, x.check5, 'playground', 1e-5);
+  t.diagnostic(
+    `identical to Node: lessons 1-5 and the playground, ${x.check4.length} + 2 x ${x.check5.length} ` +
+      `gradient-check rows (${CHECK_PANELS.join(', ')})`,
+  );
+}
+
+/** After `steps` steps the page shows `steps` or `steps + 1` losses: a prefix of layer.train's. */
+function assertLossPrefix(losses, steps, name) {
+  assert.ok(
+    [steps, steps + 1].includes(losses.length),
+    `${name}: ${losses.length} losses after ${steps} steps`,
+  );
+  assert.ok(losses.length <= node.losses.length, `${name}: ${losses.length} losses`);
+  assertSameArray(losses, node.losses.slice(0, losses.length), `${name} losses`);
+}
+
+/** figures() gradient-check rows against layer.gradcheck's report, exactly. */
+function assertSameReport(rows, report, name, threshold) {
+  assert.ok(Array.isArray(rows), `${name}: gradcheck rows missing (${rows})`);
+  assert.deepEqual(
+    rows.map((r) => r.tensor),
+    report.map((r) => r.tensor),
+    `${name}: tensors`,
+  );
+  for (const [i, e] of report.entries()) {
+    assert.equal(rows[i].checked, e.checked, `${name} ${e.tensor}: checked`);
+    assertSame(rows[i].maxAbs, e.maxAbs, `${name} ${e.tensor}: maxAbs`);
+    assertSame(rows[i].maxRel, e.maxRel, `${name} ${e.tensor}: maxRel`);
+    assert.ok(rows[i].maxRel <= threshold, `${name} ${e.tensor}: maxRel ${rows[i].maxRel}`);
+  }
+}
