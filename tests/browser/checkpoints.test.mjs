@@ -12,7 +12,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, consoleErrors, setValue, waitFiguresDrawn } from './browser.mjs';
 import { mha } from './expected.mjs';
-import { checkpointLine, checkpoints } from '../../web/model/checkpoints.js';
+import { checkpointLabels, checkpointLine, checkpoints } from '../../web/model/checkpoints.js';
+import { AGREEMENT } from '../../web/model/agreement.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { lesson1 } from '../../web/model/lesson1.js';
 import { lesson2 } from '../../web/model/lesson2.js';
@@ -42,6 +43,13 @@ function nodeLines({ sentence = DEFAULT_SENTENCE, causal = false } = {}) {
   } finally {
     trainer.free();
   }
+}
+
+/** Each lesson's checkpoints' agreement titles: 'Bit-identical to NumPy' for a draw, etc. */
+function nodeKinds() {
+  const titles = (lesson) => checkpointLabels(lesson).map((l) => (/^[xX]\[/.test(l) ? 0 : 1));
+  const words = [AGREEMENT.exact.title, AGREEMENT.lastDigits.title];
+  return Object.fromEntries(Object.keys(SECTION).map((k) => [k, titles(k).map((i) => words[i])]));
 }
 
 /** The lines the page's box of `lesson` shows: "label = values", as its <dt> and <dd> read. */
@@ -74,6 +82,7 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
   const { page, context, log, close } = await session.open();
   try {
     const want = nodeLines();
+    const kinds = nodeKinds();
     for (const lesson of Object.keys(SECTION)) {
       const got = await pageLines(page, lesson);
       assert.ok(got, `${lesson}: no checkpoint box`);
@@ -81,7 +90,8 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
       assert.equal(got.section, SECTION[lesson], `${lesson}: the box is in its section`);
       assert.deepEqual(got.lines, want[lesson], `${lesson}: the box's lines`);
       assert.ok(got.copy, `${lesson}: a copy button`);
-      assert.ok(got.kinds.every((k) => /^exact \(drawn\)$|^to the last digit or two/.test(k)));
+      // each entry says how it agrees with NumPy, in web/model/agreement.js's words
+      assert.deepEqual(got.kinds, kinds[lesson]);
       t.diagnostic(`${lesson}: ${got.lines.join(' | ')}`);
     }
     // the copy button copies the box's lines, one per line

@@ -34,6 +34,7 @@ import { sentenceModel } from '../../web/model/sentence-model.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import * as E from '../browser/expected.mjs';
 import { PYTHON } from '../helpers.mjs';
+import { AGREEMENT } from '../../web/model/agreement.js';
 
 const { mha } = E;
 const TOKENS = tokenize(DEFAULT_SENTENCE);
@@ -126,6 +127,15 @@ function std(a) {
   return Math.sqrt(a.reduce((s, v) => s + (v - m) ** 2, 0) / a.length);
 }
 
+/** A model result per lesson (the default views). */
+const SAMPLE = {
+  lesson1: () => lesson1(mha, { tokens: TOKENS }),
+  lesson2: () => lesson2(mha),
+  lesson3: () => lesson3(mha, {}),
+  lesson4: () => lesson4(mha),
+  lesson5: () => ({ Y: [1, 2, 3, 4, 5], losses: [0.5] }),
+};
+
 test('pythonRepr writes every float as Python repr() does', () => {
   const xs = [
     0,
@@ -169,6 +179,12 @@ test('pythonRepr writes every float as Python repr() does', () => {
 
 test('checkpointPrints: one print per label, from the same list', () => {
   for (const lesson of CHECKPOINT_LESSONS) {
+    // each kind is one of agreement.js's; only the draws (X, x) are bit-identical
+    for (const label of checkpointLabels(lesson)) {
+      const kind = checkpoints(lesson, SAMPLE[lesson]()).find((c) => c.label === label).kind;
+      assert.ok(Object.hasOwn(AGREEMENT, kind), `${label}: ${kind}`);
+      assert.equal(kind === 'exact', /^[xX]\[/.test(label), `${label}: ${kind}`);
+    }
     const lines = checkpointPrints(lesson)
       .split('\n')
       .filter((l) => l.startsWith('print('));

@@ -5,17 +5,11 @@
 import { el } from './dom.js';
 import { copyButton } from './export.js';
 import { checkpointLine, checkpoints, pythonValues } from '../model/checkpoints.js';
-
-const KIND_TEXT = {
-  exact: 'exact (drawn)',
-  lastDigits: 'to the last digit or two (computed)',
-};
+import { AGREEMENT, AGREEMENT_SENTENCE } from '../model/agreement.js';
 
 const NOTE =
   'In your notebook, print(np.asarray(expr).tolist()) shows every digit (NumPy’s own print ' +
-  'rounds to 8). What is drawn from the random generator (X, the weights) equals NumPy’s bit ' +
-  'for bit; what is computed through matrix products agrees to the last digit or two, because ' +
-  'NumPy’s BLAS adds in another order. The Copy-as-NumPy script prints these same lines.';
+  `rounds to 8); the Copy-as-NumPy script prints these same lines. ${AGREEMENT_SENTENCE}`;
 
 /**
  * One entry: <div class="checkpoint"><dt><code>label =</code> <span>kind</span></dt>
@@ -30,7 +24,7 @@ function checkpointItem(c) {
       {},
       el('code', { text: `${c.label} =` }),
       ' ',
-      el('span', { className: 'note checkpoint-kind', text: KIND_TEXT[c.kind] ?? c.kind }),
+      el('span', { className: 'note checkpoint-kind', text: AGREEMENT[c.kind].title }),
     ),
     el(
       'dd',
