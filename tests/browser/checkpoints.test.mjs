@@ -48,7 +48,10 @@ function nodeLines({ sentence = DEFAULT_SENTENCE, causal = false } = {}) {
 /** Each lesson's checkpoints' agreement titles: 'Bit-identical to NumPy' for a draw, etc. */
 function nodeKinds() {
   const titles = (lesson) => checkpointLabels(lesson).map((l) => (/^[xX]\[/.test(l) ? 0 : 1));
-  const words = [AGREEMENT.exact.title, AGREEMENT.lastDigits.title];
+  const words = [
+    `${AGREEMENT.exact.title} (a random draw)`,
+    `${AGREEMENT.lastDigits.title} (computed)`,
+  ];
   return Object.fromEntries(Object.keys(SECTION).map((k) => [k, titles(k).map((i) => words[i])]));
 }
 

@@ -11,6 +11,11 @@ const NOTE =
   'In your notebook, print(np.asarray(expr).tolist()) shows every digit (NumPy’s own print ' +
   `rounds to 8); the Copy-as-NumPy script prints these same lines. ${AGREEMENT_SENTENCE}`;
 
+/** How an entry agrees with NumPy, in agreement.js's words (+ a random draw / computed). */
+function kindText(kind) {
+  return `${AGREEMENT[kind].title} (${kind === 'exact' ? 'a random draw' : 'computed'})`;
+}
+
 /**
  * One entry: <div class="checkpoint"><dt><code>label =</code> <span>kind</span></dt>
  * <dd data-checkpoint=label><code>values</code></dd></div>.
@@ -24,7 +29,7 @@ function checkpointItem(c) {
       {},
       el('code', { text: `${c.label} =` }),
       ' ',
-      el('span', { className: 'note checkpoint-kind', text: AGREEMENT[c.kind].title }),
+      el('span', { className: 'note checkpoint-kind', text: kindText(c.kind) }),
     ),
     el(
       'dd',
