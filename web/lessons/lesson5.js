@@ -34,6 +34,7 @@ import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
 import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { checkSamples, customModel } from '../model/notebook-check.js';
 import { SteppedTrainer } from '../jobs/trainer.js';
+import { checkpointBox } from '../components/checkpoints.js';
 
 const C = 64;
 const SEED = 42;
@@ -314,6 +315,7 @@ function lessonScript(sentence, tokens, trainer, heads) {
       rng: 'default_rng',
       lrs: trainer.lrs,
       threshold: L5_THRESHOLD,
+      checkpoints: 'lesson5',
     });
   return { ...numpyBlock(get, { what: 'lesson 5' }), get };
 }
@@ -398,6 +400,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
     script.element,
     downloads(mha, model, trainer, notebook),
   );
+  body.append(checkpointBox('lesson5', trainer, { what: 'lesson 5' }).element); // step 0
 
   const dims = { B: 1, T, C: model.C, heads };
   const total = gradcheckSize(mha, dims);
