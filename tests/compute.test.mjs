@@ -18,7 +18,7 @@ import { sentenceModel } from '../web/model/sentence-model.js';
 import { tokenize, DEFAULT_SENTENCE } from '../web/model/tokens.js';
 import { divergedMessage } from '../web/model/training.js';
 import { Scheduler } from '../web/jobs/scheduler.js';
-import { Trainer } from '../web/jobs/trainer.js';
+import { SteppedTrainer, Trainer } from '../web/jobs/trainer.js';
 import { createCompute, poolSize, etaMs } from '../web/jobs/compute.js';
 import { checkPlan, splitRows } from '../web/jobs/check-rows.js';
 import { nodeSpawner } from './compute-node-worker.mjs';
@@ -182,6 +182,7 @@ test('training: every loss, the weights and att after equal layer.train / Traine
       assertSameArray(r.W[k], trainer.layer.weights[k], `${workers} workers: ${k} after`);
     }
     assertSameArray(r.att, trainer.att, `${workers} workers: att after`);
+    assertSameArray(r.Y, trainer.Y, `${workers} workers: Y after`);
     assert.ok(seen.length >= 1, 'onStep');
     for (const p of seen) {
       assertSameArray(p.losses, Array.from(expected).slice(0, p.step + 1), `step ${p.step}`);
@@ -192,6 +193,40 @@ test('training: every loss, the weights and att after equal layer.train / Traine
     );
   }
   trainer.free();
+});
+
+test("SteppedTrainer: steps in order, as a Trainer's; reset drops steps in flight", async (t) => {
+  for (const workers of [0, 1]) {
+    const compute = engine(t, workers);
+    const st = new SteppedTrainer(mha, compute, model);
+    const ref = new Trainer(mha, model);
+    const lrs = [0.1, 0.5, 0.05, 0.2];
+    // asked for at once: they run one after another, each from the weights the last one left
+    const losses = await Promise.all(lrs.map((lr) => st.step(lr)));
+    for (const lr of lrs) ref.step(lr);
+    assertSameArray(losses, ref.losses.slice(1), `${workers}: the steps' losses`);
+    assertSameArray(st.losses, ref.losses, `${workers}: losses`);
+    assert.deepEqual(st.lrs, lrs);
+    assert.equal(st.steps, 4);
+    for (const k of Object.keys(model.W)) {
+      assertSameArray(st.weights[k], ref.layer.weights[k], `${workers}: ${k}`);
+    }
+    assertSameArray(st.att, ref.att, `${workers}: att`);
+    assertSameArray(st.Y, ref.Y, `${workers}: Y`);
+    const late = [st.step(0.1), st.step(0.1)];
+    st.reset();
+    for (const p of late) {
+      const err = await p.then(
+        () => assert.fail('taken after reset'),
+        (e) => e,
+      );
+      assert.equal(err.cancelled, true);
+    }
+    assert.equal(st.steps, 0);
+    assertSameArray(st.losses, ref.losses.slice(0, 1), `${workers}: after reset`);
+    st.free();
+    ref.free();
+  }
 });
 
 test('training that diverges: the Trainer message, with the losses so far', async (t) => {

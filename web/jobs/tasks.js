@@ -39,7 +39,7 @@ function gradcheckTask(mha, { C, heads, W, X, opts = {}, rows, chunk }) {
 /**
  * `steps` SGD steps at lr on the MSE loss from weights W (Trainer: zero_grad, backward, step,
  * forward). Progress { step, loss, losses (so far: losses[k] after k steps), att (after them) };
- * result { losses, W (after the steps), att (after) }. A diverged run throws Trainer.step's
+ * result { losses, W (after the steps), att and Y (after) }. A diverged run throws Trainer.step's
  * error, with the losses so far as err.losses and the attention after them as err.att.
  */
 function trainTask(mha, { C, heads, W, X, target, B = 1, T, causal = false, steps, lr }) {
@@ -64,7 +64,7 @@ function trainTask(mha, { C, heads, W, X, target, B = 1, T, causal = false, step
     const weights = trainer.layer.weights;
     const after = {};
     for (const k of Object.keys(weights)) after[k] = weights[k].slice();
-    out = { losses: [...trainer.losses], W: after, att: trainer.att };
+    out = { losses: [...trainer.losses], W: after, att: trainer.att, Y: trainer.Y };
   })();
   return { iterator, cleanup, result: () => out };
 }

@@ -93,7 +93,7 @@ function cancelledStep() {
 
 /**
  * Lesson 5's layer object as the page holds it while the compute engine takes the steps: W (the
- * weights now), att, loss, losses (losses[k]: after k steps) and lrs (each step's learning
+ * weights now), att, Y, loss, losses (losses[k]: after k steps) and lrs (each step's learning
  * rate). step(lr) is one compute.train step from the weights now: the same bits as Trainer.step
  * (the forward pass of the same weights is the same); steps asked for while one runs follow it in
  * order. reset() is back to the initial weights at once (steps in flight are dropped).
@@ -101,7 +101,7 @@ function cancelledStep() {
 export class SteppedTrainer {
   constructor(mha, compute, model) {
     const first = new Trainer(mha, model); // the initial weights' forward and loss, here
-    this.initial = { W: model.W, att: first.att, loss: first.loss };
+    this.initial = { W: model.W, att: first.att, Y: first.Y, loss: first.loss };
     first.free();
     this.compute = compute;
     this.model = model;
@@ -114,7 +114,8 @@ export class SteppedTrainer {
     this.job?.cancel();
     this.job = null;
     this.chain = Promise.resolve();
-    Object.assign(this, { W: this.initial.W, att: this.initial.att, loss: this.initial.loss });
+    const { W, att, Y, loss } = this.initial;
+    Object.assign(this, { W, att, Y, loss });
     this.losses = [this.loss];
     this.lrs = [];
   }
@@ -138,7 +139,7 @@ export class SteppedTrainer {
       this.job = this.compute.train({ ...args, priority: 8, group: 'lesson5', name: 'l5-step' });
       return this.job.promise.then((r) => {
         if (generation !== this.generation) throw cancelledStep();
-        Object.assign(this, { W: r.W, att: r.att, loss: r.losses[1], job: null });
+        Object.assign(this, { W: r.W, att: r.att, Y: r.Y, loss: r.losses[1], job: null });
         this.losses.push(this.loss);
         this.lrs.push(lr);
         return this.loss;
