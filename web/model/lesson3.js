@@ -69,7 +69,7 @@ const MASKED = 'np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, score
 export function lesson3Captions({ B, heads, hs, causal = false, b = 0, h = 0 }) {
   const stage = (name, code, shape, note) => ({ kind: 'stage', name, code, shape, note });
   const caps = [
-    stage('X', 'X', '(B, T, C)', 'B sequences of T tokens, C features each'),
+    stage('X', 'X', '(B, T, C)', 'the input: B sequences of T tokens, C features each'),
     stage('', 'X @ Wq', '(B, T, C)', 'one (C, C) matmul for all heads at once (also Wk, Wv)'),
     stage('', '(X @ Wq).reshape(B, T, h, hs)', '(B, T, h, hs)', `C = h · hs = ${heads} · ${hs}`),
     stage(
@@ -84,7 +84,12 @@ export function lesson3Captions({ B, heads, hs, causal = false, b = 0, h = 0 }) 
       '(B, h, T, T)',
       `one T×T matrix per head; √hs = ${Math.sqrt(hs)}`,
     ),
-    stage('att', `softmax(${causal ? MASKED : 'scores'})`, '(B, h, T, T)', 'each row sums to 1'),
+    stage(
+      'att',
+      `softmax(${causal ? MASKED : 'scores'})`,
+      '(B, h, T, T)',
+      causal ? 'the causal mask: −∞ above the diagonal; each row sums to 1' : 'each row sums to 1',
+    ),
     stage('headout', 'att @ V', '(B, h, T, hs)', 'each head mixes its own V'),
     stage('concat', 'merge_heads(headout)', '(B, T, C)', 'transpose back, reshape (B, T, C)'),
     stage('Y', 'concat @ Wo', '(B, T, C)', 'Wo mixes the heads'),
