@@ -279,7 +279,7 @@ function lesson3Body(parts) {
     el('h3', { text: 'One head, step by step' }),
     el('p', {
       className: 'formula',
-      text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att @ V',
+      text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
     }),
     parts.scalingSlot,
     parts.steps.controls,
