@@ -7,7 +7,7 @@ import { copyButton } from '../../components/export.js';
 import { debounce } from '../../components/controls.js';
 import { codeDetails, numpyBlock } from '../../components/code.js';
 import { L5_THRESHOLD } from '../../model/gradcheck-report.js';
-import { autoFull, stepCount, trainsAtOnce } from '../../model/playground.js';
+import { autoFull, stepCount } from '../../model/playground.js';
 import { AGREEMENT_SENTENCE, PE_AGREEMENT } from '../../model/agreement.js';
 import { settingsToQuery } from '../../model/settings.js';
 import { playgroundScript, xSnippet } from '../../model/numpy-scripts.js';
@@ -80,6 +80,7 @@ function playgroundParts({ mha, compute, state, err }) {
     checks: checksView({ mha, compute, isCurrent }),
   };
   parts.trainer = playgroundTrainer({
+    mha,
     compute,
     err,
     isCurrent,
@@ -93,19 +94,15 @@ function playgroundParts({ mha, compute, state, err }) {
   return parts;
 }
 
-/**
- * Show a new view (new model): every part renders it, then training and the checks start.
- * Returns the training run's promise.
- */
+/** Show a new view (new model): every part renders it, then training and the checks start. */
 function showView(parts, view) {
-  const training = parts.trainer.train(view);
+  parts.trainer.train(view); // first: small views train at once, so the toggle can offer it
   parts.attention.render(view);
   parts.y.render(view);
   parts.xDetails.set(viewX(view));
   parts.figures.render(view);
   parts.script.refresh();
   parts.checks.start(view);
-  return training;
 }
 
 /** Only lr or steps changed: same X, weights and initial attention; retrain only. */
@@ -178,7 +175,7 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
   /**
    * A new model: the old setting's jobs (forward, training, checks) stop at once; the forward
    * pass runs in the compute engine, and its view is shown unless a newer one was asked for.
-   * Resolves with { view, training } once shown (null if dropped).
+   * Resolves with the view once shown (null if dropped).
    */
   function show(settings, tokens) {
     const asked = ++state.asked;
@@ -188,7 +185,8 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
     const shown = (view) => {
       if (asked !== state.asked) return null;
       Object.assign(state, { view, shown: asked, job: null });
-      return { view, training: showView(parts, view) };
+      showView(parts, view);
+      return view;
     };
     const failed = (e) => {
       if (!e.cancelled && asked === state.asked) form.err.set(`Not computed: ${e.message}`);
@@ -237,10 +235,9 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
       // this view); a URL with bad settings is left as it is, with its error message showing
       if (first.valid && state.view && !custom) writeURL(state.view.settings);
     },
-    // the first view is on screen (and, when small, trained: as it was when computed at once)
-    ready: firstView.then((r) =>
-      r && trainsAtOnce(r.view.settings, r.view.T) ? r.training : undefined,
-    ),
+    // the first view is on screen (at once, unless its forward pass is large: then it comes
+    // back from the compute engine)
+    ready: firstView,
     panel: parts.checks.panel,
     dispose() {
       state.asked += 1;

@@ -1,7 +1,30 @@
 // training.js - the playground's training run for a view: `steps` SGD steps at `lr` from the
-// initial weights, in the compute engine (a worker, or main-thread slices), the loss chart growing
-// as it goes; the view keeps the losses and the attention after the steps taken so far
-// (view.trained).
+// initial weights, at once when small (a few ms: less than a round trip to the worker, and the
+// first render needs no worker), else in the compute engine (a worker, or main-thread slices),
+// the loss chart growing as it goes; the view keeps the losses and the attention after the steps
+// taken so far (view.trained).
+
+import { trainAtOnce } from '../../model/training.js';
+import { trainedAttention, trainsAtOnce } from '../../model/playground.js';
+
+/**
+ * Train small views at once: view.losses and view.trained (the attention after the steps taken)
+ * are set, an error goes to the error line.
+ */
+function trainNow(mha, view, err) {
+  view.trained = null;
+  try {
+    const r = trainAtOnce(mha, view.settings, view.model);
+    view.losses = r.losses;
+    const steps = r.losses.length - 1;
+    const att = trainedAttention(mha, view.settings, view.model, steps);
+    view.trained = att ? { steps, att } : null;
+    if (r.error) err.set(`Training stopped: ${r.error}`);
+  } catch (e) {
+    view.losses = [];
+    err.set(`Training stopped: ${e.message}`);
+  }
+}
 
 /** What a run reported so far into the view: the losses, and the attention after the steps. */
 function follow(view, { losses, att }) {
@@ -14,10 +37,9 @@ function follow(view, { losses, att }) {
  * The playground's trainer: train(view) cancels a run in progress and trains the view;
  * onLosses(view, final) is called whenever view.losses changed (final: the run ended, by
  * finishing or failing; the figures list follows only progress and completion, as before).
- * ctx: { compute, err, isCurrent(view), onLosses(view, { figures }) }. train() returns a promise
- * that settles when the run has (false when it failed or was cancelled).
+ * ctx: { mha, compute, err, isCurrent(view), onLosses(view, { figures }) }.
  */
-export function playgroundTrainer({ compute, err, isCurrent, onLosses }) {
+export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
   const run = { job: null };
 
   function cancel() {
@@ -28,6 +50,11 @@ export function playgroundTrainer({ compute, err, isCurrent, onLosses }) {
   function train(view) {
     cancel();
     const s = view.settings;
+    if (trainsAtOnce(s, view.T)) {
+      trainNow(mha, view, err);
+      onLosses(view, { figures: false });
+      return;
+    }
     const { model } = view;
     follow(view, { losses: view.losses.slice(0, 1) }); // the loss at the initial weights
     onLosses(view, { figures: false });
@@ -52,22 +79,20 @@ export function playgroundTrainer({ compute, err, isCurrent, onLosses }) {
       },
     });
     run.job = job;
-    return job.promise.then(
+    job.promise.then(
       (r) => {
-        if (run.job !== job) return false;
+        if (run.job !== job) return;
         run.job = null;
         follow(view, r);
         if (isCurrent(view)) onLosses(view, { figures: true });
-        return true;
       },
       (e) => {
-        if (e.cancelled || run.job !== job) return false;
+        if (e.cancelled || run.job !== job) return;
         run.job = null;
         follow(view, { losses: e.losses ?? [], att: e.att }); // up to the step that failed
-        if (!isCurrent(view)) return false;
+        if (!isCurrent(view)) return;
         onLosses(view, { figures: false });
         err.set(`Training stopped: ${e.message}`);
-        return false;
       },
     );
   }
