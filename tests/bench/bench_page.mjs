@@ -39,7 +39,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, servePage, fileUrl, webDir, CHROMIUM } from '../browser/browser.mjs';
-import { hotFunctions, mainThread, readTrace, taskStats, traceCategories } from './page-trace.mjs';
+import {
+  hotFunctions,
+  mainThread,
+  readTrace,
+  taskParts,
+  taskStats,
+  traceCategories,
+} from './page-trace.mjs';
 
 function countFromEnv(name, fallback) {
   const v = Number(process.env[name] ?? fallback);
@@ -127,6 +134,12 @@ function readMarks() {
   };
 }
 
+/** The browser's work and the functions in a task (a trace recorded with profile). */
+function profileOf(trace, t, task) {
+  if (!task) return { parts: [], functions: [] };
+  return { parts: taskParts(trace, t, task), functions: hotFunctions(trace, t, task) };
+}
+
 /** One fresh load: the page's marks and its main-thread tasks until every check is done. */
 async function oneLoad(browser, url, { profile = false } = {}) {
   const { context, page, errors } = await newPage(browser);
@@ -149,7 +162,7 @@ async function oneLoad(browser, url, { profile = false } = {}) {
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     const t = mainThread(trace, 'mha:start', r.start);
     r.tasks = taskStats(t.tasks, 0, r.checksDone);
-    if (profile) r.hot = hotFunctions(trace, t, r.tasks.longTask);
+    if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
     return r;
   } finally {
     await context.close();
@@ -205,7 +218,7 @@ async function oneEdit(browser, url, { profile = false } = {}) {
     const during = taskStats(t.tasks, t0, at);
     const after = taskStats(t.tasks, at, at + 1000);
     const r = { editMs: at - t0, longest: during.longest, longTasks: during.longTasks, after };
-    if (profile) r.hot = during.longTask ? hotFunctions(trace, t, during.longTask) : [];
+    if (profile) r.hot = profileOf(trace, t, during.longTask);
     return r;
   } finally {
     await context.close();
@@ -278,8 +291,9 @@ async function profileRuns(browser, log) {
 }
 
 function hotLines(what, task, hot) {
-  const lines = [`${what}: ${ms(task)}; by self time (V8 sampling profiler):`];
-  for (const h of hot ?? []) {
+  const parts = hot.parts.slice(0, 6).map((p) => `${p.name} ${ms(p.ms)}`);
+  const lines = [`${what}: ${ms(task)}: ${parts.join(', ')}; by self time (V8's profiler):`];
+  for (const h of hot.functions) {
     lines.push(
       `  ${ms(h.ms).padStart(7)}  ${h.name}${h.stack.length ? `  <- ${h.stack.join(' <- ')}` : ''}`,
     );
