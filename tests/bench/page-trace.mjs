@@ -4,8 +4,9 @@
 //   ... load, interact ...
 //   const trace = readTrace(await browser.stopTracing());
 //   const t = mainThread(trace, 'mha:start', startTimeOfThatMarkInThePage);
-//   t.tasks       [{ start, dur }] every top-level task of the page's main thread, in ms after
-//                 navigation (performance.timeOrigin), in order
+//   t.tasks       [{ start, dur, cpu }] every top-level task of the page's main thread, in ms
+//                 after navigation (performance.timeOrigin), in order; cpu: the thread's own time
+//                 in it (less than dur when other processes took the core meanwhile)
 //   t.toTrace(ms) the trace time (µs) of a page time (ms)
 //   hotFunctions(trace, t, task)   with { profile: true }: the functions V8's sampling profiler
 //                 saw in that task, by self time, e.g. [{ name: 'paintCells', ms: 40, stack }]
@@ -59,11 +60,15 @@ export function mainThread(events, anchor, anchorMs) {
   const tasks = topLevel(raw).map((e) => ({
     start: (e.ts - origin) / 1000,
     dur: (e.dur ?? 0) / 1000,
+    cpu: (e.tdur ?? e.dur ?? 0) / 1000, // the thread's own time: without preemption
   }));
   return { pid, tid, origin, tasks, toTrace: (ms) => origin + ms * 1000 };
 }
 
-/** The tasks that overlap [from, to) (ms after navigation): their longest, those over limit. */
+/**
+ * The tasks that overlap [from, to) (ms after navigation): the longest (wall time and the
+ * thread's own time) and how many took over `limit` ms.
+ */
 export function taskStats(tasks, from, to, limit = 50) {
   const inside = tasks.filter((t) => t.start < to && t.start + t.dur > from);
   const longest = inside.reduce((a, t) => (t.dur > (a?.dur ?? -1) ? t : a), null);
@@ -73,6 +78,8 @@ export function taskStats(tasks, from, to, limit = 50) {
     longestAt: longest?.start ?? NaN,
     longTasks: inside.filter((t) => t.dur > limit).length,
     longTask: longest,
+    longestCpu: Math.max(0, ...inside.map((t) => t.cpu)),
+    longCpuTasks: inside.filter((t) => t.cpu > limit).length,
   };
 }
 
