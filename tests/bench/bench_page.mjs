@@ -13,7 +13,7 @@
 //   mha:gradcheck:l4-gradcheck  lesson 4's full check at course size: its own slices (busyMs),
 //                             start -> done (measure), done after navigation (mark)
 //   main-thread tasks         every top-level task of the page's main thread from navigation to
-//                             checks done (the trace's ThreadControllerImpl::RunTask): the
+//                             checks done (tests/bench/page-trace.mjs): the
 //                             longest, and how many took over 50 ms; also in thread time (the
 //                             task's own CPU time: a loaded machine's preemption left out)
 // The GPT-2-size edit (over http, fresh loads): the playground opened at T = 64, C = 768,

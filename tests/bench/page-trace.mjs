@@ -13,11 +13,16 @@
 //   taskParts(trace, t, task)      with { profile: true }: what the browser did in the task, by
 //                 time: [{ name: 'Layout', ms: 120 }, { name: 'FunctionCall', ms: 30 } ...]
 //
-// A task is ThreadControllerImpl::RunTask on the thread that made the anchor mark (the page's
-// main thread; marks are made there); the trace's clock is the monotonic one (µs), so the anchor
-// mark ties it to the page's clock.
+// A task is a top-level ThreadControllerImpl::RunTask or BlinkScheduler_PerformMicrotaskCheckpoint
+// on the thread that made the anchor mark (the page's main thread; marks are made there); the
+// trace's clock is the monotonic one (µs), so the anchor mark ties it to the page's clock.
 
-const TASK_EVENT = 'ThreadControllerImpl::RunTask';
+// The main thread's top-level work: tasks, and the microtask checkpoints Blink runs outside a
+// task (a resolved wasm compilation continues an async function there).
+const TASK_EVENTS = new Set([
+  'ThreadControllerImpl::RunTask',
+  'BlinkScheduler_PerformMicrotaskCheckpoint',
+]);
 
 /** The trace categories: tasks, the page's marks, and (profile) V8's CPU samples. */
 export function traceCategories({ profile = false } = {}) {
@@ -55,7 +60,7 @@ export function mainThread(events, anchor, anchorMs) {
   const { pid, tid } = mark;
   const origin = mark.ts - anchorMs * 1000;
   const raw = events
-    .filter((e) => e.name === TASK_EVENT && e.ph === 'X' && e.pid === pid && e.tid === tid)
+    .filter((e) => TASK_EVENTS.has(e.name) && e.ph === 'X' && e.pid === pid && e.tid === tid)
     .sort((a, b) => a.ts - b.ts);
   const tasks = topLevel(raw).map((e) => ({
     start: (e.ts - origin) / 1000,
