@@ -37,7 +37,9 @@ export function numpyBlock(getScript, { what = 'this lesson' } = {}) {
   );
   const note = el('span', {
     className: 'note',
-    text: 'a complete script for python3 + numpy that prints the numbers shown here',
+    text:
+      'a complete script for python3 + numpy that prints the numbers shown here (the random ' +
+      'draws bit for bit, everything computed to the last digit or two)',
   });
   const box = el(
     'div',

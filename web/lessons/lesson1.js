@@ -9,10 +9,12 @@ import { field, errorLine, debounce, textInput } from '../components/controls.js
 import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
+import { checkpointBox } from '../components/checkpoints.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
 import { lesson1 } from '../model/lesson1.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
 import { lesson1Arrays } from '../model/lesson-arrays.js';
+import { fmt } from '../model/format.js';
 
 const MAPS = [
   ['A1', 'head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A', { scale: 'unit' }],
@@ -82,6 +84,18 @@ function argmaxTable(r) {
   });
 }
 
+/**
+ * The weights are random draws, not trained: the table's "attends most to" is about these
+ * projections, not about language. Quotes the map's strongest row as the example.
+ */
+function untrainedNote(r) {
+  const { query, key, weight } = r.strongest;
+  return el('p', {
+    className: 'note untrained-note',
+    text: `These weights are random and untrained: Wq, Wk and Wv of both heads are fresh draws from the generator, not learned from text. So when ‘${r.tokens[query]}’ attends most to ‘${r.tokens[key]}’ in head A (weight ${fmt(weight, 4)}), that is a property of these random projections of random embeddings, not of English. A trained model's heads learn their patterns from data; what this lesson shows is only that two heads with different projections already read the same X differently.`,
+  });
+}
+
 function sentenceControl(sentence) {
   const input = textInput('l1-sentence', 'l1-error', { size: 60 });
   input.value = sentence;
@@ -103,6 +117,8 @@ export function renderLesson1({ mha, body }) {
   const maps = attentionMaps(state.r);
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
+  const untrainedSlot = el('div');
+  const checks = checkpointBox('lesson1', state.r, { what: 'lesson 1' });
   const getScript = () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens });
   const script = numpyBlock(getScript, { what: 'lesson 1' });
 
@@ -114,6 +130,8 @@ export function renderLesson1({ mha, body }) {
     chipsSlot.replaceChildren(tokenChips(r.tokens, r.ids, highlight));
     figs.set(lesson1Figures(r));
     argmaxSlot.replaceChildren(argmaxTable(r));
+    untrainedSlot.replaceChildren(untrainedNote(r));
+    checks.update(r);
     script.refresh();
   }
   function recompute() {
@@ -144,6 +162,8 @@ export function renderLesson1({ mha, body }) {
     }),
     el('div', { className: 'figure-grid cols-2' }, ...maps.map((m) => m.element)),
     figs.element,
+    checks.element,
+    untrainedSlot,
     argmaxSlot,
     script.element,
     downloadsRow(arraysButton(1, () => lesson1Arrays(mha, { tokens: state.r.tokens })).element),

@@ -8,6 +8,7 @@ import { numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { shapeDiagram } from '../components/shape-diagram.js';
+import { checkpointBox } from '../components/checkpoints.js';
 import { lesson2 } from '../model/lesson2.js';
 import { block2d } from '../model/arrays.js';
 import { columnLabels, positionLabels } from '../model/labels.js';
@@ -115,6 +116,14 @@ function lesson2Figures(r) {
   ];
 }
 
+/** What the two proof numbers show, and what they cannot: whether q itself is right. */
+function proofsNote(r) {
+  return el('p', {
+    className: 'note proofs-note',
+    text: `What the two proofs show: splitting only relabels numbers (head i is columns ${r.hs}·i to ${r.hs}·i+${r.hs - 1} of q, exactly what the small projection x @ Wq[:, ${r.hs}i:${r.hs}(i+1)] computes) and merging undoes it. What they cannot show: that q is right. Both sides of each comparison come from the same x and Wq, so both numbers are 0 with a wrong Wq too (transposed, scaled differently, drawn from another seed). For that, compare the checkpoint below with your notebook: heads[0, 1, 0, :4] and (x @ Wq[:, hs:2*hs])[0, 0, :4] are the same four numbers, and yours must be these.`,
+  });
+}
+
 export function renderLesson2({ mha, body }) {
   const r = lesson2(mha);
   const tokens = positionLabels(r.T);
@@ -125,6 +134,7 @@ export function renderLesson2({ mha, body }) {
   const figs = figuresList();
   figs.set(lesson2Figures(r));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });
+  const checks = checkpointBox('lesson2', r, { what: 'lesson 2' });
 
   body.append(
     diagram,
@@ -132,6 +142,8 @@ export function renderLesson2({ mha, body }) {
     qmap.element,
     el('div', { className: 'figure-grid cols-2' }, ...headMaps.map((h) => h.element)),
     figs.element,
+    proofsNote(r),
+    checks.element,
     script.element,
     downloadsRow(arraysButton(2, () => lesson2Arrays(r)).element),
   );

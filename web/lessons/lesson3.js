@@ -9,6 +9,7 @@ import { field, indexSelect } from '../components/controls.js';
 import { num, numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
+import { checkpointBox } from '../components/checkpoints.js';
 import { lesson3, lesson3Step } from '../model/lesson3.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { batchTokenLabels, headColumnLabels, positionLabels } from '../model/labels.js';
@@ -31,10 +32,18 @@ function squareMap(toks, title, shape, extra) {
   };
 }
 
+/** The mean-over-heads maps are a view, not a step of the layer. */
+function meanNote() {
+  return el('p', {
+    className: 'note mean-note',
+    text: `The last map of each row, the mean over heads, is a view for the eye, not a step of the layer: the layer never averages its heads. It concatenates their outputs (merge_heads) and lets Wo mix them.`,
+  });
+}
+
 /** Every head's att and their mean, per batch item. update(r) after a recompute. */
 function attentionGrid(r, toks) {
   const { B, T, heads } = r;
-  const box = el('div');
+  const box = el('div', {}, meanNote());
   const grid = [];
   for (let b = 0; b < B; b++) {
     const maps = [];
@@ -43,12 +52,13 @@ function attentionGrid(r, toks) {
       const data = slice2d(r.att, b * heads + i, T, T);
       maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` }));
     }
-    const o = squareMap(toks, `mean over heads · batch ${b}`, `att[${b}].mean(0) (${T}, ${T})`);
+    const title = `mean over heads · batch ${b} (a view, not a layer step)`;
+    const o = squareMap(toks, title, `att[${b}].mean(0) (${T}, ${T})`);
     const data = meanOverHeads(r.att, b, heads, T);
     maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
     grid.push(maps);
     box.append(
-      el('h3', { text: `Batch item ${b}: all ${heads} heads and their mean` }),
+      el('h3', { text: `Batch item ${b}: all ${heads} heads, and their mean for the eye` }),
       el('div', { className: 'figure-grid' }, ...maps.map((m) => m.element)),
     );
   }
@@ -95,6 +105,21 @@ function stepMaps(r, toks, s) {
       exportName: 'lesson3-step-headout',
     }),
   };
+}
+
+/** Why ÷ √hs, with the spread of this page's Q Kᵀ and scores measured live. */
+function scalingNote(r) {
+  const n = r.B * r.heads * r.T * r.T;
+  const root = Math.sqrt(r.hs);
+  return el(
+    'p',
+    { className: 'note why-scaling' },
+    `Why ÷ √hs: each score is a dot product of hs = ${r.hs} terms. When the entries of q and k have a spread of about 1 (X is standard normal and each W is drawn ÷ √C, so here they do), such a sum has variance about hs, a standard deviation about √hs = ${root}. A softmax over numbers that far apart saturates: nearly all the weight goes to one key and the gradients through it vanish. Dividing by √hs brings the spread back near 1. Measured on this page over all ${n} entries (B·h·T·T): Q Kᵀ has standard deviation `,
+    num(r.scoreSpread.before),
+    `; the scores, after ÷ ${root}, have `,
+    num(r.scoreSpread.after),
+    '.',
+  );
 }
 
 function rowSumTable(s, toks, b, h) {
@@ -221,6 +246,12 @@ function shapesCaption(r) {
   return `Shapes at every stage (seed 42, B = ${r.B}, T = ${r.T}, C = ${r.C}, h = ${r.heads}, hs = ${r.hs})`;
 }
 
+/** Why Wo is what lets the heads interact (the words of the block-diagonal experiment). */
+function woText({ hs }) {
+  const b = `${hs} × ${hs}`;
+  return `Why Wo is where the heads interact: up to concat, each head's output sits in its own ${hs} columns (head i in columns ${hs}·i to ${hs}·i+${hs - 1}) and no head has seen another's numbers. Y = concat @ Wo, and the ${b} block of Wo in row block i and column block j carries head i into output block j. The diagonal blocks keep every head in its own columns; only the off-diagonal blocks let one output column read several heads. With them set to 0 (a block-diagonal Wo) output block j reads only head j, so the change to head 0 below moves only block 0 of Y; with the full Wo each output column reads every head, and every block moves.`;
+}
+
 function lesson3Body(parts) {
   return [
     parts.controls,
@@ -231,17 +262,16 @@ function lesson3Body(parts) {
       className: 'formula',
       text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att @ V',
     }),
+    parts.scalingSlot,
     parts.steps.controls,
     parts.steps.grid,
     parts.steps.row,
     el('h3', { text: 'Block-diagonal vs full Wo' }),
-    el('p', {
-      className: 'note',
-      text: `Y = concat @ Wo. With Wo block-diagonal (the off-diagonal 16 × 16 blocks set to 0), output block j reads only head j; with the full Wo each output column reads all heads.`,
-    }),
+    el('p', { className: 'note why-wo', text: woText(parts.r) }),
     parts.blocks.slot,
     parts.blocks.maps,
     parts.figs.element,
+    parts.checks.element,
     parts.script.element,
     parts.downloads,
   ];
@@ -261,6 +291,8 @@ export function renderLesson3({ mha, body, data }) {
   const figs = figuresList();
   const getScript = () => lesson3Script({ causal: state.causal });
   const script = numpyBlock(getScript, { what: 'lesson 3' });
+  const scalingSlot = el('div');
+  const checks = checkpointBox('lesson3', state.r, { what: 'lesson 3' });
 
   function fill() {
     const r = state.r;
@@ -269,6 +301,8 @@ export function renderLesson3({ mha, body, data }) {
     steps.update(r);
     blocks.update(r);
     figs.set(lesson3Figures(r));
+    scalingSlot.replaceChildren(scalingNote(r));
+    checks.update(r);
     script.refresh();
   }
   causalBox.addEventListener('change', () => {
@@ -281,9 +315,8 @@ export function renderLesson3({ mha, body, data }) {
   // the lesson's arrays with its mask as it is at the click
   const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });
   const downloads = downloadsRow(arraysButton(3, getArrays).element);
-  body.append(
-    ...lesson3Body({ controls, shapesSlot, grid, steps, blocks, figs, script, downloads }),
-  );
+  const parts = { r: state.r, controls, shapesSlot, grid, steps, blocks, figs, script };
+  body.append(...lesson3Body({ ...parts, scalingSlot, checks, downloads }));
 
   return {
     figures: () => {

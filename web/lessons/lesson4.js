@@ -23,6 +23,7 @@ import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { layerCheck } from '../jobs/gradcheck.js';
+import { checkpointBox } from '../components/checkpoints.js';
 
 // the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
 const AXES = {
@@ -209,6 +210,7 @@ export function renderLesson4({ mha, body, data, scheduler }) {
     script.element,
     downloadsRow(arraysButton(4, () => lesson4Arrays(mha, r)).element),
   );
+  body.append(checkpointBox('lesson4', r, { what: 'lesson 4' }).element);
 
   return {
     figures: () => ({

@@ -35,6 +35,7 @@ import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { checkSamples, customModel } from '../model/notebook-check.js';
 import { Trainer } from '../jobs/trainer.js';
 import { layerCheck } from '../jobs/gradcheck.js';
+import { checkpointBox } from '../components/checkpoints.js';
 
 const C = 64;
 const SEED = 42;
@@ -310,6 +311,7 @@ function lessonScript(sentence, tokens, trainer, heads) {
       rng: 'default_rng',
       lrs: trainer.lrs,
       threshold: L5_THRESHOLD,
+      checkpoints: 'lesson5',
     });
   return { ...numpyBlock(get, { what: 'lesson 5' }), get };
 }
@@ -394,6 +396,7 @@ export function renderLesson5({ mha, body, data, scheduler, notebook, custom = n
     script.element,
     downloads(mha, model, trainer, notebook),
   );
+  body.append(checkpointBox('lesson5', trainer, { what: 'lesson 5' }).element); // step 0
 
   const dims = { B: 1, T, C: model.C, heads };
   const total = gradcheckSize(mha, dims);

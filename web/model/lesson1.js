@@ -13,6 +13,19 @@ function singleHeadAttention(mha, rng, X, { T, C, hs }) {
 }
 
 /**
+ * The query row of A whose largest weight is the largest of all (first on ties): { query, key,
+ * weight }, the strongest "attends most to" of the map (T, T).
+ */
+function strongestRow(A, argmaxes, T) {
+  let best = { query: 0, key: argmaxes[0], weight: A[argmaxes[0]] };
+  for (let t = 1; t < T; t++) {
+    const w = A[t * T + argmaxes[t]];
+    if (w > best.weight) best = { query: t, key: argmaxes[t], weight: w };
+  }
+  return best;
+}
+
+/**
  * Lesson 1: two independent single heads on the sentence (C = 64, hs = 16, seed 42, default_rng):
  * one stream: E, then Wq1, Wk1, Wv1, then Wq2, Wk2, Wv2, each standard_normal((C, hs)) / sqrt(C).
  * A1, A2, diff = A1 - A2: (T, T).
@@ -25,6 +38,7 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
     const A1 = singleHeadAttention(mha, rng, X, { T, C, hs });
     const A2 = singleHeadAttention(mha, rng, X, { T, C, hs });
     const diff = subtract(A1, A2);
+    const argmax1 = rowArgmax(A1, T);
     return {
       tokens,
       vocab,
@@ -38,7 +52,8 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
       diff,
       maxGap: maxAbs(diff),
       argmaxDiffRows: argmaxDiffRows(A1, A2, T),
-      argmax1: rowArgmax(A1, T),
+      argmax1,
+      strongest: strongestRow(A1, argmax1, T),
       argmax2: rowArgmax(A2, T),
     };
   } finally {

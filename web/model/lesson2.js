@@ -24,6 +24,11 @@ function headProjectionGaps(x, Wq, Qheads, { T, C, heads, hs }) {
   return perHead;
 }
 
+/** (x @ Wq[:, hs:2*hs])[0, 0, :4]: head 1's small projection of token 0 (k-ordered sums). */
+function head1Projection(x, Wq, { C, hs }) {
+  return Array.from({ length: Math.min(4, hs) }, (_, d) => dotColumn(x, 0, Wq, hs + d, C));
+}
+
 /** x = standard_normal((1, T, C)), then Wq = standard_normal((C, C)) / sqrt(C); default_rng. */
 function drawLesson2(mha, seed, T, C) {
   const rng = mha.rng(seed, 'default_rng');
@@ -64,6 +69,7 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
       Qheads,
       perHead,
       headMaxDiff,
+      head1Projection: heads > 1 ? head1Projection(x, Wq, { C, hs }) : [],
       roundTrip: maxAbsDiff(back, q),
       splitEqualsLayer: maxAbsDiff(split, Qheads),
       shapes: { x: [1, T, C], q4: [1, T, heads, hs], heads: [1, heads, T, hs] },

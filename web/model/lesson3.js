@@ -17,6 +17,16 @@ import {
 } from './arrays.js';
 import { borrowLayer, returnLayer } from './layers.js';
 
+/** Population standard deviation (NumPy's a.std(): ddof = 0), the mean first, then the squares. */
+export function standardDeviation(a) {
+  let mean = 0;
+  for (let i = 0; i < a.length; i++) mean += a[i];
+  mean /= a.length;
+  let ss = 0;
+  for (let i = 0; i < a.length; i++) ss += (a[i] - mean) ** 2;
+  return Math.sqrt(ss / a.length);
+}
+
 /** Q Kᵀ before the scaling (for the step view): Q, K (B, h, T, hs) -> (B, h, T, T). */
 function qkProducts(Qd, Kd, { B, heads, T, hs }) {
   const QK = new Float64Array(B * heads * T * T);
@@ -121,6 +131,8 @@ export function lesson3(mha, { causal = false, data } = {}) {
       tensors: t,
       shapes,
       QK,
+      // why 1/√hs: the spread of Q Kᵀ (each entry a dot product of hs terms) and of the scores
+      scoreSpread: { before: standardDeviation(QK), after: standardDeviation(t.scores.data) },
       att,
       rowSums: sums,
       rowSumMaxErr: maxErr,

@@ -3,10 +3,26 @@
 
 import { createLegend, gradientStops, legendLayout } from '../scales.js';
 import { INK, LABEL_INK } from './theme.js';
+import { el } from '../dom.js';
 
 /** The scale's title: the legendLabel option, else 'attention weight' / 'value'. */
 export function legendText(s) {
   return s.legendLabel ?? (s.scale === 'diverging' ? 'value' : 'attention weight');
+}
+
+/**
+ * What the colour bar's limits are, under the bar: attention's fixed 0 … 1, or ± the largest
+ * |value| of this map (or, with the maxAbs option, of every map that shares its scale).
+ */
+export function legendNote(s, col) {
+  if (s.scale !== 'diverging') {
+    return col.lo === 0 && col.hi === 1
+      ? 'limits: fixed at 0 and 1'
+      : `limits: fixed at ${col.lo} and ${col.hi}`;
+  }
+  return s.maxAbs > 0 && Number.isFinite(s.maxAbs)
+    ? 'limits: ± the largest |value| of the maps that share this scale'
+    : 'limits: ± the largest |value| in this map';
 }
 
 /** "◀ dashed outline: <highlightLabel> (rows 2 ‘cat’, 4)". */
@@ -26,9 +42,11 @@ export function updateSide(state) {
   const { s, col } = state;
   const { side, keyEl } = state.dom;
   const kind = s.scale === 'diverging' ? 'diverging' : 'unit';
-  const key = `${kind}|${col.lo}|${col.hi}|${legendText(s)}`;
+  const note = legendNote(s, col);
+  const key = `${kind}|${col.lo}|${col.hi}|${legendText(s)}|${note}`;
   if (!state.legend || state.legend.key !== key) {
     const lg = createLegend({ kind, min: col.lo, max: col.hi, label: legendText(s) });
+    lg.element.append(el('p', { className: 'legend-note', text: note }));
     lg.key = key;
     if (state.legend) state.legend.element.replaceWith(lg.element);
     else side.append(lg.element);

@@ -6,6 +6,7 @@ import { groupThousands } from '../../components/tables.js';
 import { GradcheckPanel } from '../../components/gradcheck-panel.js';
 import {
   L5_THRESHOLD,
+  backwardOrder,
   gradcheckSize,
   pendingReport,
   pgThreshold,
@@ -33,8 +34,11 @@ export function checksView({ mha, scheduler, isCurrent }) {
     id: 'pg-gradcheck',
     scheduler,
     threshold: L5_THRESHOLD,
-    caption: 'Gradient check of the MSE loss for the typed sentence (initial weights)',
+    caption:
+      'Gradient check of the MSE loss for the typed sentence (initial weights; one row per ' +
+      "gradient, in lesson 4's order)",
     label: 'Playground gradient check',
+    order: backwardOrder(mha),
   });
 
   function start(view) {

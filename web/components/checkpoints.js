@@ -1,0 +1,70 @@
+// checkpoints.js - the "Checkpoint — your notebook should print" box of every lesson: a few
+// entries by their NumPy expressions (web/model/checkpoints.js), every digit, and a copy button.
+// The lesson's Copy-as-NumPy script prints the same lines.
+
+import { el } from './dom.js';
+import { copyButton } from './export.js';
+import { checkpointLine, checkpoints, pythonValues } from '../model/checkpoints.js';
+import { AGREEMENT, AGREEMENT_SENTENCE } from '../model/agreement.js';
+
+const NOTE =
+  'In your notebook, print(np.asarray(expr).tolist()) shows every digit (NumPy’s own print ' +
+  `rounds to 8); the Copy-as-NumPy script prints these same lines. ${AGREEMENT_SENTENCE}`;
+
+/** How an entry agrees with NumPy, in agreement.js's words (+ a random draw / computed). */
+function kindText(kind) {
+  return `${AGREEMENT[kind].title} (${kind === 'exact' ? 'a random draw' : 'computed'})`;
+}
+
+/**
+ * One entry: <div class="checkpoint"><dt><code>label =</code> <span>kind</span></dt>
+ * <dd data-checkpoint=label><code>values</code></dd></div>.
+ */
+function checkpointItem(c) {
+  return el(
+    'div',
+    { className: 'checkpoint' },
+    el(
+      'dt',
+      {},
+      el('code', { text: `${c.label} =` }),
+      ' ',
+      el('span', { className: 'note checkpoint-kind', text: kindText(c.kind) }),
+    ),
+    el(
+      'dd',
+      { className: 'checkpoint-values', dataset: { checkpoint: c.label } },
+      el('code', { text: pythonValues(c.values) }),
+    ),
+  );
+}
+
+/**
+ * The box of a lesson ('lesson1' ... 'lesson5') for its model result r (see checkpoints() in
+ * web/model/checkpoints.js). Returns { element, update(r) } (after a recompute: a new sentence,
+ * the causal mask).
+ */
+export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
+  const dl = el('dl', { className: 'checkpoint-list' });
+  let current = [];
+  const copy = copyButton('Copy checkpoint', () => current.map(checkpointLine).join('\n'));
+  copy.setAttribute('aria-label', `Copy checkpoint: the lines of ${what}`);
+  const element = el(
+    'div',
+    {
+      className: 'checkpoints',
+      dataset: { lesson },
+      attrs: { role: 'group', 'aria-label': `Checkpoint of ${what}: your notebook should print` },
+    },
+    el('h3', { className: 'checkpoints-title', text: 'Checkpoint — your notebook should print' }),
+    dl,
+    el('p', { className: 'note checkpoints-note', text: NOTE }),
+    el('div', { className: 'actions' }, copy),
+  );
+  const update = (res) => {
+    current = checkpoints(lesson, res);
+    dl.replaceChildren(...current.map(checkpointItem));
+  };
+  update(r);
+  return { element, update };
+}
