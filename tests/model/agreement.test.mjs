@@ -96,10 +96,10 @@ test(L4, (t) => {
   const grads = r.order.map((g) => `${JSON.stringify(g)}: g[${JSON.stringify(g)}].tolist()`);
   const { values: v } = runPython(script, {
     X: 'X.tolist()',
-    Wq: 'Wq.tolist()',
-    Wk: 'Wk.tolist()',
-    Wv: 'Wv.tolist()',
-    Wo: 'Wo.tolist()',
+    Wq: 'layer.W["Wq"].tolist()',
+    Wk: 'layer.W["Wk"].tolist()',
+    Wv: 'layer.W["Wv"].tolist()',
+    Wo: 'layer.W["Wo"].tolist()',
     dY: 'dY.tolist()',
     Y: 'Y.tolist()',
     L: 'float(np.sum(dY * Y))',
@@ -134,10 +134,14 @@ for (const rng of ['default_rng', 'legacy']) {
     const { losses } = trainAtOnce(mha, s, model);
     const { values: v } = runPython(trainingScript({ ...SCRIPT, rng }), {
       X: 'X.tolist()',
-      W: '[w.tolist() for w in (Wq, Wk, Wv, Wo)]',
       target: 'target.tolist()',
       losses: '[float(L) for L in losses]',
     });
+    // the layer's initial weights: the same script before any step (training moves layer.W)
+    const { values: w0 } = runPython(trainingScript({ ...SCRIPT, rng, lrs: [] }), {
+      W: '[layer.W[k].tolist() for k in ("Wq", "Wk", "Wv", "Wo")]',
+    });
+    v.W = w0.W;
     assertExact(t, model.X, v.X, 'X');
     ['Wq', 'Wk', 'Wv', 'Wo'].forEach((k, i) => assertExact(t, model.W[k], v.W[i], k));
     assertExact(t, model.target, v.target, 'target');
@@ -182,7 +186,8 @@ test('the gradient check in NumPy: its errors agree with the page’s in magnitu
   const { out } = runPython(trainingScript({ ...SCRIPT, lrs: [], check: true }), {});
   const ratios = [];
   for (const r of report) {
-    const m = out.match(new RegExp(`^${r.tensor} +\\([^)]*\\) +(\\S+) +(\\S+) +(\\S+)`, 'm'));
+    // the script's rows are named by gradient (dWq ... dX), the report's by tensor
+    const m = out.match(new RegExp(`^d${r.tensor} +\\([^)]*\\) +(\\S+) +(\\S+) +(\\S+)`, 'm'));
     assert.ok(m, `no row ${r.tensor} in:\n${out}`);
     const numpyRel = Number(m[2]);
     const ratio = Math.max(numpyRel / r.maxRel, r.maxRel / numpyRel);
