@@ -1,16 +1,17 @@
 // app.js - entry of the companion page (bundled into app.bundle.js by `make bundle`).
 //
-// Loads the wasm module, renders every lesson once (in course order; the playground's forward pass
-// and training come back from the compute engine), marks `mha:ready`, then starts the long
-// gradient checks in the compute engine (web/jobs/compute.js: workers, or main-thread slices).
+// Loads the wasm module, renders every section once, one per task (the section in view first,
+// then the rest in page order, yielding in between so no task runs long), marks `mha:ready`, then
+// runs the long gradient checks in the compute engine (web/jobs/compute.js: workers, or
+// main-thread slices) and marks `mha:checks-done` when they are all done.
 performance.mark('mha:start');
 
 import { loadMHA } from './mha.js';
 import { courseData } from './model/course.js';
-import { Scheduler } from './jobs/scheduler.js';
+import { Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
 import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
-import { buildPendingFigures } from './components/lazy-figure.js';
+import { buildPendingFigures, observePendingFigures } from './components/lazy-figure.js';
 import { notebookButton, sectionText } from './components/downloads.js';
 import { renderStartHere } from './lessons/start-here.js';
 import { renderSentence } from './lessons/sentence.js';
@@ -87,6 +88,31 @@ const STEPS = [
   ['lesson5', 'l5-body', 'Lesson 5', renderLesson5, 'mha:lesson-5'],
   ['playground', 'pg-body', 'The playground', renderPlayground, 'mha:playground'],
 ];
+const NOTEBOOK = 'notebook'; // the notebook check's section (nb-body), rendered in page order
+
+/**
+ * The order the sections are built in: the one the reader sees first (the address's #fragment,
+ * else the first section reaching below the top of the window), then the rest in page order.
+ */
+function buildOrder() {
+  const inPage = [...document.querySelectorAll('.lesson-body')].map((b) => b.id);
+  const keyOf = (bodyId) =>
+    bodyId === 'nb-body' ? NOTEBOOK : STEPS.find((st) => st[1] === bodyId)?.[0];
+  const keys = inPage.map(keyOf).filter(Boolean);
+  const id = decodeURIComponent(location.hash.slice(1));
+  const target = id ? document.getElementById(id) : null;
+  const section =
+    target?.closest('section') ??
+    [...document.querySelectorAll('section')].find((x) => x.getBoundingClientRect().bottom > 0);
+  const first = keyOf(section?.querySelector('.lesson-body')?.id);
+  return first ? [first, ...keys.filter((k) => k !== first)] : keys;
+}
+
+/** Let the browser in between two sections (input, a frame): scheduler.yield() where it exists. */
+function nextTask() {
+  const s = globalThis.scheduler;
+  return typeof s?.yield === 'function' ? s.yield() : yieldToEventLoop();
+}
 
 // The sections that "Use my arrays in the lessons" re-renders with a notebook's arrays.
 const CUSTOM_KEYS = new Set(['lesson3', 'lesson4', 'lesson5', 'playground']);
@@ -167,6 +193,31 @@ function showTiming(version) {
   footer.textContent = `mha-wasm ${version}: every section computed ${Math.round(ms)} ms after navigation (performance marks mha:start … mha:ready).`;
 }
 
+/** window.mhaPage: what the browser tests read (figures, settings, the notebook, the engine). */
+function exposePage(page, compute) {
+  const { lessons } = page;
+  window.mhaPage = {
+    figures() {
+      const f = {};
+      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) {
+        f[k] = lessons[k]?.figures() ?? null;
+      }
+      return JSON.parse(JSON.stringify(f));
+    },
+    settings() {
+      return lessons.playground?.settings() ?? null;
+    },
+    /** The notebook check: loaded arrays, the last check's statuses, custom arrays in use. */
+    notebook() {
+      return { ...(page.notebook?.state() ?? {}), custom: !!page.custom };
+    },
+    /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */
+    get compute() {
+      return compute.info();
+    },
+  };
+}
+
 async function main() {
   const status = document.getElementById('status');
   renderStartHere();
@@ -204,37 +255,25 @@ async function main() {
     banners: new Map(),
     notebook: null,
   };
-  for (const step of STEPS) {
+  observePendingFigures(); // a figure that comes into view is drawn at once
+  for (const key of buildOrder()) {
+    await nextTask();
+    if (key === NOTEBOOK) {
+      renderNotebookSection(page);
+      continue;
+    }
+    const step = STEPS.find((st) => st[0] === key);
+    if (key in lessons) continue; // already rendered ("Use my arrays" came first)
     renderStep(page, step);
     if (step[4]) performance.mark(step[4]);
   }
-  renderNotebookSection(page);
 
   const tools = document.querySelector('#toc .toc-tools');
   tools?.append(
     notebookButton(notebook, { id: 'download-notebook', version: mha.version }).element,
   );
 
-  window.mhaPage = {
-    figures() {
-      const f = {};
-      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) {
-        f[k] = lessons[k]?.figures() ?? null;
-      }
-      return JSON.parse(JSON.stringify(f));
-    },
-    settings() {
-      return lessons.playground?.settings() ?? null;
-    },
-    /** The notebook check: loaded arrays, the last check's statuses, custom arrays in use. */
-    notebook() {
-      return { ...(page.notebook?.state() ?? {}), custom: !!page.custom };
-    },
-    /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */
-    get compute() {
-      return compute.info();
-    },
-  };
+  exposePage(page, compute);
 
   // the sections whose first figures come back from the compute engine (the playground's)
   await Promise.allSettled(STEPS.map(([key]) => lessons[key]?.ready));
@@ -251,12 +290,23 @@ async function main() {
   // and the playground's full check (1)
   buildPendingFigures(scheduler, 2.5);
   for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
-  Promise.all([scheduler.idle(), compute.idle()]).then(() => {
+  Promise.all([checksDone(scheduler), compute.idle()]).then(() => {
+    performance.mark('mha:checks-done');
     status.textContent = status.textContent.replace(
       ' Full gradient checks continue in the background.',
       ' All gradient checks done.',
     );
   });
+}
+
+/** Resolves when the scheduler has run out of jobs and none came after (a check's follow-up). */
+async function checksDone(scheduler) {
+  let serial;
+  do {
+    serial = scheduler.serial;
+    await scheduler.idle();
+    await yieldToEventLoop();
+  } while (serial !== scheduler.serial || scheduler.jobs.length);
 }
 
 main();

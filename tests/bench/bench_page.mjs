@@ -2,26 +2,36 @@
 // bench_page.mjs - the companion page's timings in headless Chromium (part of `npm run bench`,
 // or alone: `npm run bench:page`); never part of the pass/fail tests.
 //
-// For each of BENCH_PAGE_LOADS fresh loads (a new browser context each time, so nothing is cached
-// between loads) over http (tests/serve.mjs) and from file://, it reads the page's own
-// performance entries:
-//   mha:navigation-to-ready        navigation start -> every lesson's first render done
-//                                  (app.js marks mha:ready after the last lesson's render)
-//   mha:lesson-1 ... mha:playground marks: when each lesson's first render was done
-//   mha:figures                    every figure drawn, the off-screen ones too (drawn after ready)
-//   mha:gradcheck:l4-gradcheck     lesson 4's full gradient check at course size (B=2, T=6, C=64,
-//                                  h=4: 21,568 entries): the time spent in its own slices
-//                                  (detail.busyMs), its duration from start to finish (measure) and
-//                                  when it finished after navigation (mark). It shares the page's
-//                                  scheduler, in 12 ms slices, with the figures still being drawn
-//                                  and lesson 5's and the playground's checks.
-// and prints median, min and max per quantity, plus web/mha.wasm's size raw and gzipped.
-// A floor for the first render: the same index.html and style.css with app.bundle.js replaced by
-// one performance.mark (served from a temporary copy), loaded the same way: how long after
-// navigation any script of the page can start, before it has done anything.
+// Fresh loads (a new browser context each time, so nothing is cached between loads) over http
+// (tests/serve.mjs) and from file://, alternating, each under a Chromium trace. Per load, from the
+// page's own performance entries and the trace (tests/bench/page-trace.mjs):
+//   mha:navigation-to-ready   navigation start -> every lesson rendered (app.js marks mha:ready)
+//   mha:lesson-1 ... mha:playground, mha:wasm, mha:figures (every figure drawn, off-screen too)
+//   mha:checks-done           navigation start -> every background check done (app.js marks it
+//                             when the scheduler and the compute engine are idle; a page without
+//                             the mark: when #status says "All gradient checks done.")
+//   mha:gradcheck:l4-gradcheck  lesson 4's full check at course size: its own slices (busyMs),
+//                             start -> done (measure), done after navigation (mark)
+//   main-thread tasks         every top-level task of the page's main thread from navigation to
+//                             checks done (tests/bench/page-trace.mjs): the
+//                             longest, and how many took over 50 ms; also in thread time (the
+//                             task's own CPU time: a loaded machine's preemption left out)
+// The GPT-2-size edit (over http, fresh loads): the playground opened at T = 64, C = 768,
+// h = 12 (?s=<64 tokens>&C=768&h=12); once its first view is shown, one word of the sentence is
+// changed (input + change events, as typing and leaving the field do); timed from the event to
+// the mark the playground makes when the shown head's attention of the new view is drawn
+// (mha:pg-attention), with the longest main-thread task in between.
+// Printed: median, min and max per quantity, the load average (1, 5, 15 min) before and after,
+// and web/mha.wasm's size raw and gzipped. A floor for the first render: the same index.html and
+// style.css with app.bundle.js replaced by one performance.mark (served from a temporary copy):
+// how long after navigation any script of the page can start.
 //
-// Environment: BENCH_PAGE_LOADS=11 (>= 1), MHA_CHROMIUM=/usr/bin/chromium.
-// Needs the bundle: `make wasm bundle` (npm run bench builds it).
+// BENCH_PAGE_PROFILE=1 adds one profiled load and one profiled edit with a readable (unminified)
+// bundle: the functions V8's sampling profiler saw in the longest tasks, by self time.
+//
+// Environment: BENCH_PAGE_LOADS=11 (>= 1), BENCH_PAGE_EDITS (default: the loads),
+// BENCH_PAGE_PROFILE=0, MHA_CHROMIUM=/usr/bin/chromium.
+// Needs the bundle: `make wasm bundle` (npm run bench:page builds it).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,12 +40,28 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, servePage, fileUrl, webDir, CHROMIUM } from '../browser/browser.mjs';
+import {
+  hotFunctions,
+  mainThread,
+  readTrace,
+  taskParts,
+  taskStats,
+  traceCategories,
+} from './page-trace.mjs';
 
-const LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 11);
-if (!Number.isInteger(LOADS) || LOADS < 1) {
-  console.error(
-    `bench_page: BENCH_PAGE_LOADS must be an integer >= 1, got ${process.env.BENCH_PAGE_LOADS}`,
-  );
+function countFromEnv(name, fallback) {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(v) || v < 0) {
+    console.error(`bench_page: ${name} must be an integer >= 0, got ${process.env[name]}`);
+    process.exit(2);
+  }
+  return v;
+}
+const LOADS = countFromEnv('BENCH_PAGE_LOADS', 11);
+const EDITS = countFromEnv('BENCH_PAGE_EDITS', LOADS);
+const PROFILE = process.env.BENCH_PAGE_PROFILE === '1';
+if (LOADS < 1) {
+  console.error('bench_page: BENCH_PAGE_LOADS must be >= 1');
   process.exit(2);
 }
 
@@ -45,48 +71,157 @@ const median = (a) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)} ms` : '-');
+const count = (x) => (Number.isFinite(x) ? String(Math.round(x)) : '-');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
 
-/** One fresh load: the page's performance entries, in ms after navigation start. */
-async function oneLoad(browser, url) {
+// The GPT-2-size playground: the default sentence eight times (64 tokens), then its last word
+// changed (still 64 tokens, one more word in the vocabulary).
+const GPT2 = { C: 768, h: 12 };
+const SENTENCE_64 = Array(8).fill('The lanterns of Lantern Bay guide boats home').join(' ');
+const EDITED_64 = SENTENCE_64.replace(/home$/, 'harbour');
+const gpt2Query = `?s=${encodeURIComponent(SENTENCE_64)}&C=${GPT2.C}&h=${GPT2.h}`;
+
+/** Records when #status first says every check is done (for a page without mha:checks-done). */
+function watchStatus() {
+  document.addEventListener('DOMContentLoaded', () => {
+    const status = document.getElementById('status');
+    if (!status) return;
+    const mo = new MutationObserver(() => {
+      if (!status.textContent.includes('All gradient checks done')) return;
+      window.__benchChecksDone = performance.now();
+      mo.disconnect();
+    });
+    mo.observe(status, { childList: true, characterData: true, subtree: true });
+  });
+}
+
+async function newPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(watchStatus);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** The page's performance entries after every check is done (ms after navigation). */
+function readMarks() {
+  const mark = (n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? NaN;
+  const measure = (n) => performance.getEntriesByName(n, 'measure')[0];
+  const l4 = measure('mha:gradcheck:l4-gradcheck');
+  const done = mark('mha:checks-done');
+  return {
+    ready: measure('mha:navigation-to-ready')?.duration ?? NaN,
+    start: mark('mha:start'),
+    wasm: mark('mha:wasm'),
+    lessons: [
+      'mha:lesson-1',
+      'mha:lesson-2',
+      'mha:lesson-3',
+      'mha:lesson-4',
+      'mha:lesson-5',
+      'mha:playground',
+    ].map(mark),
+    l4check: l4?.duration ?? NaN,
+    l4busy: l4?.detail?.busyMs ?? NaN,
+    figures: mark('mha:figures'),
+    l4done: mark('mha:gradcheck:l4-gradcheck'),
+    checksDone: Number.isFinite(done) ? done : (window.__benchChecksDone ?? NaN),
+    checksMark: Number.isFinite(done),
+  };
+}
+
+/** The browser's work and the functions in a task (a trace recorded with profile). */
+function profileOf(trace, t, task) {
+  if (!task) return { parts: [], functions: [] };
+  return { parts: taskParts(trace, t, task), functions: hotFunctions(trace, t, task) };
+}
+
+/** One fresh load: the page's marks and its main-thread tasks until every check is done. */
+async function oneLoad(browser, url, { profile = false } = {}) {
+  const { context, page, errors } = await newPage(browser);
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    await browser.startTracing(page, { categories: traceCategories({ profile }) });
     await page.goto(url);
     await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
       timeout: 60_000,
     });
     await page.waitForFunction(
       () =>
-        performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure').length > 0 &&
+        (performance.getEntriesByName('mha:checks-done', 'mark').length > 0 ||
+          window.__benchChecksDone !== undefined) &&
         performance.getEntriesByName('mha:figures', 'mark').length > 0,
       null,
       { timeout: 120_000, polling: 50 },
     );
+    const r = await page.evaluate(readMarks);
+    const trace = readTrace(await browser.stopTracing());
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
-    return await page.evaluate(() => {
-      const mark = (n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? NaN;
-      const measure = (n) => performance.getEntriesByName(n, 'measure')[0]?.duration ?? NaN;
-      return {
-        ready: measure('mha:navigation-to-ready'),
-        wasm: mark('mha:wasm'),
-        lessons: [
-          'mha:lesson-1',
-          'mha:lesson-2',
-          'mha:lesson-3',
-          'mha:lesson-4',
-          'mha:lesson-5',
-          'mha:playground',
-        ].map(mark),
-        l4check: measure('mha:gradcheck:l4-gradcheck'),
-        l4busy:
-          performance.getEntriesByName('mha:gradcheck:l4-gradcheck', 'measure')[0]?.detail
-            ?.busyMs ?? NaN,
-        figures: mark('mha:figures'),
-        l4done: mark('mha:gradcheck:l4-gradcheck'),
-      };
+    const t = mainThread(trace, 'mha:start', r.start);
+    r.tasks = taskStats(t.tasks, 0, r.checksDone);
+    if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
+    return r;
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * One fresh load of the GPT-2-size playground and one edit of its sentence: { editMs, longest,
+ * longTasks, after } or { refused: the page's message } when the page does not take the size.
+ */
+async function oneEdit(browser, url, { profile = false } = {}) {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await page.goto(url + gpt2Query);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
+      timeout: 60_000,
     });
+    const refused = await page.evaluate(() => document.getElementById('pg-error').textContent);
+    if (refused.trim()) return { refused: refused.trim() };
+    await page.waitForFunction(
+      () =>
+        performance.getEntriesByName('mha:pg-attention', 'mark').some((m) => m.detail?.C === 768),
+      null,
+      { timeout: 120_000, polling: 50 },
+    );
+    await page.waitForTimeout(500); // the first view's follow-up work is under way
+    await browser.startTracing(page, { categories: traceCategories({ profile }) });
+    const t0 = await page.evaluate((text) => {
+      performance.mark('bench:edit');
+      const input = document.getElementById('pg-sentence');
+      input.value = text;
+      const at = performance.now();
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true })); // leaving the field: no pause
+      return at;
+    }, EDITED_64);
+    const shown = await page.waitForFunction(
+      (at) =>
+        performance
+          .getEntriesByName('mha:pg-attention', 'mark')
+          .find((m) => m.startTime > at && m.detail?.C === 768)?.startTime,
+      t0,
+      { timeout: 120_000, polling: 20 },
+    );
+    const at = await shown.jsonValue();
+    await page.waitForTimeout(1000); // the tasks that follow, for the record
+    const anchor = await page.evaluate(
+      () => performance.getEntriesByName('bench:edit', 'mark')[0].startTime,
+    );
+    const trace = readTrace(await browser.stopTracing());
+    if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+    const t = mainThread(trace, 'bench:edit', anchor);
+    const during = taskStats(t.tasks, t0, at);
+    const after = taskStats(t.tasks, at, at + 1000);
+    const { longest, longTasks, longestCpu } = during;
+    const r = { editMs: at - t0, longest, longTasks, longestCpu, after };
+    if (profile) r.hot = profileOf(trace, t, during.longTask);
+    return r;
   } finally {
     await context.close();
   }
@@ -111,92 +246,191 @@ async function floorLoad(browser, url) {
   }
 }
 
-export async function benchPage({ loads = LOADS, log = (...a) => console.error(...a) } = {}) {
+/** A copy of web/ (index.html, style.css) in a temporary folder, with app.bundle.js = text. */
+function pageCopy(prefix, bundleText) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  for (const f of ['index.html', 'style.css']) {
+    fs.copyFileSync(path.join(webDir, f), path.join(dir, f));
+  }
+  fs.writeFileSync(path.join(dir, 'app.bundle.js'), bundleText);
+  return dir;
+}
+
+/**
+ * The bundle with the page's code unminified (names a profile can show): the real bundle's
+ * leading globals (the wasm, the worker's source) and esbuild's readable build of web/app.js.
+ */
+async function readableBundle() {
+  const esbuild = await import('esbuild');
+  const real = fs.readFileSync(path.join(webDir, 'app.bundle.js'), 'utf8').split('\n');
+  const globals = real.filter((l) => l.startsWith('globalThis.MHA_'));
+  const out = await esbuild.build({
+    entryPoints: [path.join(webDir, 'app.js')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  return `${globals.join('\n')}\n${out.outputFiles[0].text}`;
+}
+
+/** The profiled load and edit: the functions in their longest tasks. */
+async function profileRuns(browser, log) {
+  const dir = pageCopy('mha-profile-', await readableBundle());
+  const copy = await serve(dir, 0);
+  try {
+    const load = await oneLoad(browser, copy.url, { profile: true });
+    log(`bench_page: profiled load: longest task ${ms(load.tasks.longest)}`);
+    const edit = await oneEdit(browser, copy.url, { profile: true });
+    return { load, edit };
+  } finally {
+    copy.server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function hotLines(what, task, hot) {
+  const parts = hot.parts.slice(0, 6).map((p) => `${p.name} ${ms(p.ms)}`);
+  const lines = [`${what}: ${ms(task)}: ${parts.join(', ')}; by self time (V8's profiler):`];
+  for (const h of hot.functions) {
+    lines.push(
+      `  ${ms(h.ms).padStart(7)}  ${h.name}${h.stack.length ? `  <- ${h.stack.join(' <- ')}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+function table(rows) {
+  const head = ['quantity', 'via', 'median', 'min', 'max', 'target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r) =>
+    r
+      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [fmt(head), widths.map((n) => '-'.repeat(n)).join('  '), ...rows.map(fmt)];
+}
+
+// [label, value of a load, format, target]
+const LOAD_QUANTITIES = [
+  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 200 ms'],
+  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, ''],
+  ['  last lesson rendered (mha:playground) - mha:wasm', (r) => r.lessons[5] - r.wasm, ms, ''],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '<= 1500 ms'],
+  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, ''],
+  ['lesson 4 full check: its own slices (busy time)', (r) => r.l4busy, ms, ''],
+  ['lesson 4 full check, start -> done', (r) => r.l4check, ms, ''],
+  ['navigation -> lesson 4 check done', (r) => r.l4done, ms, ''],
+  ['longest main-thread task, navigation -> checks done', (r) => r.tasks.longest, ms, '<= 50 ms'],
+  ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, '0'],
+  ['  longest task in thread time (its own CPU time)', (r) => r.tasks.longestCpu, ms, ''],
+  ['  tasks over 50 ms of thread time', (r) => r.tasks.longCpuTasks, count, ''],
+];
+const EDIT_QUANTITIES = [
+  ['GPT-2-size edit (T=64, C=768, h=12): event -> head drawn', (r) => r.editMs, ms, '<= 300 ms'],
+  ['  longest main-thread task during the edit', (r) => r.longest, ms, '<= 100 ms'],
+  ['  main-thread tasks over 50 ms during the edit', (r) => r.longTasks, count, ''],
+  ['  longest task during the edit in thread time', (r) => r.longestCpu, ms, ''],
+  ['  longest main-thread task in the 1 s after', (r) => r.after.longest, ms, ''],
+];
+
+function rowsOf(quantities, runsByWhere) {
+  const rows = [];
+  for (const [label, f, format, target] of quantities) {
+    for (const [w, runs] of Object.entries(runsByWhere)) {
+      const v = runs.map(f);
+      const row = [label, w, format(median(v)), format(Math.min(...v)), format(Math.max(...v))];
+      rows.push([...row, target]);
+    }
+  }
+  return rows;
+}
+
+async function runLoads(browser, where, loads, log) {
+  const runs = Object.fromEntries(Object.keys(where).map((w) => [w, []]));
+  await oneLoad(browser, where.http); // warm the disk cache, untimed
+  for (let i = 0; i < loads; i++) {
+    for (const w of Object.keys(where)) {
+      const r = await oneLoad(browser, where[w]);
+      runs[w].push(r);
+      log(
+        `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, checks done ` +
+          `${ms(r.checksDone)}, longest task ${ms(r.tasks.longest)} (${r.tasks.longTasks} over 50 ms)`,
+      );
+    }
+  }
+  return runs;
+}
+
+async function runEdits(browser, url, edits, log) {
+  const runs = [];
+  for (let i = 0; i < edits; i++) {
+    const r = await oneEdit(browser, url);
+    if (r.refused) {
+      log(`bench_page: the GPT-2-size playground is refused: ${r.refused}`);
+      return { refused: r.refused, runs: [] };
+    }
+    runs.push(r);
+    log(
+      `bench_page: edit ${i + 1}/${edits}: ${ms(r.editMs)}, longest task ${ms(r.longest)}, ` +
+        `after: ${ms(r.after.longest)}`,
+    );
+  }
+  return { refused: null, runs };
+}
+
+export async function benchPage({
+  loads = LOADS,
+  edits = EDITS,
+  profile = PROFILE,
+  log = (...a) => console.error(...a),
+} = {}) {
+  const load0 = loadAverage();
   const browser = await launchBrowser();
   const { server, url } = await servePage();
-  const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-floor-'));
-  for (const f of ['index.html', 'style.css']) {
-    fs.copyFileSync(path.join(webDir, f), path.join(floorDir, f));
-  }
-  fs.writeFileSync(path.join(floorDir, 'app.bundle.js'), 'performance.mark("floor:script");\n');
+  const floorDir = pageCopy('mha-floor-', 'performance.mark("floor:script");\n');
   const floor = await serve(floorDir, 0);
   const where = { http: url, 'file://': fileUrl };
-  const runs = { http: [], 'file://': [] };
   const floorRuns = [];
   let version; // read inside the try, whose finally closes the browser
+  let runs;
+  let edit;
+  let profiled = null;
   try {
     version = browser.version();
-    await oneLoad(browser, url); // warm the disk cache, untimed
-    for (let i = 0; i < loads; i++) {
-      for (const w of Object.keys(where)) {
-        // alternating http / file://
-        const r = await oneLoad(browser, where[w]);
-        runs[w].push(r);
-        log(
-          `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, lesson 4 check ${ms(r.l4check)} ` +
-            `(done ${ms(r.l4done)} after navigation)`,
-        );
-      }
-      floorRuns.push(await floorLoad(browser, floor.url));
-    }
+    runs = await runLoads(browser, where, loads, log);
+    for (let i = 0; i < loads; i++) floorRuns.push(await floorLoad(browser, floor.url));
+    edit = await runEdits(browser, url, edits, log);
+    if (profile) profiled = await profileRuns(browser, log);
   } finally {
     await browser.close();
     server.close();
     floor.server.close();
     fs.rmSync(floorDir, { recursive: true, force: true });
   }
+  const load1 = loadAverage();
 
   const wasm = fs.readFileSync(path.join(webDir, 'mha.wasm'));
   const gz = zlib.gzipSync(wasm, { level: 9 }).length;
   const bundle = fs.statSync(path.join(webDir, 'app.bundle.js')).size;
-  const stat = (w, f) => {
-    const v = runs[w].map(f);
-    return { median: median(v), min: Math.min(...v), max: Math.max(...v), values: v };
-  };
-  const quantities = [
-    ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, 'target <= 300 ms'],
-    ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ''],
-    [
-      '  last lesson render after wasm (mha:playground - mha:wasm)',
-      (r) => r.lessons[5] - r.wasm,
-      '',
-    ],
-    ['navigation -> every figure drawn, off-screen ones too (mha:figures)', (r) => r.figures, ''],
-    ['lesson 4 full gradient check: its own slices (busy time)', (r) => r.l4busy, 'target <= 2 s'],
-    ['lesson 4 full gradient check, start -> done', (r) => r.l4check, ''],
-    ['navigation -> lesson 4 check done', (r) => r.l4done, ''],
-  ];
-  const lines = [];
-  lines.push(
+  const lines = [
     `page: web/index.html in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`,
-  );
-  lines.push(
-    `from file:// (alternating; a new browser context per load); load average ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(', ')}`,
-  );
-  const rows = [];
-  for (const [label, f, target] of quantities) {
-    for (const w of Object.keys(where)) {
-      const s = stat(w, f);
-      rows.push([label, w, ms(s.median), ms(s.min), ms(s.max), target]);
-    }
+    `from file:// (alternating; a new browser context per load, traced); ${os.cpus().length} cores; load average`,
+    `(1, 5, 15 min) ${load0} before, ${load1} after`,
+  ];
+  if (runs.http.some((r) => !r.checksMark)) {
+    lines.push(
+      '(no mha:checks-done mark: checks done = when #status said "All gradient checks done.")',
+    );
   }
-  const widths = rows[0].map((_, i) =>
-    Math.max(
-      ...rows.map((r) => r[i].length),
-      ['quantity', 'via', 'median', 'min', 'max', ''][i].length,
-    ),
-  );
-  const fmt = (r) =>
-    r
-      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  lines.push(fmt(['quantity', 'via', 'median', 'min', 'max', '']));
-  lines.push(widths.map((n) => '-'.repeat(n)).join('  '));
-  for (const r of rows) lines.push(fmt(r));
+  const rows = rowsOf(LOAD_QUANTITIES, runs);
+  if (edit.runs.length) rows.push(...rowsOf(EDIT_QUANTITIES, { http: edit.runs }));
+  lines.push(...table(rows));
+  if (edit.refused) lines.push(`GPT-2-size edit: the playground refuses the size: ${edit.refused}`);
+  else lines.push(`GPT-2-size edit: ${edit.runs.length} fresh loads over http, one edit each`);
   lines.push(
     `floor: the same index.html + style.css with a one-line script (over http): the script runs ` +
       `${ms(median(floorRuns))} after navigation (median; min ${ms(Math.min(...floorRuns))}, max ${ms(Math.max(...floorRuns))})`,
@@ -205,10 +439,22 @@ export async function benchPage({ loads = LOADS, log = (...a) => console.error(.
     `web/mha.wasm ${wasm.length} bytes, ${gz} bytes gzipped (gzip -9; target <= 40 KB = 40960 bytes); ` +
       `web/app.bundle.js ${bundle} bytes (the wasm inlined as base64)`,
   );
+  if (profiled) {
+    lines.push(
+      ...hotLines('profiled load, longest task', profiled.load.tasks.longest, profiled.load.hot),
+    );
+    if (!profiled.edit.refused) {
+      lines.push(
+        ...hotLines('profiled edit, longest task', profiled.edit.longest, profiled.edit.hot),
+      );
+    }
+  }
   return {
     text: lines.join('\n'),
     runs,
+    edit,
     floor: floorRuns,
+    load: { before: load0, after: load1 },
     wasmBytes: wasm.length,
     wasmGzipBytes: gz,
     bundleBytes: bundle,

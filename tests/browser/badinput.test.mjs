@@ -88,8 +88,8 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
         () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
       ],
       [
-        '65 tokens',
-        () => setValue(page, '#pg-sentence', 'w '.repeat(65)),
+        '129 tokens',
+        () => setValue(page, '#pg-sentence', 'w '.repeat(129)),
         () => setValue(page, '#pg-sentence', X.DEFAULT_SENTENCE),
       ],
       [
@@ -165,11 +165,22 @@ test('playground bad input: a message in #pg-error, the last good figures unchan
   }
 });
 
+// what the message of a URL beyond the playground's limits says (C up to 1024, T up to 128)
+const LIMIT_MESSAGES = {
+  '?C=1025&h=5':
+    'C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got “1025”.',
+  '?C=768&h=10': 'C = 768 is not divisible by 10 heads',
+  [`?s=${'w+'.repeat(129)}`]: 'The sentence has 129 tokens; the page accepts 1 to 128 ',
+};
+
 test('bad URL settings: message in #pg-error, no exception, the page still renders', async (t) => {
   const defaults = X.sentenceForward({});
   const messages = [];
   for (const q of [
     '?C=64&h=5',
+    '?C=1025&h=5',
+    '?C=768&h=10',
+    `?s=${'w+'.repeat(129)}`,
     '?lr=NaN',
     `?s=${encodeURIComponent('<img src=x onerror=alert(1)>')}`,
   ]) {
@@ -178,6 +189,7 @@ test('bad URL settings: message in #pg-error, no exception, the page still rende
       try {
         const msg = await waitError(page, q);
         messages.push(`${q}: "${msg}"`);
+        if (LIMIT_MESSAGES[q]) assert.ok(msg.includes(LIMIT_MESSAGES[q]), `${q}: "${msg}"`);
         const f = await figures(page);
         assert.equal(f.playground.C % f.playground.heads, 0, 'heads divide C');
         // nothing valid to show from the URL: the page shows the defaults (and says so)

@@ -137,7 +137,8 @@ test('playground controls re-render as the Node API predicts; URL carries the st
       const Cs = await page
         .locator('#pg-C option')
         .evaluateAll((os) => os.map((o) => Number(o.value)));
-      assert.deepEqual(Cs, [8, 16, 32, 48, 64, 96, 128], '#pg-C options');
+      const widths = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
+      assert.deepEqual(Cs, widths, '#pg-C options');
       await page.locator('#pg-C').selectOption('48');
       const f = await waitFigures(page, (now) => now.playground.C === 48, {
         what: 'C = 48',

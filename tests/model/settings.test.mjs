@@ -13,6 +13,9 @@ import {
   MAX_LR,
   MAX_SEED_DEFAULT,
   MAX_SEED_LEGACY,
+  MAX_PG_TOKENS,
+  PRESETS,
+  presetOf,
   divisors,
   quoteValue,
   validateSettings,
@@ -39,7 +42,18 @@ test('the constants: defaults, options and limits', () => {
   assert.ok(Object.isFrozen(DEFAULTS) && Object.isFrozen(COURSE));
   assert.deepEqual({ ...COURSE }, { seed: 42, B: 2, T: 6, C: 64, heads: 4, hs: 16 });
   assert.equal(DEFAULT_SENTENCE, 'The lanterns of Lantern Bay guide boats home');
-  assert.deepEqual(C_OPTIONS, [8, 16, 32, 48, 64, 96, 128]);
+  assert.deepEqual(C_OPTIONS, [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
+  assert.equal(MAX_PG_TOKENS, 128);
+  assert.deepEqual(
+    PRESETS.map((p) => [p.key, p.C, p.h]),
+    [
+      ['course', 64, 4],
+      ['gpt2-small', 768, 12],
+      ['1024-16', 1024, 16],
+    ],
+  );
+  assert.equal(presetOf('768', '12').label, 'GPT-2 small (C = 768, h = 12)');
+  assert.equal(presetOf(768, 8), undefined);
   assert.deepEqual(RNG_OPTIONS, ['default_rng', 'legacy']);
   assert.equal(MAX_STEPS, 100);
   assert.equal(MAX_LR, 10);
@@ -144,6 +158,7 @@ test('validateSettings: strings from the controls or the URL are parsed', () => 
     assert.deepEqual(validateSettings({ C: String(C), h: '1' }).errors, {}, `C ${C}`);
   }
   assert.deepEqual(validateSettings({ h: '64' }).errors, {});
+  assert.deepEqual(validateSettings({ s: 'w '.repeat(128), C: '1024', h: '16' }).errors, {});
   assert.deepEqual(validateSettings({ seed: '0' }).errors, {});
   assert.deepEqual(validateSettings({ seed: String(2 ** 53 - 1) }).errors, {});
   assert.deepEqual(validateSettings({ seed: String(2 ** 32 - 1), rng: 'legacy' }).errors, {});
@@ -152,10 +167,31 @@ test('validateSettings: strings from the controls or the URL are parsed', () => 
 
 // One bad field at a time: [raw settings, field, exact message]
 const BAD = [
-  [{ C: '33' }, 'C', 'C must be one of 8, 16, 32, 48, 64, 96, 128; got “33”.'],
-  [{ C: '' }, 'C', 'C must be one of 8, 16, 32, 48, 64, 96, 128; got an empty field.'],
-  [{ C: '64.0' }, 'C', 'C must be one of 8, 16, 32, 48, 64, 96, 128; got “64.0”.'],
-  [{ C: '-64' }, 'C', 'C must be one of 8, 16, 32, 48, 64, 96, 128; got “-64”.'],
+  [
+    { C: '33' },
+    'C',
+    'C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got “33”.',
+  ],
+  [
+    { C: '' },
+    'C',
+    `C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got an empty field.`,
+  ],
+  [
+    { C: '64.0' },
+    'C',
+    'C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got “64.0”.',
+  ],
+  [
+    { C: '1025' },
+    'C',
+    'C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got “1025”.',
+  ],
+  [
+    { C: '-64' },
+    'C',
+    'C must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024; got “-64”.',
+  ],
   [{ h: '0' }, 'h', 'The number of heads must be a whole number ≥ 1; got “0”.'],
   [{ h: 'two' }, 'h', 'The number of heads must be a whole number ≥ 1; got “two”.'],
   [{ h: '2.5' }, 'h', 'The number of heads must be a whole number ≥ 1; got “2.5”.'],
@@ -246,9 +282,19 @@ const BAD = [
   [{ steps: '101' }, 'steps', 'Training steps must be a whole number from 1 to 100; got “101”.'],
   [{ steps: '1.5' }, 'steps', 'Training steps must be a whole number from 1 to 100; got “1.5”.'],
   [{ steps: 'ten' }, 'steps', 'Training steps must be a whole number from 1 to 100; got “ten”.'],
-  [{ s: '' }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
-  [{ s: undefined }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
-  [{ s: null }, 's', 'The sentence is empty: type at least one word (1 to 64 tokens).'],
+  [{ s: '' }, 's', 'The sentence is empty: type at least one word (1 to 128 tokens).'],
+  [{ s: undefined }, 's', 'The sentence is empty: type at least one word (1 to 128 tokens).'],
+  [{ s: null }, 's', 'The sentence is empty: type at least one word (1 to 128 tokens).'],
+  [
+    { s: 'w '.repeat(129) },
+    's',
+    `The sentence has 129 tokens; the page accepts 1 to 128 (attention is T×T, so 129×129 would be unreadable).`,
+  ],
+  [
+    { C: '768', h: '10' },
+    'h',
+    `C = 768 is not divisible by 10 heads: each head gets C / heads columns, so heads must divide C (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 768).`,
+  ],
   [
     { s: '<i>x</i>' },
     's',

@@ -2,10 +2,10 @@
 //
 // lazyHeatmap() returns the heatmap interface ({ element, update, highlight }) at once, with a
 // light placeholder in the page; the real heatmap is built when the placeholder comes near the
-// viewport, or by buildPendingFigures() right after the first render (in document order, in small
-// slices), or immediately when eager is true. update()/highlight() before that just remember the
-// latest state. When every figure exists, <html data-figures="1"> and performance mark
-// 'mha:figures'.
+// viewport (from observePendingFigures() on), or by buildPendingFigures() right after the first
+// render (in document order, about one per slice, so the frame after each lays out little), or
+// immediately when eager is true. update()/highlight() before that just remember the latest
+// state. When every figure exists, <html data-figures="1"> and performance mark 'mha:figures'.
 
 import { el } from './dom.js';
 import { heatmap } from './heatmap.js';
@@ -14,7 +14,8 @@ import { heatmap } from './heatmap.js';
 // drains it once after the first render).
 const queue = {
   pending: new Set(),
-  observer: null, // IntersectionObserver, from buildPendingFigures() on
+  observer: null, // IntersectionObserver, from observePendingFigures() on
+  observing: false, // figures are drawn when they come near the viewport
   ready: false, // the first render is over: new figures are built at once
   notified: false, // data-figures="1" is set
 };
@@ -96,7 +97,8 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
   if (eager || queue.ready) {
     lazy.build(); // after the first render: no reason to wait
   } else {
-    queue.pending.add(lazy); // observed from buildPendingFigures() on
+    queue.pending.add(lazy);
+    if (queue.observing) observe(lazy);
   }
   return lazyApi(state, lazy, placeholder);
 }
@@ -140,10 +142,16 @@ function pendingInOrder() {
   );
 }
 
+/** From now on, a figure not built yet is built when it comes near the viewport. */
+export function observePendingFigures() {
+  queue.observing = true;
+  for (const l of queue.pending) observe(l);
+}
+
 /** Build every figure not built yet, in document order, on the scheduler at `priority`. */
 export function buildPendingFigures(scheduler, priority) {
   queue.ready = true;
-  for (const l of queue.pending) observe(l);
+  observePendingFigures();
   if (!queue.pending.size) {
     checkAllBuilt();
     return;
@@ -151,7 +159,7 @@ export function buildPendingFigures(scheduler, priority) {
   scheduler.submit({
     priority,
     name: 'figures',
-    sliceMs: 40, // several figures per slice: fewer layout passes in between
+    sliceMs: 4, // about one figure per slice: the frame after it lays out little
     start: () => ({
       iterator: (function* () {
         while (queue.pending.size) {

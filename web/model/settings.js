@@ -6,7 +6,16 @@
 
 import { DEFAULT_SENTENCE, checkSentence } from './tokens.js';
 
-export const C_OPTIONS = [8, 16, 32, 48, 64, 96, 128];
+/** The widths C the playground offers: the course's sizes, then up to GPT-2's 768 and 1024. */
+export const C_OPTIONS = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
+/** The playground's longest sentence (lesson 1 takes MAX_TOKENS = 64). */
+export const MAX_PG_TOKENS = 128;
+/** Widths and head counts one click away (the course's, real models'): { key, label, C, h }. */
+export const PRESETS = Object.freeze([
+  Object.freeze({ key: 'course', label: 'the course (C = 64, h = 4)', C: 64, h: 4 }),
+  Object.freeze({ key: 'gpt2-small', label: 'GPT-2 small (C = 768, h = 12)', C: 768, h: 12 }),
+  Object.freeze({ key: '1024-16', label: '1024 / 16 (C = 1024, h = 16)', C: 1024, h: 16 }),
+]);
 export const RNG_OPTIONS = ['default_rng', 'legacy'];
 export const MAX_STEPS = 100;
 export const MAX_LR = 10;
@@ -130,7 +139,7 @@ export function validateSettings(raw) {
   const errors = {};
   const settings = {};
   settings.s = String(r.s ?? '');
-  const sc = checkSentence(settings.s);
+  const sc = checkSentence(settings.s, MAX_PG_TOKENS);
   if (sc.error) errors.s = sc.error;
   for (const check of [checkWidth, checkHeads, checkGenerator, checkFlags, checkTraining]) {
     check(r, settings, errors);
@@ -168,6 +177,11 @@ export function settingsToQuery(s) {
 export function sameModel(a, b) {
   const key = (x) => JSON.stringify([x.s, x.C, x.h, x.seed, x.rng, x.causal, x.pe]);
   return key(a) === key(b);
+}
+
+/** The preset with this width and number of heads (undefined: none). */
+export function presetOf(C, h) {
+  return PRESETS.find((p) => p.C === Number(C) && p.h === Number(h));
 }
 
 /** Whether two settings are the same view (the same query string). */

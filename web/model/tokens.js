@@ -2,7 +2,8 @@
 //
 //   tokenize      words and single symbols, like re.findall(r"(?:[^\W_]|')+|\S", text)
 //   vocabulary    distinct lower-cased tokens, and each token's row of E
-//   checkSentence a sentence the page accepts (1 to MAX_TOKENS tokens, no markup), or a message
+//   checkSentence a sentence the page accepts (1 to MAX_TOKENS tokens, or a given limit; no
+//                 markup), or a message
 
 export const DEFAULT_SENTENCE = 'The lanterns of Lantern Bay guide boats home';
 export const MAX_TOKENS = 64;
@@ -39,8 +40,11 @@ export function vocabulary(tokens) {
 // Something that looks like an HTML tag, comment, doctype or character reference.
 const HTML_RE = /<\/?[A-Za-z!?][^<>]*>|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i;
 
-/** Checks a sentence; returns { tokens } or { error } (a message for the student, plain text). */
-export function checkSentence(text) {
+/**
+ * Checks a sentence of 1 to maxTokens tokens (lesson 1's 64 unless given); returns { tokens } or
+ * { error } (a message for the student, plain text).
+ */
+export function checkSentence(text, maxTokens = MAX_TOKENS) {
   const s = String(text ?? '');
   const m = s.match(HTML_RE);
   if (m) {
@@ -51,11 +55,11 @@ export function checkSentence(text) {
   }
   const tokens = tokenize(s);
   if (tokens.length === 0) {
-    return { error: 'The sentence is empty: type at least one word (1 to 64 tokens).' };
+    return { error: `The sentence is empty: type at least one word (1 to ${maxTokens} tokens).` };
   }
-  if (tokens.length > MAX_TOKENS) {
+  if (tokens.length > maxTokens) {
     return {
-      error: `The sentence has ${tokens.length} tokens; the page accepts 1 to ${MAX_TOKENS} (attention is T×T, so ${tokens.length}×${tokens.length} would be unreadable).`,
+      error: `The sentence has ${tokens.length} tokens; the page accepts 1 to ${maxTokens} (attention is T×T, so ${tokens.length}×${tokens.length} would be unreadable).`,
     };
   }
   return { tokens };

@@ -6,11 +6,14 @@ import { field, errorLine, textInput } from '../../components/controls.js';
 import {
   DEFAULTS,
   C_OPTIONS,
+  MAX_PG_TOKENS,
+  PRESETS,
   RNG_OPTIONS,
   MAX_STEPS,
   SETTING_KEYS,
   divisors,
   parseBool,
+  presetOf,
 } from '../../model/settings.js';
 
 const DESCRIBED_BY = { 'aria-describedby': 'pg-error' };
@@ -55,7 +58,7 @@ function makeControls() {
 }
 
 const LABELS = {
-  s: 'Sentence (1–64 tokens)',
+  s: `Sentence (1–${MAX_PG_TOKENS} tokens)`,
   C: 'C (width)',
   h: 'heads h',
   seed: 'seed',
@@ -84,6 +87,21 @@ function fillHeads(hSel, C, h) {
   }
   hSel.replaceChildren(...opts);
   hSel.value = String(h);
+}
+
+/** The size presets: picking one sets C and h; "your own" when C and h match none. */
+function presetSelect() {
+  return el(
+    'select',
+    { id: 'pg-preset' },
+    el('option', { value: '', text: 'your own C and h' }),
+    ...PRESETS.map((p) => el('option', { value: p.key, text: p.label })),
+  );
+}
+
+/** The preset select follows C and h (as typed or loaded). */
+function syncPreset(c, preset) {
+  preset.value = presetOf(c.C.value, c.h.value)?.key ?? '';
 }
 
 /** Show raw settings (from the URL: maybe invalid) in the controls, keeping bad values visible. */
@@ -122,26 +140,37 @@ function readControls(c) {
 }
 
 /**
- * The form: { element, controls (by key), err, set(raw), read(), fillHeads(), showErrors(errors,
- * hasView) }.
+ * The form: { element, controls (by key), preset, err, set(raw), read(), fillHeads(),
+ * usePreset(), syncPreset(), showErrors(errors, hasView) }.
  */
 export function playgroundForm() {
   const controls = makeControls();
+  const preset = presetSelect();
   const err = errorLine('pg-error');
-  const element = el(
-    'div',
-    { className: 'controls' },
-    ...SETTING_KEYS.map((k) => field(LABELS[k], controls[k])),
-    err.element,
-  );
+  const fields = SETTING_KEYS.map((k) => field(LABELS[k], controls[k]));
+  fields.splice(SETTING_KEYS.indexOf('C'), 0, field('size preset', preset));
+  const element = el('div', { className: 'controls' }, ...fields, err.element);
   return {
     element,
     controls,
+    preset,
     err,
-    set: (raw) => setControls(controls, raw),
+    set: (raw) => {
+      setControls(controls, raw);
+      syncPreset(controls, preset);
+    },
     read: () => readControls(controls),
     /** The heads select for the width now chosen, keeping the heads chosen. */
     fillHeads: () => fillHeads(controls.h, Number(controls.C.value), Number(controls.h.value)),
+    /** The preset picked: its C and h into their controls (false: "your own", nothing to do). */
+    usePreset() {
+      const p = PRESETS.find((x) => x.key === preset.value);
+      if (!p) return false;
+      controls.C.value = String(p.C);
+      fillHeads(controls.h, p.C, p.h);
+      return true;
+    },
+    syncPreset: () => syncPreset(controls, preset),
     /** Mark the refused controls and list the messages (none: the line is cleared). */
     showErrors(errors, hasView) {
       for (const k of SETTING_KEYS) {

@@ -152,8 +152,11 @@ function wireForm(form, update, { parts, state }) {
   }
   c.C.addEventListener('change', () => {
     form.fillHeads();
+    form.syncPreset();
     update();
   });
+  c.h.addEventListener('change', () => form.syncPreset());
+  form.preset.addEventListener('change', () => form.usePreset() && update());
   for (const k of ['h', 'rng', 'causal', 'pe']) c[k].addEventListener('change', () => update());
   const { attention } = parts;
   attention.focus.select.addEventListener('change', () => attention.headChanged(state.view));
@@ -162,6 +165,7 @@ function wireForm(form, update, { parts, state }) {
 /** With a notebook's arrays: hide what they decide and what would describe the sentence's. */
 function hideForCustom(form, parts, nodes) {
   for (const k of FROM_ARRAYS) form.controls[k].closest('label').hidden = true;
+  form.preset.closest('label').hidden = true; // C and h are the arrays' too
   for (const n of [parts.xDetails.element, parts.script.element]) n.hidden = true;
   for (const n of nodes.filter((x) => x.matches?.('.pe-note, .link-actions'))) n.hidden = true;
 }

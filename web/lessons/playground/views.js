@@ -11,7 +11,13 @@ import { num } from '../../components/numbers.js';
 import { lazyHeatmap } from '../../components/lazy-figure.js';
 import { lossChartBesideTable, setChartTitle } from '../../components/loss-view.js';
 import { meanOverHeads, slice2d } from '../../model/arrays.js';
-import { gridCount, keptHead, shownAttention, stepCount } from '../../model/playground.js';
+import {
+  GRID_MAX_T,
+  gridHeads,
+  keptHead,
+  shownAttention,
+  stepCount,
+} from '../../model/playground.js';
 
 /** The options of a (T, T) attention map of the view. */
 function squareOptions(view, title, shape) {
@@ -58,14 +64,21 @@ function focusView() {
   return { select, slot, fig, render, setHeads };
 }
 
-/** Every head (the first gridCount of them), small. */
+/** Every head (the first gridHeads of them), small; none above GRID_MAX_T tokens. */
 function gridView() {
   const title = el('h3');
   const slot = el('div', { className: 'figure-grid' });
   const grid = { maps: [], view: null };
   const render = (view, shown) => {
     const { T, h } = view;
-    const n = gridCount(T, h);
+    const n = gridHeads(T, h);
+    if (n === 0) {
+      title.textContent = `One head at a time above ${GRID_MAX_T} tokens: pick it in “show head”`;
+      grid.maps = [];
+      grid.view = view;
+      slot.replaceChildren();
+      return;
+    }
     const which = n < h ? `the first ${n} of ${h} (pick any head above)` : `all ${h} heads`;
     title.textContent = `Attention of ${which}, ${shown.label}`;
     const opts = (i) => squareOptions(view, `head ${i}, ${shown.label}`, `(${T}, ${T})`);
@@ -168,11 +181,14 @@ export function attentionViews(currentView) {
     grid.render(view, s);
   }
   let rendered = null; // the view the maps were built for
+  /** A new view: its maps; then the mark mha:pg-attention (detail: its T, C, h) for timings. */
   const render = (view) => {
     chipsSlot.replaceChildren(tokenChips(view.tokens, view.model.ids, highlight));
     focus.setHeads(view.h);
     rendered = view;
     refresh(view);
+    const detail = { T: view.T, C: view.settings.C, h: view.h, built: !!focus.fig.map?.built };
+    performance.mark('mha:pg-attention', { detail });
   };
   /** Training moved on: redraw when the maps show the trained weights, else relabel the toggle. */
   const progress = (view) => {
