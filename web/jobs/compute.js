@@ -11,6 +11,7 @@
 import { epochNow, progressCount, startTask } from './tasks.js';
 import { WorkerPool, blobSpawner } from './compute-pool.js';
 import { blankRow, checkPlan, splitRows } from './check-rows.js';
+import { checkChunk } from './gradcheck.js';
 import { weightNames } from '../model/tensors.js';
 
 const MAX_WORKERS = 4;
@@ -124,18 +125,29 @@ function errorOf(msg) {
   return err;
 }
 
+/**
+ * Entries per step of a check in a worker: four of the main thread's chunks (about one 2 ms slice
+ * at course size; fewer steps cost less bookkeeping), as they are when one entry is already slow.
+ */
+function workerChunk({ C, opts = {} }) {
+  const c = checkChunk(opts.B ?? 1, opts.T, C);
+  return c < 8 ? c : Math.min(4 * c, 128);
+}
+
 /** The parts of a job: [{ args, rows }]; a large check on several workers, split by tensor. */
 function partsOf(c, job) {
-  if (job.kind !== 'gradcheck' || c.pool.size < 2) return [{ args: job.args }];
+  if (job.kind !== 'gradcheck') return [{ args: job.args }];
+  const whole = { args: { ...job.args, chunk: workerChunk(job.args) } };
+  if (c.pool.size < 2) return [whole];
   const { C, heads, opts = {} } = job.args;
   const plan = checkPlan(c.mha, { B: opts.B, T: opts.T, C, heads }, opts.samples ?? 0);
   const total = plan.positions.reduce((a, b) => a + b, 0);
-  if (total < SPLIT_MIN_ENTRIES) return [{ args: job.args }];
+  if (total < SPLIT_MIN_ENTRIES) return [whole];
   job.plan = plan;
   return splitRows(plan.positions, c.pool.size).map(({ rows, entries }) => ({
     rows,
     entries,
-    args: { ...job.args, rows },
+    args: { ...whole.args, rows },
   }));
 }
 
