@@ -7,6 +7,8 @@
 //   - the lesson's Copy-as-NumPy script run as is (no gradient check), its layer's cache, weights
 //     and gradients under their names: the captions use the script's names.
 // Lesson 4's map titles (dV[0, 0], dX[1], ...) are NumPy too: each indexes the full gradient.
+// Lessons 1-3: lesson1Captions, lesson2Captions, lesson3Captions (maps, tables, figure labels,
+// the step view) in the lesson's script and on its .npz, each against the page's value.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,12 +18,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lesson4, lesson4Captions, gradientView } from '../../web/model/lesson4.js';
 import { attentionCaptions } from '../../web/model/training.js';
-import { lesson4Arrays, lesson5Arrays } from '../../web/model/lesson-arrays.js';
-import { lesson4Script, trainingScript } from '../../web/model/numpy-scripts.js';
+import {
+  lesson1Arrays,
+  lesson2Arrays,
+  lesson3Arrays,
+  lesson4Arrays,
+  lesson5Arrays,
+} from '../../web/model/lesson-arrays.js';
+import {
+  lesson1Script,
+  lesson2Script,
+  lesson3Script,
+  lesson4Script,
+  trainingScript,
+} from '../../web/model/numpy-scripts.js';
+import { lesson1, lesson1Captions } from '../../web/model/lesson1.js';
+import { lesson2, lesson2Captions } from '../../web/model/lesson2.js';
+import { lesson3, lesson3Captions, lesson3Step } from '../../web/model/lesson3.js';
 import { courseData } from '../../web/model/course.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
-import { meanOverHeads, slice2d } from '../../web/model/arrays.js';
+import { block2d, meanOverHeads, slice2d } from '../../web/model/arrays.js';
 import { writeNpz } from '../../web/notebook.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { PYTHON, loadMHA } from '../helpers.mjs';
@@ -211,3 +228,135 @@ test("lesson 5: the attention captions name the Copy-as-NumPy script's att", () 
     trainer.free();
   }
 });
+
+// ---- lessons 1-3: the same, for lesson1Captions, lesson2Captions, lesson3Captions ----
+
+/**
+ * Runs `caps` (keyed by their index) after `program` and compares each with want[i] ({ data,
+ * shape, zero }): to TOL relative, or, where the page's value is 0 (a proof), to TOL times
+ * `zero` absolute. The symbolic shape of each caption must be the value's shape too.
+ */
+function checkCaptions(caps, program, want) {
+  const exprs = Object.fromEntries(caps.map((c, i) => [i, c.code]));
+  const shapes = Object.fromEntries(caps.map((c, i) => [i, c.shape]));
+  const got = python(`${program}\n${evaluate(exprs, shapes)}`);
+  caps.forEach((c, i) => {
+    const w = want[i];
+    const what = `${c.name} = ${c.code}`;
+    assert.ok(w, `${what}: the test knows its page value`);
+    const [shape, data, symbolic] = got[i];
+    assert.deepEqual(shape, w.shape, `${what}: shape`);
+    assert.deepEqual(symbolic, w.shape, `${what}: ${c.shape}`);
+    if (w.zero === undefined) {
+      assertClose(data, Array.from(w.data), what);
+      return;
+    }
+    assert.equal(data.length, w.data.length, `${what}: length`);
+    data.forEach((v, k) => {
+      assert.ok(Math.abs(v - w.data[k]) <= TOL * w.zero, `${what}[${k}]: ${v} vs ${w.data[k]}`);
+    });
+  });
+}
+
+const tensor = (data, shape) => ({ data, shape: [...shape] });
+
+test('lesson 1: every caption, in the script and on the lesson .npz, gives the page value', () => {
+  const tokens = tokenize(DEFAULT_SENTENCE);
+  const r = lesson1(mha, { tokens });
+  const caps = lesson1Captions();
+  const T = r.T;
+  const byName = {
+    A1: tensor(r.A1, [T, T]),
+    A2: tensor(r.A2, [T, T]),
+    diff: tensor(r.diff, [T, T]),
+    max_gap: tensor([r.maxGap], []),
+  };
+  const want = caps.map((c) => byName[c.name]);
+  const script = lesson1Script({ sentence: DEFAULT_SENTENCE, tokens });
+  checkCaptions(caps, script, want);
+  withNpz(lesson1Arrays(mha, { tokens }), (load) =>
+    checkCaptions(caps, `${script}\n${load}`, want),
+  );
+});
+
+test('lesson 2: every caption, in the script and on the lesson .npz, gives the page value', () => {
+  const r = lesson2(mha);
+  const { T, C, heads, hs } = r;
+  const caps = lesson2Captions(r);
+  const head = (i) => tensor(block2d(r.Qheads, i, T, hs), [T, hs]);
+  const proof = (data, shape) => ({ ...tensor(data, shape), zero: r.qMaxAbs });
+  const byName = {
+    x: tensor(r.x, [1, T, C]),
+    q: tensor(r.q, [1, T, C]),
+    q4: tensor(r.q, [1, T, heads, hs]),
+    heads: tensor(r.Qheads, [1, heads, T, hs]),
+    merged: tensor(r.q, [1, T, C]),
+    shapeX: tensor(r.shapes.x, [3]),
+    shapeQ4: tensor(r.shapes.q4, [4]),
+    shapeHeads: tensor(r.shapes.heads, [4]),
+    head_max_diff: proof([r.headMaxDiff], []),
+    per_head: proof(r.perHead, [heads]),
+    round_trip: proof([r.roundTrip], []),
+  };
+  for (let i = 0; i < heads; i++) {
+    byName[`head ${i}`] = head(i);
+    byName[`columns ${i}`] = head(i); // the proof: head i is these columns of q
+  }
+  const want = caps.map((c) => byName[c.name]);
+  assert.equal(caps.filter((c) => c.kind === 'stage').length, 5);
+  checkCaptions(caps, lesson2Script(), want);
+  // the .npz names the input X (the notebook check's name) and the split Q: here x and heads
+  withNpz(lesson2Arrays(r), (load) =>
+    checkCaptions(caps, `${lesson2Script()}\n${load}x = X\nheads = Q\n`, want),
+  );
+});
+
+/** Lesson 3's page values, by caption, for result r (step view at batch item b, head h). */
+function lesson3Want(r, caps, b, h) {
+  const { B, T, C, heads, hs } = r;
+  const t = r.tensors;
+  const s = lesson3Step(r, b, h);
+  const merged = mha.mergeHeads(t.Q.data, { B, T, C, heads }); // X @ Wq
+  const head0 = [];
+  for (let bi = 0; bi < B; bi++) head0.push(...block2d(t.headout.data, bi * heads, T, hs));
+  const stages = [
+    tensor(t.X?.data ?? courseData(mha).X, [B, T, C]),
+    tensor(merged, [B, T, C]),
+    tensor(merged, [B, T, heads, hs]),
+    ...['Q', 'scores', 'att', 'headout', 'concat', 'Y'].map((k) => tensor(t[k].data, t[k].shape)),
+  ];
+  const maps = [];
+  for (let bi = 0; bi < B; bi++) {
+    for (let i = 0; i < heads; i++) maps.push(tensor(slice2d(r.att, bi * heads + i, T, T), [T, T]));
+    maps.push(tensor(meanOverHeads(r.att, bi, heads, T), [T, T]));
+  }
+  const steps = [
+    tensor(s.QK, [T, T]),
+    tensor(s.scores, [T, T]),
+    tensor(s.att, [T, T]),
+    tensor(s.headout, [T, hs]),
+  ];
+  const want = [...stages, ...maps, ...steps, tensor(head0, [B, T, hs])];
+  assert.equal(want.length, caps.length, 'a page value for every caption');
+  return want;
+}
+
+for (const causal of [false, true]) {
+  test(`lesson 3 (causal ${causal}): every caption, in the script and on the .npz`, () => {
+    const r = lesson3(mha, { causal });
+    const [b, h] = [1, 2];
+    const caps = lesson3Captions({ ...r, b, h });
+    const want = lesson3Want(r, caps, b, h);
+    // the stage table is these captions, with the page's shapes
+    assert.deepEqual(
+      r.stages.map((st) => st.shape),
+      want.slice(0, 9).map((w) => w.shape),
+    );
+    const names = 'globals().update(layer.cache)\nglobals().update(layer.W)\n';
+    const script = `${lesson3Script({ causal })}\n${names}`;
+    checkCaptions(caps, script, want);
+    withNpz(lesson3Arrays(mha, courseData(mha), { causal }), (load) =>
+      checkCaptions(caps, `${script}${load}`, want),
+    );
+  });
+}

@@ -129,38 +129,46 @@ test(`lesson 2: the per-head figure is computed: a layer with one wrong entry of
   assert.equal(r.roundTrip, 0);
 });
 
-/** Lesson 3's table of stages at the course's size (B 2, T 6, C 64, 4 heads of 16). */
+/** Lesson 3's table of stages at the course's size (B 2, T 6, C 64, 4 heads of 16): NumPy that
+ * runs (tests/model/captions.test.mjs runs each in python3). */
 function stageTable(causal) {
+  const mask = 'np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)';
   return [
-    { stage: 'X (input)', shape: [2, 6, 64], note: 'B sequences of T tokens, C features each' },
     {
-      stage: 'X @ Wq  (also Wk, Wv)',
+      stage: 'X',
       shape: [2, 6, 64],
-      note: 'one (C, C) matmul for all heads at once',
+      note: 'the input: B sequences of T tokens, C features each',
     },
-    { stage: '.reshape(B, T, h, hs)', shape: [2, 6, 4, 16], note: 'C = h · hs = 4 · 16' },
     {
-      stage: '.transpose(0, 2, 1, 3) → Q, K, V',
+      stage: 'X @ Wq',
+      shape: [2, 6, 64],
+      note: 'one (C, C) matmul for all heads at once (also Wk, Wv)',
+    },
+    { stage: '(X @ Wq).reshape(B, T, h, hs)', shape: [2, 6, 4, 16], note: 'C = h · hs = 4 · 16' },
+    {
+      stage: 'Q = (X @ Wq).reshape(B, T, h, hs).transpose(0, 2, 1, 3)',
       shape: [2, 4, 6, 16],
-      note: 'heads become a batch axis',
+      note: 'heads become a batch axis; K, V the same from Wk, Wv',
     },
     {
-      stage: 'Q @ K.transpose(0, 1, 3, 2) / √hs → scores',
+      stage: 'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
       shape: [2, 4, 6, 6],
       note: 'one T×T matrix per head; √hs = 4',
     },
     {
-      stage: causal ? 'causal mask + softmax → att' : 'softmax(scores) → att',
+      stage: causal ? `att = softmax(${mask})` : 'att = softmax(scores)',
       shape: [2, 4, 6, 6],
-      note: 'each row sums to 1',
+      note: causal
+        ? 'the causal mask: −∞ above the diagonal; each row sums to 1'
+        : 'each row sums to 1',
     },
-    { stage: 'att @ V → headout', shape: [2, 4, 6, 16], note: 'each head mixes its own V' },
+    { stage: 'headout = att @ V', shape: [2, 4, 6, 16], note: 'each head mixes its own V' },
     {
-      stage: 'merge_heads → concat',
+      stage: 'concat = merge_heads(headout)',
       shape: [2, 6, 64],
       note: 'transpose back, reshape (B, T, C)',
     },
-    { stage: 'concat @ Wo → Y', shape: [2, 6, 64], note: 'Wo mixes the heads' },
+    { stage: 'Y = concat @ Wo', shape: [2, 6, 64], note: 'Wo mixes the heads' },
   ];
 }
 

@@ -11,14 +11,17 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
-import { lesson1 } from '../model/lesson1.js';
+import { lesson1, lesson1Captions } from '../model/lesson1.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
 import { lesson1Arrays } from '../model/lesson-arrays.js';
 import { fmt } from '../model/format.js';
 
+// each map's caption is its NumPy (lesson1Captions: A1, A2, diff), the figure's max_gap too
+const CAPTIONS = Object.fromEntries(lesson1Captions().map((c) => [c.name, c]));
+const captionOf = (name) => `${name} = ${CAPTIONS[name].code}`;
 const MAPS = [
-  ['A1', 'head A: softmax(qAkAᵀ/√16)', 'lesson1-head-A', { scale: 'unit' }],
-  ['A2', 'head B: softmax(qBkBᵀ/√16)', 'lesson1-head-B', { scale: 'unit' }],
+  ['A1', 'head A', 'lesson1-head-A', { scale: 'unit' }],
+  ['A2', 'head B', 'lesson1-head-B', { scale: 'unit' }],
   ['diff', 'difference A − B', 'lesson1-difference', { scale: 'diverging', legendLabel: 'A − B' }],
 ];
 
@@ -42,6 +45,7 @@ function attentionMaps(r) {
       highlightLabel: 'rows whose argmax differs',
       exportName,
       data: r[key],
+      caption: captionOf(key),
       ...extra,
     }),
   );
@@ -51,7 +55,7 @@ function lesson1Figures(r) {
   const k = r.argmaxDiffRows.length;
   const rowsText = k ? r.argmaxDiffRows.map((t) => `${t} ‘${r.tokens[t]}’`).join(', ') : 'none';
   return [
-    { key: 'maxGap', label: 'max |A − B| (the largest weight gap)', value: r.maxGap },
+    { key: 'maxGap', label: `${captionOf('max_gap')} (the largest weight gap)`, value: r.maxGap },
     {
       key: 'argmaxDiff',
       label: 'rows whose argmax differs',

@@ -9,39 +9,37 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { shapeDiagram } from '../components/shape-diagram.js';
 import { checkpointBox } from '../components/checkpoints.js';
-import { lesson2 } from '../model/lesson2.js';
+import { lesson2, lesson2Captions } from '../model/lesson2.js';
 import { block2d } from '../model/arrays.js';
 import { columnLabels, positionLabels } from '../model/labels.js';
 import { lesson2Script } from '../model/numpy-scripts.js';
 import { lesson2Arrays } from '../model/lesson-arrays.js';
 
-function stagesTable(r) {
-  return shapeTable(
-    [
-      {
-        stage: 'x',
-        shape: r.shapes.x,
-        note: `B = 1 sequence, T = ${r.T} tokens, C = ${r.C} features`,
-      },
-      { stage: 'q = x @ Wq', shape: r.shapes.x, note: 'one matmul for all heads' },
-      {
-        stage: `q.reshape(1, ${r.T}, ${r.heads}, ${r.hs})`,
-        shape: r.shapes.q4,
-        note: `cut each token's ${r.C} numbers into ${r.heads} heads × ${r.hs}`,
-      },
-      {
-        stage: '.transpose(0, 2, 1, 3)',
-        shape: r.shapes.heads,
-        note: 'head axis before the token axis: one (6, 16) matrix per head',
-      },
-      {
-        stage: 'merge: .transpose(0, 2, 1, 3).reshape(1, 6, 64)',
-        shape: r.shapes.x,
-        note: 'back to q, exactly',
-      },
-    ],
-    { caption: 'Split and merge: the shapes' },
-  );
+// the notes of the table's stages, by caption name (lesson2Captions, kind 'stage')
+function stageNotes(r) {
+  return {
+    x: `B = 1 sequence, T = ${r.T} tokens, C = ${r.C} features`,
+    q: 'one matmul for all heads',
+    q4: `cut each token's ${r.C} numbers into ${r.heads} heads × ${r.hs}`,
+    heads: `head axis before the token axis: one (${r.T}, ${r.hs}) matrix per head`,
+    merged: 'merge: back to q, exactly',
+  };
+}
+
+/** `name = code` of a caption, or the code alone where it is the name. */
+const captionText = (c) => (c.name === c.code ? c.code : `${c.name} = ${c.code}`);
+
+function stagesTable(r, caps) {
+  const notes = stageNotes(r);
+  const shapes = { x: r.shapes.x, q: r.shapes.x, q4: r.shapes.q4, heads: r.shapes.heads };
+  const rows = caps
+    .filter((c) => c.kind === 'stage')
+    .map((c) => ({
+      stage: captionText(c),
+      shape: shapes[c.name] ?? r.shapes.x,
+      note: notes[c.name],
+    }));
+  return shapeTable(rows, { caption: 'Split and merge: the shapes' });
 }
 
 function diagramFigure(r) {
@@ -56,7 +54,7 @@ function diagramFigure(r) {
   );
 }
 
-function qHeatmap(r, tokens) {
+function qHeatmap(r, tokens, caps) {
   return lazyHeatmap({
     data: r.q,
     rows: r.T,
@@ -65,7 +63,7 @@ function qHeatmap(r, tokens) {
     colLabels: columnLabels(r.C),
     rowAxis: 'token (row)',
     colAxis: 'feature (column)',
-    title: 'q = x @ Wq',
+    title: captionText(caps.find((c) => c.name === 'q')),
     shape: '(1, 6, 64)',
     scale: 'diverging',
     numbers: false,
@@ -76,7 +74,8 @@ function qHeatmap(r, tokens) {
 }
 
 /** heads[0, i] (T, hs) for each head i, on q's colour scale. */
-function headHeatmaps(r, tokens) {
+function headHeatmaps(r, tokens, caps) {
+  const code = (name) => caps.find((c) => c.name === name).code;
   return Array.from({ length: r.heads }, (_, i) =>
     lazyHeatmap({
       data: block2d(r.Qheads, i, r.T, r.hs),
@@ -86,9 +85,9 @@ function headHeatmaps(r, tokens) {
       colLabels: columnLabels(r.hs, i * r.hs),
       rowAxis: 'token (row)',
       colAxis: 'feature (column)',
-      title: `head ${i}: heads[0, ${i}]`,
+      title: `head ${i}: ${code(`head ${i}`)}`,
       shape: `(${r.T}, ${r.hs})`,
-      caption: `= columns ${i * r.hs}…${(i + 1) * r.hs - 1} of q`,
+      caption: `= ${code(`columns ${i}`)} (columns ${i * r.hs}…${(i + 1) * r.hs - 1} of q)`,
       scale: 'diverging',
       maxAbs: r.qMaxAbs,
       numbers: false,
@@ -99,20 +98,34 @@ function headHeatmaps(r, tokens) {
   );
 }
 
-function lesson2Figures(r) {
+function lesson2Figures(r, caps) {
   const shape = (text) => el('span', { className: 'shape', text });
+  const label = (name) => captionText(caps.find((c) => c.name === name));
+  const shapeText = (s) => `(${s.join(', ')})`;
   return [
-    { key: 'shapeX', label: 'x.shape', value: shape('(1, 6, 64)') },
-    { key: 'shapeQ4', label: 'after reshape', value: shape('(1, 6, 4, 16)') },
-    { key: 'shapeHeads', label: 'after transpose', value: shape('(1, 4, 6, 16)') },
+    { key: 'shapeX', label: label('shapeX'), value: shape(shapeText(r.shapes.x)) },
+    {
+      key: 'shapeQ4',
+      label: `after reshape: ${label('shapeQ4')}`,
+      value: shape(shapeText(r.shapes.q4)),
+    },
+    {
+      key: 'shapeHeads',
+      label: `after transpose: ${label('shapeHeads')}`,
+      value: shape(shapeText(r.shapes.heads)),
+    },
     {
       key: 'headMaxDiff',
-      label: 'max |head_i − x @ Wq[:, 16i:16(i+1)]|',
+      label: label('head_max_diff'),
       value: r.headMaxDiff,
       note: 'over all heads i',
     },
-    { key: 'perHead', label: 'the same, per head', value: numList(r.perHead) },
-    { key: 'roundTrip', label: 'max |merge(split(q)) − q|', value: r.roundTrip },
+    {
+      key: 'perHead',
+      label: `the same, per head: ${label('per_head')}`,
+      value: numList(r.perHead),
+    },
+    { key: 'roundTrip', label: label('round_trip'), value: r.roundTrip },
   ];
 }
 
@@ -126,13 +139,14 @@ function proofsNote(r) {
 
 export function renderLesson2({ mha, body }) {
   const r = lesson2(mha);
+  const caps = lesson2Captions(r); // every caption below, as NumPy that runs
   const tokens = positionLabels(r.T);
-  const stages = stagesTable(r);
+  const stages = stagesTable(r, caps);
   const diagram = diagramFigure(r);
-  const qmap = qHeatmap(r, tokens);
-  const headMaps = headHeatmaps(r, tokens);
+  const qmap = qHeatmap(r, tokens, caps);
+  const headMaps = headHeatmaps(r, tokens, caps);
   const figs = figuresList();
-  figs.set(lesson2Figures(r));
+  figs.set(lesson2Figures(r, caps));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });
   const checks = checkpointBox('lesson2', r, { what: 'lesson 2' });
 

@@ -10,7 +10,7 @@ import { num, numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
-import { lesson3, lesson3Step } from '../model/lesson3.js';
+import { lesson3, lesson3Captions, lesson3Step } from '../model/lesson3.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { batchTokenLabels, headColumnLabels, positionLabels } from '../model/labels.js';
 import { lesson3Script } from '../model/numpy-scripts.js';
@@ -40,20 +40,27 @@ function meanNote() {
   });
 }
 
+/** The code of each caption of kind `kind` (lesson3Captions), by name. */
+function captionCode(r, kind, at = {}) {
+  const caps = lesson3Captions({ ...r, ...at }).filter((c) => c.kind === kind);
+  return Object.fromEntries(caps.map((c) => [c.name, c.code]));
+}
+
 /** Every head's att and their mean, per batch item. update(r) after a recompute. */
 function attentionGrid(r, toks) {
   const { B, T, heads } = r;
+  const code = captionCode(r, 'map');
   const box = el('div', {}, meanNote());
   const grid = [];
   for (let b = 0; b < B; b++) {
     const maps = [];
     for (let i = 0; i < heads; i++) {
-      const o = squareMap(toks, `head ${i} · batch ${b}`, `att[${b}, ${i}] (${T}, ${T})`, {});
+      const o = squareMap(toks, `head ${i} · batch ${b}`, `${code[`att ${b} ${i}`]} (${T}, ${T})`);
       const data = slice2d(r.att, b * heads + i, T, T);
       maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` }));
     }
     const title = `mean over heads · batch ${b} (a view, not a layer step)`;
-    const o = squareMap(toks, title, `att[${b}].mean(0) (${T}, ${T})`);
+    const o = squareMap(toks, title, `${code[`mean ${b}`]} (${T}, ${T})`);
     const data = meanOverHeads(r.att, b, heads, T);
     maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
     grid.push(maps);
@@ -71,22 +78,32 @@ function attentionGrid(r, toks) {
   return { element: box, update };
 }
 
-/** The five maps of the step view for step s (see lesson3Step). */
+/** The NumPy under each map of the step view of batch item b, head h (lesson3Captions). */
+function stepCaptions(r, b, h) {
+  const caps = lesson3Captions({ ...r, b, h }).filter((c) => c.kind === 'step');
+  const [qk, scaled, att, out] = caps.map((c) =>
+    c.name === c.code ? c.code : `${c.name} = ${c.code}`,
+  );
+  return { qk, scaled, att, out };
+}
+
+/** The five maps of the step view for step s (see lesson3Step), batch item 0, head 0. */
 function stepMaps(r, toks, s) {
   const { T, hs } = r;
   const shape = `(${T}, ${T})`;
-  const diverging = (title, legendLabel, exportName) =>
-    squareMap(toks, title, shape, { scale: 'diverging', legendLabel, exportName });
+  const cap = stepCaptions(r, 0, 0);
+  const diverging = (title, legendLabel, exportName, caption) =>
+    squareMap(toks, title, shape, { scale: 'diverging', legendLabel, exportName, caption });
   return {
-    qk: lazyHeatmap({ data: s.QK, ...diverging('① Q Kᵀ', 'q · k', 'lesson3-step-QK') }),
+    qk: lazyHeatmap({ data: s.QK, ...diverging('① Q Kᵀ', 'q · k', 'lesson3-step-QK', cap.qk) }),
     scaled: lazyHeatmap({
       data: s.scores,
-      ...diverging(`② ÷ √hs = ÷ ${Math.sqrt(hs)}`, 'score', 'lesson3-step-scaled'),
+      ...diverging(`② ÷ √hs = ÷ ${Math.sqrt(hs)}`, 'score', 'lesson3-step-scaled', cap.scaled),
     }),
     mask: lazyHeatmap({ data: s.masked, ...diverging('③ mask', 'score', 'lesson3-step-masked') }),
     att: lazyHeatmap({
       data: s.att,
-      ...squareMap(toks, '④ softmax (rows)', shape, { scale: 'unit' }),
+      ...squareMap(toks, '④ softmax (rows)', shape, { scale: 'unit', caption: cap.att }),
       exportName: 'lesson3-step-softmax',
     }),
     out: lazyHeatmap({
@@ -96,7 +113,8 @@ function stepMaps(r, toks, s) {
       rowLabels: toks,
       colAxis: 'value feature (column)',
       rowAxis: 'query (row)',
-      title: '⑤ att @ V → head output',
+      title: '⑤ head output: att times V',
+      caption: cap.out,
       shape: `(${T}, ${hs})`,
       scale: 'diverging',
       numbers: false,
@@ -147,13 +165,14 @@ function stepView(r, toks) {
   const update = (res = sel.r) => {
     sel.r = res;
     const s = lesson3Step(res, sel.b, sel.h);
-    maps.qk.update(s.QK, { title: '① Q Kᵀ' });
-    maps.scaled.update(s.scores);
+    const cap = stepCaptions(res, sel.b, sel.h);
+    maps.qk.update(s.QK, { title: '① Q Kᵀ', caption: cap.qk });
+    maps.scaled.update(s.scores, { caption: cap.scaled });
     maps.mask.update(s.masked, {
       title: res.causal ? '③ causal mask: −∞ above the diagonal' : '③ mask (off: nothing masked)',
     });
-    maps.att.update(s.att);
-    maps.out.update(s.headout);
+    maps.att.update(s.att, { caption: cap.att });
+    maps.out.update(s.headout, { caption: cap.out });
     rowSumSlot.replaceChildren(rowSumTable(s, toks, sel.b, sel.h));
   };
   bSel.addEventListener('change', () => {
@@ -219,7 +238,7 @@ function blockTable(r) {
       num(v),
       num(r.fullDelta[j]),
     ]),
-    caption: "Add 1.0 to every entry of head 0's output (headout[:, 0]) and recompute Y",
+    caption: `Add 1.0 to every entry of head 0's output, ${captionCode(r, 'bump')['headout[:, 0]']}, and recompute Y`,
     numeric: [2, 3],
   });
 }
@@ -260,7 +279,7 @@ function lesson3Body(parts) {
     el('h3', { text: 'One head, step by step' }),
     el('p', {
       className: 'formula',
-      text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att @ V',
+      text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
     }),
     parts.scalingSlot,
     parts.steps.controls,

@@ -60,3 +60,18 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
     rng.free();
   }
 }
+
+/**
+ * Lesson 1's captions as NumPy that runs in its Copy-as-NumPy script (and on its .npz): { name,
+ * code, shape }; `code` evaluates to the array `name` of the page (A1, A2, diff: (T, T)) or the
+ * figure (max_gap). tests/model/captions.test.mjs runs every one in python3.
+ */
+export function lesson1Captions() {
+  const head = (n) => `softmax((X @ Wq${n}) @ (X @ Wk${n}).transpose(0, 2, 1) / np.sqrt(hs))[0]`;
+  return [
+    { name: 'A1', code: head(1), shape: '(T, T)' },
+    { name: 'A2', code: head(2), shape: '(T, T)' },
+    { name: 'diff', code: 'A1 - A2', shape: '(T, T)' },
+    { name: 'max_gap', code: 'np.abs(A1 - A2).max()', shape: '()' },
+  ];
+}

@@ -76,3 +76,41 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
     };
   });
 }
+
+/**
+ * Lesson 2's captions as NumPy that runs in its Copy-as-NumPy script (x, Wq, h, hs, q, q4,
+ * heads): { name, code, shape, kind }. kind 'stage' (the shapes table), 'head' (heads[0, i] and
+ * the columns of q it is), 'figure' (the shapes and the two proofs). tests/model/captions.test.mjs
+ * runs every one in python3 and compares it with the page's value.
+ */
+export function lesson2Captions({ T, C, heads, hs }) {
+  const x = `(1, ${T}, ${C})`;
+  const merge = `heads.transpose(0, 2, 1, 3).reshape(1, ${T}, ${C})`;
+  const gap = 'np.abs(heads[:, i] - x @ Wq[:, i * hs:(i + 1) * hs]).max()';
+  const caps = [
+    { kind: 'stage', name: 'x', code: 'x', shape: x },
+    { kind: 'stage', name: 'q', code: 'x @ Wq', shape: x },
+    { kind: 'stage', name: 'q4', code: `q.reshape(1, ${T}, h, hs)`, shape: `(1, ${T}, h, hs)` },
+    { kind: 'stage', name: 'heads', code: 'q4.transpose(0, 2, 1, 3)', shape: `(1, h, ${T}, hs)` },
+    { kind: 'stage', name: 'merged', code: merge, shape: x },
+  ];
+  for (let i = 0; i < heads; i++) {
+    const cols = `q[0, :, ${i * hs}:${(i + 1) * hs}]`;
+    caps.push({ kind: 'head', name: `head ${i}`, code: `heads[0, ${i}]`, shape: `(${T}, hs)` });
+    caps.push({ kind: 'columns', name: `columns ${i}`, code: cols, shape: `(${T}, hs)` });
+  }
+  caps.push(
+    { kind: 'figure', name: 'shapeX', code: 'x.shape', shape: '(3,)' },
+    { kind: 'figure', name: 'shapeQ4', code: 'q4.shape', shape: '(4,)' },
+    { kind: 'figure', name: 'shapeHeads', code: 'heads.shape', shape: '(4,)' },
+    {
+      kind: 'figure',
+      name: 'head_max_diff',
+      code: `max(${gap} for i in range(h))`,
+      shape: '()',
+    },
+    { kind: 'figure', name: 'per_head', code: `[${gap} for i in range(h)]`, shape: '(h,)' },
+    { kind: 'figure', name: 'round_trip', code: `np.abs(${merge} - q).max()`, shape: '()' },
+  );
+  return caps;
+}

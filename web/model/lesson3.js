@@ -56,43 +56,81 @@ function deltaY(layer, Ybefore, perturbed) {
   return subtract(layer.forwardFrom('headout').Y, Ybefore);
 }
 
-/** The rows of the "shapes at every stage" table. */
-export function lesson3Stages({ B, T, C, heads, hs, causal, shapes }) {
-  return [
-    { stage: 'X (input)', shape: [B, T, C], note: 'B sequences of T tokens, C features each' },
-    {
-      stage: 'X @ Wq  (also Wk, Wv)',
-      shape: [B, T, C],
-      note: 'one (C, C) matmul for all heads at once',
-    },
-    {
-      stage: '.reshape(B, T, h, hs)',
-      shape: [B, T, heads, hs],
-      note: `C = h · hs = ${heads} · ${hs}`,
-    },
-    {
-      stage: '.transpose(0, 2, 1, 3) → Q, K, V',
-      shape: shapes.Q,
-      note: 'heads become a batch axis',
-    },
-    {
-      stage: 'Q @ K.transpose(0, 1, 3, 2) / √hs → scores',
-      shape: shapes.scores,
-      note: `one T×T matrix per head; √hs = ${Math.sqrt(hs)}`,
-    },
-    {
-      stage: causal ? 'causal mask + softmax → att' : 'softmax(scores) → att',
-      shape: shapes.att,
-      note: 'each row sums to 1',
-    },
-    { stage: 'att @ V → headout', shape: shapes.headout, note: 'each head mixes its own V' },
-    {
-      stage: 'merge_heads → concat',
-      shape: shapes.concat,
-      note: 'transpose back, reshape (B, T, C)',
-    },
-    { stage: 'concat @ Wo → Y', shape: shapes.Y, note: 'Wo mixes the heads' },
+// The causal mask as the lesson's script writes it: key j > query i is the future.
+const MASKED = 'np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)';
+
+/**
+ * Lesson 3's captions as NumPy that runs in its Copy-as-NumPy script (with the layer's cache and
+ * weights under their names: X, Wq, ..., Q, K, V, scores, att, headout, concat, Y) and on its
+ * .npz: { kind, name, code, shape }. kind 'stage' (the table of shapes, with a note), 'map' (att
+ * of each batch item and head, and their mean), 'step' (the step view of batch item b, head h),
+ * 'bump' (the entries the block experiment changes). tests/model/captions.test.mjs runs them.
+ */
+export function lesson3Captions({ B, heads, hs, causal = false, b = 0, h = 0 }) {
+  const stage = (name, code, shape, note) => ({ kind: 'stage', name, code, shape, note });
+  const caps = [
+    stage('X', 'X', '(B, T, C)', 'the input: B sequences of T tokens, C features each'),
+    stage('', 'X @ Wq', '(B, T, C)', 'one (C, C) matmul for all heads at once (also Wk, Wv)'),
+    stage('', '(X @ Wq).reshape(B, T, h, hs)', '(B, T, h, hs)', `C = h · hs = ${heads} · ${hs}`),
+    stage(
+      'Q',
+      '(X @ Wq).reshape(B, T, h, hs).transpose(0, 2, 1, 3)',
+      '(B, h, T, hs)',
+      'heads become a batch axis; K, V the same from Wk, Wv',
+    ),
+    stage(
+      'scores',
+      'Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+      '(B, h, T, T)',
+      `one T×T matrix per head; √hs = ${Math.sqrt(hs)}`,
+    ),
+    stage(
+      'att',
+      `softmax(${causal ? MASKED : 'scores'})`,
+      '(B, h, T, T)',
+      causal ? 'the causal mask: −∞ above the diagonal; each row sums to 1' : 'each row sums to 1',
+    ),
+    stage('headout', 'att @ V', '(B, h, T, hs)', 'each head mixes its own V'),
+    stage('concat', 'merge_heads(headout)', '(B, T, C)', 'transpose back, reshape (B, T, C)'),
+    stage('Y', 'concat @ Wo', '(B, T, C)', 'Wo mixes the heads'),
   ];
+  for (let bi = 0; bi < B; bi++) {
+    for (let i = 0; i < heads; i++) {
+      caps.push({ kind: 'map', name: `att ${bi} ${i}`, code: `att[${bi}, ${i}]`, shape: '(T, T)' });
+    }
+    caps.push({
+      kind: 'map',
+      name: `mean ${bi}`,
+      code: `att[${bi}].mean(axis=0)`,
+      shape: '(T, T)',
+    });
+  }
+  const at = `[${b}, ${h}]`;
+  caps.push(
+    { kind: 'step', name: `Q${at} @ K${at}.T`, code: `Q${at} @ K${at}.T`, shape: '(T, T)' },
+    { kind: 'step', name: `scores${at}`, code: `Q${at} @ K${at}.T / np.sqrt(hs)`, shape: '(T, T)' },
+    { kind: 'step', name: `att${at}`, code: `att${at}`, shape: '(T, T)' },
+    { kind: 'step', name: `headout${at}`, code: `att${at} @ V${at}`, shape: '(T, hs)' },
+    { kind: 'bump', name: 'headout[:, 0]', code: 'headout[:, 0]', shape: '(B, T, hs)' },
+  );
+  return caps;
+}
+
+/** The rows of the "shapes at every stage" table: each stage's NumPy, its shape and a note. */
+export function lesson3Stages({ B, T, C, heads, hs, causal }) {
+  const dims = { B, T, C, h: heads, hs };
+  const shapeOf = (s) =>
+    s
+      .slice(1, -1)
+      .split(', ')
+      .map((k) => dims[k]);
+  return lesson3Captions({ B, heads, hs, causal })
+    .filter((c) => c.kind === 'stage')
+    .map((c) => ({
+      stage: c.name && c.name !== c.code ? `${c.name} = ${c.code}` : c.code,
+      shape: shapeOf(c.shape),
+      note: c.note,
+    }));
 }
 
 /** The forward pass's tensors by name, and their shapes. */
@@ -141,7 +179,7 @@ export function lesson3(mha, { causal = false, data } = {}) {
       deltaMaxAbs: maxAbs(fullDeltaY),
       blockDiagDelta: blockMaxima(bdDeltaY, C, heads),
       fullDelta: blockMaxima(fullDeltaY, C, heads),
-      stages: lesson3Stages({ ...dims, causal, shapes }),
+      stages: lesson3Stages({ ...dims, causal }),
     };
   } finally {
     returnLayer(mha, layer);
