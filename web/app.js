@@ -11,7 +11,14 @@ import { courseData } from './model/course.js';
 import { Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
 import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
-import { buildPendingFigures, observePendingFigures } from './components/lazy-figure.js';
+import {
+  afterFrame,
+  buildPendingFigures,
+  deferLayout,
+  figuresBuilt,
+  layoutNow,
+  observePendingFigures,
+} from './components/lazy-figure.js';
 import { notebookButton, sectionText } from './components/downloads.js';
 import { renderStartHere } from './lessons/start-here.js';
 import { renderSentence } from './lessons/sentence.js';
@@ -48,6 +55,30 @@ function lessonError(body, name, err) {
   p.textContent = `${name} could not be computed: ${err.message}`;
   body.replaceChildren(p);
   console.error(err);
+}
+
+/**
+ * While the page builds itself, each section's body is laid out only near the viewport
+ * (deferLayout): building sections and drawing figures far below then cost no layout of the
+ * whole page, frame after frame. The figure builder lays a body out before its first figure.
+ */
+function layoutNearViewportOnly() {
+  for (const body of document.querySelectorAll('.lesson-body')) deferLayout(body);
+}
+
+/**
+ * Every figure drawn: the bodies still waiting (those without figures) are laid out, one per
+ * frame, so the whole page is an ordinary page again (as assistive technology and tools that read
+ * its pixels expect); then mark mha:figures and set <html data-figures="1">.
+ */
+async function layoutEverywhere() {
+  for (const body of document.querySelectorAll('[data-layout="deferred"]')) {
+    await afterFrame();
+    layoutNow(body);
+  }
+  await afterFrame();
+  performance.mark('mha:figures');
+  document.documentElement.dataset.figures = '1';
 }
 
 /** The table of contents stays in view (nav.toc in style.css) and marks the section being read. */
@@ -108,10 +139,38 @@ function buildOrder() {
   return first ? [first, ...keys.filter((k) => k !== first)] : keys;
 }
 
-/** Let the browser in between two sections (input, a frame): scheduler.yield() where it exists. */
-function nextTask() {
-  const s = globalThis.scheduler;
-  return typeof s?.yield === 'function' ? s.yield() : yieldToEventLoop();
+/**
+ * Paces the first render: between two sections the browser gets a turn (scheduler.yield, or a
+ * MessageChannel message), and once the sections rendered since the last frame took more than
+ * FRAME_BUDGET_MS, a frame too (their layout then stays small: it grows with what was built).
+ */
+const FRAME_BUDGET_MS = 12;
+function renderPacer() {
+  const pace = { sinceFrame: 0, t0: 0 };
+  const onFrame = () => {
+    pace.sinceFrame = 0;
+  };
+  const frame = () =>
+    new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        onFrame();
+        yieldToEventLoop().then(resolve); // after the frame's layout and paint
+      }),
+    );
+  const turn = () => {
+    const s = globalThis.scheduler;
+    return typeof s?.yield === 'function' ? s.yield() : yieldToEventLoop();
+  };
+  return {
+    /** Before a section: a turn for the browser, a frame when enough was built since the last. */
+    next: () => (pace.sinceFrame > FRAME_BUDGET_MS ? frame() : turn()),
+    start: () => {
+      pace.t0 = performance.now();
+    },
+    done: () => {
+      pace.sinceFrame += performance.now() - pace.t0;
+    },
+  };
 }
 
 // The sections that "Use my arrays in the lessons" re-renders with a notebook's arrays.
@@ -221,6 +280,7 @@ function exposePage(page, compute) {
 async function main() {
   const status = document.getElementById('status');
   renderStartHere();
+  layoutNearViewportOnly();
   setupToc();
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
@@ -256,16 +316,16 @@ async function main() {
     notebook: null,
   };
   observePendingFigures(); // a figure that comes into view is drawn at once
+  const pacer = renderPacer();
   for (const key of buildOrder()) {
-    await nextTask();
-    if (key === NOTEBOOK) {
-      renderNotebookSection(page);
-      continue;
-    }
+    await pacer.next();
     const step = STEPS.find((st) => st[0] === key);
     if (key in lessons) continue; // already rendered ("Use my arrays" came first)
-    renderStep(page, step);
-    if (step[4]) performance.mark(step[4]);
+    pacer.start();
+    if (key === NOTEBOOK) renderNotebookSection(page);
+    else renderStep(page, step);
+    pacer.done();
+    if (step?.[4]) performance.mark(step[4]);
   }
 
   const tools = document.querySelector('#toc .toc-tools');
@@ -284,11 +344,12 @@ async function main() {
   status.textContent = `Computed live by mha-wasm ${mha.version} in your browser. Full gradient checks continue in the background.`;
   showTiming(mha.version);
 
-  // after the first render, on one scheduler (higher priority first): lesson 4's full check at
-  // course size (7), the playground's training (6) and sampled check (5), then the figures not
-  // drawn yet (2.5: a figure scrolled into view is drawn at once anyway), lesson 5's check (2)
-  // and the playground's full check (1)
-  buildPendingFigures(scheduler, 2.5);
+  // after the first render: the figures not drawn yet, a few per frame (lazy-figure.js); on one
+  // scheduler (higher priority first): lesson 4's full check at course size (7), the
+  // playground's training (6) and sampled check (5), lesson 5's check (2) and the playground's
+  // full check (1)
+  buildPendingFigures();
+  figuresBuilt().then(layoutEverywhere);
   for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
   Promise.all([checksDone(scheduler), compute.idle()]).then(() => {
     performance.mark('mha:checks-done');

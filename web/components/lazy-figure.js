@@ -2,13 +2,19 @@
 //
 // lazyHeatmap() returns the heatmap interface ({ element, update, highlight }) at once, with a
 // light placeholder in the page; the real heatmap is built when the placeholder comes near the
-// viewport (from observePendingFigures() on), or by buildPendingFigures() right after the first
-// render (in document order, about one per slice, so the frame after each lays out little), or
-// immediately when eager is true. update()/highlight() before that just remember the latest
-// state. When every figure exists, <html data-figures="1"> and performance mark 'mha:figures'.
+// viewport (from observePendingFigures() on), or, after buildPendingFigures() (right after the
+// first render), in document order; or immediately when eager is true or the first render is
+// over. Figures are built a few per frame (BUILD_BUDGET_MS of building, then the browser lays them
+// out and paints before the next ones), the ones near the viewport first, so no task runs long.
+// update()/highlight() before that just remember the latest state. figuresBuilt() resolves when
+// every figure exists (the page then marks 'mha:figures' and sets <html data-figures="1">).
 
 import { el } from './dom.js';
 import { heatmap } from './heatmap.js';
+import { yieldToEventLoop } from '../jobs/scheduler.js';
+
+// Building per frame (ms): the layout that follows grows with what was built.
+const BUILD_BUDGET_MS = 8;
 
 // The page's one queue of figures not built yet (module state: every lesson adds to it, the app
 // drains it once after the first render).
@@ -16,8 +22,12 @@ const queue = {
   pending: new Set(),
   observer: null, // IntersectionObserver, from observePendingFigures() on
   observing: false, // figures are drawn when they come near the viewport
+  near: new Set(), // pending figures near the viewport (built first)
+  background: false, // every pending figure is to be built (buildPendingFigures)
+  pumping: false, // the frame loop of pump() runs
   ready: false, // the first render is over: new figures are built at once
-  notified: false, // data-figures="1" is set
+  notified: false, // every figure is built: `built` resolved
+  built: null, // { promise, resolve } of figuresBuilt()
 };
 
 // A cell's height in px for an n × n heatmap without a cellSize (the heatmap's own preference).
@@ -42,7 +52,13 @@ function observe(lazy) {
   if (!queue.observer) {
     queue.observer = new IntersectionObserver(
       (entries) => {
-        for (const e of entries) if (e.isIntersecting) e.target.__lazyFigure?.build();
+        for (const e of entries) {
+          const fig = e.target.__lazyFigure;
+          if (!fig || !queue.pending.has(fig)) continue;
+          if (e.isIntersecting) queue.near.add(fig);
+          else queue.near.delete(fig);
+        }
+        pump();
       },
       { rootMargin: '600px 0px 600px 0px' },
     );
@@ -50,11 +66,26 @@ function observe(lazy) {
   queue.observer.observe(lazy.placeholder);
 }
 
+function builtSignal() {
+  if (!queue.built) {
+    let resolve;
+    const promise = new Promise((r) => {
+      resolve = r;
+    });
+    queue.built = { promise, resolve };
+  }
+  return queue.built;
+}
+
 function checkAllBuilt() {
   if (!queue.ready || queue.notified || queue.pending.size) return;
   queue.notified = true;
-  performance.mark('mha:figures');
-  document.documentElement.dataset.figures = '1';
+  builtSignal().resolve();
+}
+
+/** Resolves once every figure made before buildPendingFigures() (and since) is built. */
+export function figuresBuilt() {
+  return builtSignal().promise;
 }
 
 function placeholderFor(opts, className) {
@@ -83,6 +114,7 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
     build() {
       if (state.hm) return state.hm;
       queue.pending.delete(lazy);
+      queue.near.delete(lazy);
       queue.observer?.unobserve(placeholder);
       const hm = heatmap(state.opts);
       state.hm = hm;
@@ -128,18 +160,81 @@ function lazyApi(state, lazy, placeholder) {
 }
 
 /** Drop figures whose placeholder left the page; the rest in document order. */
-function pendingInOrder() {
-  for (const l of queue.pending) {
+function pendingInOrder(set) {
+  for (const l of set) {
     if (!l.placeholder.isConnected) {
       queue.pending.delete(l);
+      queue.near.delete(l);
       queue.observer?.unobserve(l.placeholder);
     }
   }
-  return [...queue.pending].sort((a, b) =>
-    a.placeholder.compareDocumentPosition(b.placeholder) & Node.DOCUMENT_POSITION_FOLLOWING
-      ? -1
-      : 1,
-  );
+  return [...set]
+    .filter((l) => queue.pending.has(l))
+    .sort((a, b) =>
+      a.placeholder.compareDocumentPosition(b.placeholder) & Node.DOCUMENT_POSITION_FOLLOWING
+        ? -1
+        : 1,
+    );
+}
+
+/** The next figure to build: the first near the viewport, else (background) the first left. */
+function nextFigure() {
+  const near = pendingInOrder(queue.near);
+  if (near.length) return near[0];
+  return queue.background ? pendingInOrder(queue.pending)[0] : undefined;
+}
+
+/**
+ * A part of the page (a section's body) whose layout waits: laid out and painted only near the
+ * viewport (content-visibility: auto; about `height` px tall until first drawn, then its last
+ * height), until layoutNow(box). While the page builds itself, parts far below then cost no
+ * layout, frame after frame.
+ */
+export function deferLayout(box, height = 1500) {
+  box.dataset.layout = 'deferred';
+  box.style.contentVisibility = 'auto';
+  box.style.containIntrinsicSize = `auto ${height}px`;
+}
+
+/** The part is laid out and painted wherever it is again (an ordinary part of the page). */
+export function layoutNow(box) {
+  delete box.dataset.layout;
+  box.style.removeProperty('content-visibility');
+  box.style.removeProperty('contain-intrinsic-size');
+}
+
+/** After the next frame (its layout and paint done). */
+export function afterFrame() {
+  if (typeof requestAnimationFrame !== 'function') return yieldToEventLoop();
+  return new Promise((resolve) => requestAnimationFrame(() => yieldToEventLoop().then(resolve)));
+}
+
+/**
+ * Build the figures due, BUILD_BUDGET_MS of them per frame, until none is due. A figure in a part
+ * whose layout waits (deferLayout) has that part laid out first, in a frame of its own: then each
+ * frame lays out what was just built, not a whole section of figures at once.
+ */
+async function pump() {
+  if (queue.pumping) return;
+  queue.pumping = true;
+  try {
+    while (nextFigure()) {
+      await afterFrame();
+      const t0 = performance.now();
+      for (let f = nextFigure(); f; f = nextFigure()) {
+        const box = f.placeholder.closest('[data-layout="deferred"]');
+        if (box) {
+          layoutNow(box);
+          break;
+        }
+        f.build();
+        if (performance.now() - t0 > BUILD_BUDGET_MS) break;
+      }
+    }
+  } finally {
+    queue.pumping = false;
+    checkAllBuilt();
+  }
 }
 
 /** From now on, a figure not built yet is built when it comes near the viewport. */
@@ -148,28 +243,14 @@ export function observePendingFigures() {
   for (const l of queue.pending) observe(l);
 }
 
-/** Build every figure not built yet, in document order, on the scheduler at `priority`. */
-export function buildPendingFigures(scheduler, priority) {
+/**
+ * After the first render: every figure not built yet is built, the ones near the viewport first,
+ * then in document order, a few per frame; a figure made from now on is built at once.
+ */
+export function buildPendingFigures() {
   queue.ready = true;
+  queue.background = true;
   observePendingFigures();
-  if (!queue.pending.size) {
-    checkAllBuilt();
-    return;
-  }
-  scheduler.submit({
-    priority,
-    name: 'figures',
-    sliceMs: 4, // about one figure per slice: the frame after it lays out little
-    start: () => ({
-      iterator: (function* () {
-        while (queue.pending.size) {
-          const list = pendingInOrder();
-          if (!list.length) break;
-          list[0].build();
-          yield queue.pending.size;
-        }
-      })(),
-    }),
-    onDone: () => checkAllBuilt(),
-  });
+  if (!queue.pending.size) checkAllBuilt();
+  else pump();
 }

@@ -49,6 +49,9 @@ function buildSVG(state) {
   state.L = computeLayout(s, state.measure);
   state.col = colorizer(s);
   const { L } = state;
+  // the numbers' font size, looked up now (a new size asks the browser's process for the font,
+  // a few ms): in this task rather than in the layout of the frame that draws the figure
+  if (L.numFont) state.measure('0', L.numFont);
   sizePlotBox(state);
   const svg = svgEl('svg', {
     class: 'heatmap-svg',

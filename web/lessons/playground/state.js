@@ -41,10 +41,24 @@ export function readURL() {
   return parseQuery(typeof location === 'object' ? location.search : '');
 }
 
-/** Put valid settings in the address bar (replaceState: no new history entry). */
+// The address bar's next query (writeURL): written a task later, once however many came.
+const urlWrite = { query: null };
+
+/**
+ * Put valid settings in the address bar (replaceState: no new history entry), a task later: a
+ * replaceState waits on the browser's own process (up to tens of ms on a busy machine), so it
+ * stays out of the task that renders the view. The last settings given win.
+ */
 export function writeURL(settings) {
+  const first = urlWrite.query === null;
+  urlWrite.query = settingsToQuery(settings);
+  if (first) setTimeout(flushURL, 0);
+}
+
+function flushURL() {
+  const q = urlWrite.query;
+  urlWrite.query = null;
   try {
-    const q = settingsToQuery(settings);
     if (location.search !== q) history.replaceState(history.state, '', `${q}${location.hash}`);
   } catch {
     // some file:// setups refuse history changes; the view still works
