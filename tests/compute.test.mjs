@@ -341,6 +341,101 @@ test('cancellation bites: the job stops within one slice; the next one runs', as
   }
 });
 
+test('identical checks run once: the same report; any other input runs its own', async (t) => {
+  for (const workers of [1, 0]) {
+    const compute = engine(t, workers);
+    const opts = { B: 1, T: model.T, loss: 'mse', target: model.target };
+    const args = { C: 64, heads: 4, W: model.W, X: model.X };
+    const expected = layerWith(mha, 64, 4, model.W).gradcheck(model.X, opts);
+    const seen = { a: 0, b: 0 };
+    // the playground's way of asking: causal: false and samples: 0 spelled out, copies of arrays
+    const copy = { Wq: [...model.W.Wq], Wk: model.W.Wk.slice(), Wv: model.W.Wv, Wo: model.W.Wo };
+    const a = compute.gradcheck({ ...args, opts, label: 'A', onProgress: () => seen.a++ });
+    const b = compute.gradcheck({
+      ...args,
+      W: copy,
+      opts: { ...opts, causal: false, samples: 0 },
+      label: 'B',
+      onProgress: () => seen.b++,
+    });
+    // one entry of X one ulp away: a run of its own
+    const X2 = Float64Array.from(model.X);
+    X2[7] = X2[7] * (1 + Number.EPSILON);
+    assert.notEqual(X2[7], model.X[7]);
+    const c = compute.gradcheck({ ...args, X: X2, opts });
+    const [ra, rb, rc] = await Promise.all([a.promise, b.promise, c.promise]);
+    assertSameReport(ra, expected, `${compute.kind}: the first`);
+    assertSameReport(rb, expected, `${compute.kind}: the second`);
+    assert.notEqual(ra, rb, 'each caller gets its own copy of the report');
+    assertSameReport(rc, layerWith(mha, 64, 4, model.W).gradcheck(X2, opts), 'X one ulp away');
+    assert.equal(a.sharedWith, null);
+    assert.equal(b.sharedWith, 'A');
+    assert.equal(c.sharedWith, null);
+    assert.ok(seen.b > 0, "the second hears the run's progress");
+    assert.ok(a.busyMs > 0 && b.busyMs === 0, `busy ${a.busyMs}, ${b.busyMs}`);
+    // finished and small: remembered; asked again, it settles without a run
+    const again = compute.gradcheck({ ...args, opts, label: 'again' });
+    assertSameReport(await again.promise, expected, 'remembered');
+    assert.equal(again.sharedWith, 'A');
+    assert.equal(compute.info().reused, 2);
+    await compute.idle();
+  }
+});
+
+test('a shared check stops only when every caller has cancelled it', async (t) => {
+  const compute = engine(t, 1);
+  const opts = l4opts;
+  const first = compute.gradcheck({ ...l4, opts, group: 'g1', name: 'first' });
+  let cancelled = false;
+  const second = compute.gradcheck({
+    ...l4,
+    opts,
+    group: 'g2',
+    onProgress: (p) => {
+      if (!cancelled && p.done > 300) {
+        cancelled = true;
+        compute.cancelGroup('g1'); // the first leaves: the second still wants the run
+      }
+    },
+  });
+  const err = await first.promise.then(
+    () => assert.fail('the first should be cancelled'),
+    (e) => e,
+  );
+  assert.equal(err.cancelled, true);
+  const report = await second.promise;
+  assertSameReport(report, layerWith(mha, 64, 4, l4.W).gradcheck(l4.X, opts), 'the second');
+  assert.deepEqual(compute.info().cancelled, [], 'the run itself was not cancelled');
+  // now both leave a new run (another eps: not the finished one): it stops, one cancellation
+  // record with the first caller's group and name
+  const opts3 = { ...l4opts, eps: 3e-6 };
+  let left = false;
+  const x = compute.gradcheck({
+    ...l4,
+    opts: opts3,
+    group: 'g3',
+    name: 'x',
+    onProgress: (p) => {
+      if (!left && p.done > 300) {
+        left = true;
+        compute.cancelGroup('g3');
+        compute.cancelGroup('g4');
+      }
+    },
+  });
+  const y = compute.gradcheck({ ...l4, opts: opts3, group: 'g4' });
+  for (const j of [x, y]) assert.equal((await j.promise.catch((e) => e)).cancelled, true);
+  let rec;
+  for (let i = 0; i < 200 && !(rec = compute.info().cancelled[0]); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(rec, 'the run was cancelled');
+  assert.equal(rec.group, 'g3');
+  assert.equal(rec.name, 'x');
+  assert.ok(rec.done < rec.total, `stopped at ${rec.done} of ${rec.total}`);
+  await compute.idle();
+});
+
 test('idle: resolves once every job has settled, follow-up jobs included', async (t) => {
   const compute = engine(t, 1);
   await compute.idle(); // nothing submitted: at once

@@ -96,6 +96,7 @@ export class GradcheckPanel {
       sliceMs,
       group,
       name: this.element.id,
+      label: this.label,
       onProgress: (p) => this.#progress(run, p),
     });
     job.promise.then(
@@ -186,14 +187,24 @@ export class GradcheckPanel {
     this.rows = reportRows(p.report);
     this.sampled = run.sampled;
     const sum = summarize(p.report, this.threshold);
-    run.bar.finish(`${groupThousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`);
+    const shared = run.job.sharedWith;
+    const other = shared && `the ${shared.replace(/^[A-Z](?=[a-z])/, (ch) => ch.toLowerCase())}`;
+    run.bar.finish(
+      shared
+        ? `${groupThousands(sum.checked)} entries checked, once for this and ${other}`
+        : `${groupThousands(sum.checked)} entries checked in ${secs.toFixed(1)} s`,
+    );
     this.#table(run, p.report);
     this.#contrast(p.report);
     this.element.dataset.state = run.sampled ? 'sampled' : 'done';
     if (!run.sampled) this.element.dataset.done = '1';
     this.status.textContent = run.sampled
       ? `Sampled check: ${run.samples} evenly spaced entries per tensor (every entry of smaller tensors). Run the full check for every entry.`
-      : `Every entry checked (${groupThousands(sum.checked)}).`;
+      : `Every entry checked (${groupThousands(sum.checked)}).${
+          shared
+            ? ` Its inputs are those of ${other}, so the page ran that check once for both.`
+            : ''
+        }`;
     run.onDone?.(this.rows);
     for (const f of this.listeners) f(this);
   }

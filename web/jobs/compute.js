@@ -7,6 +7,8 @@
 //   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });
 //   job.promise.then(report => ..., err => err.cancelled || show(err));
 //   compute.cancelGroup('playground');        // a settings change: the old jobs stop at once
+//   job.sharedWith                            // a check with the inputs of an earlier one: its
+//                                             // label (the report is that run's), else null
 
 import { epochNow, progressCount, startTask } from './tasks.js';
 import { WorkerPool, blobSpawner } from './compute-pool.js';
@@ -76,7 +78,8 @@ function progress(job, value, elapsedMs) {
 }
 
 function recordCancel(c, job, stats) {
-  c.cancellations.push({ id: job.id, name: job.name, group: job.group, kind: job.kind, ...stats });
+  const group = job.ownerGroup ?? job.group; // a shared run: its first subscriber's group
+  c.cancellations.push({ id: job.id, name: job.name, group, kind: job.kind, ...stats });
   if (c.cancellations.length > CANCELS_KEPT) c.cancellations.shift();
 }
 
@@ -228,30 +231,164 @@ function checkLayerArgs(mha, kind, { C, heads, W }) {
   }
 }
 
-function submit(c, kind, args, opts) {
+/** A job as the caller holds it: settled exactly once (done, failed or cancelled). */
+function newJob(c, kind, args, opts) {
   const job = {
     id: ++c.serial,
     kind,
     args,
     name: opts.name ?? '',
+    label: opts.label ?? '',
     group: opts.group ?? null,
     priority: opts.priority,
     sliceMs: opts.sliceMs,
     onProgress: opts.onProgress,
     settled: false,
     busyMs: 0,
+    sharedWith: null,
     handle: null,
   };
   job.promise = new Promise((resolve, reject) => Object.assign(job, { resolve, reject }));
   job.promise.catch(() => {}); // a caller may drop a cancelled job's promise
   job.cancel = () => cancelJob(c, job);
   c.live.add(job);
+  return job;
+}
+
+function submit(c, kind, args, opts) {
+  const job = newJob(c, kind, args, opts);
   try {
     checkLayerArgs(c.mha, kind, args);
     if (c.pool && !c.pool.broken) runPool(c, job);
     else runMain(c, job);
   } catch (err) {
     settle(c, job, 'failed', err);
+  }
+  return job;
+}
+
+// --------------------------------------------------------------------------------------------
+// one run per check: a gradient check asked for again with the same inputs while it runs, or
+// after it finished (small checks: the last few are remembered), gets that run's report instead
+// of a run of its own. On the page, the playground's first full check is lesson 5's: the same
+// sentence, weights and target. The callers' jobs subscribe to the run; the run is cancelled only
+// when every subscriber has cancelled.
+
+const SHARED_KEPT = 4; // finished checks remembered
+const SHARED_MAX_NUMBERS = 1 << 19; // inputs over 4 MiB of doubles: never shared
+
+/** Bit for bit the same numbers (Object.is per entry), or both absent. */
+function sameNumbers(a, b) {
+  if (a == null || b == null) return a == null && b == null;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
+/**
+ * What decides a check's report, defaults filled in: { scalars (a string), arrays (a copy of
+ * every input array, in a fixed order) }; null when the inputs are too large to share.
+ */
+function checkKey(mha, { C, heads, W, X, opts = {} }) {
+  const mse = opts.loss === 'mse';
+  const aux = mse ? opts.target : opts.G;
+  const seed = mse || opts.G !== undefined ? null : (opts.seed ?? 0);
+  const eps = opts.eps ?? mha.constants.MHA_GRADCHECK_EPS;
+  const scalars = JSON.stringify([C, heads, opts.B ?? 1, opts.T, !!opts.causal, mse, seed, eps]);
+  const arrays = [...weightNames(mha).map((k) => W?.[k]), X, aux];
+  const numbers = arrays.reduce((n, a) => n + (a?.length ?? 0), 0);
+  const bad = arrays.some((a) => a != null && !ArrayBuffer.isView(a) && !Array.isArray(a));
+  if (bad || numbers > SHARED_MAX_NUMBERS) return null;
+  return {
+    scalars: `${scalars}/${opts.samples ?? 0}`,
+    arrays: arrays.map((a) => (a == null ? null : Float64Array.from(a))),
+  };
+}
+
+function sameKey(a, b) {
+  return a.scalars === b.scalars && a.arrays.every((x, i) => sameNumbers(x, b.arrays[i]));
+}
+
+function forget(c, run) {
+  const i = c.runs.indexOf(run);
+  if (i >= 0) c.runs.splice(i, 1);
+}
+
+/** The run's last progress to a subscriber (its own onProgress; etaMs already in). */
+function tell(job, value) {
+  if (!job.settled && value) job.onProgress?.(value);
+}
+
+function finishRun(c, run, report) {
+  run.report = report;
+  run.busyMs = run.job.busyMs;
+  for (const job of run.subs) {
+    tell(job, run.last);
+    job.busyMs = job === run.first ? run.busyMs : 0;
+    settle(c, job, 'done', job === run.first ? report : structuredClone(report));
+  }
+  run.subs.clear();
+  const kept = c.runs.filter((r) => r.report);
+  if (kept.length > SHARED_KEPT) forget(c, kept[0]);
+}
+
+function failRun(c, run, err) {
+  forget(c, run);
+  if (err.cancelled) return; // every subscriber had cancelled already
+  for (const job of run.subs) settle(c, job, 'failed', err);
+  run.subs.clear();
+}
+
+function startRun(c, args, opts, key) {
+  const run = { key, args, subs: new Set(), first: null, last: null, report: null, busyMs: 0 };
+  const onProgress = (v) => {
+    run.last = v;
+    for (const job of run.subs) tell(job, v);
+  };
+  const o = { ...opts, group: null, onProgress };
+  run.job = submit(c, 'gradcheck', args, o);
+  run.job.ownerGroup = opts.group ?? null;
+  run.job.promise.then(
+    (report) => finishRun(c, run, report),
+    (err) => failRun(c, run, err),
+  );
+  c.runs.push(run);
+  return run;
+}
+
+/** A subscriber leaves; the run stops when none is left (and it has not finished). */
+function unsubscribe(c, run, job) {
+  run.subs.delete(job);
+  if (run.subs.size || run.report || run.job.settled) return;
+  forget(c, run);
+  cancelJob(c, run.job);
+}
+
+function sharedGradcheck(c, args, opts) {
+  let key = null;
+  try {
+    checkLayerArgs(c.mha, 'gradcheck', args);
+    key = checkKey(c.mha, args);
+  } catch {
+    key = null; // submit() says what is wrong
+  }
+  if (!key) return submit(c, 'gradcheck', args, opts);
+  const found = c.runs.find((r) => sameKey(r.key, key));
+  const run = found ?? startRun(c, args, opts, key);
+  const job = newJob(c, 'gradcheck', args, opts);
+  job.handle = { cancel: () => unsubscribe(c, run, job) };
+  if (found) {
+    job.sharedWith = run.first?.label || run.first?.name || run.job.name;
+    c.reused += 1;
+  } else {
+    run.first = job;
+  }
+  if (run.report) {
+    tell(job, run.last);
+    settle(c, job, 'done', structuredClone(run.report));
+  } else {
+    run.subs.add(job);
+    tell(job, run.last);
   }
   return job;
 }
@@ -266,6 +403,7 @@ function submit(c, kind, args, opts) {
  */
 export function createCompute({ mha, scheduler, workers = 'auto', wasm, source, spawner } = {}) {
   const c = { mha, scheduler, live: new Set(), serial: 0, cancellations: [], idleWaiters: [] };
+  Object.assign(c, { runs: [], reused: 0 });
   const cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
   const size = poolSize(workers, cores);
   const spawn = spawner ?? blobSpawner(source ?? globalThis.MHA_WORKER_SOURCE);
@@ -288,8 +426,12 @@ function computeApi(c) {
     get size() {
       return workers() ? c.pool.size : 0;
     },
-    gradcheck: ({ C, heads, W, X, opts, priority = 1, group, name, sliceMs, onProgress }) =>
-      run('gradcheck', { C, heads, W, X, opts }, { priority, group, name, sliceMs, onProgress }),
+    gradcheck: ({ C, heads, W, X, opts, priority = 1, group, name, label, sliceMs, onProgress }) =>
+      sharedGradcheck(
+        c,
+        { C, heads, W, X, opts },
+        { priority, group, name, label, sliceMs, onProgress },
+      ),
     train: ({ priority = 6, group, name, sliceMs, onStep, ...args }) =>
       run('train', args, { priority, group, name, sliceMs, onProgress: onStep }),
     forward: ({ priority = 8, group, name, ...args }) =>
@@ -305,12 +447,16 @@ function computeApi(c) {
       for (const job of [...c.live]) cancelJob(c, job);
       c.pool?.terminate();
     },
-    /** { kind, size, reason (why the main thread), cancelled: the last cancellations } */
+    /**
+     * { kind, size, reason (why the main thread), cancelled: the last cancellations, reused: how
+     * many checks got the report of an identical one instead of running }
+     */
     info() {
       const on = workers();
       const reason = on ? '' : c.pool?.reason || c.reason;
       const kind = on ? 'worker' : 'main-thread';
-      return { kind, size: on ? c.pool.size : 0, reason, cancelled: [...c.cancellations] };
+      const cancelled = [...c.cancellations];
+      return { kind, size: on ? c.pool.size : 0, reason, cancelled, reused: c.reused };
     },
   };
 }
