@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadMHA } from '../web/mha.js';
 import { courseData } from '../web/model/course.js';
 import { layerWith } from '../web/model/layers.js';
-import { sentenceModel } from '../web/model/sentence-model.js';
+import { sentenceModel, sentenceSpec } from '../web/model/sentence-model.js';
 import { tokenize, DEFAULT_SENTENCE } from '../web/model/tokens.js';
 import { divergedMessage } from '../web/model/training.js';
 import { Scheduler } from '../web/jobs/scheduler.js';
@@ -265,6 +265,53 @@ test('forward: Y, attention and named tensors equal layer.forward', async (t) =>
     assertSameArray(r.Y, e.Y, 'Y');
     assertSameArray(r.attention, e.attention, 'attention');
     assertSameArray(r.scores, scores, 'scores');
+  }
+});
+
+test('a sentence model drawn where the job runs (model: spec): the bits of its arrays', async (t) => {
+  // seed 7 and causal: a model no other test draws; C = 32, h = 2 keeps it quick
+  const s = { tokens: tokenize(DEFAULT_SENTENCE), C: 32, heads: 2, seed: 7, causal: true };
+  const spec = sentenceSpec(s);
+  const m = sentenceModel(mha, s);
+  const arrays = { C: 32, heads: 2, W: m.W, X: m.X };
+  const mse = { B: 1, T: m.T, causal: true, loss: 'mse' };
+  const steps = { B: 1, T: m.T, causal: true, steps: 3, lr: 0.1 };
+  for (const workers of [1, 0]) {
+    const compute = engine(t, workers);
+    const viaSpec = await Promise.all([
+      compute.forward({ C: 32, heads: 2, model: spec, B: 1, T: m.T, causal: true }).promise,
+      compute.gradcheck({ C: 32, heads: 2, model: spec, opts: mse }).promise,
+      compute.train({ C: 32, heads: 2, model: spec, ...steps }).promise,
+    ]);
+    const viaArrays = await Promise.all([
+      compute.forward({ ...arrays, B: 1, T: m.T, causal: true, target: m.target }).promise,
+      compute.gradcheck({ ...arrays, opts: { ...mse, target: m.target } }).promise,
+      compute.train({ ...arrays, target: m.target, ...steps }).promise,
+    ]);
+    const [f, g, tr] = viaSpec;
+    const [f0, g0, tr0] = viaArrays;
+    assertSameArray(f.Y, f0.Y, `${compute.kind}: Y`);
+    assertSameArray(f.attention, f0.attention, `${compute.kind}: attention`);
+    assert.ok(Object.is(f.loss, mha.mseLoss(f0.Y, m.target).loss), 'the loss at the weights');
+    assertSameReport(g, g0, `${compute.kind}: the check`);
+    assertSameReport(
+      g,
+      layerWith(mha, 32, 2, m.W).gradcheck(m.X, { ...mse, target: m.target }),
+      'layer.gradcheck',
+    );
+    assertSameArray(tr.losses, tr0.losses, `${compute.kind}: losses`);
+    assertSameArray(tr.W.Wq, tr0.W.Wq, `${compute.kind}: Wq after`);
+  }
+  // a spec that does not fit the job: a clear error
+  const compute = engine(t, 0);
+  const bad = [
+    [{ ...spec, C: 64 }, /model is C = 64, heads = 2; the job says 32 and 2/],
+    [{ ...spec, tokens: [] }, /model.tokens must be a list of 1 or more strings/],
+    [null, /model must be a sentenceSpec/],
+  ];
+  for (const [model, re] of bad) {
+    const job = compute.forward({ C: 32, heads: 2, model, B: 1, T: m.T });
+    await assert.rejects(job.promise, re);
   }
 });
 

@@ -84,9 +84,11 @@ engines.test(
     assert.equal(r.compute.kind, 'worker', `compute: ${JSON.stringify(r.compute)}`);
     assert.ok(r.compute.size >= 1 && r.compute.size <= 4, `size ${r.compute.size}`);
     assertChecksLikeNode(r.f);
+    // the playground's first full check has lesson 5's inputs: one run for both
+    assert.equal(r.compute.reused, 1, 'checks reused');
     seen[e.name].http = r.f;
     t.diagnostic(
-      `${e.version}: ${r.compute.size} worker(s); every check done ${r.ms} ms after open`,
+      `${e.version}: ${r.compute.size} worker(s); every check done ${r.ms} ms after open; ${r.compute.reused} check reused`,
     );
   },
 );

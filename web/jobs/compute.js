@@ -1,10 +1,12 @@
 // compute.js - the page's compute engine (DOM-free): gradient checks, training runs and forward
 // passes, run in a small pool of workers (each with its own instance of the same module) or,
 // where workers cannot start, on the main thread in the Scheduler's slices. Same API, same bits
-// (same module, same order of operations; tests/compute.test.mjs). See WORKER-CONTRACT.md.
+// (same module, same order of operations; tests/compute.test.mjs).
 //
 //   const compute = createCompute({ mha, scheduler, workers: 'auto', wasm });
 //   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });
+//   compute.train({ C, heads, model: sentenceSpec(...), T, steps, lr, ... })  // a large model:
+//                                             // drawn where the job runs, never copied over
 //   job.promise.then(report => ..., err => err.cancelled || show(err));
 //   compute.cancelGroup('playground');        // a settings change: the old jobs stop at once
 //   job.sharedWith                            // a check with the inputs of an earlier one: its
@@ -216,13 +218,37 @@ function rerouteToMain(c, parts) {
   }
 }
 
-/** The layer a job runs on: C and heads as a layer takes them, and every weight (C, C). */
-function checkLayerArgs(mha, kind, { C, heads, W }) {
+/**
+ * A sentence model to draw in the worker (sentenceSpec): its C and heads are the job's, its
+ * tokens a list of 1 or more strings. The rest (seed, rng, pe, causal) sentenceModel checks.
+ */
+function checkModelSpec(fn, { C, heads, model }) {
+  if (!model || typeof model !== 'object') throw new Error(`${fn}: model must be a sentenceSpec`);
+  const { tokens } = model;
+  if (!Array.isArray(tokens) || !tokens.length || tokens.some((t) => typeof t !== 'string')) {
+    throw new Error(`${fn}: model.tokens must be a list of 1 or more strings`);
+  }
+  if (model.C !== C || model.heads !== heads) {
+    throw new Error(
+      `${fn}: model is C = ${model.C}, heads = ${model.heads}; the job says ${C} and ${heads}`,
+    );
+  }
+}
+
+/**
+ * The layer a job runs on: C and heads as a layer takes them, and every weight (C, C), or a
+ * sentence model (`model`) whose weights the engine draws itself.
+ */
+function checkLayerArgs(mha, kind, { C, heads, W, model }) {
   const fn = `compute.${kind}`;
   if (!Number.isInteger(C) || !Number.isInteger(heads) || C < 1 || heads < 1) {
     throw new Error(`${fn}: C and heads must be integers >= 1, got ${C} and ${heads}`);
   }
   if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
+  if (model !== undefined) {
+    checkModelSpec(fn, { C, heads, model });
+    return;
+  }
   for (const k of weightNames(mha)) {
     const w = W?.[k];
     if (!(ArrayBuffer.isView(w) || Array.isArray(w)) || w.length !== C * C) {
@@ -289,8 +315,13 @@ function sameNumbers(a, b) {
  * What decides a check's report, defaults filled in: { scalars (a string), arrays (a copy of
  * every input array, in a fixed order) }; null when the inputs are too large to share.
  */
-function checkKey(mha, { C, heads, W, X, opts = {} }) {
+function checkKey(mha, { C, heads, W, X, model, opts = {} }) {
   const mse = opts.loss === 'mse';
+  if (model) {
+    if (!mse || opts.target !== undefined) return null; // the model's own target only
+    const spec = JSON.stringify([model, opts.B ?? 1, !!opts.causal, opts.eps ?? null]);
+    return { scalars: `model ${spec}/${opts.samples ?? 0}`, arrays: [] };
+  }
   const aux = mse ? opts.target : opts.G;
   const seed = mse || opts.G !== undefined ? null : (opts.seed ?? 0);
   const eps = opts.eps ?? mha.constants.MHA_GRADCHECK_EPS;
@@ -426,12 +457,8 @@ function computeApi(c) {
     get size() {
       return workers() ? c.pool.size : 0;
     },
-    gradcheck: ({ C, heads, W, X, opts, priority = 1, group, name, label, sliceMs, onProgress }) =>
-      sharedGradcheck(
-        c,
-        { C, heads, W, X, opts },
-        { priority, group, name, label, sliceMs, onProgress },
-      ),
+    gradcheck: ({ priority = 1, group, name, label, sliceMs, onProgress, ...args }) =>
+      sharedGradcheck(c, args, { priority, group, name, label, sliceMs, onProgress }),
     train: ({ priority = 6, group, name, sliceMs, onStep, ...args }) =>
       run('train', args, { priority, group, name, sliceMs, onProgress: onStep }),
     forward: ({ priority = 8, group, name, ...args }) =>

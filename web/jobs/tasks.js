@@ -11,6 +11,7 @@ import { layerCheck, checkChunk } from './gradcheck.js';
 import { checkRowsSteps } from './check-rows.js';
 import { Trainer } from './trainer.js';
 import { withLayer } from '../model/layers.js';
+import { sentenceModel } from '../model/sentence-model.js';
 
 /**
  * A gradient check of the layer { C, heads, W } at X with opts (as layer.gradcheckSteps takes
@@ -71,9 +72,10 @@ function trainTask(mha, { C, heads, W, X, target, B = 1, T, causal = false, step
 
 /**
  * One forward pass of the layer { C, heads, W } on X (B, T, C): result { Y, attention } and a
- * copy of every tensor named in `tensors` (e.g. ['scores']). One slice.
+ * copy of every tensor named in `tensors` (e.g. ['scores']); with a target, loss: the MSE of Y
+ * (mha.mseLoss). One slice.
  */
-function forwardTask(mha, { C, heads, W, X, B = 1, T, causal = false, tensors = [] }) {
+function forwardTask(mha, { C, heads, W, X, B = 1, T, causal = false, tensors = [], target }) {
   let out = null;
   const iterator = (function* () {
     out = withLayer(mha, C, heads, W, (layer) => {
@@ -81,6 +83,7 @@ function forwardTask(mha, { C, heads, W, X, B = 1, T, causal = false, tensors = 
       for (const name of tensors) r[name] = layer.tensor(name).data;
       return r;
     });
+    if (target) out.loss = mha.mseLoss(out.Y, target).loss;
     yield { done: 1, total: 1 };
   })();
   return { iterator, cleanup: () => {}, result: () => out };
@@ -88,11 +91,25 @@ function forwardTask(mha, { C, heads, W, X, B = 1, T, causal = false, tensors = 
 
 const TASKS = { gradcheck: gradcheckTask, train: trainTask, forward: forwardTask };
 
+/**
+ * A job's arrays: its own, or, given `model` (sentenceSpec's description), the sentence model's
+ * X, W and target as sentenceModel draws them in this thread (the last two are kept), so the
+ * weights of a large model never cross between threads. A check's MSE uses the model's target,
+ * a forward pass gets the loss.
+ */
+function withArrays(mha, args) {
+  if (!args.model) return args;
+  const m = sentenceModel(mha, args.model);
+  const out = { ...args, C: m.C, heads: m.heads, W: m.W, X: m.X, target: m.target, T: m.T };
+  if (args.opts) out.opts = { ...args.opts, T: m.T, target: args.opts.target ?? m.target };
+  return out;
+}
+
 /** The iterator of a job of `kind` ('gradcheck', 'train' or 'forward'): see the tasks above. */
 export function startTask(mha, kind, args) {
   const task = TASKS[kind];
   if (!task) throw new Error(`compute: unknown job kind ${kind}`);
-  return task(mha, args);
+  return task(mha, withArrays(mha, args));
 }
 
 /** Milliseconds since the epoch, with the precision of performance.now(), in any thread. */

@@ -3,6 +3,7 @@
 
 import { weightNames } from './tensors.js';
 import { buildInput, drawScaled } from './input.js';
+import { vocabulary } from './tokens.js';
 
 const modelCache = []; // the last two sentence models: [{ mha, key, model }]
 
@@ -50,4 +51,42 @@ export function sentenceModel(
   modelCache.unshift({ mha, key, model });
   modelCache.length = Math.min(modelCache.length, 2);
   return model;
+}
+
+/**
+ * A sentence model's description, without its arrays: JSON-able, what a compute worker needs to
+ * draw the very same model (sentenceModel(mha, spec) there).
+ */
+export function sentenceSpec({
+  tokens,
+  C = 64,
+  heads = 4,
+  seed = 42,
+  rng = 'default_rng',
+  pe = false,
+  causal = false,
+}) {
+  return { tokens: [...tokens], C, heads, seed, rng, pe, causal };
+}
+
+/**
+ * A model that is not drawn here (a large one: a compute worker draws it): the tokens, their
+ * vocabulary rows and the sizes as sentenceModel gives them, and its spec; no X, W or target.
+ */
+export function undrawnModel(spec) {
+  const { vocab, ids } = vocabulary(spec.tokens);
+  return Object.freeze({
+    tokens: spec.tokens,
+    C: spec.C,
+    heads: spec.heads,
+    hs: spec.C / spec.heads,
+    seed: spec.seed,
+    rng: spec.rng,
+    pe: spec.pe,
+    causal: spec.causal,
+    T: spec.tokens.length,
+    vocab,
+    ids,
+    spec: Object.freeze(spec),
+  });
 }

@@ -13,6 +13,7 @@ import {
 } from '../../model/gradcheck-report.js';
 import { PG_SAMPLES, autoFull } from '../../model/playground.js';
 import { trimmedPrecision } from '../../model/format.js';
+import { viewArrays } from './state.js';
 
 const INTRO = `Live re-renders use a sampled check: ${PG_SAMPLES} evenly spaced entries of each tensor (all entries of smaller ones). The full check visits every entry in small chunks, so the page stays responsive; changing a setting restarts it. The loss is lesson 5's MSE, L = mean((Y − target)²) over the n = T·C entries of Y. Its gradient at Y is 2(Y − target)/n, so every gradient carries a factor 1/n; the weight gradients add up the contributions of T tokens, so theirs is T/n = 1/C. The rounding floor of the finite differences does not shrink with them: it is about 10⁻¹³·|L| absolute (see the max abs error column). Relative errors therefore grow with n, and the pass threshold with them: 10⁻⁵ at lesson 5's size (n = 512), in proportion to n above that. `;
 
@@ -43,12 +44,10 @@ export function checksView({ mha, compute, isCurrent }) {
   function start(view) {
     const s = view.settings;
     const { model, T } = view;
+    const target = model.spec ? {} : { target: model.target }; // undrawn: the model's own
     const check = (more) => ({
-      C: s.C,
-      heads: s.h,
-      W: model.W,
-      X: model.X,
-      opts: { B: 1, T, causal: s.causal, loss: 'mse', target: model.target, ...more },
+      ...viewArrays(view),
+      opts: { B: 1, T, causal: s.causal, loss: 'mse', ...target, ...more },
     });
     const auto = autoFull(mha, s, T);
     const total = gradcheckSize(mha, { T, C: s.C, heads: s.h });
@@ -56,7 +55,7 @@ export function checksView({ mha, compute, isCurrent }) {
       ? `the full check (${groupThousands(total)} entries) runs by itself after the sampled one`
       : `${groupThousands(total)} entries: this size takes a while, so it runs only when you ask`;
     panel.threshold = pgThreshold(T, s.C);
-    thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${model.X.length}.`;
+    thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${T * model.C}.`;
     panel.showPending('', pendingReport(mha, { T, C: s.C, heads: s.h }));
     const group = 'playground'; // a settings change cancels them (compute.cancelGroup)
     panel.run(check({ samples: PG_SAMPLES }), {

@@ -16,7 +16,7 @@ import {
   settingsToQuery,
   validateSettings,
 } from '../../model/settings.js';
-import { sentenceModel } from '../../model/sentence-model.js';
+import { sentenceModel, sentenceSpec, undrawnModel } from '../../model/sentence-model.js';
 import { customModel } from '../../model/notebook-check.js';
 import { withLayer } from '../../model/layers.js';
 
@@ -73,39 +73,59 @@ function flushURL() {
 const FORWARD_HERE = 2 ** 19;
 
 /**
- * The view of valid settings: the model, drawn here, and its forward pass (here when small, else
- * in the compute engine; the same bits as playgroundForward and customForward); losses start
- * with the loss at the initial weights (as Trainer measures it), the others and trained (the
- * attention after the steps taken) come with training. With custom arrays (a
- * notebook's) the model is theirs and so are the tokens (positions). Returns { now: the view }
- * or { job (the forward pass), view (a promise of it) }.
+ * The view of valid settings. A small model is drawn here and its forward pass runs here (the same
+ * bits as playgroundForward and customForward); a larger one (T·C² over FORWARD_HERE) is drawn
+ * by the compute engine where it runs (its weights at GPT-2 size are 19 MB: drawing them takes
+ * tens of ms, and so would copying them to a worker), so the view's model is undrawnModel's
+ * (tokens, vocabulary, sizes, spec) and every job gets the spec. losses start with the loss at
+ * the initial weights (as Trainer measures it), the others and trained (the attention after the
+ * steps taken) come with training. With custom arrays (a notebook's) the model is theirs and so
+ * are the tokens (positions). Returns { now: the view } or { job (the forward pass), view (a
+ * promise of it) }.
  */
 export function computeView(mha, compute, settings, tokens, custom = null) {
   const { causal } = settings;
   const { C, h: heads, seed, rng, pe } = settings;
-  const model = custom
-    ? customModel(custom, { causal })
-    : sentenceModel(mha, { tokens, C, heads, seed, rng, pe, causal });
-  const viewOf = ({ Y, attention: att }) => ({
+  const spec = sentenceSpec({ tokens, C, heads, seed, rng, pe, causal });
+  const here = custom || tokens.length * C * C <= FORWARD_HERE;
+  let model;
+  if (custom) model = customModel(custom, { causal });
+  else model = here ? sentenceModel(mha, spec) : undrawnModel(spec);
+  const viewOf = ({ Y, attention: att, loss }) => ({
     settings,
     tokens: custom ? model.tokens : tokens,
     model,
     att,
     Y,
-    losses: [mha.mseLoss(Y, model.target).loss], // the loss at the initial weights (row 0)
+    // the loss at the initial weights (row 0)
+    losses: [loss ?? mha.mseLoss(Y, model.target).loss],
     trained: null,
     T: model.T,
     h: settings.h,
   });
   const args = { C: model.C, heads: model.heads, W: model.W, X: model.X, B: 1, T: model.T };
-  if (model.T * model.C * model.C <= FORWARD_HERE) {
+  if (here) {
     const r = withLayer(mha, args.C, args.heads, args.W, (l) =>
       l.forward(args.X, { ...args, causal }),
     );
     return { now: viewOf(r) };
   }
-  const job = compute.forward({ ...args, causal, group: 'playground', name: 'pg-forward' });
+  const job = compute.forward({
+    ...{ C, heads, model: spec, B: 1, T: model.T, causal },
+    group: 'playground',
+    name: 'pg-forward',
+  });
   return { job, view: job.promise.then(viewOf) };
+}
+
+/**
+ * A job's layer and arrays for a view: { C, heads, W, X } with the view's arrays, or { C, heads,
+ * model } (the spec) when the model was not drawn here.
+ */
+export function viewArrays(view) {
+  const { model } = view;
+  if (model.spec) return { C: model.C, heads: model.heads, model: model.spec };
+  return { C: model.C, heads: model.heads, W: model.W, X: model.X };
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { trainAtOnce } from '../../model/training.js';
 import { trainedAttention, trainsAtOnce } from '../../model/playground.js';
+import { viewArrays } from './state.js';
 
 /**
  * Train small views at once: view.losses and view.trained (the attention after the steps taken)
@@ -50,7 +51,7 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
   function train(view) {
     cancel();
     const s = view.settings;
-    if (trainsAtOnce(s, view.T)) {
+    if (trainsAtOnce(s, view.T) && !view.model.spec) {
       trainNow(mha, view, err);
       onLosses(view, { figures: false });
       return;
@@ -59,11 +60,8 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
     follow(view, { losses: view.losses.slice(0, 1) }); // the loss at the initial weights
     onLosses(view, { figures: false });
     const job = compute.train({
-      C: s.C,
-      heads: s.h,
-      W: model.W,
-      X: model.X,
-      target: model.target,
+      ...viewArrays(view),
+      ...(model.spec ? {} : { target: model.target }), // undrawn: the model's own
       B: 1,
       T: view.T,
       causal: s.causal,
