@@ -30,7 +30,8 @@
 // bundle: the functions V8's sampling profiler saw in the longest tasks, by self time.
 //
 // Environment: BENCH_PAGE_LOADS=11 (>= 1), BENCH_PAGE_EDITS (default: the loads),
-// BENCH_PAGE_PROFILE=0, MHA_CHROMIUM=/usr/bin/chromium.
+// BENCH_PAGE_PROFILE=0, BENCH_PAGE_QUERY (appended to each load's address, e.g. '?workers=2'),
+// MHA_CHROMIUM=/usr/bin/chromium.
 // Needs the bundle: `make wasm bundle` (npm run bench:page builds it).
 
 import fs from 'node:fs';
@@ -60,6 +61,8 @@ function countFromEnv(name, fallback) {
 const LOADS = countFromEnv('BENCH_PAGE_LOADS', 11);
 const EDITS = countFromEnv('BENCH_PAGE_EDITS', LOADS);
 const PROFILE = process.env.BENCH_PAGE_PROFILE === '1';
+// appended to every load's address, to compare settings (e.g. '?workers=2')
+const QUERY = process.env.BENCH_PAGE_QUERY ?? '';
 if (LOADS < 1) {
   console.error('bench_page: BENCH_PAGE_LOADS must be >= 1');
   process.exit(2);
@@ -146,7 +149,7 @@ async function oneLoad(browser, url, { profile = false } = {}) {
   const { context, page, errors } = await newPage(browser);
   try {
     await browser.startTracing(page, { categories: traceCategories({ profile }) });
-    await page.goto(url);
+    await page.goto(url + QUERY);
     await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
       timeout: 60_000,
     });
@@ -426,6 +429,7 @@ export async function benchPage({
     `from file:// (alternating; a new browser context per load, traced); ${os.cpus().length} cores; load average`,
     `(1, 5, 15 min) ${load0} before, ${load1} after`,
   ];
+  if (QUERY) lines.push(`every load's address ends in ${QUERY}`);
   if (runs.http.some((r) => !r.checksMark)) {
     lines.push(
       '(no mha:checks-done mark: checks done = when #status said "All gradient checks done.")',
