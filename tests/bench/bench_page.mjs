@@ -12,6 +12,10 @@
 //                             the mark: when #status says "All gradient checks done.")
 //   mha:gradcheck:l4-gradcheck  lesson 4's full check at course size: its own slices (busyMs),
 //                             start -> done (measure), done after navigation (mark)
+//   CPU time                  from the trace: every thread's own time in its tasks from navigation
+//                             to ready and to checks done (the page's main thread, its compute
+//                             workers, the browser's other threads), and all of it / cores: the
+//                             least wall time that much work can take on this machine
 //   main-thread tasks         every top-level task of the page's main thread from navigation to
 //                             checks done (tests/bench/page-trace.mjs): the
 //                             longest, and how many took over 50 ms; also in thread time (the
@@ -42,6 +46,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, servePage, fileUrl, webDir, CHROMIUM } from '../browser/browser.mjs';
 import {
+  cpuBudget,
   hotFunctions,
   mainThread,
   readTrace,
@@ -63,6 +68,7 @@ const EDITS = countFromEnv('BENCH_PAGE_EDITS', LOADS);
 const PROFILE = process.env.BENCH_PAGE_PROFILE === '1';
 // appended to every load's address, to compare settings (e.g. '?workers=2')
 const QUERY = process.env.BENCH_PAGE_QUERY ?? '';
+const CORES = os.cpus().length;
 if (LOADS < 1) {
   console.error('bench_page: BENCH_PAGE_LOADS must be >= 1');
   process.exit(2);
@@ -166,6 +172,8 @@ async function oneLoad(browser, url, { profile = false } = {}) {
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     const t = mainThread(trace, 'mha:start', r.start);
     r.tasks = taskStats(t.tasks, 0, r.checksDone);
+    r.cpu = cpuBudget(trace, t, 0, r.checksDone);
+    r.cpuReady = cpuBudget(trace, t, 0, r.ready);
     if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
     return r;
   } finally {
@@ -336,6 +344,12 @@ const LOAD_QUANTITIES = [
   ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, '0'],
   ['  longest task in thread time (its own CPU time)', (r) => r.tasks.longestCpu, ms, ''],
   ['  tasks over 50 ms of thread time', (r) => r.tasks.longCpuTasks, count, ''],
+  ["CPU time, navigation -> ready: the page's main thread", (r) => r.cpuReady.main, ms, ''],
+  ['  every thread of the browser, / cores', (r) => r.cpuReady.total / CORES, ms, ''],
+  ["CPU time, navigation -> checks done: the page's main thread", (r) => r.cpu.main, ms, ''],
+  ['  the compute worker(s)', (r) => r.cpu.workers, ms, ''],
+  ["  the browser's other threads (all its processes)", (r) => r.cpu.other, ms, ''],
+  ['  all of it, / cores: the least wall time it needs', (r) => r.cpu.total / CORES, ms, ''],
 ];
 const EDIT_QUANTITIES = [
   ['GPT-2-size edit (T=64, C=768, h=12): event -> head drawn', (r) => r.editMs, ms, '<= 300 ms'],

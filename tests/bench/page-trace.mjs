@@ -189,3 +189,50 @@ export function taskParts(events, t, task) {
   }
   return [...sums].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
 }
+
+/** Thread names from the trace's metadata: Map('pid:tid' -> name). */
+function threadNames(events) {
+  const names = new Map();
+  for (const e of events) {
+    if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args?.name);
+  }
+  return names;
+}
+
+/**
+ * Where the machine's CPU went between from and to (ms after navigation of thread t's page): the
+ * threads' own time in their top-level tasks, clipped to the window, summed as { main (the page's
+ * main thread), workers (its dedicated workers: the compute engine), other (every other thread
+ * of every Chromium process: browser, GPU, compositor, network, ...), total } in ms. With
+ * `cores`, total / cores is the least wall time that work could take.
+ */
+export function cpuBudget(events, t, from, to) {
+  const names = threadNames(events);
+  const lo = t.toTrace(from);
+  const hi = t.toTrace(to);
+  const byThread = new Map();
+  for (const e of events) {
+    if (!TASK_EVENTS.has(e.name) || e.ph !== 'X') continue;
+    const key = `${e.pid}:${e.tid}`;
+    if (!byThread.has(key)) byThread.set(key, []);
+    byThread.get(key).push(e);
+  }
+  const sums = { main: 0, workers: 0, other: 0, total: 0 };
+  for (const [key, list] of byThread) {
+    list.sort((a, b) => a.ts - b.ts);
+    let ms = 0;
+    for (const e of topLevel(list)) {
+      const dur = e.dur ?? 0;
+      const inside = Math.min(e.ts + dur, hi) - Math.max(e.ts, lo);
+      if (inside <= 0 || dur <= 0) continue;
+      ms += ((e.tdur ?? dur) * (inside / dur)) / 1000; // own time, pro rata inside the window
+    }
+    const name = names.get(key) ?? '';
+    let part = 'other';
+    if (key === `${t.pid}:${t.tid}`) part = 'main';
+    else if (Number(key.split(':')[0]) === t.pid && /worker/i.test(name)) part = 'workers';
+    sums[part] += ms;
+    sums.total += ms;
+  }
+  return sums;
+}

@@ -189,11 +189,21 @@ function playgroundLikeNode(p, s) {
   );
 }
 
+/** Init script: every text the training status line shows, in order (window.__trainLines). */
+function recordTraining() {
+  window.__trainLines = [];
+  const poll = () => {
+    const text = document.querySelector('#pg-train-progress .note')?.textContent;
+    if (text && text !== window.__trainLines.at(-1)) window.__trainLines.push(text);
+  };
+  setInterval(poll, 5);
+}
+
 engines.test('a large view: its forward pass and training in the worker, as Node', async (t, e) => {
   for (const workers of ['', '&workers=0']) {
     const s = { ...X.DEFAULT_SETTINGS, sentence: wordsOf(64), C: 128, heads: 8, steps: 3 };
     const q = new URLSearchParams({ s: s.sentence, C: '128', h: '8', steps: '3' });
-    const tab = await e.open(`${e.url}?${q}${workers}`, { timeout: 60_000 });
+    const tab = await e.open(`${e.url}?${q}${workers}`, { timeout: 60_000, init: recordTraining });
     try {
       const kind = (await tab.evaluate(() => window.mhaPage.compute)).kind;
       assert.equal(kind, workers ? 'main-thread' : 'worker');
@@ -214,9 +224,30 @@ engines.test('a large view: its forward pass and training in the worker, as Node
         assert.ok(i < 600, `the edited view never showed Node's figures (${kind})`);
         await new Promise((r) => setTimeout(r, 100));
       }
+      // the training run's progress: its status lines, from 'Training …' to 'Trained …'
+      await tab.waitFor(
+        () => document.getElementById('pg-train-progress')?.dataset.state === 'done',
+        null,
+        { what: 'the training run to finish' },
+      );
+      const lines = await tab.evaluate(() => window.__trainLines);
+      const where = kind === 'worker' ? 'in a background worker' : 'in small slices on this page';
+      assert.equal(lines.at(-1), `Trained ${where}.`, lines.join(' | '));
+      const running = lines.filter((l) => l.startsWith('Training '));
+      assert.ok(running.length, `a line while it ran: ${lines.join(' | ')}`);
+      for (const l of running) {
+        const m = /^Training (.+): (\d) of 3 steps taken\.( About (a second|\d+ s) left\.)?$/.exec(
+          l,
+        );
+        assert.ok(m && m[1] === where, `running line: ${l}`);
+        const between = m && m[2] !== '0' && m[2] !== '3';
+        assert.equal(!!m[3], between, `an estimate between the first step and the last: ${l}`);
+      }
       assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
       assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
-      t.diagnostic(`${e.version}, ${kind}: T = 64, C = 128, h = 8: att, Y, 4 losses as Node's`);
+      t.diagnostic(
+        `${e.version}, ${kind}: T = 64, C = 128, h = 8: att, Y, 4 losses as Node's; training lines: ${lines.join(' | ')}`,
+      );
     } finally {
       await tab.close();
     }

@@ -6,7 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trainer } from '../../web/jobs/trainer.js';
-import { MINUS, fmt, full, shapeText, trimmedPrecision } from '../../web/model/format.js';
+import {
+  MINUS,
+  fmt,
+  full,
+  shapeText,
+  timeLeftText,
+  trimmedPrecision,
+} from '../../web/model/format.js';
 import { gradientView, gradientSizes } from '../../web/model/lesson4.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { MAX_LR } from '../../web/model/settings.js';
@@ -264,4 +271,13 @@ test('gradientSizes: max |g| and sqrt(sum of squares) per gradient', () => {
     e: { maxAbs: 0.5, norm: 0.5 },
   });
   assert.deepEqual(gradientSizes({}), {});
+});
+
+test('timeLeftText: seconds rounded, a second under 1.5 s, nothing without an estimate or at the end', () => {
+  assert.equal(timeLeftText(12_400), ' About 12 s left.');
+  assert.equal(timeLeftText(1_500), ' About 2 s left.');
+  assert.equal(timeLeftText(1_499), ' About a second left.');
+  assert.equal(timeLeftText(1), ' About a second left.');
+  for (const x of [0, -5, null, undefined, NaN, Infinity])
+    assert.equal(timeLeftText(x), '', `${x}`);
 });

@@ -5,6 +5,7 @@
 import { el } from './dom.js';
 import { gradcheckTable, progressBar, groupThousands } from './tables.js';
 import { formatSci } from './scales.js';
+import { timeLeftText } from '../model/format.js';
 import {
   errorContrastText,
   orderedRows,
@@ -13,12 +14,6 @@ import {
 } from '../model/gradcheck-report.js';
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
-
-/** "about 12 s left" from a progress report's etaMs ('' without an estimate). */
-function timeLeft(etaMs) {
-  if (!Number.isFinite(etaMs)) return '';
-  return etaMs < 1500 ? ' About a second left.' : ` About ${Math.round(etaMs / 1000)} s left.`;
-}
 
 /**
  * A gradient-check panel: <div id=id> holding a progress bar, the table and a summary. Runs
@@ -160,7 +155,7 @@ export class GradcheckPanel {
     if (now - run.lastTable < TABLE_EVERY_MS) return;
     run.lastTable = now;
     this.#table(run, p.report);
-    this.status.textContent = `${run.running}${timeLeft(p.etaMs)}`;
+    this.status.textContent = `${run.running}${timeLeftText(p.etaMs)}`;
   }
 
   /**

@@ -39,3 +39,12 @@ export function trimmedPrecision(x, digits = 3) {
     .replace(/(\.\d*?)0+(?=$|e)/, '$1')
     .replace(/\.(?=$|e)/, '');
 }
+
+/**
+ * " About 12 s left." from an estimate in ms ('' without one, or at the end; under 1.5 s: "About
+ * a second").
+ */
+export function timeLeftText(etaMs) {
+  if (!Number.isFinite(etaMs) || etaMs <= 0) return '';
+  return etaMs < 1500 ? ' About a second left.' : ` About ${Math.round(etaMs / 1000)} s left.`;
+}

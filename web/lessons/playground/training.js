@@ -35,6 +35,15 @@ function follow(view, { losses, att }) {
 }
 
 /**
+ * A run in the compute engine, as the training view shows it: view.run = { state (running,
+ * done, stopped), step, steps, etaMs, ms (since it started), where ('worker' or 'main-thread') }.
+ * Null for a run trained at once.
+ */
+function runState(view, state, more) {
+  view.run = { ...view.run, state, ms: performance.now() - view.run.t0, ...more };
+}
+
+/**
  * The playground's trainer: train(view) cancels a run in progress and trains the view;
  * onLosses(view, final) is called whenever view.losses changed (final: the run ended, by
  * finishing or failing; the figures list follows only progress and completion, as before).
@@ -51,6 +60,7 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
   function train(view) {
     cancel();
     const s = view.settings;
+    view.run = null;
     if (trainsAtOnce(s, view.T) && !view.model.spec) {
       trainNow(mha, view, err);
       onLosses(view, { figures: false });
@@ -58,6 +68,8 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
     }
     const { model } = view;
     follow(view, { losses: view.losses.slice(0, 1) }); // the loss at the initial weights
+    view.run = { state: 'running', step: 0, steps: s.steps, etaMs: null, ms: 0 };
+    Object.assign(view.run, { t0: performance.now(), where: compute.kind });
     onLosses(view, { figures: false });
     const job = compute.train({
       ...viewArrays(view),
@@ -73,6 +85,7 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
       onStep: (p) => {
         if (!isCurrent(view) || run.job !== job) return;
         follow(view, p);
+        runState(view, 'running', { step: p.step, etaMs: p.etaMs });
         onLosses(view, { figures: true });
       },
     });
@@ -82,12 +95,14 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
         if (run.job !== job) return;
         run.job = null;
         follow(view, r);
+        runState(view, 'done', { step: r.losses.length - 1, etaMs: 0 });
         if (isCurrent(view)) onLosses(view, { figures: true });
       },
       (e) => {
         if (e.cancelled || run.job !== job) return;
         run.job = null;
         follow(view, { losses: e.losses ?? [], att: e.att }); // up to the step that failed
+        runState(view, 'stopped', { step: Math.max(0, view.losses.length - 1), etaMs: null });
         if (!isCurrent(view)) return;
         onLosses(view, { figures: false });
         err.set(`Training stopped: ${e.message}`);

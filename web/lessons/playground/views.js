@@ -3,7 +3,7 @@
 // list, and the NumPy code. Each view object has the elements to place and render(view).
 
 import { el } from '../../components/dom.js';
-import { table } from '../../components/tables.js';
+import { progressBar, table } from '../../components/tables.js';
 import { figuresList } from '../../components/figures.js';
 import { field } from '../../components/controls.js';
 import { tokenChips } from '../../components/token-chips.js';
@@ -11,6 +11,7 @@ import { num } from '../../components/numbers.js';
 import { lazyHeatmap } from '../../components/lazy-figure.js';
 import { lossChartBesideTable, setChartTitle } from '../../components/loss-view.js';
 import { meanOverHeads, slice2d } from '../../model/arrays.js';
+import { timeLeftText } from '../../model/format.js';
 import {
   GRID_MAX_T,
   gridHeads,
@@ -260,19 +261,60 @@ function valuesSummary(title, losses) {
 }
 
 /** The loss chart and table of the view's training run (as far as it has gone). */
+/** Where a run in the compute engine runs, for its status line. */
+function runsWhere(where) {
+  return where === 'worker' ? 'in a background worker' : 'in small slices on this page';
+}
+
+/**
+ * The status of a run in the compute engine (view.run, see training.js): a progress bar over the
+ * steps and a line with the time left; hidden for a run trained at once (view.run null).
+ */
+function trainingProgress() {
+  const element = el('div', { id: 'pg-train-progress', className: 'train-progress' });
+  const line = el('p', { className: 'note', attrs: { 'aria-live': 'polite' } });
+  const state = { bar: null, started: null };
+  const render = (view) => {
+    const r = view.run;
+    element.hidden = !r;
+    if (!r) return;
+    if (state.started !== r.t0) {
+      state.started = r.t0;
+      state.bar = progressBar({ label: `Training: ${stepCount(r.steps)}` });
+      element.replaceChildren(state.bar.element, line);
+    }
+    element.dataset.state = r.state;
+    const steps = `${r.step} of ${stepCount(r.steps)}`;
+    if (r.state === 'running') {
+      state.bar.set(r.step, r.steps);
+      line.textContent = `Training ${runsWhere(r.where)}: ${steps} taken.${timeLeftText(r.etaMs)}`;
+    } else if (r.state === 'done') {
+      state.bar.finish(`${stepCount(r.step)} in ${(r.ms / 1000).toFixed(1)} s`);
+      line.textContent = `Trained ${runsWhere(r.where)}.`;
+    } else {
+      state.bar.finish(`stopped after ${stepCount(r.step)}`);
+      line.textContent = `Training stopped after ${steps}.`;
+    }
+  };
+  return { element, render };
+}
+
 export function trainingView() {
-  const slot = el('div', { className: 'figure-row' });
+  const chartSlot = el('div', { className: 'figure-row' });
+  const progress = trainingProgress();
+  const slot = el('div', { className: 'training-slot' }, progress.element, chartSlot);
   const fig = { chart: null };
   const render = (view) => {
     const s = view.settings;
     const { losses } = view;
     const title = `MSE loss, ${stepCount(s.steps)} at lr = ${s.lr}`;
+    progress.render(view);
     if (fig.chart) fig.chart.update(losses);
     else fig.chart = lossChartBesideTable({ losses, title });
     setChartTitle(fig.chart, title);
     const summary = fig.chart.element.querySelector('details.chart-values > summary');
     if (summary) summary.textContent = valuesSummary(title, losses);
-    slot.replaceChildren(fig.chart.element, lossTable(losses, s));
+    chartSlot.replaceChildren(fig.chart.element, lossTable(losses, s));
   };
   return { slot, render };
 }
