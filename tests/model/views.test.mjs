@@ -273,11 +273,12 @@ test('gradientSizes: max |g| and sqrt(sum of squares) per gradient', () => {
   assert.deepEqual(gradientSizes({}), {});
 });
 
-test('timeLeftText: seconds rounded, a second under 1.5 s, nothing without an estimate or at the end', () => {
+test('timeLeftText: whole seconds, a second under 1.5 s, nothing without an estimate', () => {
   assert.equal(timeLeftText(12_400), ' About 12 s left.');
   assert.equal(timeLeftText(1_500), ' About 2 s left.');
   assert.equal(timeLeftText(1_499), ' About a second left.');
   assert.equal(timeLeftText(1), ' About a second left.');
-  for (const x of [0, -5, null, undefined, NaN, Infinity])
+  for (const x of [0, -5, null, undefined, NaN, Infinity]) {
     assert.equal(timeLeftText(x), '', `${x}`);
+  }
 });
