@@ -268,7 +268,7 @@ test('forward: Y, attention and named tensors equal layer.forward', async (t) =>
   }
 });
 
-test('a sentence model drawn where the job runs (model: spec): the bits of its arrays', async (t) => {
+test("a sentence model drawn where the job runs (model: spec): its arrays' bits", async (t) => {
   // seed 7 and causal: a model no other test draws; C = 32, h = 2 keeps it quick
   const s = { tokens: tokenize(DEFAULT_SENTENCE), C: 32, heads: 2, seed: 7, causal: true };
   const spec = sentenceSpec(s);
@@ -309,8 +309,8 @@ test('a sentence model drawn where the job runs (model: spec): the bits of its a
     [{ ...spec, tokens: [] }, /model.tokens must be a list of 1 or more strings/],
     [null, /model must be a sentenceSpec/],
   ];
-  for (const [model, re] of bad) {
-    const job = compute.forward({ C: 32, heads: 2, model, B: 1, T: m.T });
+  for (const [spec2, re] of bad) {
+    const job = compute.forward({ C: 32, heads: 2, model: spec2, B: 1, T: m.T });
     await assert.rejects(job.promise, re);
   }
 });
