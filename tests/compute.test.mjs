@@ -425,6 +425,12 @@ test('identical checks run once: the same report; any other input runs its own',
     assertSameReport(await again.promise, expected, 'remembered');
     assert.equal(again.sharedWith, 'A');
     assert.equal(compute.info().reused, 2);
+    // reuse: false runs it anyway (the benchmark's rounds)
+    const fresh = compute.gradcheck({ ...args, opts, reuse: false });
+    assertSameReport(await fresh.promise, expected, 'reuse: false');
+    assert.equal(fresh.sharedWith, null);
+    assert.ok(fresh.busyMs > 0, `its own slices: ${fresh.busyMs} ms`);
+    assert.equal(compute.info().reused, 2);
     await compute.idle();
   }
 });

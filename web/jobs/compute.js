@@ -10,7 +10,8 @@
 //   job.promise.then(report => ..., err => err.cancelled || show(err));
 //   compute.cancelGroup('playground');        // a settings change: the old jobs stop at once
 //   job.sharedWith                            // a check with the inputs of an earlier one: its
-//                                             // label (the report is that run's), else null
+//                                             // label (the report is that run's), else null;
+//                                             // reuse: false runs it anyway (benchmarks)
 
 import { epochNow, progressCount, startTask } from './tasks.js';
 import { WorkerPool, blobSpawner } from './compute-pool.js';
@@ -457,8 +458,10 @@ function computeApi(c) {
     get size() {
       return workers() ? c.pool.size : 0;
     },
-    gradcheck: ({ priority = 1, group, name, label, sliceMs, onProgress, ...args }) =>
-      sharedGradcheck(c, args, { priority, group, name, label, sliceMs, onProgress }),
+    gradcheck: ({ priority = 1, group, name, label, sliceMs, onProgress, reuse = true, ...a }) => {
+      const o = { priority, group, name, label, sliceMs, onProgress };
+      return reuse ? sharedGradcheck(c, a, o) : submit(c, 'gradcheck', a, o);
+    },
     train: ({ priority = 6, group, name, sliceMs, onStep, ...args }) =>
       run('train', args, { priority, group, name, sliceMs, onProgress: onStep }),
     forward: ({ priority = 8, group, name, ...args }) =>
