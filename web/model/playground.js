@@ -4,8 +4,6 @@
 import { sentenceModel } from './sentence-model.js';
 import { withLayer } from './layers.js';
 import { gradcheckSize } from './gradcheck-report.js';
-import { buildInput, drawScaled } from './input.js';
-import { weightNames } from './tensors.js';
 
 /** Entries per tensor of the playground's sampled check. */
 export const PG_SAMPLES = 32;
@@ -13,10 +11,6 @@ const GRID_CELLS = 16384; // at most this many cells in the all-heads grid
 const GRID_MAX = 16;
 /** Above this many tokens the maps show one head at a time (the head picker), not a grid. */
 export const GRID_MAX_T = 32;
-/** A view whose forward pass costs more than this (T·C² multiply-adds per matrix) is "large". */
-const LARGE_COST = 2 ** 20;
-/** Normals drawn per step of a large model's draw (a few ms each). */
-export const DRAW_CHUNK = 2 ** 16;
 
 /**
  * The model of valid settings (see sentenceModel) and its forward pass at the initial weights:
@@ -46,46 +40,6 @@ export function gridCount(T, h) {
 /** How many heads the grid draws: gridCount's, and none above GRID_MAX_T tokens. */
 export function gridHeads(T, h) {
   return T > GRID_MAX_T ? 0 : gridCount(T, h);
-}
-
-/**
- * Whether a view is large (GPT-2's widths, long sentences): its model is drawn in steps, and in
- * the main-thread fallback its training and checks wait for a click.
- */
-export function isLarge(T, C) {
-  return T * C * C > LARGE_COST;
-}
-
-/**
- * sentenceModel's model drawn in steps of at most `chunk` normals (for large widths: 4·C² normals
- * at C = 1024 take a while). A generator: yields { done, total } (normals drawn), and last
- * { done, total, model } with the very model sentenceModel gives (the same stream, drawn in
- * pieces: NumPy's generators give the same numbers either way). return() frees the stream.
- */
-export function* modelDraws(mha, settings, tokens, chunk = DRAW_CHUNK) {
-  const { C, h: heads, seed, rng: kind, pe, causal } = settings;
-  const T = tokens.length;
-  const names = weightNames(mha);
-  const total = names.length * C * C + T * C;
-  const rng = mha.rng(seed, kind);
-  try {
-    const input = buildInput(rng, tokens, C, { pe });
-    const W = {};
-    let done = 0;
-    for (const k of names) {
-      W[k] = new Float64Array(C * C);
-      for (let i = 0; i < C * C; i += chunk) {
-        W[k].set(drawScaled(rng, Math.min(chunk, C * C - i), C), i);
-        done += Math.min(chunk, C * C - i);
-        yield { done, total };
-      }
-    }
-    const target = rng.standardNormal(T * C);
-    const model = { tokens, C, heads, hs: C / heads, seed, rng: kind, pe, causal, T, ...input };
-    yield { done: total, total, model: Object.freeze({ ...model, W: Object.freeze(W), target }) };
-  } finally {
-    rng.free();
-  }
 }
 
 /** Whether the full check starts on its own (about the size of lesson 5's, a few seconds). */
