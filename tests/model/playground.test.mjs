@@ -1,6 +1,5 @@
 // web/model/playground.js (playgroundForward, gridCount, autoFull, trainsAtOnce, keptHead,
-// PG_SAMPLES, stepCount, trainedAttention, shownAttention), web/jobs/trainer.js's trainingRun
-// driven through a Scheduler, and pgThreshold.
+// PG_SAMPLES, stepCount, trainedAttention, shownAttention) and pgThreshold.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +17,7 @@ import {
 import { trainAtOnce } from '../../web/model/training.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { gradcheckSize, pgThreshold } from '../../web/model/gradcheck-report.js';
-import { Trainer, trainingRun } from '../../web/jobs/trainer.js';
-import { Scheduler } from '../../web/jobs/scheduler.js';
+import { Trainer } from '../../web/jobs/trainer.js';
 import { loadMHA, bitEqual } from '../helpers.mjs';
 
 const mha = await loadMHA();
@@ -164,123 +162,6 @@ test(`pgThreshold: 1e-5 up to T*C = 512, scaled with T*C above`, () => {
   assert.equal(pgThreshold(2, 8), 1e-5);
   assert.equal(pgThreshold(8, 65), (1e-5 * 520) / 512);
   assert.equal(pgThreshold(16, 64), 1e-5 * 2);
-});
-
-/** A small playground model for the training runs. */
-function smallModel() {
-  return sentenceModel(mha, { tokens: TOKENS, C: 8, heads: 2, seed: 5, causal: true });
-}
-
-/** Count the trainer's frees (the run's free() calls trainer.free()). */
-function countFrees(trainer) {
-  const free = trainer.free.bind(trainer);
-  const counter = { n: 0 };
-  trainer.free = () => {
-    counter.n++;
-    free();
-  };
-  return counter;
-}
-
-test(`trainingRun: one step per slice, progress 1..steps, then done at steps; losses equal a Trainer's`, async () => {
-  const model = smallModel();
-  const steps = 6;
-  const lr = 0.05;
-  const run = trainingRun(mha, model, { steps, lr });
-  const frees = countFrees(run.trainer);
-  assert.equal(run.trainer.steps, 0, 'nothing runs before the job starts');
-  const log = [];
-  const s = new Scheduler({ sliceMs: 0 }); // one iteration per slice
-  s.submit({
-    start: run.start,
-    onProgress: (v) => log.push(['progress', v, run.trainer.steps]),
-    onDone: (v) => log.push(['done', v, run.trainer.steps]),
-    onError: (e) => log.push(['error', e.message]),
-  });
-  await s.idle();
-  assert.deepEqual(log, [
-    ['progress', 1, 1],
-    ['progress', 2, 2],
-    ['progress', 3, 3],
-    ['progress', 4, 4],
-    ['progress', 5, 5],
-    ['progress', 6, 6], // the generator ends on the slice after its last step
-    ['done', 6, 6],
-  ]);
-  const ref = new Trainer(mha, model);
-  try {
-    for (let k = 0; k < steps; k++) ref.step(lr);
-    assert.deepEqual(run.trainer.lrs, ref.lrs);
-    assert.equal(run.trainer.losses.length, steps + 1);
-    assert.ok(bitEqual(run.trainer.losses, ref.losses), 'losses bit for bit');
-    assert.ok(run.trainer.losses[steps] < run.trainer.losses[0], 'training lowers the loss');
-  } finally {
-    ref.free();
-  }
-  // the job's cleanup freed the layer once; free() again is a no-op
-  assert.equal(frees.n, 1);
-  assert.throws(() => run.trainer.layer.forward(model.X, { B: 1, T: model.T }), /freed/);
-  run.free();
-  assert.equal(frees.n, 1);
-});
-
-test(`trainingRun: cancel stops it at once and frees; cancelled before starting, free() releases`, async () => {
-  const model = smallModel();
-  const run = trainingRun(mha, model, { steps: 50, lr: 0.05 });
-  const frees = countFrees(run.trainer);
-  const log = [];
-  const s = new Scheduler({ sliceMs: 0 });
-  const job = s.submit({
-    start: run.start,
-    onProgress: (v) => {
-      log.push(v);
-      if (v === 3) job.cancel();
-    },
-    onDone: (v) => log.push(`done ${v}`),
-  });
-  await s.idle();
-  assert.deepEqual(log, [1, 2, 3]);
-  assert.equal(job.cancelled, true);
-  assert.equal(run.trainer.steps, 3);
-  assert.equal(run.trainer.losses.length, 4);
-  assert.equal(frees.n, 1, 'cancel runs the cleanup');
-  run.free();
-  assert.equal(frees.n, 1);
-
-  // cancelled before its first slice: start never runs, no cleanup; free() releases it once
-  const early = trainingRun(mha, model, { steps: 5, lr: 0.05 });
-  const earlyFrees = countFrees(early.trainer);
-  const s2 = new Scheduler({ sliceMs: 0 });
-  const j2 = s2.submit({ start: early.start, onDone: () => assert.fail('must not finish') });
-  j2.cancel();
-  await s2.idle();
-  assert.equal(early.trainer.steps, 0);
-  assert.equal(earlyFrees.n, 0);
-  early.free();
-  early.free();
-  assert.equal(earlyFrees.n, 1);
-  assert.throws(() => early.trainer.layer.zeroGrad(), /freed/);
-});
-
-test(`trainingRun: a run with 0 steps is done at once; a long slice runs it in one go`, async () => {
-  const model = smallModel();
-  const zero = trainingRun(mha, model, { steps: 0, lr: 0.05 });
-  const log = [];
-  const s = new Scheduler({ sliceMs: 1e9 });
-  s.submit({ start: zero.start, onDone: (v) => log.push(['zero', v]) });
-  const run = trainingRun(mha, model, { steps: 4, lr: 0.1 });
-  s.submit({
-    start: run.start,
-    onProgress: (v) => log.push(['progress', v]),
-    onDone: (v) => log.push(['run', v]),
-  });
-  await s.idle();
-  assert.deepEqual(log, [
-    ['zero', undefined],
-    ['run', 4],
-  ]);
-  assert.equal(zero.trainer.steps, 0);
-  assert.deepEqual(run.trainer.lrs, [0.1, 0.1, 0.1, 0.1]);
 });
 
 test('stepCount: steps counted as lesson 5 counts them', () => {

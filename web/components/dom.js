@@ -1,4 +1,4 @@
-// dom.js - the one DOM/SVG helper module of the page: HTML elements (el, setChildren), SVG
+// dom.js - the one DOM/SVG helper module of the page: HTML elements (el), SVG
 // elements (svgEl), and the typographic minus used wherever a number is shown.
 // User text only ever goes through textContent / createTextNode.
 
@@ -47,10 +47,4 @@ function append(parent, children) {
     if (Array.isArray(c)) append(parent, c);
     else parent.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
-}
-
-/** Replace an element's children. */
-export function setChildren(parent, ...children) {
-  parent.replaceChildren();
-  append(parent, children);
 }

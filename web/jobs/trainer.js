@@ -58,33 +58,6 @@ export class Trainer {
   }
 }
 
-/**
- * A training run for the Scheduler: a new Trainer on `model`, `steps` steps at `lr`, one per
- * iteration (yielding the steps taken). Returns { trainer, start, free }: free() releases the
- * trainer's layer once (also the job's cleanup, so a job cancelled before its first slice is
- * released by calling free()).
- */
-export function trainingRun(mha, model, { steps, lr }) {
-  const trainer = new Trainer(mha, model);
-  let freed = false;
-  const free = () => {
-    if (!freed) {
-      freed = true;
-      trainer.free();
-    }
-  };
-  const start = () => ({
-    iterator: (function* () {
-      for (let k = 0; k < steps; k++) {
-        trainer.step(lr);
-        yield k + 1;
-      }
-    })(),
-    cleanup: free,
-  });
-  return { trainer, start, free };
-}
-
 function cancelledStep() {
   const err = new Error('step cancelled (reset)');
   err.cancelled = true;
