@@ -459,6 +459,9 @@ test('a shared check stops only when every caller has cancelled it', async (t) =
   const report = await second.promise;
   assertSameReport(report, layerWith(mha, 64, 4, l4.W).gradcheck(l4.X, opts), 'the second');
   assert.deepEqual(compute.info().cancelled, [], 'the run itself was not cancelled');
+  // the one that started it left: the second's report is its own, not "shared with" the first
+  assert.equal(second.sharedWith, null);
+  assert.ok(second.busyMs > 0, `the run's slices: ${second.busyMs} ms`);
   // now both leave a new run (another eps: not the finished one): it stops, one cancellation
   // record with the first caller's group and name
   const opts3 = { ...l4opts, eps: 3e-6 };

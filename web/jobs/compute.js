@@ -354,6 +354,13 @@ function tell(job, value) {
 function finishRun(c, run, report) {
   run.report = report;
   run.busyMs = run.job.busyMs;
+  if (run.subs.size && !run.subs.has(run.first)) {
+    // the caller that started it left: the earliest one still there gets it as its own
+    run.first = [...run.subs][0];
+    run.first.sharedWith = null;
+    const label = run.first.label || run.first.name;
+    for (const job of run.subs) if (job !== run.first) job.sharedWith = label;
+  }
   for (const job of run.subs) {
     tell(job, run.last);
     job.busyMs = job === run.first ? run.busyMs : 0;
