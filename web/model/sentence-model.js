@@ -38,10 +38,9 @@ function drawModel(mha, { tokens, C, heads, seed, kind, pe, causal }) {
  * target = standard_normal((1, T, C)). rng: 'default_rng' or 'legacy' (np.random.seed + randn:
  * the same calls continue one stream).
  */
-export function sentenceModel(
-  mha,
-  { tokens, C = 64, heads = 4, seed = 42, rng: kind = 'default_rng', pe = false, causal = false },
-) {
+export function sentenceModel(mha, options) {
+  const { tokens } = options; // the caller's array: the model keeps it
+  const { C, heads, seed, rng: kind, pe, causal } = sentenceSpec(options); // defaults filled in
   // lesson 5 and the playground's default view draw the very same stream: computed once. The
   // model is read-only for everyone (its arrays are only ever copied into wasm memory).
   const key = JSON.stringify([tokens, C, heads, seed, kind, pe, causal]);
