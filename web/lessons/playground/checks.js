@@ -44,10 +44,10 @@ export function checksView({ mha, compute, isCurrent }) {
   function start(view) {
     const s = view.settings;
     const { model, T } = view;
-    const target = model.spec ? {} : { target: model.target }; // undrawn: the model's own
+    const { target, ...layer } = viewArrays(view); // no target: the undrawn model's own
     const check = (more) => ({
-      ...viewArrays(view),
-      opts: { B: 1, T, causal: s.causal, loss: 'mse', ...target, ...more },
+      ...layer,
+      opts: { B: 1, T, causal: s.causal, loss: 'mse', ...(target && { target }), ...more },
     });
     const auto = autoFull(mha, s, T);
     const total = gradcheckSize(mha, { T, C: s.C, heads: s.h });

@@ -119,13 +119,14 @@ export function computeView(mha, compute, settings, tokens, custom = null) {
 }
 
 /**
- * A job's layer and arrays for a view: { C, heads, W, X } with the view's arrays, or { C, heads,
- * model } (the spec) when the model was not drawn here.
+ * A job's layer and arrays for a view: { C, heads, W, X, target } with the view's arrays, or
+ * { C, heads, model } (the spec: the engine draws them, target included) when the model was not
+ * drawn here.
  */
 export function viewArrays(view) {
   const { model } = view;
   if (model.spec) return { C: model.C, heads: model.heads, model: model.spec };
-  return { C: model.C, heads: model.heads, W: model.W, X: model.X };
+  return { C: model.C, heads: model.heads, W: model.W, X: model.X, target: model.target };
 }
 
 /**

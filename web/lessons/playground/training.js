@@ -66,14 +66,12 @@ export function playgroundTrainer({ mha, compute, err, isCurrent, onLosses }) {
       onLosses(view, { figures: false });
       return;
     }
-    const { model } = view;
     follow(view, { losses: view.losses.slice(0, 1) }); // the loss at the initial weights
     view.run = { state: 'running', step: 0, steps: s.steps, etaMs: null, ms: 0 };
     Object.assign(view.run, { t0: performance.now(), where: compute.kind });
     onLosses(view, { figures: false });
     const job = compute.train({
-      ...viewArrays(view),
-      ...(model.spec ? {} : { target: model.target }), // undrawn: the model's own
+      ...viewArrays(view), // an undrawn model's target is its own
       B: 1,
       T: view.T,
       causal: s.causal,
