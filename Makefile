@@ -115,12 +115,15 @@ $(BUILD)/san/%: tests/c/%.c $(SRC) $(HDR)
 reference: $(BUILD)/reference/.done
 $(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_streams.py \
 		tests/reference/page_reference.py tests/reference/notebook_formats.py \
-		tests/reference/notebook_students.py
+		tests/reference/notebook_students.py tests/reference/notebook_layouts.py \
+		tests/reference/notebook_training.py
 	@mkdir -p $(BUILD)/reference
 	$(PYTHON) tests/reference/mha_reference.py $(BUILD)/reference
 	$(PYTHON) tests/reference/rng_streams.py $(BUILD)/reference
 	$(PYTHON) tests/reference/notebook_formats.py $(BUILD)/reference/notebook-formats
 	$(PYTHON) tests/reference/notebook_students.py $(BUILD)/reference/notebook-students
+	$(PYTHON) tests/reference/notebook_training.py $(BUILD)/reference/notebook-training
+	$(PYTHON) tests/reference/notebook_layouts.py $(BUILD)/reference/notebook-layouts
 	@touch $@
 
 test-c: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1

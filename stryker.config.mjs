@@ -34,6 +34,8 @@ export default {
     '!/build/reference',
     '!/build/mha-scalar.wasm',
     '/tests/browser',
+    // (but the figures' expected values, which tests/model/checkpoints.test.mjs reads)
+    '!/tests/browser/expected.mjs',
     '/tests/bench',
     '/tests/fuzz',
     '/test-results',

@@ -6,13 +6,17 @@
 // mistakes.js against the engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, maxRelErr, PYTHON } from './helpers.mjs';
+import { loadMHA, maxRelErr, PYTHON, referenceDir } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadManifest, loadSidecar, loadStudent, studentsDir } from './notebook-students.mjs';
 import { parseNumpyText } from '../web/notebook/text.js';
 import { checkNotebook, engineSteps } from '../web/notebook/check.js';
-import { MISTAKES, Pipeline, candidates, simulate, variants } from '../web/notebook/mistakes.js';
+import { MISTAKES, variants } from '../web/notebook/catalogue.js';
+import { Pipeline, simulate } from '../web/notebook/pipeline.js';
+import { candidates } from '../web/notebook/search.js';
+import { STEPS, tensorPlan } from '../web/notebook/steps.js';
 import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
 import {
   acceptedShapes,
@@ -51,7 +55,11 @@ test('the .npz files read by readNpz hold the arrays of their JSON sidecars, bit
     for (const [key, a] of Object.entries(side)) {
       assert.deepEqual(npz[key].shape, a.shape, `${name} ${key}`);
       assert.equal(npz[key].dtype, a.dtype, `${name} ${key}`);
-      assert.deepEqual(npz[key].data, a.data, `${name} ${key}`);
+      // (NaN compared as NaN: NumPy's and JS's NaN payloads may differ)
+      assert.ok(
+        npz[key].data.every((x, i) => Object.is(x, a.data[i])),
+        `${name} ${key}`,
+      );
     }
   }
 });
@@ -59,6 +67,13 @@ test('the .npz files read by readNpz hold the arrays of their JSON sidecars, bit
 test('the manifest has correct runs, and a run for every mistake id of MISTAKES', () => {
   assert.ok(manifest.filter((r) => r.blame.length === 0).length >= 6);
   const blamed = new Set(manifest.flatMap((r) => r.blame.map(([, id]) => id)));
+  // the training step's diagnoses: the lesson-5 notebooks of notebook_training.py
+  const training = JSON.parse(
+    readFileSync(join(referenceDir(), 'notebook-training', 'manifest.json'), 'utf8'),
+  );
+  for (const run of training) {
+    for (const [, id] of Object.values(run.rows)) if (id) blamed.add(id);
+  }
   for (const { id } of MISTAKES) {
     if (id !== 'follows-from') assert.ok(blamed.has(id), `no notebook makes the mistake ${id}`);
   }
@@ -150,19 +165,38 @@ test('a mistake upstream of the first saved result is found there (only Y and dX
 
 test('mse-grad-factor names the factor: Y.size, or the missing 2 (dY not saved)', () => {
   const sum = rowOf(check(byName['mse-grad-factor']), 'dY');
-  assert.match(sum.diagnosis.message, /c = 120 \(= Y\.size: the sum instead of the mean\)/);
+  assert.match(
+    sum.diagnosis.message,
+    /^Your dY is 120 × the course's \(k = Y\.size\): no division by Y\.size/,
+  );
   const half = rowOf(check(byName['mse-grad-factor-hidden']), 'dWo');
-  assert.match(half.diagnosis.message, /c = 0\.5 \(= the factor 2 is missing\)/);
+  assert.match(
+    half.diagnosis.message,
+    /0\.5 × the course's \(k = 1\/2\): the factor 2 of the square is missing/,
+  );
 });
 
-test('a diagnosis is named only if it reproduces the array: a near miss is step-differs', () => {
+test('a cause is named only if it reproduces the array: a near miss gets what was measured', () => {
   const run = byName['softmax-wrong-axis'];
   const arrays = loadStudent(run.name);
   const att = copy(arrays.att);
   att.data[7] += 1e-6; // the wrong-axis softmax plus a small change: no candidate reproduces it
-  const report = check(run, { ...arrays, att });
-  assert.equal(rowOf(report, 'att').diagnosis.id, 'step-differs');
-  assert.match(rowOf(report, 'att').diagnosis.message, /att = softmax\(scores, axis=-1\)/);
+  const { diagnosis } = rowOf(check(run, { ...arrays, att }), 'att');
+  // no cause: the broken invariant, measured on the student's rows
+  assert.equal(diagnosis.id, 'softmax-not-normalised');
+  assert.doesNotMatch(diagnosis.message, /axis=-2/);
+  const rows = 2 * 3 * 5;
+  let bad = 0;
+  for (let r = 0; r < rows; r++) {
+    const sum = att.data.slice(r * 5, r * 5 + 5).reduce((a, b) => a + b, 0);
+    if (Math.abs(sum - 1) > 1e-8) bad++;
+  }
+  assert.ok(bad > 0);
+  assert.match(
+    diagnosis.message,
+    new RegExp(`^Your att breaks .*: ${bad} of ${rows} rows do not sum to 1`),
+  );
+  assert.match(diagnosis.message, /att = softmax\(scores, axis=-1\)/);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -430,7 +464,7 @@ test('bad input throws one clear Error', () => {
     [null, /arrays must be an object/],
     [{ ...a, X: undefined }, /X is not an array/],
     [without(a, 'X'), /X is missing: save X and the four weights/],
-    [without(a, 'Wo'), /Wo is missing/],
+    [without(a, 'Wq'), /Wq is missing/],
     [
       withX({ data: a.X.data, shape: [a.X.data.length] }),
       /X has shape \(120,\); expected \(B, T, C\) or \(T, C\)/,
@@ -454,12 +488,27 @@ test('bad input throws one clear Error', () => {
   for (const [arrays, message] of cases) {
     assert.throws(() => checkNotebook(mha, arrays, { heads: 3 }), message, String(message));
   }
-  for (const heads of [5, 0, '3', 2.5, undefined]) {
-    assert.throws(
-      () => checkNotebook(mha, a, { heads }),
-      /heads must be a whole number >= 1 that divides C = 12/,
-    );
+  for (const heads of [0, '3', 2.5]) {
+    assert.throws(() => checkNotebook(mha, a, { heads }), /heads must be a whole number >= 1/);
   }
+  // a setting the file's split arrays contradict (or none): theirs, said in a note
+  for (const heads of [5, undefined]) {
+    const report = checkNotebook(mha, a, { heads });
+    assert.equal(report.sizes.heads, 3);
+    assert.ok(report.rows.every((r) => r.status === 'match' || r.status === 'missing'));
+    if (heads) {
+      assert.ok(
+        report.notes.some((n) => /3 heads, not 5 as set/.test(n)),
+        report.notes,
+      );
+    }
+  }
+  // with nothing split in the file, a heads that does not divide C is the caller's mistake
+  const merged = Object.fromEntries(Object.entries(a).filter(([, v]) => v.shape.length !== 4));
+  assert.throws(
+    () => checkNotebook(mha, merged, { heads: 5 }),
+    /heads must be a whole number >= 1 that divides C = 12/,
+  );
   assert.throws(
     () => checkNotebook(mha, a, { heads: 3, causal: 'yes' }),
     /causal must be true or false/,
@@ -552,7 +601,7 @@ test('candidates only where the student has no array: given results stop the sea
   assert.deepEqual(pipe.frontier('scores'), ['Q', 'X', 'Wk']);
   assert.deepEqual(
     variants('dX', s).map((x) => x.id),
-    ['dx-missing-paths', 'backward-w-not-transposed'],
+    ['backward-w-not-transposed', 'dx-missing-paths'],
   );
 });
 
@@ -575,7 +624,7 @@ test('the engine runs the same steps as the JS pipeline, for every candidate up 
     layer.forward(data.X, { B: s.B, T: s.T, causal: s.causal });
     const js = new Pipeline(s, data);
     const fast = new Pipeline(s, data);
-    fast.useEngine(engineSteps(layer));
+    fast.useEngine(engineSteps(layer), tensorPlan(mha));
     let n = 0;
     for (const node of ['Y', 'dX', 'dWq']) {
       for (const cand of candidates(js, node)) {
@@ -663,4 +712,29 @@ test('the notebook’s names are the engine’s: forward tensors and lesson 4’
     inputs.map((t) => t.name).sort(),
     INPUT_NAMES.filter((n) => n !== 'dY' && n !== 'target').sort(),
   );
+});
+
+test("the check's graph comes from the engine's tensor table: a step per tensor, the order", () => {
+  const engine = mha.tensors.filter((t) => t.kind !== 'param' && t.kind !== 'input');
+  const names = new Set(STEPS.map((r) => r.name));
+  // every tensor the engine computes has the course's line here, and nothing else does but the
+  // check's own nodes: Q, K, V before split_heads and the loss
+  for (const t of engine) assert.ok(names.has(t.name), `no step for the engine's ${t.name}`);
+  const own = [...names].filter((n) => !mha.tensors.some((t) => t.name === n));
+  assert.deepEqual(own.sort(), ['Km', 'Qm', 'Vm', 'loss']);
+  const plan = tensorPlan(mha);
+  assert.deepEqual(
+    plan.forward,
+    engine.filter((t) => t.kind !== 'gradient').map((t) => t.name),
+  );
+  assert.deepEqual(plan.results, mha.gradOrder);
+  // the forward restarts: each result of the chain from the tensors its stage reads, and the
+  // restart argument is a tensor forwardFrom accepts
+  assert.deepEqual(Object.keys(plan.restart), ['scores', 'att', 'headout', 'concat', 'Y']);
+  for (const { from } of Object.values(plan.restart)) {
+    assert.notEqual(mha.tensors.find((t) => t.name === from).stage, null, from);
+  }
+  assert.deepEqual(plan.restart.scores.set.sort(), ['K', 'Q', 'V']);
+  assert.deepEqual(plan.restart.att.set.sort(), ['V', 'scores']);
+  assert.deepEqual(plan.backwardReads.sort(), ['K', 'Q', 'V', 'att', 'concat']);
 });

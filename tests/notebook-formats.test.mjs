@@ -1,6 +1,8 @@
 // The notebook check's file formats (web/notebook.js, issue 11): every file NumPy wrote
 // (tests/reference/notebook_formats.py -> build/reference/notebook-formats/) reads back bit for
 // bit, and every file the writers write is read by NumPy (python3 + NumPy, spawned) bit for bit.
+// Partly unreadable .npz files (issue 18) give every member np.load reads as numbers and skip the
+// others with why; lists as Python and NumPy 1 and 2 print them read as 1-D arrays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PYTHON, referenceDir } from './helpers.mjs';
-import { parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
+import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 
 const dir = join(referenceDir(), 'notebook-formats');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
@@ -218,6 +220,91 @@ test('.npz names are returned as plain strings: markup, non-ASCII, a directory, 
   assert.equal(got.__proto__.data[0], 2);
 });
 
+// ------------------------------------------------------------------------------------------------
+// partly unreadable .npz (issue 18)
+
+// what a skipped member's reason says, by why NumPy itself cannot give it as numbers
+const SKIP_REASONS = {
+  object: /^an object array (of \d+ Python objects )?\(.*never unpickled here\)$/,
+  complex: /^complex numbers \(dtype '<c16'\)$/,
+  text: /^strings \(dtype '<U\d+'\), not numbers$/,
+  bytes: /^strings \(dtype '\|S\d+'\), not numbers$/,
+  structured: /^a structured array \(named fields\)$/,
+  duplicate: /^a later member has the same name \(np\.load reads the last one/,
+  damaged: /^damaged: its CRC-32 check fails$/,
+};
+const partial = manifest.npz_partial;
+const readable = partial.filter((f) => f.members.length > 0);
+
+test(`${readable.length} partly unreadable .npz: what np.load reads loads bit for bit, the rest is skipped with why`, () => {
+  let skips = 0;
+  for (const f of readable) {
+    const { arrays, skipped } = loadNpz(readFixture(f.file));
+    assert.deepEqual(
+      Object.keys(arrays),
+      f.members.map((m) => m.name),
+      `${f.file}: names`,
+    );
+    for (const m of f.members) assertSameArray(arrays[m.name], m, `${f.file}/${m.name}`);
+    assert.deepEqual(
+      skipped.map((s) => s.name),
+      f.skipped.map((s) => s.name),
+      `${f.file}: skipped`,
+    );
+    f.skipped.forEach(({ name, why }, i) => {
+      assert.match(skipped[i].reason, SKIP_REASONS[why], `${f.file}/${name}: ${why}`);
+      assert.ok(skipped[i].fix.length > 10, `${f.file}/${name}: what to save instead`);
+      skips++;
+    });
+    // readNpz: the same arrays, without the skipped members
+    assert.deepEqual(Object.keys(readNpz(readFixture(f.file))), Object.keys(arrays));
+  }
+  assert.equal(skips, 9); // cache twice, the 5 of the mixed file, a duplicate X, a damaged Wk
+});
+
+test('a saved dict, a list of arrays, complex and str members: what to save instead', () => {
+  const fix = (file) =>
+    Object.fromEntries(loadNpz(readFixture(file)).skipped.map((s) => [s.name, s.fix]));
+  // the issue's case: np.savez('f.npz', X=X, Wq=Wq, ..., cache=cache) with cache a dict
+  const cache = loadNpz(readFixture('npz-partial-cache.npz'));
+  assert.deepEqual(cache.skipped, [
+    {
+      name: 'cache',
+      reason: 'an object array (a pickled Python object, never unpickled here)',
+      fix: "save a dict as its arrays: np.savez('mha_check.npz', **cache)",
+    },
+  ]);
+  assert.deepEqual(Object.keys(cache.arrays), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
+  const mixed = fix('npz-partial-mixed.npz');
+  assert.match(mixed.grads, /np\.savez\('mha_check\.npz', \*grads\).*np\.stack\(grads\)/);
+  assert.equal(mixed.z, "save the real part: np.savez('mha_check.npz', z=z.real)");
+  assert.equal(mixed.labels, 'nothing to check: leave it out');
+  assert.match(
+    loadNpz(readFixture('npz-partial-mixed.npz')).skipped[0].reason,
+    /^an object array of 3 Python objects/,
+  );
+  // a name used twice: the last one, as np.load reads it (the manifest records np.load's X)
+  assert.deepEqual(Object.keys(readNpz(readFixture('npz-partial-duplicate.npz'))), ['Wq', 'X']);
+});
+
+test('an .npz whose every member is skipped is refused, each member with its reason', () => {
+  const none = partial.find((f) => f.members.length === 0);
+  assert.deepEqual(
+    none.skipped.map((s) => s.why),
+    ['object', 'complex', 'text'],
+  );
+  for (const read of [loadNpz, readNpz]) {
+    assert.throws(() => read(readFixture(none.file)), {
+      message:
+        "No array in this .npz can be read (all 3 are skipped): 'cache': an object array (a " +
+        "pickled Python object, never unpickled here); save a dict as its arrays: np.savez('" +
+        "mha_check.npz', **cache). 'z': complex numbers (dtype '<c16'); save the real part: " +
+        "np.savez('mha_check.npz', z=z.real). 'labels': strings (dtype '<U3'), not numbers; " +
+        'nothing to check: leave it out.',
+    });
+  }
+});
+
 /** The arrays writeNpz is tested with: shapes 0-d to 4-d, names NumPy and the page must keep. */
 function npzSample() {
   const shapes = { X: [2, 6, 8], Wq: [8, 8], loss: [], v: [5], att: [1, 2, 3, 3], none: [0, 3] };
@@ -290,6 +377,7 @@ test(`parseNumpyText: all ${texts.length} print/repr texts (${labels} arrays) gi
     assert.deepEqual(got.shape, t.shape, `${label}: shape`);
     assert.deepEqual(bitsOf(got.data), t.values, `${label}: values`);
     assert.equal(got.dtype, 'text');
+    assert.equal(got.printedDtype, t.printed_dtype, `${label}: printedDtype`);
     assert.ok(got.resolution instanceof Float64Array && got.resolution.length === got.data.length);
   }
   assert.ok(texts.some((t) => t.shape.length === 4) && texts.some((t) => t.shape.length === 0));
@@ -347,6 +435,78 @@ test(`parseNumpyText: summarised output (${summarised.length} texts) gets the se
         "it with np.save('name.npy', a) and load the file here.",
     });
   }
+});
+
+const lists = texts.filter((t) => ['python', 'numpy1', 'numpy2'].includes(t.kind));
+
+test(`parseNumpyText: ${lists.length} lists as Python, NumPy 1.24 and NumPy 2 print them are 1-D arrays`, () => {
+  // the texts above (values, resolution) cover them; here: every form, and what they say
+  assert.equal(lists.filter((t) => t.kind === 'numpy2').length, 8);
+  const losses = lists.find((t) => t.kind === 'numpy2' && t.label === 'losses');
+  assert.match(losses.text, /^\[np\.float64\(0\.\d+\), np\.float64\(/);
+  assert.deepEqual(parseNumpyText(losses.text).shape, [10]);
+  const f32 = lists.find((t) => t.kind === 'numpy2' && t.label === 'losses-float32');
+  assert.equal(parseNumpyText(f32.text).printedDtype, 'float32'); // as repr's dtype=float32
+  for (const t of lists.filter((x) => x.label === 'bool-list' || x.label === 'int64-list')) {
+    assert.ok(
+      parseNumpyText(t.text).resolution.every((r) => r === 0),
+      `${t.kind} ${t.label}`,
+    );
+  }
+});
+
+/** Python's float() of each token, as 16 hex digits of its bits (python3, spawned). */
+function pythonFloats(tokens) {
+  const script =
+    'import json, struct, sys\n' +
+    "print(json.dumps(['%016x' % struct.unpack('<Q', struct.pack('<d', float(t)))[0] " +
+    'for t in sys.argv[1:]]))';
+  return JSON.parse(execFileSync(PYTHON, ['-c', script, ...tokens], { encoding: 'utf8' }));
+}
+
+test('parseNumpyText: NumPy 2 scalar reprs (typed by hand: no NumPy 2 here) equal float()', () => {
+  // NumPy >= 2 prints a list of scalars with their type (NEP 51); these are written by hand
+  const cases = [
+    ['[np.float64(0.6508), np.float64(0.6112), np.float64(1e-05)]', ['0.6508', '0.6112', '1e-05']],
+    [
+      '[np.True_, np.False_, np.int64(3), np.int32(-2), np.uint8(255)]',
+      ['1', '0', '3', '-2', '255'],
+    ],
+    ['[np.float32(0.5), np.float16(0.1), 0.25]', ['0.5', '0.1', '0.25']],
+    ['[np.float64(nan), np.float64(-inf), np.float64(inf)]', ['nan', '-inf', 'inf']],
+    ['[0.6508, 0.6112]', ['0.6508', '0.6112']],
+    ['np.float32(1.5e+20)', ['1.5e+20']],
+    ['np.False_', ['0']],
+  ];
+  const want = pythonFloats(cases.flatMap(([, tokens]) => tokens));
+  let k = 0;
+  for (const [text, tokens] of cases) {
+    const got = parseNumpyText(text);
+    assert.deepEqual(bitsOf(got.data), want.slice(k, k + tokens.length), text);
+    assert.deepEqual(got.shape, text.startsWith('[') ? [tokens.length] : [], text);
+    k += tokens.length;
+  }
+  // resolution: half a unit of each entry's own last digit (a list prints each on its own)
+  const res = (text) => Array.from(parseNumpyText(text).resolution);
+  assert.deepEqual(
+    res('[np.float64(0.6508), np.float64(0.5), np.float64(1e-05)]'),
+    [5e-5, 0.05, 5e-6],
+  );
+  assert.deepEqual(
+    res('[np.float64(-2.5e-07), np.int64(3), np.True_, np.float64(nan)]'),
+    [5e-9, 0, 0, 0],
+  );
+  assert.deepEqual(res('[0.6508, 0.5, 2]'), [5e-5, 0.05, 0]);
+  assert.deepEqual(res('[[0.25, 1.5], [2.0, 3.125]]'), [0.005, 0.05, 0.05, 0.0005]);
+  // an array (print or repr) keeps one D for all its entries
+  assert.deepEqual(res('array([0.6508, 0.5   ])'), [5e-5, 5e-5]);
+  // the dtype printed: the least precise float scalar; np.float64 and ints say nothing more
+  const dtype = (text) => parseNumpyText(text).printedDtype;
+  assert.equal(dtype('[np.float64(0.5), np.float32(0.25)]'), 'float32');
+  assert.equal(dtype('[np.float32(0.5), np.float16(0.25)]'), 'float16');
+  assert.equal(dtype('np.float32(0.5)'), 'float32');
+  assert.equal(dtype('[np.float64(0.5), np.int64(2)]'), null);
+  assert.equal(dtype('[0.5, 0.25]'), null);
 });
 
 test('parseNumpyText: hand-typed forms (NumPy 2 scalars, np.array, trailing commas, -0.)', () => {

@@ -1,7 +1,8 @@
 // web/model/notebook-check.js, the page's side of the notebook check (DOM-free): names, files,
 // merging loaded arrays, heads from a split array, what "Use my arrays in the lessons" builds
 // (custom arrays, lesson 5's and the playground's model, their forward pass) and refuses, the
-// matrix views and differences the section draws, the first-difference text and the summary.
+// matrix views and differences the section draws, the first-difference text and the summary;
+// which arrays of a dropped file load and the line of each member skipped (issue 18).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +27,9 @@ import {
   matrixView,
   missingInputs,
   nameError,
-  namedArrays,
+  fileArrays,
+  skippedText,
+  addSkipped,
   npyName,
   quoteName,
   removeArray,
@@ -34,11 +37,22 @@ import {
   rootCauses,
   rootCauseText,
   unravel,
+  checkedText,
+  diagnosisText,
+  diffHeader,
+  headBlockWidth,
+  nonFiniteCounts,
+  rowMaps,
+  toleranceRule,
+  toleranceRules,
 } from '../../web/model/notebook-check.js';
 import { courseData } from '../../web/model/course.js';
 import { lesson3 } from '../../web/model/lesson3.js';
 import { lesson4 } from '../../web/model/lesson4.js';
-import { loadMHA, bitEqual } from '../helpers.mjs';
+import { loadMHA, bitEqual, referenceDir } from '../helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadNpz } from '../../web/notebook.js';
 
 const mha = await loadMHA();
 
@@ -85,23 +99,97 @@ test('files: .npz / .npy by name, a .npy named by its stem, a size ceiling befor
   assert.match(fileError({ name: 'a.npz', size: 600 * 2 ** 20 }), /is 600 MiB: .* up to 512 MiB/);
 });
 
-test('namedArrays: npz members by name, a .npy by its stem; a bad name loads nothing', () => {
+test('fileArrays: npz members by name, a .npy by its stem; nothing usable loads nothing', () => {
   const a = { data: new Float64Array(4), shape: [2, 2], dtype: '<f8' };
-  const npz = namedArrays('m.npz', 'npz', { X: a, Wq: a });
+  const npz = fileArrays('m.npz', 'npz', { arrays: { X: a, Wq: a }, skipped: [] });
   assert.deepEqual(
-    npz.map((e) => [e.name, e.source, e.shape]),
+    npz.arrays.map((e) => [e.name, e.source, e.shape]),
     [
       ['X', 'm.npz', [2, 2]],
       ['Wq', 'm.npz', [2, 2]],
     ],
   );
-  assert.equal(namedArrays('att.npy', 'npy', a)[0].name, 'att');
-  assert.throws(
-    () => namedArrays('m.npz', 'npz', { X: a, '<b>x</b>': a }),
-    /a member name: “<b>x<\/b>”/,
+  assert.deepEqual(npz.skipped, []);
+  assert.equal(fileArrays('att.npy', 'npy', a).arrays[0].name, 'att');
+  assert.throws(() => fileArrays('<i>.npy', 'npy', a), /“<i>” is not a Python name/);
+  // every member's name unusable: the file loads nothing, and says why for each
+  assert.throws(() => fileArrays('m.npz', 'npz', { arrays: { '<b>x</b>': a }, skipped: [] }), {
+    message:
+      'no array in it can be loaded: “<b>x</b>” (m.npz): skipped — its name is not one the ' +
+      'check reads (ASCII letters, digits and _, no digit first); save it under the name the ' +
+      "check reads, e.g. np.savez('mha_check.npz', att=att).",
+  });
+});
+
+const formatsFile = (name) => readFileSync(join(referenceDir(), 'notebook-formats', `${name}.npz`));
+
+test('fileArrays + loadNpz: a notebook saved with its cache dict loads X and the weights', () => {
+  // np.savez('mha_check.npz', X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, cache=cache): NumPy's own file
+  const { arrays, skipped } = fileArrays(
+    'mha_check.npz',
+    'npz',
+    loadNpz(formatsFile('npz-partial-cache')),
   );
-  assert.throws(() => namedArrays('<i>.npy', 'npy', a), /“<i>” is not a Python name/);
-  assert.throws(() => namedArrays('e.npz', 'npz', {}), /holds no arrays/);
+  assert.deepEqual(
+    arrays.map((e) => [e.name, e.shape, e.dtype, e.source]),
+    [
+      ['X', [2, 6, 8], '<f8', 'mha_check.npz'],
+      ...['Wq', 'Wk', 'Wv', 'Wo'].map((w) => [w, [8, 8], '<f8', 'mha_check.npz']),
+    ],
+  );
+  assert.deepEqual(skipped.map(skippedText), [
+    'cache (mha_check.npz): skipped — an object array (a pickled Python object, never ' +
+      "unpickled here); save a dict as its arrays: np.savez('mha_check.npz', **cache).",
+  ]);
+  // the X, weights and the complex, str, bytes, structured and object members of another file
+  const mixed = fileArrays('m.npz', 'npz', loadNpz(formatsFile('npz-partial-mixed')));
+  assert.deepEqual(
+    mixed.arrays.map((e) => e.name),
+    ['X', 'Wq', 'mask'],
+  );
+  assert.deepEqual(
+    mixed.skipped.map((s) => skippedText(s).split(':')[0]),
+    ['grads (m.npz)', 'z (m.npz)', 'labels (m.npz)', 'names (m.npz)', 'rec (m.npz)'],
+  );
+});
+
+test('fileArrays: members whose names the check cannot read are skipped, quoted as text', () => {
+  // NumPy's npz-names.npz: markup, non-ASCII letters, a directory, __proto__ (a Python name)
+  const { arrays, skipped } = fileArrays('names.npz', 'npz', loadNpz(formatsFile('npz-names')));
+  assert.deepEqual(
+    arrays.map((e) => e.name),
+    ['__proto__'],
+  );
+  assert.deepEqual(
+    skipped.map((s) => skippedText(s).split(': skipped')[0]),
+    [
+      '“<img src=x onerror=alert(1)>” (names.npz)',
+      '“Wq_ünïcödé” (names.npz)',
+      '“dir/X” (names.npz)',
+    ],
+  );
+  assert.ok(skipped.every((s) => s.reason.startsWith('its name is not one the check reads')));
+  // control characters are escaped, a long name cut: one line of text
+  const line = skippedText({
+    name: `a\nb${'c'.repeat(60)}`,
+    source: 'f.npz',
+    reason: 'r',
+    fix: 'f',
+  });
+  assert.equal(line, `“a\\nb${'c'.repeat(36)}…” (f.npz): skipped — r; f.`);
+});
+
+test('addSkipped: a file dropped again replaces its lines; other files keep theirs', () => {
+  const line = (name, source) => ({ name, source, reason: 'r', fix: 'f' });
+  const first = addSkipped([], ['a.npz', 'b.npz'], [line('cache', 'a.npz'), line('z', 'b.npz')]);
+  assert.deepEqual(
+    first.map((s) => s.name),
+    ['cache', 'z'],
+  );
+  // a.npz saved again with **cache: no line left for it; b.npz's stays
+  assert.deepEqual(addSkipped(first, ['a.npz'], []), [line('z', 'b.npz')]);
+  assert.deepEqual(addSkipped(first, ['c.npz'], [line('s', 'c.npz')]).length, 3);
+  assert.equal(first.length, 2, 'the old list is unchanged');
 });
 
 test('addArrays replaces a name (any case) in its place; removeArray; findArray; checkArgs', () => {
@@ -287,7 +375,7 @@ test('statusSummary counts the statuses', () => {
     status,
   }));
   const s = statusSummary(rows);
-  assert.deepEqual(s.counts, { match: 2, differs: 1, shape: 1, missing: 2 });
+  assert.deepEqual(s.counts, { match: 2, differs: 1, shape: 1, missing: 2, checked: 3 });
   assert.equal(s.text, '2 match, 1 differs, 1 with the wrong shape, 2 not given (of 6).');
   assert.equal(statusSummary([{ status: 'match' }]).text, '1 match (of 1).');
 });
@@ -309,12 +397,168 @@ test('rootCauses, rootCauseText: rows with a mistake of their own; how many foll
   );
   assert.equal(
     rootCauseText(rows),
-    'Where to look first: att (softmax-wrong-axis), dV (wrong shape), dK (dk-transposed). ' +
-      '2 other differences follow from them.',
+    'Where to look first: att (its cause is named in its row), dV (wrong shape), dK (its cause ' +
+      'is named in its row). 2 other differences follow from them.',
   );
   assert.equal(
     rootCauseText(rows.slice(0, 3)),
-    'Where to look first: att (softmax-wrong-axis). 1 other difference follows from it.',
+    'Where to look first: att (its cause is named in its row). 1 other difference follows from it.',
   );
+  // no id in the sentence: a factor, no known mistake, a measurement, in words
+  const words = rootCauseText([
+    row('scores', 'differs', 'step-differs'),
+    {
+      name: 'dQ',
+      status: 'differs',
+      diagnosis: { id: 'scale-factor', message: 'm', factor: 0.25 },
+    },
+    row('att', 'differs', 'attention-invariant'),
+    { name: 'Y', status: 'differs', diagnosis: null },
+  ]);
+  assert.equal(
+    words,
+    'Where to look first: scores (no known mistake reproduces it), dQ (yours = 0.25 × expected), ' +
+      'att (what was measured is in its row), Y (no known mistake reproduces it).',
+  );
+  assert.doesNotMatch(words, /step-differs|scale-factor|attention-invariant/);
   assert.equal(rootCauseText([row('Q', 'match'), row('K', 'missing')]), null);
+});
+
+test('diagnosisText: an id quoted in a message becomes words', () => {
+  const d = {
+    id: 'follows-from',
+    message:
+      'follows from Q: K, recomputed from your own X, Wk (with the same weights-transposed as ' +
+      'your Q), matches your array.',
+  };
+  assert.equal(
+    diagnosisText(d),
+    'follows from Q: K, recomputed from your own X, Wk (with the same mistake as your Q), ' +
+      'matches your array.',
+  );
+  assert.equal(
+    diagnosisText({ id: 'x', message: 'You computed att; fine.' }),
+    'You computed att; fine.',
+  );
+  assert.equal(diagnosisText(null), '');
+});
+
+test('checkedText counts the arrays compared: not missing, not wrong shape, not the inputs', () => {
+  const rows = ['match', 'match', 'differs', 'shape', 'missing'].map((status) => ({ status }));
+  assert.equal(
+    checkedText(rows, 9),
+    'Checked 3 arrays of the 9 loaded: the results with a course name and an accepted shape ' +
+      '(X, the weights, dY and target are inputs).',
+  );
+  assert.match(checkedText([{ status: 'differs' }], 6), /^Checked 1 array of the 6 loaded/);
+  assert.match(checkedText([{ status: 'missing' }], 5), /^Checked 0 arrays of the 5 loaded/);
+});
+
+test('toleranceRules: each rule once, without its numbers; which rule each row follows', () => {
+  assert.equal(
+    toleranceRule('float64: 1e-10 × max|expected| = 2.3e-11'),
+    'float64: 1e-10 × max|expected|',
+  );
+  assert.equal(
+    toleranceRule(
+      "printed text: half a unit of each entry's last printed digit (up to 5e-5) + 1e-10 × " +
+        'max|expected| = 1e-11',
+    ),
+    "printed text: half a unit of each entry's last printed digit + 1e-10 × max|expected|",
+  );
+  assert.equal(
+    toleranceRule(
+      'float64: 1e-10 × max|expected| = 2e-11 + 1e-7 × max|expected| for your printed inputs',
+    ),
+    'float64: 1e-10 × max|expected| + 1e-7 × max|expected| for your printed inputs',
+  );
+  // a scalar (the loss): its |expected| is its max|expected|, one rule
+  assert.equal(
+    toleranceRule('float64: 1e-10 × |expected| = 3e-10'),
+    'float64: 1e-10 × max|expected|',
+  );
+  const tol = (text, abs = 1e-11) => ({ abs, text });
+  const rows = [
+    { name: 'Q', compared: 30, tolerance: tol('float64: 1e-10 × max|expected| = 2.3e-11') },
+    { name: 'K', compared: 30, tolerance: tol('float64: 1e-10 × max|expected| = 4.1e-11') },
+    { name: 'V', compared: 0, tolerance: { abs: null, text: 'not compared' } },
+    { name: 'att', compared: 9, tolerance: tol('float32: 1e-5 × max|expected| = 1e-5') },
+  ];
+  const r = toleranceRules(rows);
+  assert.deepEqual(r.rules, ['float64: 1e-10 × max|expected|', 'float32: 1e-5 × max|expected|']);
+  assert.deepEqual(
+    [...r.ruleOf],
+    [
+      ['Q', 0],
+      ['K', 0],
+      ['att', 1],
+    ],
+  );
+});
+
+test('headBlockWidth: (B, T, C) forms of results whose columns are head blocks', () => {
+  const sizes = { C: 64, heads: 4, hs: 16 };
+  assert.equal(headBlockWidth({ name: 'concat', expectedShape: [2, 6, 64] }, sizes), 16);
+  assert.equal(headBlockWidth({ name: 'Q', expectedShape: [2, 6, 64] }, sizes), 16);
+  assert.equal(headBlockWidth({ name: 'dQ', expectedShape: [6, 64] }, sizes), 16, 'B = 1 dropped');
+  assert.equal(headBlockWidth({ name: 'Q', expectedShape: [2, 4, 6, 16] }, sizes), 0, 'split');
+  assert.equal(headBlockWidth({ name: 'Y', expectedShape: [2, 6, 64] }, sizes), 0, 'Y mixes heads');
+  assert.equal(headBlockWidth({ name: 'dWq', expectedShape: [64, 64] }, sizes), 0);
+  assert.equal(
+    headBlockWidth({ name: 'concat', expectedShape: [2, 6, 64] }, { C: 64, heads: 1, hs: 64 }),
+    0,
+  );
+});
+
+test('nonFiniteCounts and diffHeader: the header agrees with the table (∞ max abs error)', () => {
+  const row = {
+    name: 'att',
+    yours: Float64Array.of(NaN, NaN, NaN, Infinity, 0.5, 0.27, NaN),
+    expected: Float64Array.of(0.1, 0.2, 0.3, 0.4, 0.5, 0.25, NaN),
+  };
+  assert.deepEqual(nonFiniteCounts(row), {
+    yours: { nan: 3, inf: 1 },
+    expected: { nan: 0, inf: 0 },
+  });
+  const d = difference(row);
+  assert.equal(
+    diffHeader(row, d.maxAbs),
+    'yours has 3 NaN and 1 infinite entries; max |yours − expected| over the finite ones = 0.02; ' +
+      'colours symmetric, −0.02 to +0.02',
+  );
+  const plain = { name: 'Q', yours: Float64Array.of(1, 2), expected: Float64Array.of(1, 2.5) };
+  assert.equal(
+    diffHeader(plain, difference(plain).maxAbs),
+    'max |yours − expected| = 0.5; colours symmetric, −0.5 to +0.5',
+  );
+  // masked scores (expected −∞) are not compared: not counted
+  const scores = {
+    name: 'scores',
+    yours: Float64Array.of(1, -1e9, Infinity),
+    expected: Float64Array.of(1, -Infinity, 2),
+  };
+  assert.deepEqual(nonFiniteCounts(scores).yours, { nan: 0, inf: 1 });
+  assert.match(
+    diffHeader(scores, 0),
+    /^yours has 1 infinite entry; max .* over the finite ones = 0;/,
+  );
+});
+
+test('rowMaps: shared scale, masked scores blank, yours / expected with a factor', () => {
+  const row = {
+    name: 'scores',
+    yours: Float64Array.of(0.25, -1e9, 0.5, 3),
+    expected: Float64Array.of(1, -Infinity, 2, 0),
+    diagnosis: { id: 'x', message: 'm' },
+  };
+  const m = rowMaps(row);
+  assert.deepEqual(Array.from(m.blank), [0, 1, 0, 0]);
+  assert.equal(m.scale, 1e9, 'the largest finite |entry| of yours and expected');
+  assert.equal(m.ratio, undefined, 'no factor: no ratio map');
+  const f = rowMaps({ ...row, diagnosis: { id: 'x', message: 'm', factor: 0.25 } });
+  assert.equal(f.ratio.factor, 0.25);
+  assert.deepEqual(Array.from(f.ratio.blank), [0, 1, 0, 1], 'masked, and expected 0');
+  assert.deepEqual(Array.from(f.ratio.data).slice(0, 3), [0.25, NaN, 0.25]);
+  assert.ok(Number.isNaN(f.ratio.data[3]));
+  assert.equal(rowMaps({ ...row, diagnosis: { factor: NaN } }).ratio, undefined);
 });

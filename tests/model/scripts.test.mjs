@@ -6,6 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   pyStr,
   pyNum,
@@ -36,6 +39,9 @@ import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { backwardOrder } from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
+import { LAYER_SAVE_LINE } from '../../web/model/notebook-check.js';
+import { courseName } from '../../web/notebook/names.js';
+import { readNpz, checkNotebook } from '../../web/notebook.js';
 
 const mha = await loadMHA();
 const TOL = 1e-12;
@@ -438,5 +444,32 @@ test('no script builds the layer from given weights any more', () => {
   for (const script of scripts) {
     assert.doesNotMatch(script, /MultiHeadAttention\(Wq/);
     assert.match(script, /MultiHeadAttention\(C, h, seed=/);
+  }
+});
+
+test("the check's save line for lesson 5's class: runs after the class, every key is read", () => {
+  // after a step the layer's cache and grads belong to the old weights; the line runs a forward
+  // and backward first, so what it saves belongs together whenever it is run
+  const dir = mkdtempSync(join(tmpdir(), 'mha-layer-save-'));
+  try {
+    const script = `${layerObjectScript({ lr: 0.1, runSteps: 2 })}\nstep(layer, lr)\n${LAYER_SAVE_LINE}\n`;
+    execFileSync('/usr/bin/python3', ['-'], { input: script, cwd: dir, encoding: 'utf8' });
+    const arrays = readNpz(new Uint8Array(readFileSync(join(dir, 'mha_check.npz'))));
+    const keys = Object.keys(arrays);
+    const unread = keys.filter((k) => courseName(k) !== k);
+    assert.deepEqual(unread, [], `names the check does not read as they are: ${unread}`);
+    for (const k of ['X', 'Wq', 'Wo', 'target', 'Q', 'att', 'concat', 'Y', 'dWo', 'dQ', 'dX']) {
+      assert.ok(keys.includes(k), `${k} saved`);
+    }
+    const report = checkNotebook(mha, arrays, { heads: 4 });
+    const notMatching = report.rows.filter((r) => r.status !== 'match').map((r) => r.name);
+    assert.deepEqual(
+      notMatching,
+      ['loss', 'dY'],
+      'every result saved matches (loss, dY: not saved)',
+    );
+    assert.deepEqual(report.ignored, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

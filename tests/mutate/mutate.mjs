@@ -3,6 +3,9 @@
 //   npm run mutate                      both parts: StrykerJS on web/'s DOM-free modules, then the
 //                                       C mutants of tests/mutate/c-mutants.json
 //   npm run mutate -- --js-only | --c-only | --jobs N
+//   npm run mutate -- --js-only --mutate 'web/notebook/analyses/**/*.js'   (repeatable): the JS
+//                                       mutants of these files only (a part of the tree in a
+//                                       run that fits a working session)
 //
 // Prints each part's score, the combined score and every surviving mutant (file:line, mutation);
 // survivors listed in tests/mutate/equivalent-mutants.json (with the reason they cannot be
@@ -21,9 +24,10 @@ const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
 function parseArgs(argv) {
-  const o = { js: true, c: true, jobs: 2 };
+  const o = { js: true, c: true, jobs: 2, mutate: [] };
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--js-only') o.c = false;
+    if (argv[i] === '--mutate') o.mutate.push(argv[++i]);
+    else if (argv[i] === '--js-only') o.c = false;
     else if (argv[i] === '--c-only') o.js = false;
     else if (argv[i] === '--jobs') o.jobs = Number(argv[++i]);
     else throw new Error(`mutate: unknown argument ${argv[i]}`);
@@ -38,10 +42,10 @@ const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)} %` : 'n/a');
  * (its package says engines >= 22); its engine runs on Node 20, so the Stryker class is loaded
  * from its file directly, which skips that check.
  */
-async function runStryker() {
+async function runStryker(mutate) {
   const file = join(repoRoot, 'node_modules/@stryker-mutator/core/dist/src/stryker.js');
   const { Stryker } = await import(pathToFileURL(file).href);
-  await new Stryker({}).runMutationTest();
+  await new Stryker(mutate.length ? { mutate } : {}).runMutationTest();
   return JSON.parse(readFileSync(join(OUT, 'stryker.json'), 'utf8'));
 }
 
@@ -103,7 +107,7 @@ async function main() {
     c = null;
   if (opts.js) {
     const t = Date.now();
-    const mutants = jsMutants(await runStryker(), loadEquivalents());
+    const mutants = jsMutants(await runStryker(opts.mutate), loadEquivalents());
     js = printJs(mutants, Date.now() - t);
   }
   if (opts.c) {

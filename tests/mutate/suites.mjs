@@ -35,6 +35,8 @@ export const NODE_SUITES = [
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-check.test.mjs',
+  'tests/notebook-layouts.test.mjs',
+  'tests/notebook-training.test.mjs',
 ];
 // every test file of tests/model/ (the DOM-free page code), the listed ones first
 for (const f of readdirSync(new URL('../model/', import.meta.url)).sort()) {

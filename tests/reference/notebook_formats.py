@@ -18,17 +18,25 @@ Writes into OUTDIR (make reference uses build/reference/notebook-formats/):
   npz-*.npz           np.savez, np.savez_compressed, a zip64 archive (every size and offset in
       zip64 extra fields, zip64 end records), a streamed one (data descriptors), names with markup
       and non-ASCII letters, a member that is not .npy, a zip comment
+  npz-partial-*.npz   partly unreadable: X and the weights beside a saved cache dict (an object
+      member), a list of arrays of different shapes (object), complex, str, bytes and structured
+      members, a name used twice, a member whose CRC-32 fails; and one with no readable member
   manifest.json       {"numpy": version,
                        "npy": [{file, descr, fortran_order, version, shape, bits, sha256,
                                 nan_canonical (only on the float16 files)}],
                        "npz": [{file, members: [{name, descr, shape, bits, sha256}]}],
-                       "text": [{label, kind: "print"|"repr", text, shape, dtype, values,
-                                 original, error}]}
+                       "npz_partial": [{file, members: [...as in npz: what np.load reads],
+                                        skipped: [{name, why}]}],
+                       "text": [{label, kind: "print"|"repr"|"python"|"numpy1"|"numpy2", text,
+                                 shape, dtype, values, original, error, printed_dtype}]}
       bits: the array as float64 in C order (astype(np.float64)), each entry's 64 bits as 16 hex
       digits (NaN included); null for arrays of more than 64 entries. sha256: of those float64
       little-endian bytes. For text, "values" holds the bits of float(token) for every number
       printed (an independent tokenizer), "original" the bits of the array printed, and "error"
-      a word of the expected error message (summarised output) or null.
+      a word of the expected error message (summarised output) or null, "printed_dtype" what
+      the text says the array was computed in (repr's dtype=float32, np.float32(...) entries).
+      Lists (kind python, numpy1, numpy2): print(a.tolist()), print(list(a)) in this NumPy, and
+      NumPy 2's print(list(a)) ([np.float64(0.6508), ...]) written by hand (see numpy2_repr).
 
 The script checks each .npy and .npz it writes with np.load before recording it.
 """
@@ -315,6 +323,120 @@ def write_with_comment(path, arrays):
 
 
 # ------------------------------------------------------------------------------------------------
+# .npz files that are partly unreadable: members the page skips beside members it reads
+
+def course_inputs(rng):
+    """X (2, 6, 8) and the four weights (8, 8), as a student's notebook has them."""
+    inputs = {"X": rng.standard_normal((2, 6, 8))}
+    for k in ("Wq", "Wk", "Wv", "Wo"):
+        inputs[k] = rng.standard_normal((8, 8)) / np.sqrt(8)
+    return inputs
+
+
+def ragged_list(rng):
+    """A list of arrays of different shapes saved as one member: an object array of shape (3,)
+    (NumPy >= 1.24 wants dtype=object for it; older versions made one with a warning)."""
+    grads = [rng.standard_normal((8, 8)), rng.standard_normal((2, 6, 8)), rng.standard_normal(8)]
+    a = np.array(grads, dtype=object)
+    assert a.shape == (3,) and a.dtype == object
+    return a
+
+
+def write_duplicate(path, rng):
+    """Two members named X.npy (zipfile warns and writes both): np.load reads the last one."""
+    first, second = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with zipfile.ZipFile(path, "w") as z:
+            for name, a in (("X", first), ("Wq", np.eye(3)), ("X", second)):
+                with z.open(name + ".npy", "w", force_zip64=True) as f:
+                    npformat.write_array(f, a)
+    with np.load(path) as z:
+        assert same(z["X"], second), "np.load reads the last X"
+
+
+def write_damaged(path, arrays):
+    """np.savez (stored), then one byte of Wk's data flipped: its CRC-32 fails, the others read."""
+    np.savez(path, **arrays)
+    raw = bytearray(open(path, "rb").read())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("Wk.npy")
+    start = info.header_offset + 30 + len(b"Wk.npy") + len(info.extra)
+    raw[start + info.file_size - 1] ^= 0x40  # the last byte of Wk's data
+    open(path, "wb").write(raw)
+    with zipfile.ZipFile(path) as z:
+        assert z.testzip() == "Wk.npy", "only Wk is damaged"
+
+
+PARTIAL = {
+    # file: (how it is written, the skipped members and why)
+    "npz-partial-cache.npz": ("cache", {"cache": "object"}),
+    "npz-partial-cache-compressed.npz": ("cache-compressed", {"cache": "object"}),
+    "npz-partial-mixed.npz": ("mixed", {"grads": "object", "z": "complex", "labels": "text",
+                                        "names": "bytes", "rec": "structured"}),
+    "npz-partial-duplicate.npz": ("duplicate", {"X": "duplicate"}),
+    "npz-partial-damaged.npz": ("damaged", {"Wk": "damaged"}),
+    "npz-partial-none.npz": ("none", {"cache": "object", "z": "complex", "labels": "text"}),
+}
+
+
+def partial_writer(how, rng):
+    inputs = course_inputs(rng)
+    cache = {"Q": rng.standard_normal((2, 6, 8)), "att": rng.random((2, 2, 6, 6))}
+    rec = np.array([(1.5, 2), (3.0, 4)], dtype=[("a", "<f8"), ("b", "<i4")])
+    z = np.array([1 + 2j, -0.5j])
+    labels = np.array(["the", "cat"])
+    return {
+        "cache": lambda p: np.savez(p, **inputs, cache=cache),
+        "cache-compressed": lambda p: np.savez_compressed(p, cache=cache, **inputs),
+        "mixed": lambda p: np.savez(p, X=inputs["X"], grads=ragged_list(rng), z=z, labels=labels,
+                                    Wq=inputs["Wq"], names=labels.astype("S"), rec=rec,
+                                    mask=np.tril(np.ones((6, 6), dtype=bool))),
+        "duplicate": lambda p: write_duplicate(p, rng),
+        "damaged": lambda p: write_damaged(p, inputs),
+        "none": lambda p: np.savez(p, cache=cache, z=z, labels=labels),
+    }[how]
+
+
+def skipped_kind(z, name):
+    """Why NumPy itself cannot give this member as a plain numeric array (None: it can)."""
+    try:
+        a = z[name]
+    except ValueError as e:  # allow_pickle=False: NumPy refuses to unpickle it too
+        assert "allow_pickle" in str(e), e
+        return "object"
+    except zipfile.BadZipFile:
+        return "damaged"
+    if a.dtype.names:
+        return "structured"
+    return {"c": "complex", "U": "text", "S": "bytes"}.get(a.dtype.kind)
+
+
+def write_partial_npz(outdir):
+    """Each PARTIAL file with the members np.load (allow_pickle=False) reads as numbers, bit for
+    bit, and the ones it cannot, with why (checked against PARTIAL)."""
+    entries = []
+    for k, (name, (how, skipped)) in enumerate(PARTIAL.items()):
+        path = os.path.join(outdir, name)
+        partial_writer(how, np.random.default_rng(70 + k))(path)
+        arrays, why = [], {}
+        with np.load(path, allow_pickle=False) as z, zipfile.ZipFile(path) as zf:
+            names = [m[:-4] for m in zf.namelist() if m.endswith(".npy")]
+            for i, member in enumerate(names):
+                # an earlier member of a name used twice is the duplicate: np.load reads the last
+                kind = "duplicate" if member in names[i + 1:] else skipped_kind(z, member)
+                if kind:
+                    why[member] = kind
+                else:
+                    a = z[member]
+                    arrays.append({"name": member, "descr": a.dtype.str, **describe(a)})
+        assert why == skipped, (name, why, skipped)
+        entries.append({"file": name, "members": arrays,
+                        "skipped": [{"name": n, "why": w} for n, w in skipped.items()]})
+    return entries
+
+
+# ------------------------------------------------------------------------------------------------
 # print(a) and repr(a)
 
 def text_arrays():
@@ -357,11 +479,64 @@ NUMBER = re.compile(r"nan|[-+]?inf|True|False|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+
 
 
 def printed_values(text):
-    """float(token) for every number printed (dtype= and shape= keywords removed)."""
+    """float(token) for every number printed (dtype= and shape= keywords removed; NumPy 2's
+    np.float64(x) taken as x, np.True_ as True)."""
     body = re.sub(r"(dtype|shape)=(\([^)]*\)|\w+)", "", text)
+    body = re.sub(r"np\.(float|u?int)\d+\(", "(", body).replace("np.True_", "True")
+    body = body.replace("np.False_", "False")
     vals = [1.0 if t == "True" else 0.0 if t == "False" else float(t)
             for t in NUMBER.findall(body)]
     return ["%016x" % int(v) for v in np.array(vals, dtype="<f8").view("<u8")]
+
+
+def list_arrays():
+    """Arrays a student prints as lists: lesson 5's losses (float64), float32 losses, float16,
+    int64, uint8 and bool values, and float64 with exponents, nan and inf."""
+    rng = np.random.default_rng(8)
+    losses = 0.7 * np.exp(-0.05 * np.arange(10)) + rng.normal(0, 0.001, 10)
+    return [
+        ("losses", losses),
+        ("losses-float32", losses[:5].astype(np.float32)),
+        ("float16-list", np.array([0.1, -2.0, 65504.0, 6.1e-5], dtype=np.float16)),
+        ("int64-list", np.array([3, -7, 2**40])),
+        ("uint8-list", np.array([0, 7, 255], dtype=np.uint8)),
+        ("bool-list", np.array([True, False, True])),
+        ("exponents-list", np.array([1e-05, 1.5e20, -2.5e-7, 0.1, 1234.5, np.nan, -np.inf])),
+        ("round-values", np.array([0.5, 0.6508037291851012, 2.0])),
+    ]
+
+
+def numpy2_repr(x):
+    """NumPy 2's repr of the scalar x (NEP 51), by hand: NumPy 1.24 prints the same digits
+    without the np.float64(...) around them, and np.True_ / np.False_ as True / False."""
+    if x.dtype == bool:
+        return "np.True_" if x else "np.False_"
+    return "np.%s(%r)" % (x.dtype.name, x)
+
+
+def list_texts():
+    """Each list as print(list) shows it: "python" a list of Python floats (a.tolist()),
+    "numpy1" a list of NumPy scalars in NumPy 1.24 (this python3's own output), "numpy2" the
+    same list in NumPy >= 2 (numpy2_repr: written by hand, NumPy 2 is not installed here)."""
+    entries = []
+    for label, a in list_arrays():
+        texts = [("python", str(a.tolist())), ("numpy1", str(list(a))),
+                 ("numpy2", "[%s]" % ", ".join(numpy2_repr(x) for x in a))]
+        for kind, text in texts:
+            entries.append({
+                "label": label, "kind": kind, "text": text, "shape": list(a.shape),
+                "dtype": a.dtype.name, "values": printed_values(text),
+                "original": bits_of_all(a), "error": None,
+                "printed_dtype": a.dtype.name if kind == "numpy2" and a.dtype.name in (
+                    "float16", "float32") else None,
+            })
+    return entries
+
+
+def printed_dtype(text):
+    """The float dtype repr(a) names (dtype=float32; float64 only for an empty array)."""
+    m = re.search(r"dtype=(float16|float32|float64)\b", text)
+    return m.group(1) if m else None
 
 
 def write_text(outdir):
@@ -380,8 +555,9 @@ def write_text(outdir):
                 "values": None if summarised else printed_values(text),
                 "original": None if summarised else bits_of_all(arr),
                 "error": "summarised" if summarised else None,
+                "printed_dtype": printed_dtype(text),
             })
-    return entries
+    return entries + list_texts()
 
 
 def bits_of_all(a):
@@ -398,6 +574,7 @@ def main(argv):
         "numpy": np.__version__,
         "npy": write_npy_matrix(outdir) + write_crafted(outdir),
         "npz": write_npz_files(outdir),
+        "npz_partial": write_partial_npz(outdir),
         "text": write_text(outdir),
     }
     with open(os.path.join(outdir, "manifest.json"), "w") as f:

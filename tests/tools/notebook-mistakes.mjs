@@ -35,7 +35,8 @@ for (const run of manifest) {
 // no known mistake (every candidate tried). Wall time and this process's CPU time (the machine
 // may be shared) of three checks each.
 if (process.argv.includes('--time')) {
-  const { Pipeline, variants } = await import('../../web/notebook/mistakes.js');
+  const { Pipeline } = await import('../../web/notebook/pipeline.js');
+  const { variants } = await import('../../web/notebook/catalogue.js');
   const { acceptedShapes, resultNames } = await import('../../web/notebook/names.js');
   for (const [B, T, C, heads] of [
     [2, 6, 64, 4],

@@ -49,7 +49,11 @@ function nextOptions(s, options, newData, opts) {
  * shape, scale ('unit' | 'diverging'), numbers ('auto' | true | false), digits, highlightRows,
  * exportName, cellSize; highlightLabel (text of the key for outlined rows), legendLabel, maxAbs
  * (fixed diverging range), min/max (range of a 'unit' scale, default 0..1), caption (an extra
- * sentence under the title), exportButtons (default true), svgCellLimit.
+ * sentence under the title), exportButtons (default true), svgCellLimit; minRowHeight (rows at
+ * least this many px tall: cells may be taller than wide), colGroups (a line between blocks of
+ * that many columns) and colGroupLabel (what a block is, for the accessible name),
+ * markNonFinite (NaN cells crossed apart from the hatched ±∞ ones, with a key), blank (a 0/1
+ * flag per cell: drawn empty) and blankText (why, for the key and readout): see heatmap/marks.js.
  * Returns { element, update(newData, opts?), highlight(row, col), exportSVG(), exportCanvas(),
  * csv() }.
  */

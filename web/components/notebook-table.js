@@ -1,8 +1,11 @@
 // notebook-table.js - the result of the notebook check on screen: the table in the course's order
 // (your shape vs expected, status as symbol + words + colour, max abs / rel error, the norm-wise
-// relative error, the tolerance, the first differing entry, the diagnosis) and, for every tensor
-// that differs, a heatmap of yours − expected (diverging scale, symmetric limits) with a batch /
-// head picker for 3-D and 4-D tensors. Every text is set with textContent.
+// relative error, the tolerance's number (its rule said once, by toleranceLine), the first
+// differing entry, the diagnosis in words) and, for every tensor that differs, its maps side by
+// side: yours, expected (one shared scale), yours − expected (diverging, symmetric limits) and,
+// when the diagnosis is a constant factor, yours / expected; head blocks ruled on (B, T, C) maps,
+// NaN and ±∞ marked, rows at least MIN_ROW_PX tall; one batch / head picker for them all. Every
+// text is set with textContent.
 
 import { el } from './dom.js';
 import { table, formatShape } from './tables.js';
@@ -11,11 +14,20 @@ import { heatmap } from './heatmap.js';
 import {
   followsOn,
   STATUS_TEXT,
-  difference,
+  diagnosisText,
+  diffHeader,
+  factorNumber,
   firstDifferenceText,
+  headBlockWidth,
   matrixView,
+  rowMaps,
+  toleranceRules,
 } from '../model/notebook-check.js';
 import { fmt } from '../model/format.js';
+import { headColumnLabels } from '../model/labels.js';
+
+/** The least height of a map's row (px): a 6 × 64 (T, C) map is then 72 px tall, not 30. */
+export const MIN_ROW_PX = 12;
 
 const HEADERS = [
   'tensor',
@@ -31,7 +43,16 @@ const HEADERS = [
 const num3 = (v) => (v === null || v === undefined ? '—' : fmt(v, 3));
 const shapeCode = (s) => (s ? el('code', { className: 'shape', text: formatShape(s) }) : '—');
 
-function rowCells(r) {
+/** A row's tolerance: its number, and which rule when there are several (toleranceLine's). */
+function toleranceCell(r, rules) {
+  if (!r.compared) return '—';
+  const at = rules.ruleOf.get(r.name);
+  return rules.rules.length > 1 && at !== undefined
+    ? `${num3(r.tolerance?.abs)} (${at + 1})`
+    : num3(r.tolerance?.abs);
+}
+
+function rowCells(r, rules) {
   return [
     r.name,
     el('span', { className: `status status-${r.status}`, text: STATUS_TEXT[r.status] }),
@@ -40,7 +61,7 @@ function rowCells(r) {
     num3(r.maxAbs),
     num3(r.maxRel),
     num3(r.normRel),
-    r.compared ? num3(r.tolerance?.abs) : '—',
+    toleranceCell(r, rules),
   ];
 }
 
@@ -62,7 +83,12 @@ function detailRow(r) {
   }
   if (r.diagnosis) {
     box.append(
-      el('p', {}, el('span', { className: 'label', text: 'diagnosis: ' }), r.diagnosis.message),
+      el(
+        'p',
+        {},
+        el('span', { className: 'label', text: 'diagnosis: ' }),
+        diagnosisText(r.diagnosis),
+      ),
     );
   }
   if (r.note) box.append(el('p', { className: 'note', text: r.note }));
@@ -72,24 +98,25 @@ function detailRow(r) {
     'tr',
     {
       className: `detail-row${followsOn(r) ? ' follows-on' : ''}`,
-      dataset: { detailFor: r.name, status: r.status },
+      // the diagnosis id stays data, never text
+      dataset: { detailFor: r.name, status: r.status, diagnosis: r.diagnosis?.id ?? '' },
     },
     td,
   );
 }
 
 /**
- * The tolerance line: the rules of the rows' tolerances (their texts without the numbers, which
- * the tolerance column gives), each once.
+ * The tolerance line, said once above the table: the rules of the rows' tolerances (their texts
+ * without the numbers, which the tolerance column gives), each once; numbered when there are
+ * several (the column then says which).
  */
 export function toleranceLine(result) {
-  const rules = new Set();
-  for (const r of result.rows) {
-    const t = r.compared ? String(r.tolerance?.text ?? '') : '';
-    if (t) rules.add(t.replace(/\s*=\s*[^=]*$/, ''));
-  }
-  if (!rules.size) return '';
-  return `Tolerance (an entry matches when |yours − expected| ≤ it; the tolerance column): ${[...rules].join('; ')}.`;
+  const { rules } = toleranceRules(result.rows);
+  if (!rules.length) return '';
+  const head = 'an entry matches when |yours − expected| ≤ the tolerance in its row';
+  if (rules.length === 1) return `Tolerance (${head}): ${rules[0]}.`;
+  const list = rules.map((t, i) => `(${i + 1}) ${t}`).join('; ');
+  return `Tolerances (${head}; the number in brackets after it says which rule): ${list}.`;
 }
 
 /**
@@ -97,9 +124,10 @@ export function toleranceLine(result) {
  * [data-status]), each followed by its detail row when it has something to say.
  */
 export function checkTable(result) {
+  const rules = toleranceRules(result.rows);
   const w = table({
     headers: HEADERS,
-    rows: result.rows.map(rowCells),
+    rows: result.rows.map((r) => rowCells(r, rules)),
     caption: `Your arrays against the layer recomputed from your X and weights (${result.causal ? 'causal mask on' : 'no causal mask'})`,
     numeric: [4, 5, 6, 7],
     className: 'notebook-table',
@@ -136,54 +164,154 @@ function viewPicker(shapes, onChange) {
   return fields.length ? el('div', { className: 'controls' }, ...fields) : null;
 }
 
-/** The heatmap of yours − expected of one differing row: { element, show({ b, h }) }. */
-function diffFigure(r) {
-  const d = difference(r);
-  const shape = r.expectedShape;
-  const title = `${r.name}: yours − expected`;
-  const v0 = matrixView(d.data, shape, 0, 0);
-  const m = fmt(d.maxAbs, 3);
-  const hm = heatmap({
-    data: v0.data,
+/** The options every map of a row shares: size, axes, head blocks, marks, row height. */
+function commonOptions(r, sizes, v0) {
+  const hb = headBlockWidth(r, sizes);
+  return {
     rows: v0.rows,
     cols: v0.cols,
     rowAxis: 'axis −2 (row)',
     colAxis: 'axis −1 (column)',
-    title: `${title}${v0.where}`,
-    shape: `of ${formatShape(shape)}`,
-    caption: `max |yours − expected| = ${m}; colours symmetric, −${m} to +${m}`,
-    scale: 'diverging',
-    maxAbs: d.maxAbs > 0 ? d.maxAbs : undefined,
+    colLabels: hb ? headColumnLabels(v0.cols, hb) : undefined,
+    colGroups: hb || undefined,
+    colGroupLabel: 'head',
+    shape: `of ${formatShape(r.expectedShape)}`,
     numbers: v0.rows * v0.cols <= 64 ? 'auto' : false,
-    legendLabel: 'yours − expected',
-    exportName: `notebook-diff-${r.name}`,
+    minRowHeight: MIN_ROW_PX,
+    markNonFinite: true,
+  };
+}
+
+/** The specs of a row's maps: [{ kind, what, data, blank?, options }] (ratio with a factor). */
+function mapSpecs(r, maps) {
+  const m = fmt(maps.scale, 3);
+  const shared = {
+    scale: 'diverging',
+    maxAbs: maps.scale > 0 ? maps.scale : undefined,
+    legendLabel: 'yours and expected',
+    caption: `yours and expected share one scale, −${m} to +${m}`,
+  };
+  const specs = [
+    { kind: 'yours', what: 'yours', data: r.yours, options: shared },
+    { kind: 'expected', what: 'expected', data: r.expected, options: shared },
+    {
+      kind: 'diff',
+      what: 'yours − expected',
+      data: maps.diff,
+      blank: maps.blank,
+      options: {
+        scale: 'diverging',
+        maxAbs: maps.diffMax > 0 ? maps.diffMax : undefined,
+        legendLabel: 'yours − expected',
+        caption: diffHeader(r, maps.diffMax),
+        blankText: 'masked score, not compared',
+      },
+    },
+  ];
+  if (maps.ratio) specs.push(ratioSpec(maps.ratio));
+  return specs;
+}
+
+/** yours / expected: a sequential scale from 0 to 2k (k mid-way); empty where expected is 0. */
+function ratioSpec({ data, blank, factor }) {
+  const k = factorNumber(factor);
+  return {
+    kind: 'ratio',
+    what: 'yours / expected',
+    data,
+    blank,
+    options: {
+      scale: 'unit',
+      min: Math.min(0, 2 * factor),
+      max: Math.max(0, 2 * factor),
+      legendLabel: 'yours / expected',
+      caption: `yours = k × expected, k = ${k}; empty (—) where expected is 0`,
+      blankText: 'expected is 0',
+    },
+  };
+}
+
+/** One map of a row: { element, show({ b, h }) }. */
+function rowMap(r, common, spec) {
+  const shape = r.expectedShape;
+  const title = `${r.name}: ${spec.what}`;
+  const view = (b, h) => matrixView(spec.data, shape, b, h);
+  const v0 = view(0, 0);
+  const blankAt = (b, h) => (spec.blank ? matrixView(spec.blank, shape, b, h).data : undefined);
+  const hm = heatmap({
+    ...common,
+    ...spec.options,
+    data: v0.data,
+    blank: blankAt(0, 0),
+    title: `${title}${v0.where}`,
+    exportName: `notebook-${spec.kind}-${r.name}`,
   });
   hm.element.dataset.tensor = r.name;
+  hm.element.dataset.map = spec.kind;
   const show = ({ b, h }) => {
-    const v = matrixView(d.data, shape, b, h);
-    hm.update(v.data, { title: `${title}${v.where}` });
+    const v = view(b, h);
+    hm.update(v.data, { title: `${title}${v.where}`, blank: blankAt(b, h) });
   };
   return { element: hm.element, show };
 }
 
 /**
- * The heatmaps of yours − expected of every differing row, with one batch / head picker:
- * { controls (or null), figures: [elements], own: [elements of the rows with a mistake of their
- * own], follow: [elements of the rows that follow from an earlier one] } (no differing row: none).
+ * The maps of one differing row side by side, in a group named by a heading: yours, expected,
+ * yours − expected and, with a factor, yours / expected. { element, show({ b, h }) }.
+ */
+function diffSet(r, sizes) {
+  const maps = rowMaps(r);
+  const v0 = matrixView(r.yours, r.expectedShape, 0, 0);
+  const common = commonOptions(r, sizes, v0);
+  const figs = mapSpecs(r, maps).map((spec) => rowMap(r, common, spec));
+  const id = `nb-maps-${r.name}`;
+  const names =
+    figs.length === 4
+      ? 'yours, expected, yours − expected, yours / expected'
+      : 'yours, expected, yours − expected';
+  const heading = el('h5', { id, className: 'diff-set-title', text: `${r.name}: ${names}` });
+  const parts = [heading];
+  const hb = headBlockWidth(r, sizes);
+  if (hb) {
+    const text = `Dark lines between columns mark the ${sizes.heads} head blocks (hs = ${hb} columns each; columns labelled head:column).`;
+    parts.push(el('p', { className: 'note diff-heads', text }));
+  }
+  const grid = el(
+    'div',
+    { className: `diff-maps maps-${figs.length}` },
+    ...figs.map((f) => f.element),
+  );
+  const element = el(
+    'div',
+    {
+      className: 'diff-set',
+      dataset: { tensor: r.name },
+      attrs: { role: 'group', 'aria-labelledby': id },
+    },
+    ...parts,
+    grid,
+  );
+  return { element, show: (sel) => figs.forEach((f) => f.show(sel)) };
+}
+
+/**
+ * The maps of every differing row (see diffSet), with one batch / head picker: { controls (or
+ * null), figures: [set elements], own: [sets of the rows with a mistake of their own], follow:
+ * [sets of the rows that follow from an earlier one] } (no differing row: none).
  */
 export function diffFigures(result) {
   const rows = result.rows.filter((r) => r.status === 'differs' && r.yours && r.expected);
-  const figs = rows.map(diffFigure);
-  const controls = figs.length
+  const sets = rows.map((r) => diffSet(r, result.sizes));
+  const controls = sets.length
     ? viewPicker(
         rows.map((r) => r.expectedShape),
-        (sel) => figs.forEach((f) => f.show(sel)),
+        (sel) => sets.forEach((f) => f.show(sel)),
       )
     : null;
-  const pick = (keep) => figs.filter((f, i) => keep(followsOn(rows[i]))).map((f) => f.element);
+  const pick = (keep) => sets.filter((f, i) => keep(followsOn(rows[i]))).map((f) => f.element);
   return {
     controls,
-    figures: figs.map((f) => f.element),
+    figures: sets.map((f) => f.element),
     own: pick((follows) => !follows),
     follow: pick((follows) => follows),
   };

@@ -1,7 +1,8 @@
 // notebook-check.js - "Check your notebook": the np.savez line to paste in the notebook, a drop
 // zone / file picker for .npz and .npy files and a paste box for one array as text, the list of
-// loaded arrays, heads and causal, the check's table in the course's order with a heatmap of
-// yours − expected for every tensor that differs, and "Use my arrays in the lessons".
+// loaded arrays, heads and causal, the check's table in the course's order with, for every tensor
+// that differs, its maps side by side (yours, expected, yours − expected, and yours / expected when
+// the cause is a constant factor), and "Use my arrays in the lessons".
 //
 // Files are read in the browser (File.arrayBuffer); nothing is sent anywhere. A bad file, a bad
 // paste or a check that cannot run gets a message next to its control, and what was loaded and
@@ -13,7 +14,7 @@ import { copyButton } from '../components/export.js';
 import { fileDrop, pasteBox, arrayList } from '../components/notebook-input.js';
 import { checkTable, diffFigures, toleranceLine } from '../components/notebook-table.js';
 import { customBanner } from '../components/notebook-banner.js';
-import { readNpy, readNpz, parseNumpyText, checkNotebook } from '../notebook.js';
+import { readNpy, loadNpz, parseNumpyText, checkNotebook } from '../notebook.js';
 import {
   addArrays,
   removeArray,
@@ -22,13 +23,17 @@ import {
   missingInputs,
   fileError,
   fileKind,
-  namedArrays,
+  fileArrays,
+  skippedText,
+  addSkipped,
   nonFiniteNotice,
   nameError,
   quoteName,
   customArrays,
   statusSummary,
   rootCauseText,
+  checkedText,
+  LAYER_SAVE_LINE,
 } from '../model/notebook-check.js';
 import { COURSE } from '../model/course.js';
 import { savezLine } from '../notebook/names.js';
@@ -47,27 +52,44 @@ const NORM_NOTE = `max rel error: the largest |yours − expected| / max(|yours|
 /** A message as a sentence: with its closing full stop (the engine's may have none). */
 const sentence = (msg) => (/[.!?…]$/.test(msg.trim()) ? msg.trim() : `${msg.trim()}.`);
 
-/** Step 1: the savez line with its Copy button, and what to save. */
-function saveStep() {
-  const code = el('code', { className: 'language-python', text: SAVEZ_LINE });
+/** A line to copy: the code (a named, focusable region) and its Copy button. */
+function copyableLine(line, { id, name, copyName }) {
+  const code = el('code', { className: 'language-python', text: line });
   const pre = el(
     'pre',
     {
+      id,
       className: 'numpy savez-line',
       tabIndex: 0,
-      attrs: { role: 'region', 'aria-label': 'The np.savez line for your notebook' },
+      attrs: { role: 'region', 'aria-label': name },
     },
     code,
   );
-  const copy = copyButton('Copy the line', () => SAVEZ_LINE);
-  copy.setAttribute('aria-label', 'Copy the line: np.savez for your notebook');
+  const copy = copyButton('Copy the line', () => line);
+  copy.setAttribute('aria-label', copyName);
+  return [pre, el('div', { className: 'actions' }, copy)];
+}
+
+/** Step 1: the savez lines (one array at a time, or lesson 5's class) with Copy, what to save. */
+function saveStep() {
   return [
     el('h3', { text: '1 · Save your arrays in the notebook' }),
     el('p', {
       text: `Run this line at the end of your notebook (drop the names you have not computed yet); it writes mha_check.npz beside the notebook.`,
     }),
-    pre,
-    el('div', { className: 'actions' }, copy),
+    ...copyableLine(SAVEZ_LINE, {
+      id: 'nb-savez-arrays',
+      name: 'The np.savez line for your notebook',
+      copyName: 'Copy the line: np.savez for your notebook',
+    }),
+    el('p', {
+      text: `Built lesson 5’s class MultiHeadAttention? Use this line instead, with your layer, X and target: it runs one forward and backward at the layer’s current weights, so its weights (layer.W), cache and gradients (layer.grads) belong together, and saves them all. Use the line above when your notebook computes the steps as separate variables (lessons 3 and 4).`,
+    }),
+    ...copyableLine(LAYER_SAVE_LINE, {
+      id: 'nb-savez-layer',
+      name: 'The np.savez line for lesson 5’s MultiHeadAttention',
+      copyName: 'Copy the line: np.savez for lesson 5’s MultiHeadAttention layer',
+    }),
     el('ul', { className: 'save-list' }, ...WHAT_TO_SAVE.map((t) => el('li', { text: t }))),
   ];
 }
@@ -107,7 +129,12 @@ function resultsArea() {
   return { status, slot };
 }
 
-function resultNodes(result) {
+/**
+ * The nodes of a check's result (summary, where to look first, notes, the tolerance rule, the
+ * table, the maps of the differing tensors) for checkNotebook's report: what the section shows
+ * (exported for the browser test, which renders a report of its own through it).
+ */
+export function resultNodes(result) {
   const sum = statusSummary(result.rows);
   const s = result.sizes;
   const nodes = [
@@ -124,17 +151,17 @@ function resultNodes(result) {
     nodes.push(el('p', { className: 'note', text: `Not course names, not checked: ${names}.` }));
   }
   const tol = toleranceLine(result);
-  nodes.push(checkTable(result), el('p', { className: 'note', text: NORM_NOTE }));
   if (tol) nodes.push(el('p', { className: 'note tolerance-line', text: tol }));
+  nodes.push(checkTable(result), el('p', { className: 'note', text: NORM_NOTE }));
   const diffs = diffFigures(result);
   if (diffs.figures.length) nodes.push(...diffNodes(diffs));
   return nodes;
 }
 
-/** The heatmaps of yours − expected: the tensors with a mistake of their own, then (collapsed)
- * those that only follow from one. */
+/** The maps of the differing tensors: those with a mistake of their own, then (collapsed) those
+ * that only follow from one. */
 function diffNodes(diffs) {
-  const grid = (figs) => el('div', { className: 'figure-grid cols-2' }, ...figs);
+  const grid = (sets) => el('div', { className: 'diff-sets' }, ...sets);
   const follow = diffs.follow.length
     ? el(
         'details',
@@ -146,7 +173,9 @@ function diffNodes(diffs) {
       )
     : '';
   return [
-    el('h4', { text: `Where they differ: yours − expected (${diffs.figures.length})` }),
+    el('h4', {
+      text: `Where they differ: yours, expected, yours − expected (${diffs.figures.length})`,
+    }),
     el('div', { className: 'notebook-diffs' }, diffs.controls, grid(diffs.own), follow),
   ];
 }
@@ -165,14 +194,17 @@ function useControls() {
   return { use, err, bannerSlot, element: el('div', { className: 'actions' }, use) };
 }
 
-/** Read one file into named arrays (throws a message about this file). */
+/**
+ * Read one file: { arrays (named), skipped (.npz members not loaded, with why) }; throws a
+ * message about this file when none of it can be loaded.
+ */
 async function readFile(file) {
   const pre = fileError(file);
   if (pre) throw new Error(pre);
   const bytes = new Uint8Array(await file.arrayBuffer());
   const kind = fileKind(file.name);
   try {
-    return namedArrays(file.name, kind, kind === 'npz' ? readNpz(bytes) : readNpy(bytes));
+    return fileArrays(file.name, kind, kind === 'npz' ? loadNpz(bytes) : readNpy(bytes));
   } catch (e) {
     throw new Error(`${quoteName(file.name)}: ${sentence(e.message)}`, { cause: e });
   }
@@ -190,13 +222,19 @@ function sectionParts(ctx) {
   };
 }
 
+/** Dropped or picked files in: their arrays loaded, their skipped members listed (see refresh). */
 async function loadFiles(ctx, files) {
   const { err } = ctx.parts.files;
   const incoming = [];
+  const skipped = [];
+  const read = [];
   const errors = [];
   for (const f of files) {
     try {
-      incoming.push(...(await readFile(f)));
+      const got = await readFile(f);
+      incoming.push(...got.arrays);
+      skipped.push(...got.skipped);
+      read.push(f.name);
     } catch (e) {
       errors.push(e.message);
     }
@@ -204,6 +242,7 @@ async function loadFiles(ctx, files) {
   const notices = incoming.map(nonFiniteNotice).filter(Boolean);
   if (errors.length || notices.length) err.set([...errors, ...notices]);
   else err.clear();
+  ctx.state.skipped = addSkipped(ctx.state.skipped, read, skipped);
   if (incoming.length) setArrays(ctx, incoming);
 }
 
@@ -269,8 +308,23 @@ function listDetails(ctx) {
   );
 }
 
+/** The members of the files loaded that were skipped: one line each, why and what to save. */
+function skippedLines(skipped) {
+  if (!skipped.length) return null;
+  const files = new Set(skipped.map((s) => s.source)).size;
+  return el(
+    'div',
+    { id: 'nb-skipped', className: 'skipped-members' },
+    el('p', {
+      className: 'note',
+      text: `Skipped, not loaded (${skipped.length}): the other arrays of ${files === 1 ? 'the file' : 'these files'} are loaded.`,
+    }),
+    el('ul', {}, ...skipped.map((s) => el('li', { text: skippedText(s) }))),
+  );
+}
+
 function refresh(ctx) {
-  ctx.parts.listSlot.replaceChildren(listDetails(ctx));
+  ctx.parts.listSlot.replaceChildren(listDetails(ctx), skippedLines(ctx.state.skipped));
   runCheck(ctx);
 }
 
@@ -314,7 +368,7 @@ function runCheck(ctx) {
   }
   parts.options.err.clear();
   state.heads = heads;
-  status.textContent = `Checked ${state.list.length} loaded array(s).`;
+  status.textContent = checkedText(state.result.rows, state.list.length);
   slot.replaceChildren(...resultNodes(state.result));
 }
 
@@ -380,7 +434,7 @@ function sectionBody(parts) {
  * state() } (state: what the tests read: loaded names, the statuses of the last check).
  */
 export function renderNotebookCheck({ mha, body, onUse, onBack }) {
-  const ctx = { mha, onUse, onBack, state: { list: [], result: null, heads: null } };
+  const ctx = { mha, onUse, onBack, state: { list: [], skipped: [], result: null, heads: null } };
   ctx.parts = sectionParts(ctx);
   const { options } = ctx.parts;
   options.heads.addEventListener('input', () => runCheck(ctx));

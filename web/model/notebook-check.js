@@ -5,6 +5,7 @@
 //
 // A loaded array: { key (lower-case name), name, data: Float64Array (C order), shape, dtype,
 // source ('mha_check.npz', 'X.npy', 'pasted'), resolution? (pasted text: per-entry tolerance) }.
+// A skipped .npz member (not loaded; the rest of its file is): { name, source, reason, fix }.
 
 import { weightNames } from './tensors.js';
 import { block2d } from './arrays.js';
@@ -12,7 +13,7 @@ import { fmt, shapeText } from './format.js';
 import { positionLabels } from './labels.js';
 import { gradcheckSize } from './gradcheck-report.js';
 import { withLayer } from './layers.js';
-import { courseName } from '../notebook/names.js';
+import { HEAD_COLUMN_NAMES, courseName } from '../notebook/names.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
 
 /** The largest file of each kind the section reads (what the notebook's readers can accept). */
@@ -64,19 +65,62 @@ export function fileError(file) {
   return null;
 }
 
+/** A member whose name the check cannot use: skipped, with what to save instead. */
+const NOT_A_NAME = Object.freeze({
+  reason: 'its name is not one the check reads (ASCII letters, digits and _, no digit first)',
+  fix: "save it under the name the check reads, e.g. np.savez('mha_check.npz', att=att)",
+});
+
 /**
- * The arrays of one file, named, for addArrays: a .npz's members by their names, a .npy by its
- * file name's stem. `read` is readNpz's result (npz) or readNpy's (npy). Throws (loading nothing
- * of the file) when a name is not a Python name. Returns [{ name, data, shape, dtype, source }].
+ * The arrays of one file, named, for addArrays, and what of it is not loaded: { arrays: [{ name,
+ * data, shape, dtype, source }], skipped: [{ name, source, reason, fix }] }. `read` is loadNpz's
+ * result (npz: its members by name; those loadNpz skipped and those whose name is not a Python
+ * name are skipped) or readNpy's (npy: one array named by the file's stem, which must be a Python
+ * name). Throws, loading nothing, when no array of the file can be loaded.
  */
-export function namedArrays(fileName, kind, read) {
-  const entries = kind === 'npz' ? Object.entries(read) : [[npyName(fileName), read]];
-  if (!entries.length) throw new Error('the .npz holds no arrays: pass them to np.savez by name.');
-  return entries.map(([name, a]) => {
-    const bad = nameError(name);
-    if (bad) throw new Error(`${kind === 'npz' ? 'a member name: ' : ''}${bad}`);
-    return { name, data: a.data, shape: [...a.shape], dtype: a.dtype, source: fileName };
+export function fileArrays(fileName, kind, read) {
+  const named = (name, a) => ({
+    name,
+    data: a.data,
+    shape: [...a.shape],
+    dtype: a.dtype,
+    source: fileName,
   });
+  if (kind !== 'npz') {
+    const bad = nameError(npyName(fileName));
+    if (bad) throw new Error(bad);
+    return { arrays: [named(npyName(fileName), read)], skipped: [] };
+  }
+  const arrays = [];
+  const skipped = read.skipped.map((s) => ({ ...s, source: fileName }));
+  for (const [name, a] of Object.entries(read.arrays)) {
+    if (nameError(name)) skipped.push({ name, source: fileName, ...NOT_A_NAME });
+    else arrays.push(named(name, a));
+  }
+  if (!arrays.length) {
+    throw new Error(`no array in it can be loaded: ${skipped.map(skippedText).join(' ')}`);
+  }
+  return { arrays, skipped };
+}
+
+/**
+ * A skipped member as the section shows it, one line: "cache (mha_check.npz): skipped — an
+ * object array (…); save a dict as its arrays: np.savez('mha_check.npz', **cache)." A name that
+ * is not a Python name is quoted, its control characters escaped.
+ */
+export function skippedText({ name, source, reason, fix }) {
+  const s = String(name);
+  const shown = NAME_RE.test(s) ? s : quoteName(JSON.stringify(s).slice(1, -1));
+  return `${shown}${source ? ` (${source})` : ''}: skipped — ${reason}; ${fix}.`;
+}
+
+/**
+ * The skipped members to show after a drop: `list` without those of the files read again
+ * (`fileNames`: a file saved again and dropped again replaces its lines), then `incoming`.
+ */
+export function addSkipped(list, fileNames, incoming) {
+  const again = new Set(fileNames);
+  return [...list.filter((s) => !again.has(s.source)), ...incoming];
 }
 
 /**
@@ -396,18 +440,38 @@ export function rootCauses(rows) {
   return rows.filter((r) => r.status === 'shape' || (r.status === 'differs' && !followsOn(r)));
 }
 
+/** k as the page prints a factor: at most 6 significant digits (0.25, 0.176777). */
+export const factorNumber = (k) => fmt(Number(k.toPrecision(6)), 6);
+
+/** The factor of a diagnosis (yours = k × expected), or null when it has none. */
+export const diagnosisFactor = (d) => (Number.isFinite(d?.factor) ? d.factor : null);
+
+// Diagnoses that name no cause: nothing reproduces the array, or only what was measured is said
+const NO_CAUSE = new Set(['step-differs', 'attention-invariant', 'measured']);
+
 /**
- * "Where to look first: att (softmax-wrong-axis), dK (dk-transposed). 16 other differences
- * follow from them." (null when nothing differs).
+ * A few words for what is wrong with a root row (never its diagnosis id): "wrong shape",
+ * "yours = 0.25 × expected", "no known mistake reproduces it", "what was measured is in its row",
+ * "its cause is named in its row".
+ */
+function rootWords(r) {
+  if (r.status === 'shape') return 'wrong shape';
+  const d = r.diagnosis;
+  const k = diagnosisFactor(d);
+  if (k !== null) return `yours = ${factorNumber(k)} × expected`;
+  if (!d || d.id === 'step-differs') return 'no known mistake reproduces it';
+  if (NO_CAUSE.has(d.id) || d.measured) return 'what was measured is in its row';
+  return 'its cause is named in its row';
+}
+
+/**
+ * "Where to look first: att (its cause is named in its row), dK (wrong shape). 16 other
+ * differences follow from them." (null when nothing differs). Words only: diagnosis ids stay out.
  */
 export function rootCauseText(rows) {
   const roots = rootCauses(rows);
   if (!roots.length) return null;
-  const what = (r) => {
-    if (r.status === 'shape') return 'wrong shape';
-    return r.diagnosis?.id ?? 'differs';
-  };
-  let text = `Where to look first: ${roots.map((r) => `${r.name} (${what(r)})`).join(', ')}.`;
+  let text = `Where to look first: ${roots.map((r) => `${r.name} (${rootWords(r)})`).join(', ')}.`;
   const rest = rows.filter(followsOn).length;
   if (rest) {
     const them = roots.length === 1 ? 'it' : 'them';
@@ -416,13 +480,167 @@ export function rootCauseText(rows) {
   return text;
 }
 
-/** "12 match, 1 differs, 1 wrong shape, 7 not given" for a result's rows. */
+/**
+ * A diagnosis message in words: an id quoted inside it ("with the same weights-transposed as
+ * your Q") becomes "the same mistake".
+ */
+export function diagnosisText(d) {
+  return String(d?.message ?? '').replace(
+    /\bthe same [a-z0-9]+(?:-[a-z0-9]+)+ as your\b/g,
+    'the same mistake as your',
+  );
+}
+
+/**
+ * "12 match, 1 differs, 1 wrong shape, 7 not given" for a result's rows; counts.checked: the rows
+ * compared entry by entry (match or differs).
+ */
 export function statusSummary(rows) {
   const n = { match: 0, differs: 0, shape: 0, missing: 0 };
-  for (const r of rows) n[r.status] += 1;
+  for (const r of rows) n[r.status] = (n[r.status] ?? 0) + 1;
   const parts = [`${n.match} match`];
   if (n.differs) parts.push(`${n.differs} ${n.differs === 1 ? 'differs' : 'differ'}`);
   if (n.shape) parts.push(`${n.shape} with the wrong shape`);
   if (n.missing) parts.push(`${n.missing} not given`);
-  return { counts: n, text: `${parts.join(', ')} (of ${rows.length}).` };
+  const counts = { ...n, checked: n.match + n.differs };
+  return { counts, text: `${parts.join(', ')} (of ${rows.length}).` };
 }
+
+/**
+ * The status line after a check: how many arrays were compared entry by entry (not the inputs,
+ * not the ones not given or of another shape), of how many loaded.
+ */
+export function checkedText(rows, loaded) {
+  const n = statusSummary(rows).counts.checked;
+  const arrays = `${n} ${n === 1 ? 'array' : 'arrays'}`;
+  return `Checked ${arrays} of the ${loaded} loaded: the results with a course name and an accepted shape (X, the weights, dY and target are inputs).`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// the tolerance rules
+
+/**
+ * A tolerance text without its numbers ("float64: 1e-10 × max|expected|"): the row's rule (a
+ * scalar's "|expected|" is its max|expected|: the same rule).
+ */
+export function toleranceRule(text) {
+  return String(text)
+    .replace(/\s*=\s*[^\s+;]+/g, '')
+    .replace(/\s*\(up to [^)]*\)/g, '')
+    .replace(/× \|expected\|/g, '× max|expected|')
+    .trim();
+}
+
+/**
+ * The distinct rules of the compared rows' tolerances, each once, in row order: { rules: [text],
+ * ruleOf: Map(row name -> index in rules) }.
+ */
+export function toleranceRules(rows) {
+  const rules = [];
+  const ruleOf = new Map();
+  for (const r of rows) {
+    const text = r.compared ? String(r.tolerance?.text ?? '') : '';
+    if (!text || r.tolerance?.abs == null) continue;
+    const rule = toleranceRule(text);
+    if (!rules.includes(rule)) rules.push(rule);
+    ruleOf.set(r.name, rules.indexOf(rule));
+  }
+  return { rules, ruleOf };
+}
+
+// ------------------------------------------------------------------------------------------------
+// the maps of a differing row: yours, expected, yours − expected, yours / expected
+
+// The results whose (B, T, C) form holds the heads side by side, hs columns each (names.js)
+const HEAD_COLUMNS = new Set(HEAD_COLUMN_NAMES);
+
+/** The width of a head block when a row's columns are head blocks (a (B, T, C) form), else 0. */
+export function headBlockWidth(row, { C, heads, hs }) {
+  const s = row.expectedShape ?? [];
+  const btc = s.length >= 2 && s[s.length - 1] === C && s.length <= 3;
+  return HEAD_COLUMNS.has(row.name) && btc && heads > 1 ? hs : 0;
+}
+
+/** Entry i of a row is not compared: a masked score (expected −∞ under the causal mask). */
+const maskedAt = (row, i) => row.name === 'scores' && row.expected[i] === -Infinity;
+
+/**
+ * The entries that are not numbers in a differing row, outside masked scores and where yours and
+ * expected are not the same value: { yours: { nan, inf }, expected: { nan, inf } }.
+ */
+export function nonFiniteCounts(row) {
+  const out = { yours: { nan: 0, inf: 0 }, expected: { nan: 0, inf: 0 } };
+  for (let i = 0; i < row.yours.length; i++) {
+    const y = row.yours[i];
+    const e = row.expected[i];
+    if (maskedAt(row, i) || y === e || (Number.isNaN(y) && Number.isNaN(e))) continue;
+    if (!Number.isFinite(y)) out.yours[Number.isNaN(y) ? 'nan' : 'inf'] += 1;
+    else if (!Number.isFinite(e)) out.expected[Number.isNaN(e) ? 'nan' : 'inf'] += 1;
+  }
+  return out;
+}
+
+/** "3 NaN and 1 infinite entries" ('' when both are 0). */
+function nonFiniteWords({ nan, inf }) {
+  const parts = [];
+  if (nan) parts.push(`${nan} NaN`);
+  if (inf) parts.push(`${inf} infinite`);
+  if (!parts.length) return '';
+  return `${parts.join(' and ')} ${nan + inf === 1 ? 'entry' : 'entries'}`;
+}
+
+/**
+ * The header of a row's yours − expected map, agreeing with the table's max abs error:
+ * "yours has 3 NaN and 1 infinite entries; max |yours − expected| over the finite ones = 0.02;
+ * colours symmetric, −0.02 to +0.02" (without non-finite entries: "max |yours − expected| = …").
+ */
+export function diffHeader(row, maxAbs) {
+  const n = nonFiniteCounts(row);
+  const said = [];
+  if (nonFiniteWords(n.yours)) said.push(`yours has ${nonFiniteWords(n.yours)}`);
+  if (nonFiniteWords(n.expected)) said.push(`the expected has ${nonFiniteWords(n.expected)}`);
+  const m = fmt(maxAbs, 3);
+  const max = said.length
+    ? `max |yours − expected| over the finite ones = ${m}`
+    : `max |yours − expected| = ${m}`;
+  return [...said, max, `colours symmetric, −${m} to +${m}`].join('; ');
+}
+
+/**
+ * The maps of a differing row, over the whole arrays (matrixView then picks a batch item and a
+ * head): yours − expected as difference(), its blank entries (masked scores, not compared), the
+ * largest |finite entry| of yours and expected (their shared scale) and, with a factor, yours /
+ * expected with its blank entries (expected 0, or masked). Returns { diff, diffMax, blank, scale,
+ * ratio?: { data, blank, factor } }.
+ */
+export function rowMaps(row) {
+  const d = difference(row);
+  const n = row.yours.length;
+  const blank = new Uint8Array(n);
+  let scale = 0;
+  for (let i = 0; i < n; i++) {
+    if (maskedAt(row, i)) blank[i] = 1;
+    for (const v of [row.yours[i], row.expected[i]]) {
+      if (Number.isFinite(v) && Math.abs(v) > scale) scale = Math.abs(v);
+    }
+  }
+  const out = { diff: d.data, diffMax: d.maxAbs, blank, scale };
+  const k = diagnosisFactor(row.diagnosis);
+  if (k === null) return out;
+  const ratio = new Float64Array(n);
+  const ratioBlank = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    ratioBlank[i] = blank[i] || row.expected[i] === 0 ? 1 : 0;
+    ratio[i] = ratioBlank[i] ? NaN : row.yours[i] / row.expected[i];
+  }
+  return { ...out, ratio: { data: ratio, blank: ratioBlank, factor: k } };
+}
+
+/**
+ * The np.savez line for lesson 5's class MultiHeadAttention (web/model/numpy-scripts.js): one
+ * forward and backward at the layer's current weights (its cache and grads then belong to them),
+ * then its weights (layer.W), cache (X, Q … Y), gradients (layer.grads: dWo … dX) and the target.
+ */
+export const LAYER_SAVE_LINE =
+  'Y = layer.forward(X); layer.backward(2 * (Y - target) / Y.size); ' +
+  "np.savez('mha_check.npz', **layer.W, **layer.cache, **layer.grads, target=target)";

@@ -5,7 +5,7 @@
 //   report.rows[i] = { name, status, maxAbs, maxRel, normRel, tolerance, first, diagnosis, ... }
 //
 // Expected values come from the engine (a layer with the student's weights, forward, mseLoss,
-// backward). Diagnoses come from mistakes.js: each differing result is recomputed from the
+// backward). Diagnoses come from catalogue.js: each differing result is recomputed from the
 // student's own earlier arrays; if that reproduces it, it "follows from" the earlier difference;
 // otherwise the known mistakes are tried at its step and at the steps before it the student did
 // not save, and one is named only if it reproduces their array within tolerance.
@@ -18,8 +18,14 @@ import {
   shapesText,
   uncomparedRow,
 } from './compare.js';
-import { Pipeline, courseLine, findMistake, rightLine } from './mistakes.js';
-import { BACKWARD_NAMES, acceptedShapes, matchNames, resultNames, shapeText } from './names.js';
+import { MISTAKES, SEARCHED, analysesOf, rightLine } from './catalogue.js';
+import { Pipeline } from './pipeline.js';
+import { findMistake } from './search.js';
+import { STEPS, courseLine, tensorPlan } from './steps.js';
+import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
+import { acceptedShapes, matchNames, shapeText } from './names.js';
+import { adaptLayout } from './layouts.js';
+import { checkTraining } from './training.js';
 import * as ops from './ops.js';
 
 const FN = 'checkNotebook';
@@ -152,13 +158,14 @@ function createLayer(mha, inputs, s) {
   }
 }
 
-// { [node]: Float64Array } for every node of mistakes.js's graph, from the layer's forward
-function engineExpected(mha, layer, inputs, s) {
+// { [node]: Float64Array } for every node of the check's graph (steps.js), from the layer's
+// forward and backward; the merged Qm … of the split results by merge_heads
+function engineExpected(mha, layer, inputs, s, plan) {
   const out = {};
-  for (const name of ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y']) {
+  for (const name of plan.forward) {
     out[name] = layer.tensor(name).data;
+    if (STEPS.some((r) => r.name === `${name}m`)) out[`${name}m`] = ops.mergeHeads(out[name], s);
   }
-  for (const x of ['Q', 'K', 'V']) out[`${x}m`] = ops.mergeHeads(out[x], s);
   if (s.loss == null) return out;
   let dY = inputs.dY?.data;
   if (s.loss === 'mse') {
@@ -171,9 +178,7 @@ function engineExpected(mha, layer, inputs, s) {
   }
   layer.zeroGrad();
   layer.backward(dY);
-  for (const name of [...BACKWARD_NAMES, 'dQm', 'dKm', 'dVm']) {
-    out[name] = layer.tensor(name).data;
-  }
+  for (const name of plan.backward) out[name] = layer.tensor(name).data;
   return out;
 }
 
@@ -182,11 +187,20 @@ function engineExpected(mha, layer, inputs, s) {
 
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
+/**
+ * The result rows in report order, from the engine's tensor table: the forward's results, then
+ * (with a loss) loss, dY for the MSE loss, and the backward's results in lesson 4's order.
+ */
+export function resultOrder(plan, loss) {
+  if (loss == null) return [...plan.forward];
+  return [...plan.forward, ...(loss === 'mse' ? ['loss', 'dY'] : ['loss']), ...plan.results];
+}
+
 // One row per result; `item`s (the compared ones) carry what the diagnosis needs.
-function buildRows(found, s, expected, inputs) {
+function buildRows(found, s, expected, inputs, plan) {
   const items = [];
   const slack = textSlack(Object.values(inputs));
-  const rows = resultNames(s.loss).map((name) => {
+  const rows = resultOrder(plan, s.loss).map((name) => {
     const forms = acceptedShapes(name, s);
     const entry = found[name];
     if (!entry || (name === 'dY' && s.loss !== 'mse')) {
@@ -238,7 +252,7 @@ function rootsOf(pipe, node, rootOf, order) {
 // "follows from dK and att: dX, recomputed from your own dQ, dK, dV, Wq, Wk, Wv, matches your
 // array." (`same`: a mistake found before, at this step too; `grows`: no earlier difference)
 function followsFrom(name, roots, from, { same = null, grows = false } = {}) {
-  const sameText = same ? ` (with the same ${same.id} as your ${same.row})` : '';
+  const sameText = same ? ` (with the same ${same.label ?? same.id} as your ${same.row})` : '';
   const growsText = grows ? " (your arrays' small differences grow in this step)" : '';
   return {
     id: 'follows-from',
@@ -286,13 +300,25 @@ function explain(item, pipe, state) {
     if (!roots.length) return followsFrom(row.name, from(), from(), { grows: true });
     return followsFrom(row.name, roots, from());
   }
+  const ctx = analysisContext({
+    pipe,
+    node,
+    name: row.name,
+    yours: data,
+    opts,
+    biases: state.biases,
+    saved: state.saved,
+    matched: state.matched,
+    courseLine: courseLine(node, pipe.s),
+  });
+  const early = firstFound(analysesOf('early'), ctx);
+  if (early) return analysed(early, item, pipe, { ...state, from });
+  const ids = catalogueIds(node);
   const same = adopted.size ? findMistake(pipe, node, data, opts, [...adopted.keys()]) : null;
-  const hit = same ?? findMistake(pipe, node, data, opts);
+  const hit = same ?? findMistake(pipe, node, data, opts, ids);
   if (!hit) {
-    rootOf.set(node, [row.name]);
-    const line = courseLine(node, pipe.s);
-    const message = `No known mistake reproduces your ${row.name}; the course computes it as ${line}.`;
-    return { id: 'step-differs', message };
+    const found = firstFound(analysesOf('late'), ctx) ?? measuredFacts(ctx, row);
+    return analysed(found, item, pipe, { ...state, from });
   }
   const frontier = from();
   for (const [site, choice] of hit.extra) {
@@ -313,8 +339,41 @@ function explain(item, pipe, state) {
   return mistakeMessage(hit, item, pipe, { from: frontier, given });
 }
 
+// The catalogue's mistakes to try at node: at dQ and dK not the scale ones, whose factor the
+// factor analysis reads against the arrays that match (a scale found in the scores, or a batch
+// mean that gives the same number).
+const SCALE_IDS = ['missing-scale', 'scale-sqrt-C'];
+function catalogueIds(node) {
+  return /^d[QK]m?$/.test(node) ? SEARCHED.filter((id) => !SCALE_IDS.includes(id)) : SEARCHED;
+}
+
+// An analysis's finding as the row's diagnosis; a cause in a step not saved is used from now on.
+// The same relation found at an earlier row (a scale in scores and in dQ, one reshape in Q and K)
+// makes this row follow from that one.
+function analysed(found, item, pipe, state) {
+  const { row, node } = item;
+  const earlier = found.same && state.sameAs.get(found.same.key);
+  if (earlier) {
+    const roots = [...new Set([...rootsOf(pipe, node, state.rootOf, state.order), earlier])];
+    state.rootOf.set(node, roots);
+    return followsFrom(row.name, roots, state.from(), {
+      same: { label: found.same.label, row: earlier },
+    });
+  }
+  if (found.same) state.sameAs.set(found.same.key, row.name);
+  if (found.site && found.variant) {
+    pipe.adopt(found.site, { variant: found.variant });
+    state.rootOf.set(found.site, [row.name]);
+  }
+  state.rootOf.set(node, [row.name]);
+  const { id, message, factor } = found;
+  // a catalogued cause proven here: later steps with the same mistake follow from this row
+  if (MISTAKES.some((m) => m.id === id) && !state.adopted.has(id)) state.adopted.set(id, row.name);
+  return factor == null ? { id, message } : { id, message, factor };
+}
+
 /**
- * An engine layer (the student's weights, after a forward) as mistakes.js's Pipeline.useEngine
+ * An engine layer (the student's weights, after a forward) as pipeline.js's Pipeline.useEngine
  * wants it: the course's steps from tensors set in its cache. A run is skipped when the cache
  * already holds its result (the same arrays set as the last time).
  */
@@ -344,17 +403,21 @@ export function engineSteps(layer) {
   };
 }
 
-function diagnose(items, s, { inputs, expected, layer }) {
+function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const pipe = new Pipeline(s, data);
   pipe.seed(expected);
-  pipe.useEngine(engineSteps(layer));
+  pipe.useEngine(engineSteps(layer), plan);
   const state = {
     rootOf: new Map(),
     adopted: new Map(),
     order: items.map((it) => it.row.name),
     nameOf: new Map(Object.keys(inputs).map((k) => [k, k])),
     arrays: new Map(Object.entries(inputs)),
+    saved: new Map(items.map((it) => [it.node, it.array.data])),
+    matched: new Set(items.filter((it) => it.row.status === 'match').map((it) => it.node)),
+    sameAs: new Map(), // an analysis's relation (its `same` key) -> the row it was found at
+    biases,
   };
   for (const item of items) {
     if (item.row.status === 'differs') item.row.diagnosis = explain(item, pipe, state);
@@ -369,28 +432,42 @@ function diagnose(items, s, { inputs, expected, layer }) {
 /**
  * Check a student's arrays against the engine (README, "Check your notebook": the report's shape).
  * arrays: { [name]: { data, shape, dtype?, resolution? } }, names matched to the course's
- * case-insensitively; options: { heads, causal = false }. Throws an Error with a one-line message
- * when X or a weight is missing or mis-shaped, heads does not divide C, or an input is not finite.
+ * case-insensitively; options: { heads, causal = false } (heads may be left out when a split
+ * array shows it). Throws an Error with a one-line message when X or Wq, Wk, Wv is missing or
+ * mis-shaped, heads is not a whole number >= 1 or does not divide C, or an input is not finite.
  */
 export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     throw new Error(`${FN}: arrays must be an object { name: array }, e.g. what readNpz returns`);
   }
-  const { found, ignored, notes } = matchNames(arrays);
-  const { inputs, sizes } = readSizes(found, heads, causal, notes);
+  if (heads !== undefined && !(Number.isInteger(heads) && heads >= 1)) {
+    throw new Error(`${FN}: heads must be a whole number >= 1, got ${String(heads)}`);
+  }
+  // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
+  // a heads setting the file's split arrays contradict is replaced by theirs, with a note
+  const adapted = adaptLayout(arrays, { heads });
+  const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
+  notes.unshift(...adapted.notes);
+  const { inputs, sizes } = readSizes(found, adapted.heads ?? heads, causal, notes);
   sizes.loss = readLoss(found, sizes, inputs);
   const layer = createLayer(mha, inputs, sizes);
+  const plan = tensorPlan(mha);
   let rows;
   try {
-    const expected = engineExpected(mha, layer, inputs, sizes);
-    const built = buildRows(found, sizes, expected, inputs);
+    const expected = engineExpected(mha, layer, inputs, sizes, plan);
+    const built = buildRows(found, sizes, expected, inputs, plan);
     rows = built.rows;
-    diagnose(built.items, sizes, { inputs, expected, layer });
+    diagnose(built.items, sizes, { inputs, expected, layer, plan, biases: adapted.biases });
   } finally {
     layer.free();
   }
+  // lesson 5's training step: W_after, lr, losses
+  const training = checkTraining(mha, adapted.arrays, { heads: sizes.heads, causal });
+  rows.push(...training.rows);
+  notes.push(...training.notes);
+  const ignored = unknown.filter((k) => !training.used.includes(k));
   if (sizes.loss == null) {
-    const unused = BACKWARD_NAMES.filter((n) => found[n]);
+    const unused = plan.results.filter((n) => found[n]);
     if (unused.length) {
       notes.push(
         `${unused.join(', ')} not checked: save dY (loss = np.sum(dY * Y)) or target ` +
@@ -407,7 +484,7 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   const { B, T, C, hs } = sizes;
   return {
     rows,
-    sizes: { B, T, C, heads, hs },
+    sizes: { B, T, C, heads: sizes.heads, hs },
     causal,
     loss: sizes.loss,
     inputs: used,

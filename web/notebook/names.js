@@ -151,6 +151,15 @@ const MERGED_NODE = Object.freeze({
 });
 
 /**
+ * The results whose (B, T, C) form holds the heads side by side, hs columns each: those saved
+ * split or merged, and the results merge_heads makes (concat, dconcat).
+ */
+export const HEAD_COLUMN_NAMES = Object.freeze([
+  ...SPLIT_OR_MERGED,
+  ...Object.values(MERGED_NODE).filter((n) => NOTEBOOK_NAMES.includes(n)),
+]);
+
+/**
  * The shapes result `name` is accepted in, each with the tensor of the check it is compared
  * with: [{ shape, node, form }] (form 'split', 'merged' or 'plain'), the usual one first. With
  * B = 1 the leading 1 may be dropped.

@@ -17,6 +17,8 @@
 // on one open file; np.load then reads the first array).
 // It refuses object arrays (pickles: never unpickled), structured dtypes, strings, complex numbers,
 // datetimes, arrays with more than MAX_NDIM dimensions or more than MAX_ARRAY_BYTES of float64.
+// readNpyHeader reads the header alone and unreadDtype names what a refused dtype holds: readNpz
+// uses them to skip such a member of an .npz with why, reading the others.
 
 import { MAX_ARRAY_BYTES, MAX_HEADER_BYTES, MAX_NDIM } from './limits.js';
 
@@ -237,15 +239,10 @@ function parseHeader(text) {
   return { descr: dict.entries.get('descr'), fortranOrder, shape };
 }
 
-/** The shape tuple as whole numbers >= 0, at most MAX_NDIM of them. */
+/** The shape tuple as whole numbers >= 0 (any number of them: see checkNdim). */
 function parseShape(value) {
   if (value?.kind !== 'tuple') {
     throw new Error("The .npy header's 'shape' is not a tuple: the file is damaged.");
-  }
-  if (value.items.length > MAX_NDIM) {
-    throw new Error(
-      `The array has ${value.items.length} dimensions; this page reads at most ${MAX_NDIM}.`,
-    );
   }
   for (const n of value.items) {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
@@ -267,26 +264,47 @@ function parseShape(value) {
 // ------------------------------------------------------------------------------------------------
 // dtypes
 
+// The kinds of dtype this page does not read, by the descr's type character (after the byte order).
+const UNREAD_KINDS = {
+  O: 'object',
+  S: 'bytes',
+  a: 'bytes',
+  U: 'text',
+  V: 'void',
+  c: 'complex',
+  M: 'datetime',
+  m: 'timedelta',
+};
+const UNREAD_WHAT = {
+  bytes: 'byte strings',
+  text: 'text strings',
+  void: 'raw bytes (void)',
+  complex: 'complex numbers',
+  datetime: 'datetimes',
+  timedelta: 'timedeltas',
+};
+
+/**
+ * What a header's descr holds when this page does not read it: 'structured' (a list of fields),
+ * 'object', 'bytes', 'text', 'void', 'complex', 'datetime', 'timedelta' or 'other' (float128,
+ * int3...); null for the dtypes it reads. readNpz uses it to say why it skips a member.
+ */
+export function unreadDtype(descr) {
+  if (typeof descr !== 'string') return 'structured';
+  if (numericType(descr)) return null;
+  return UNREAD_KINDS[descr.replace(/^[<>|=]/, '')[0]] ?? 'other';
+}
+
 /** Tell why a dtype is refused, with what to save instead. */
 function refuseDescr(descr) {
-  if (typeof descr !== 'string') {
+  const kind = unreadDtype(descr);
+  if (kind === 'structured') {
     throw new Error(
       'This .npy file holds a structured (record) array with named fields; save one numeric ' +
         "field at a time: np.save('x.npy', np.asarray(a['field'], dtype=np.float64)).",
     );
   }
-  const kind = descr.replace(/^[<>|=]/, '')[0];
-  const what = {
-    O: null,
-    S: 'byte strings',
-    a: 'byte strings',
-    U: 'text strings',
-    V: 'raw bytes (void)',
-    c: 'complex numbers',
-    M: 'datetimes',
-    m: 'timedeltas',
-  }[kind];
-  if (kind === 'O') {
+  if (kind === 'object') {
     throw new Error(
       'Object arrays (dtype=object) hold pickled Python objects; they are never unpickled here ' +
         `— save a numeric array: ${SAVE_FLOAT64}`,
@@ -294,7 +312,7 @@ function refuseDescr(descr) {
   }
   const shown = JSON.stringify(descr.slice(0, 40));
   throw new Error(
-    `This .npy file holds ${what ?? 'a dtype this page does not read'} (dtype ${shown}); ` +
+    `This .npy file holds ${UNREAD_WHAT[kind] ?? 'a dtype this page does not read'} (dtype ${shown}); ` +
       `it reads floats, integers and booleans. Save a float64 array: ${SAVE_FLOAT64}`,
   );
 }
@@ -333,13 +351,19 @@ export function halfToNumber(h) {
   return sign * (1024 + fraction) * 2 ** (exponent - 25);
 }
 
-/** {key, read, size, littleEndian} for a descr such as '<f8', '>i2', '|b1', '=u4', '?'. */
-function parseDescr(descr) {
-  if (typeof descr !== 'string') refuseDescr(descr);
+/** {key, read, size, littleEndian} for a descr such as '<f8', '>i2', '|b1', '=u4', '?'; or null. */
+function numericType(descr) {
   const m = /^([<>|=]?)([fiub?])(\d*)$/.exec(descr);
   const key = m && (m[2] === '?' && m[3] === '' ? 'b1' : m[2] + m[3]);
-  if (!m || !Object.hasOwn(READERS, key)) refuseDescr(descr);
+  if (!m || !Object.hasOwn(READERS, key)) return null;
   return { key, read: READERS[key], size: Number(key.slice(1)), littleEndian: m[1] !== '>' };
+}
+
+/** The reader of a descr this page reads; throws why not for any other. */
+function parseDescr(descr) {
+  const type = typeof descr === 'string' ? numericType(descr) : null;
+  if (!type) refuseDescr(descr);
+  return type;
 }
 
 // The dtypes a typed array converts exactly, for files in the machine's own (little) byte order.
@@ -376,6 +400,26 @@ function decode(bytes, start, count, type) {
 
 function shapeText(shape) {
   return `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
+}
+
+/** Refuse a shape of more than MAX_NDIM dimensions. */
+export function checkNdim(shape) {
+  if (shape.length > MAX_NDIM) {
+    throw new Error(
+      `The array has ${shape.length} dimensions; this page reads at most ${MAX_NDIM}.`,
+    );
+  }
+}
+
+/**
+ * The header of a .npy file, read and checked as a Python literal (never evaluated), without its
+ * data: { descr (verbatim), fortranOrder, shape (any number of axes), dataStart }. Throws an
+ * Error with a one-line message when the preamble or the header is damaged.
+ */
+export function readNpyHeader(input) {
+  const bytes = asBytes(input);
+  const { header, dataStart } = readPreamble(bytes);
+  return { ...parseHeader(header), dataStart };
 }
 
 /** The number of entries, refused (before any allocation) beyond MAX_ARRAY_BYTES of float64. */
@@ -422,8 +466,8 @@ function fortranToC(src, shape) {
  */
 export function readNpy(input) {
   const bytes = asBytes(input);
-  const { header, dataStart } = readPreamble(bytes);
-  const { descr, fortranOrder, shape } = parseHeader(header);
+  const { descr, fortranOrder, shape, dataStart } = readNpyHeader(bytes);
+  checkNdim(shape);
   const type = parseDescr(descr);
   const count = checkedCount(shape);
   const need = count * type.size;

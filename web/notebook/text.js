@@ -4,12 +4,20 @@
 // any number of lines; a 0-d array(3.5), a scalar np.float64(3.5) or a bare number; entries in
 // fixed or scientific notation, nan, inf, -inf, -0., integers, True/False. Nested brackets give
 // the shape; ragged nesting is an error, and so is summarised output ('...').
+// It reads Python lists too ([0.6508, 0.6112], a.tolist(), a list of losses), and NumPy 2's
+// scalar reprs as their entries: [np.float64(0.6508), np.float64(0.6112)], np.int64(3),
+// np.float32(0.5), np.float16(...), np.uint8(...), np.True_, np.False_ (mixed freely).
 //
-// resolution[i] is what entry i's printed digits carry (NumPy prints with floatmode='maxprec':
-// at most `precision` fractional digits, trailing zeros trimmed per entry). With D the most
-// fractional digits any entry shows (mantissa digits in scientific notation): fixed notation ->
-// 0.5e-D for every entry; scientific -> 0.5 * 10^(e - D) with e the entry's exponent; an integer
-// array (no '.', no 'e' anywhere) -> 0; nan, inf and booleans -> 0.
+// resolution[i] is what entry i's printed digits carry. An array (print(a), repr(a)) is printed
+// with floatmode='maxprec': at most `precision` fractional digits, trailing zeros trimmed per
+// entry. With D the most fractional digits any entry shows (mantissa digits in scientific
+// notation): fixed notation -> 0.5e-D for every entry; scientific -> 0.5 * 10^(e - D) with e the
+// entry's exponent; an integer array (no '.', no 'e' anywhere) -> 0; nan, inf and booleans -> 0.
+// A list (commas outside array(...), or any scalar repr) prints each entry on its own (Python's
+// repr(float), NumPy's scalar repr: the shortest digits that identify it), so D is each entry's
+// own: 0.5 * 10^(e - d_i) with d_i its fractional digits; its integers and booleans -> 0.
+// printedDtype: repr's dtype=..., else the least precise of np.float16(...), np.float32(...)
+// entries (np.float64 says nothing the default does not), else null.
 
 import { MAX_ARRAY_BYTES, MAX_NDIM } from './limits.js';
 
@@ -25,7 +33,9 @@ const PASTE = 'paste exactly what print(a) or repr(a) shows';
 const TOKEN =
   /\s*(?:([[\](),=])|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])|([-+]?[A-Za-z_][\w.]*))/y;
 const SPACE = /\s*/y;
-const WORD_VALUES = { nan: NaN, inf: Infinity, True: 1, False: 0 };
+const WORD_VALUES = { nan: NaN, inf: Infinity, True: 1, False: 0, 'np.True_': 1, 'np.False_': 0 };
+// NumPy 2's scalar reprs that hold a number: np.float64(0.5), np.int64(3), np.uint8(7)...
+const SCALAR_CALL = /^np\.(float(16|32|64)|u?int(8|16|32|64))$/;
 
 /** A pull lexer over `text`: peek() and next() give {type: punct|'num'|'word'|'end', raw, at}. */
 function lexer(text) {
@@ -90,7 +100,18 @@ function entryOf(token) {
 
 /** The state of a parse: entries, and per bracket depth the kind of items and their count. */
 function newState() {
-  return { values: [], exponents: [], maxDigits: 0, integers: 0, kinds: [], lengths: [] };
+  return {
+    values: [],
+    exponents: [],
+    digits: [],
+    exact: [],
+    maxDigits: 0,
+    integers: 0,
+    kinds: [],
+    lengths: [],
+    commas: false, // a comma between items: a list, or repr's array(...)
+    scalars: new Set(), // the dtypes of NumPy 2 scalar reprs among the entries
+  };
 }
 
 const RAGGED =
@@ -103,6 +124,8 @@ function addEntry(st, entry) {
   }
   st.values.push(entry.value);
   st.exponents.push(entry.exponent);
+  st.digits.push(entry.digits);
+  st.exact.push(entry.exact);
   st.maxDigits = Math.max(st.maxDigits, entry.digits);
   if (entry.exact && Number.isFinite(entry.value)) st.integers++; // an integer or a boolean
 }
@@ -112,12 +135,29 @@ function setKind(st, depth, kind) {
   st.kinds[depth] = kind;
 }
 
+/** A NumPy 2 scalar repr's entry, its name `call` read: (number) or (nan), (inf), (-inf). */
+function scalarEntry(lx, st, call) {
+  if (lx.next().type !== '(') throw unexpected(lx.text, call);
+  const t = lx.next();
+  const entry = t.type === 'num' || /^[-+]?(nan|inf)$/.test(t.raw) ? entryOf(t) : null;
+  if (!entry) throw unexpected(lx.text, t);
+  const close = lx.next();
+  if (close.type !== ')') throw unexpected(lx.text, close);
+  st.scalars.add(call.raw.slice(3));
+  return entry;
+}
+
 /** A value: a number, or a bracketed list of values (the '[' not yet read). */
 function parseValue(lx, st, depth) {
   const t = lx.next();
   if (t.type === '[') {
     setKind(st, depth, 'list');
     parseList(lx, st, depth + 1);
+    return;
+  }
+  if (t.type === 'word' && SCALAR_CALL.test(t.raw)) {
+    setKind(st, depth, 'num');
+    addEntry(st, scalarEntry(lx, st, t));
     return;
   }
   const entry = t.type === 'num' || t.type === 'word' ? entryOf(t) : null;
@@ -140,6 +180,7 @@ function parseList(lx, st, depth) {
       if (separated) throw unexpected(lx.text, t);
       lx.next();
       separated = true;
+      st.commas = true;
       continue;
     }
     parseValue(lx, st, depth);
@@ -175,12 +216,19 @@ function parseKeywords(lx) {
   return keywords;
 }
 
-/** The whole text: array(value, keywords) | np.float64(number) | value. */
+/** A word that is an entry (np.True_) or starts one (np.float64): not a call of array(...). */
+const entryWord = (raw) => SCALAR_CALL.test(raw) || Object.hasOwn(WORD_VALUES, raw);
+
+/**
+ * The whole text: array(value, keywords) | np.array(value, keywords) | value (a list, a number,
+ * a scalar repr np.float64(3.5)). Returns { keywords, array: whether it is array(...) }.
+ */
 function parseTop(lx, st) {
   const first = lx.peek();
   let keywords = {};
-  // array(...), or a scalar's repr in NumPy 2 (np.float64(3.5)) and a hand-typed np.array(...)
-  const call = first.type === 'word' && /^(array|np\.[A-Za-z_]\w*)$/.test(first.raw);
+  // array(...), a hand-typed np.array(...) (or np.asarray...: np. and a name)
+  const call =
+    first.type === 'word' && /^(array|np\.[A-Za-z_]\w*)$/.test(first.raw) && !entryWord(first.raw);
   if (call) {
     lx.next();
     if (lx.next().type !== '(') throw unexpected(lx.text, first);
@@ -193,11 +241,21 @@ function parseTop(lx, st) {
   }
   const end = lx.next();
   if (end.type !== 'end') throw unexpected(lx.text, end);
-  return keywords;
+  return { keywords, array: call };
+}
+
+/** A list's resolution: each entry's own digits (see the top of this file). */
+function listResolution(st) {
+  return Float64Array.from(st.values, (v, i) =>
+    st.exact[i] || !Number.isFinite(v)
+      ? 0
+      : Number(`5e${(st.exponents[i] ?? 0) - st.digits[i] - 1}`),
+  );
 }
 
 /** Per-entry resolution from the printed digits (see the top of this file). */
-function resolutionOf(st) {
+function resolutionOf(st, list) {
+  if (list) return listResolution(st);
   const resolution = new Float64Array(st.values.length);
   const finite = st.values.filter((v) => Number.isFinite(v)).length;
   if (st.integers === finite) return resolution; // an integer array (or no finite entry)
@@ -210,10 +268,20 @@ function resolutionOf(st) {
 }
 
 /**
+ * What the text says the array was computed in: repr's dtype=float32 (float16, float64), else
+ * the least precise float scalar repr among the entries (np.float16, np.float32), else null.
+ */
+function printedDtype(keywords, st) {
+  if (/^(float16|float32|float64)$/.test(keywords.dtype)) return keywords.dtype;
+  return ['float16', 'float32'].find((d) => st.scalars.has(d)) ?? null;
+}
+
+/**
  * Read an array from NumPy's printed text: { data: Float64Array (C order), shape, dtype: 'text',
  * resolution: Float64Array, printedDtype: 'float32' | 'float16' | 'float64' | null (repr's
- * dtype=..., null when the text does not say) }. Throws an Error with a one-line message on
- * anything it cannot read.
+ * dtype=..., or np.float32(...) / np.float16(...) entries; null when the text does not say) }.
+ * A list of NumPy 2 scalar reprs or of Python floats ([np.float64(0.65), 0.61]) is a 1-D array.
+ * Throws an Error with a one-line message on anything it cannot read.
  */
 export function parseNumpyText(text) {
   if (typeof text !== 'string') throw new Error('parseNumpyText expects the printed text.');
@@ -223,7 +291,7 @@ export function parseNumpyText(text) {
     throw new Error('Complex numbers (like 1.+2.j) are not read here: print a.real and a.imag.');
   }
   const st = newState();
-  const keywords = parseTop(lexer(text), st);
+  const { keywords, array } = parseTop(lexer(text), st);
   let shape = st.lengths.slice(1);
   if (keywords.shape) {
     if (keywords.shape.reduce((a, b) => a * b, 1) !== st.values.length) {
@@ -235,8 +303,7 @@ export function parseNumpyText(text) {
     data: Float64Array.from(st.values),
     shape,
     dtype: 'text',
-    resolution: resolutionOf(st),
-    // repr() names a float32/float16 array's dtype: what it was computed in
-    printedDtype: /^(float16|float32|float64)$/.test(keywords.dtype) ? keywords.dtype : null,
+    resolution: resolutionOf(st, !array && (st.commas || st.scalars.size > 0)),
+    printedDtype: printedDtype(keywords, st),
   };
 }

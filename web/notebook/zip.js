@@ -8,6 +8,8 @@
 // (id 0x0001) and a zip64 EOCD found through a locator just before the EOCD.
 // Sizes and CRC are taken from the central directory (the local header may hold zeros: members
 // written to a stream put them in a data descriptor after the data).
+// A damaged member (bad CRC, cut data) spoils only itself: its error carries `skip` (see
+// memberError) and readNpz reads the others; a damaged directory or a zip bomb spoils the file.
 
 import { Inflate } from 'fflate';
 import { crc32 } from './crc32.js';
@@ -35,6 +37,21 @@ export function quoted(name) {
 
 function damaged(what) {
   return new Error(`The .npz (zip) file is damaged: ${what}.`);
+}
+
+const SAVE_AGAIN = 'save the file again (it was damaged in transfer or on disk)';
+
+/**
+ * An error of one member only, which readNpz skips (reading the others): `skip` is what the page
+ * shows for it, { reason, fix }. Archive-level damage and the ceilings are plain Errors.
+ */
+function memberError(message, reason, fix) {
+  return Object.assign(new Error(message), { skip: { reason, fix } });
+}
+
+/** A member's own damage (its header, its data, its CRC): the member is skipped. */
+function damagedMember(what) {
+  return memberError(`The .npz (zip) file is damaged: ${what}.`, `damaged: ${what}`, SAVE_AGAIN);
 }
 
 /** A little-endian unsigned 64-bit field as a number; beyond 2^53 it cannot be a real offset. */
@@ -158,11 +175,13 @@ export function zipEntries(bytes) {
 function dataStart(view, entry) {
   const at = entry.offset;
   if (at + LOCAL_BYTES > view.byteLength || view.getUint32(at, true) !== SIG_LOCAL) {
-    throw damaged(`the local header of ${quoted(entry.name)} is missing`);
+    throw damagedMember(`the local header of ${quoted(entry.name)} is missing`);
   }
   const start = at + LOCAL_BYTES + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
   if (start + entry.compressedSize > view.byteLength) {
-    throw damaged(`the data of ${quoted(entry.name)} runs past the end of the file (truncated?)`);
+    throw damagedMember(
+      `the data of ${quoted(entry.name)} runs past the end of the file (truncated?)`,
+    );
   }
   return start;
 }
@@ -191,9 +210,11 @@ function inflateExactly(data, size, name) {
     } while (p < data.length);
   } catch (e) {
     if (e.message.startsWith('The .npz')) throw e;
-    throw damaged(`${quoted(name)} is not valid deflate data (${e.message})`);
+    throw damagedMember(`${quoted(name)} is not valid deflate data (${e.message})`);
   }
-  if (filled !== size) throw damaged(`${quoted(name)} inflates to ${filled} bytes, not ${size}`);
+  if (filled !== size) {
+    throw damagedMember(`${quoted(name)} inflates to ${filled} bytes, not ${size}`);
+  }
   return out;
 }
 
@@ -210,30 +231,42 @@ export function checkPromise(entry, ceiling) {
 
 /**
  * The uncompressed bytes of one member (stored or deflated), refused before inflating when it
- * promises more than `ceiling` bytes, and CRC-checked.
+ * promises more than `ceiling` bytes, and CRC-checked. An error that concerns this member only
+ * (damage, encryption, another compression method) carries `skip: { reason, fix }`; a ceiling
+ * passed (a zip bomb) does not.
  */
 export function memberBytes(bytes, entry, ceiling) {
   const { name, size, compressedSize } = entry;
   if (entry.flags & 1) {
-    throw new Error(`The .npz member ${quoted(name)} is encrypted: save it without a password.`);
+    throw memberError(
+      `The .npz member ${quoted(name)} is encrypted: save it without a password.`,
+      'encrypted (password-protected)',
+      'save it without a password',
+    );
   }
   if (entry.method !== 0 && entry.method !== 8) {
-    throw new Error(
+    throw memberError(
       `The .npz member ${quoted(name)} uses zip compression method ${entry.method}; this page reads ` +
         'stored and deflated members, as np.savez and np.savez_compressed write them.',
+      `compressed with zip method ${entry.method}, which this page does not read`,
+      'save it with np.savez or np.savez_compressed',
     );
   }
   checkPromise(entry, ceiling);
   const start = dataStart(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), entry);
   const data = bytes.subarray(start, start + compressedSize);
   if (entry.method === 0 && compressedSize !== size) {
-    throw damaged(`${quoted(name)} is stored with ${compressedSize} bytes but promises ${size}`);
+    throw damagedMember(
+      `${quoted(name)} is stored with ${compressedSize} bytes but promises ${size}`,
+    );
   }
   const out = entry.method === 0 ? data : inflateExactly(data, size, name);
   if (crc32(out) !== entry.crc) {
-    throw new Error(
+    throw memberError(
       `The .npz member ${quoted(name)} is corrupt: its CRC-32 check fails (the file was damaged ` +
         'in transfer or on disk).',
+      'damaged: its CRC-32 check fails',
+      SAVE_AGAIN,
     );
   }
   return out;

@@ -36,7 +36,7 @@ function rowLabelItems(s, L) {
       type: 'text',
       key: `row-${r}`,
       x: L.mx - 6,
-      y: L.my + (r + 0.5) * L.cell + L.rowFont * 0.35,
+      y: L.my + (r + 0.5) * L.cellH + L.rowFont * 0.35,
       text: L.rowText[r],
       size: L.rowFont,
       anchor: 'end',

@@ -16,7 +16,8 @@ import {
 } from '../scales.js';
 import { FONT_STACK } from '../export.js';
 import { roundRectPath } from './primitives.js';
-import { HATCH_BG, HATCH_INK, INK } from './theme.js';
+import { HATCH_BG, HATCH_INK } from './theme.js';
+import { NAN_PATTERN, cellMark, linedCell, markInk, nanCell } from './marks.js';
 
 // HATCH_BG (#e5e7eb) as a packed little-endian RGBA pixel
 const HATCH_BG_PACKED = ((255 << 24) | (0xeb << 16) | (0xe7 << 8) | 0xe5) >>> 0;
@@ -93,17 +94,18 @@ function cellRects(s, L) {
   const g = svgEl('g', { class: 'cells' });
   if (!L.gap) g.setAttribute('shape-rendering', 'crispEdges');
   const w = r2(L.cell - L.gap);
-  const proto = svgEl('rect', { width: w, height: w, class: 'cell' });
+  const h = r2(L.cellH - L.gap);
+  const proto = svgEl('rect', { width: w, height: h, class: 'cell' });
   if (L.rx) proto.setAttribute('rx', L.rx);
   // without gaps, cells overlap by a hair so no seams show when the SVG is scaled
   if (!L.gap) {
     proto.setAttribute('width', r2(w + 0.3));
-    proto.setAttribute('height', r2(w + 0.3));
+    proto.setAttribute('height', r2(h + 0.3));
   }
   const rects = [];
   const frag = document.createDocumentFragment();
   for (let r = 0; r < s.rows; r++) {
-    const y = r2(L.my + r * L.cell + L.gap / 2);
+    const y = r2(L.my + r * L.cellH + L.gap / 2);
     for (let c = 0; c < s.cols; c++) {
       const rect = proto.cloneNode(false);
       rect.setAttribute('x', r2(L.mx + c * L.cell + L.gap / 2));
@@ -127,7 +129,7 @@ function cellNumbers(s, L) {
   const texts = [];
   const frag = document.createDocumentFragment();
   for (let r = 0; r < s.rows; r++) {
-    const y = r2(L.my + (r + 0.5) * L.cell + L.numFont * 0.35);
+    const y = r2(L.my + (r + 0.5) * L.cellH + L.numFont * 0.35);
     for (let c = 0; c < s.cols; c++) {
       const t = svgEl('text', { x: r2(L.mx + (c + 0.5) * L.cell), y });
       frag.append(t);
@@ -154,13 +156,15 @@ function cellCanvas(s, L) {
   const canvas = document.createElement('canvas');
   const dpr = Math.min(3, Math.max(1, globalThis.devicePixelRatio || 1));
   const k = Math.max(1, Math.round(L.cell * dpr));
+  const ky = Math.max(1, Math.round(L.cellH * dpr));
   canvas.width = s.cols * k;
-  canvas.height = s.rows * k;
+  canvas.height = s.rows * ky;
   canvas.style.width = '100%';
   canvas.style.height = '100%';
   canvas.style.display = 'block';
   canvas.setAttribute('aria-hidden', 'true');
   canvas.dataset.k = String(k);
+  if (ky !== k) canvas.dataset.ky = String(ky); // rows taller than wide (minRowHeight)
   fo.append(canvas);
   return { fo, canvas };
 }
@@ -192,69 +196,67 @@ export function paintCells(state) {
   const { s, L, col, canvas } = state;
   if (canvas) {
     const k = Number(canvas.dataset.k);
+    const ky = Number(canvas.dataset.ky ?? k);
     if (!state.smallCanvas) state.smallCanvas = document.createElement('canvas');
-    paintCellsFast(canvas, state.smallCanvas, s, col, k);
+    paintCellsFast(canvas, state.smallCanvas, s, col, [k, ky]);
     if (s.numbersOn) {
       const ctx = canvas.getContext('2d');
-      ctx.setTransform(k / L.cell, 0, 0, k / L.cell, 0, 0);
+      ctx.setTransform(k / L.cell, 0, 0, ky / L.cellH, 0, 0);
       paintNumbers(ctx, s, L, col, 0, 0);
     }
     return;
   }
   const n = s.rows * s.cols;
-  const hatch = `url(#${state.svg.dataset.hatch})`;
+  const marks = {
+    hatch: `url(#${state.svg.dataset.hatch})`,
+    nan: `url(#${state.svg.dataset.nan})`,
+    blank: 'none',
+  };
   for (let i = 0; i < n; i++) {
     const v = s.data[i];
-    state.cellEls[i].setAttribute('fill', Number.isFinite(v) ? col.fill(v) : hatch);
+    const mark = Number.isFinite(v) && !s.blank ? null : cellMark(s, i);
+    state.cellEls[i].setAttribute('fill', mark ? marks[mark] : col.fill(v));
   }
   if (!state.numEls.length) return;
   for (let i = 0; i < n; i++) {
     const v = s.data[i];
     const t = state.numEls[i];
-    t.textContent = formatFixed(v, s.digits);
-    t.setAttribute('fill', Number.isFinite(v) ? col.ink(v) : INK);
+    t.textContent = s.blank?.[i] ? '' : formatFixed(v, s.digits);
+    t.setAttribute('fill', Number.isFinite(v) ? col.ink(v) : markInk(s, v));
   }
 }
 
-/** A masked cell on a canvas: grey with diagonal lines 5 px apart. */
-function hatchCell(ctx, x, y, w) {
-  ctx.fillStyle = HATCH_BG;
-  ctx.fillRect(x, y, w, w);
-  ctx.save();
-  ctx.beginPath();
-  ctx.rect(x, y, w, w);
-  ctx.clip();
-  ctx.strokeStyle = HATCH_INK;
-  ctx.lineWidth = 1;
-  ctx.beginPath();
-  for (let d = -w; d < w; d += 5) {
-    ctx.moveTo(x + d, y + w);
-    ctx.lineTo(x + d + w, y);
-  }
-  ctx.stroke();
-  ctx.restore();
+/** A masked cell (w × h, h = w unless given) on a canvas: grey with diagonal lines 5 px apart. */
+function hatchCell(ctx, x, y, w, h = w) {
+  linedCell(ctx, [x, y, w, h], { bg: HATCH_BG, ink: HATCH_INK, step: 5 });
 }
 
 /** Every cell as a (rounded) rectangle on a canvas, the matrix's corner at (ox, oy). */
 export function paintCellsCanvas(ctx, s, L, col, ox, oy) {
-  const { cell, gap, rx } = L;
+  const { cell, cellH, gap, rx } = L;
   const w = cell - gap;
+  const h = cellH - gap;
   // without gaps, cells overlap by half a pixel so no seams show
   const over = gap ? 0 : 0.5;
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.cols; c++) {
       const v = s.data[r * s.cols + c];
       const x = ox + c * cell + gap / 2;
-      const y = oy + r * cell + gap / 2;
-      if (!Number.isFinite(v)) {
-        hatchCell(ctx, x, y, w);
+      const y = oy + r * cellH + gap / 2;
+      const mark = Number.isFinite(v) && !s.blank ? null : cellMark(s, r * s.cols + c);
+      if (mark === 'hatch') {
+        hatchCell(ctx, x, y, w, h);
+      } else if (mark === 'nan') {
+        nanCell(ctx, x, y, w, h);
+      } else if (mark === 'blank') {
+        continue;
       } else if (rx) {
         ctx.fillStyle = col.fill(v);
-        roundRectPath(ctx, x, y, w, w, rx);
+        roundRectPath(ctx, x, y, w, h, rx);
         ctx.fill();
       } else {
         ctx.fillStyle = col.fill(v);
-        ctx.fillRect(x, y, w + over, w + over);
+        ctx.fillRect(x, y, w + over, h + over);
       }
     }
   }
@@ -266,7 +268,9 @@ function packPixels(px, s, col) {
   let masked = 0;
   for (let i = 0; i < n; i++) {
     const v = s.data[i];
-    if (Number.isFinite(v)) {
+    if (s.blank && s.blank[i]) {
+      px[i] = 0; // transparent: an empty cell
+    } else if (Number.isFinite(v)) {
       px[i] = col.packed(v);
     } else {
       px[i] = HATCH_BG_PACKED;
@@ -274,6 +278,18 @@ function packPixels(px, s, col) {
     }
   }
   return masked;
+}
+
+/** The marked cells of a canvas with k × ky pixels per cell: ±∞ hatched, NaN crossed. */
+function paintMarks(ctx, s, k, ky) {
+  const n = s.rows * s.cols;
+  for (let i = 0; i < n; i++) {
+    const mark = Number.isFinite(s.data[i]) ? null : cellMark(s, i);
+    const x = (i % s.cols) * k;
+    const y = Math.floor(i / s.cols) * ky;
+    if (mark === 'hatch') hatchCell(ctx, x, y, k, ky);
+    else if (mark === 'nan') nanCell(ctx, x, y, k, ky);
+  }
 }
 
 /** Hatch the masked cells of a canvas with k pixels per cell. */
@@ -300,9 +316,10 @@ function hatchMasked(ctx, s, k) {
 
 /**
  * The fast path for big matrices: one pixel per cell into ImageData (a small canvas), scaled up by
- * an integer factor k with nearest-neighbour sampling onto `canvas`; masked cells hatched after.
+ * integer factors [k, ky] with nearest-neighbour sampling onto `canvas`; masked cells hatched
+ * after (each on its own when rows are taller than wide or NaN is marked).
  */
-function paintCellsFast(canvas, small, s, col, k) {
+function paintCellsFast(canvas, small, s, col, [k, ky]) {
   const { rows, cols } = s;
   if (small.width !== cols || small.height !== rows) {
     small.width = cols;
@@ -316,8 +333,9 @@ function paintCellsFast(canvas, small, s, col, k) {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.clearRect(0, 0, canvas.width, canvas.height);
-  ctx.drawImage(small, 0, 0, cols * k, rows * k);
-  if (masked) hatchMasked(ctx, s, k);
+  ctx.drawImage(small, 0, 0, cols * k, rows * ky);
+  if (masked && (ky !== k || s.markNonFinite)) paintMarks(ctx, s, k, ky);
+  else if (masked) hatchMasked(ctx, s, k);
 }
 
 /** The numbers in the cells on a canvas (if s.numbersOn), the matrix's corner at (ox, oy). */
@@ -330,34 +348,43 @@ export function paintNumbers(ctx, s, L, col, ox, oy) {
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.cols; c++) {
       const v = s.data[r * s.cols + c];
-      ctx.fillStyle = Number.isFinite(v) ? col.ink(v) : INK;
+      if (s.blank?.[r * s.cols + c]) continue;
+      ctx.fillStyle = Number.isFinite(v) ? col.ink(v) : markInk(s, v);
       ctx.fillText(
         formatFixed(v, s.digits),
         ox + (c + 0.5) * L.cell,
-        oy + (r + 0.5) * L.cell + L.numFont * 0.35,
+        oy + (r + 0.5) * L.cellH + L.numFont * 0.35,
       );
     }
   }
   ctx.restore();
 }
 
-/** The cells (masked ones filled with url(#hatch)) and their numbers as SVG markup. */
+/** The NaN pattern's markup when the figure marks NaN (markNonFinite), else ''. */
+export const nanPatternMarkup = (s) => (s.markNonFinite ? NAN_PATTERN : '');
+
+const MARKUP_FILLS = { hatch: 'url(#hatch)', nan: 'url(#nan)' };
+
+/** The cells (masked ones filled with url(#hatch), NaN with url(#nan)) and numbers as markup. */
 export function cellsMarkup(s, L, col) {
   const w = r2(L.cell - L.gap);
+  const h = r2(L.cellH - L.gap);
   const rx = L.rx ? ` rx="${L.rx}"` : '';
   let cells = '';
   let nums = '';
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.cols; c++) {
       const v = s.data[r * s.cols + c];
-      const fill = Number.isFinite(v) ? col.fill(v) : 'url(#hatch)';
+      const mark = Number.isFinite(v) && !s.blank ? null : cellMark(s, r * s.cols + c);
+      if (mark === 'blank') continue;
+      const fill = mark ? MARKUP_FILLS[mark] : col.fill(v);
       const x = r2(L.mx + c * L.cell + L.gap / 2);
-      const y = r2(L.my + r * L.cell + L.gap / 2);
-      cells += `<rect x="${x}" y="${y}" width="${w}" height="${w}"${rx} fill="${fill}"/>`;
+      const y = r2(L.my + r * L.cellH + L.gap / 2);
+      cells += `<rect x="${x}" y="${y}" width="${w}" height="${h}"${rx} fill="${fill}"/>`;
       if (!s.numbersOn) continue;
       const nx = r2(L.mx + (c + 0.5) * L.cell);
-      const ny = r2(L.my + (r + 0.5) * L.cell + L.numFont * 0.35);
-      const ink = Number.isFinite(v) ? col.ink(v) : INK;
+      const ny = r2(L.my + (r + 0.5) * L.cellH + L.numFont * 0.35);
+      const ink = Number.isFinite(v) ? col.ink(v) : markInk(s, v);
       nums += `<text x="${nx}" y="${ny}" fill="${ink}">${formatFixed(v, s.digits)}</text>`;
     }
   }

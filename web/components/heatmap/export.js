@@ -14,10 +14,17 @@ import {
 } from '../export.js';
 import { writeNpy } from '../../notebook.js';
 import { axisItems, axisNoun } from './axes.js';
-import { cellsMarkup, colorizer, paintCellsCanvas, paintNumbers } from './cells.js';
+import {
+  cellsMarkup,
+  colorizer,
+  nanPatternMarkup,
+  paintCellsCanvas,
+  paintNumbers,
+} from './cells.js';
 import { highlightItems } from './highlight.js';
 import { computeLayout, fitted } from './layout.js';
 import { exportLegendLayout, highlightKeyText, legendItems } from './legend.js';
+import { groupItems, marksKeyLines } from './marks.js';
 import { escapeXML, itemsMarkup, paintItems, shift } from './primitives.js';
 import { HATCH_BG, HATCH_INK, INK, MUTED_INK, WHITE } from './theme.js';
 
@@ -82,8 +89,8 @@ function exportScene(s, L, col, measure) {
   const legend = legendItems(s, lay, lx, ly);
   let W = Math.max(L.W, lx + lay.width + 8);
   let H = ly + lay.height + 8;
-  if (s.highlightRows.length) {
-    const text = highlightKeyText(s);
+  const keys = [...(s.highlightRows.length ? [highlightKeyText(s)] : []), ...marksKeyLines(s)];
+  for (const text of keys) {
     legend.push({ type: 'text', x: lx + 2, y: H + 8, text, size: 12, fill: INK });
     W = Math.max(W, lx + 2 + measure(text, 12) + 12);
     H += 20;
@@ -100,11 +107,12 @@ export function exportSVGMarkup(s, measure) {
   const L = computeLayout(s, measure);
   const col = colorizer(s);
   const sc = exportScene(s, L, col, measure);
-  const defs = [HATCH_PATTERN];
+  const defs = [HATCH_PATTERN + nanPatternMarkup(s)];
   let body = itemsMarkup(sc.head, defs);
   body += `<g transform="translate(0,${sc.oy})">`;
   body += itemsMarkup(axisItems(s, L), defs);
   body += cellsMarkup(s, L, col);
+  body += itemsMarkup(groupItems(s, L), defs);
   body += itemsMarkup(highlightItems(s, L), defs);
   body += '</g>';
   body += itemsMarkup(sc.legendItems, defs);
@@ -135,6 +143,7 @@ export function exportCanvas(s, measure, scale = 2) {
   paintItems(ctx, shift(axisItems(s, L), 0, sc.oy));
   paintCellsCanvas(ctx, s, L, col, L.mx, L.my + sc.oy);
   paintNumbers(ctx, s, L, col, L.mx, L.my + sc.oy);
+  paintItems(ctx, shift(groupItems(s, L), 0, sc.oy));
   paintItems(ctx, shift(highlightItems(s, L), 0, sc.oy));
   paintItems(ctx, sc.legendItems);
   return canvas;

@@ -10,14 +10,14 @@ import { HIGHLIGHT_INK, INK, WHITE } from './theme.js';
 export function highlightItems(s, L) {
   const items = [];
   for (const r of s.highlightRows) {
-    const y = L.my + r * L.cell;
-    const box = { type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cell + 2, fill: 'none' };
+    const y = L.my + r * L.cellH;
+    const box = { type: 'rect', x: L.mx - 1, y: y - 1, w: L.mw + 2, h: L.cellH + 2, fill: 'none' };
     items.push({ ...box, stroke: WHITE, sw: 4, cls: 'hl-row-halo' });
     items.push({ ...box, stroke: HIGHLIGHT_INK, sw: 2, dash: '5 3', cls: 'hl-row' });
     items.push({
       type: 'text',
       x: L.markerX,
-      y: y + L.cell / 2 + L.rowFont * 0.35,
+      y: y + L.cellH / 2 + L.rowFont * 0.35,
       text: '◀',
       size: L.rowFont,
       fill: HIGHLIGHT_INK,
@@ -76,16 +76,16 @@ function setLabelsActive(state, keys) {
 
 /** Cell (r, c): dim the four corners outside its row and column, ring the cell. */
 function markCell({ dims, band, halo, ring }, L, r, c) {
-  const { mx, my, mw, mh, cell } = L;
-  const y0 = my + r * cell;
+  const { mx, my, mw, mh, cell, cellH } = L;
+  const y0 = my + r * cellH;
   const x0 = mx + c * cell;
-  setRect(dims[0], mx, my, c * cell, r * cell);
-  setRect(dims[1], x0 + cell, my, mw - (c + 1) * cell, r * cell);
-  setRect(dims[2], mx, y0 + cell, c * cell, mh - (r + 1) * cell);
-  setRect(dims[3], x0 + cell, y0 + cell, mw - (c + 1) * cell, mh - (r + 1) * cell);
-  setRect(band, mx, y0, mw, cell);
-  setRect(halo, x0, y0, cell, cell);
-  setRect(ring, x0, y0, cell, cell);
+  setRect(dims[0], mx, my, c * cell, r * cellH);
+  setRect(dims[1], x0 + cell, my, mw - (c + 1) * cell, r * cellH);
+  setRect(dims[2], mx, y0 + cellH, c * cell, mh - (r + 1) * cellH);
+  setRect(dims[3], x0 + cell, y0 + cellH, mw - (c + 1) * cell, mh - (r + 1) * cellH);
+  setRect(band, mx, y0, mw, cellH);
+  setRect(halo, x0, y0, cell, cellH);
+  setRect(ring, x0, y0, cell, cellH);
   band.setAttribute('visibility', 'visible');
   halo.setAttribute('visibility', 'visible');
   ring.setAttribute('visibility', 'visible');
@@ -93,14 +93,14 @@ function markCell({ dims, band, halo, ring }, L, r, c) {
 
 /** Row r: dim above and below it, ring the row. */
 function markRow({ dims, band, halo, ring }, L, r) {
-  const { mx, my, mw, mh, cell } = L;
-  const y0 = my + r * cell;
-  setRect(dims[0], mx, my, mw, r * cell);
-  setRect(dims[1], mx, y0 + cell, mw, mh - (r + 1) * cell);
+  const { mx, my, mw, mh, cellH } = L;
+  const y0 = my + r * cellH;
+  setRect(dims[0], mx, my, mw, r * cellH);
+  setRect(dims[1], mx, y0 + cellH, mw, mh - (r + 1) * cellH);
   setRect(dims[2], 0, 0, 0, 0);
   setRect(dims[3], 0, 0, 0, 0);
-  setRect(ring, mx, y0, mw, cell);
-  setRect(halo, mx, y0, mw, cell);
+  setRect(ring, mx, y0, mw, cellH);
+  setRect(halo, mx, y0, mw, cellH);
   band.setAttribute('visibility', 'hidden');
 }
 

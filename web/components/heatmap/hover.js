@@ -19,12 +19,12 @@ function hitTest(state, clientX, clientY) {
   const k = L.W / rect.width;
   const x = (clientX - rect.left) * k;
   const y = (clientY - rect.top) * k;
-  const { mx, my, mw, mh, cell } = L;
+  const { mx, my, mw, mh, cell, cellH } = L;
   const inRows = y >= my && y < my + mh;
   if (inRows && x >= mx && x < mx + mw) {
-    return { r: Math.floor((y - my) / cell), c: Math.floor((x - mx) / cell) };
+    return { r: Math.floor((y - my) / cellH), c: Math.floor((x - mx) / cell) };
   }
-  if (inRows && x < mx && x >= L.pad) return { r: Math.floor((y - my) / cell), c: -1 };
+  if (inRows && x < mx && x >= L.pad) return { r: Math.floor((y - my) / cellH), c: -1 };
   if (y < my && y > L.titleY + 4) {
     // the column labels rise at 45° from (their cell's centre, L.colLabelY)
     const rise = L.colLabelY - y;

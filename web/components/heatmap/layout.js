@@ -34,6 +34,15 @@ function defaultCellSize(rows, cols) {
   return Math.max(3, Math.min(14, Math.floor(640 / n)));
 }
 
+/**
+ * The height of a row (px) for cells `cell` px wide: the cell itself, or at least the
+ * minRowHeight option (rows of a wide, short matrix stay readable; cells are then taller than
+ * wide).
+ */
+export function rowHeight(s, cell) {
+  return s.minRowHeight > 0 ? Math.max(cell, s.minRowHeight) : cell;
+}
+
 /** The options checked and completed with their defaults (throws on a bad size or data). */
 export function normalise(o) {
   const { rows, cols, data } = o;
@@ -152,9 +161,10 @@ function cellRadius(cell) {
  */
 function labelGeometry(s, measure) {
   const { rows, cols, cell } = s;
-  const rowFont = r2(Math.min(13, Math.max(9, cell * 0.9)));
+  const cellH = rowHeight(s, cell);
+  const rowFont = r2(Math.min(13, Math.max(9, cellH * 0.9)));
   const colFont = r2(Math.min(13, Math.max(10, cell * 0.8)));
-  const rowStep = labelStep(rowFont / cell, rows, s.rowLabels);
+  const rowStep = labelStep(rowFont / cellH, rows, s.rowLabels);
   const colStep = labelStep((colFont * 1.15 + 2) / cell, cols, s.colLabels);
   const rowText = s.rowLabels.map((l, i) => truncate(l ?? String(i)));
   const colText = s.colLabels.map((l, i) => truncate(l ?? String(i)));
@@ -195,9 +205,10 @@ function numberFont(s, gap) {
   return r2(Math.max(6, Math.min(13, cell * 0.36, (cell - gap - 3) / (maxChars * 0.58))));
 }
 
-/** Geometry of the plot: the matrix at (mx, my), mw x mh, in a W x H box. */
+/** Geometry of the plot: the matrix at (mx, my), mw x mh, in a W x H box; rows cellH px tall. */
 export function computeLayout(s, measure) {
   const { rows, cols, cell } = s;
+  const cellH = rowHeight(s, cell);
   const g = labelGeometry(s, measure);
   const gap = cellGap(cell);
   const topTitle = `${s.colAxis} →`;
@@ -207,7 +218,7 @@ export function computeLayout(s, measure) {
   const titleY = PAD + AXIS_FONT;
   const my = titleY + 8 + Math.ceil(g.maxColW * COS45 + g.colFont * 0.8 + 6);
   const mw = cols * cell;
-  const mh = rows * cell;
+  const mh = rows * cellH;
   const markerW = s.highlightRows.length ? g.rowFont + 8 : 0;
   const right = Math.max(labelOverhang(s, g, mw), markerW);
   const topTitleW = measure(topTitle, AXIS_FONT, 600);
@@ -221,6 +232,7 @@ export function computeLayout(s, measure) {
     mw,
     mh,
     cell,
+    cellH,
     gap,
     rx: cellRadius(cell),
     axisFont: AXIS_FONT,

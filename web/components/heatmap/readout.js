@@ -14,7 +14,9 @@ export function nameOf(s, which, i) {
 
 /** A value in the readout: at least 4 decimals; an exponent for tiny or huge signed values. */
 function readoutValue(s, v) {
-  if (!Number.isFinite(v)) return v === -Infinity ? `${MINUS}∞ (masked)` : formatFixed(v);
+  if (!Number.isFinite(v)) {
+    return v === -Infinity && !s.markNonFinite ? `${MINUS}∞ (masked)` : formatFixed(v);
+  }
   if (s.scale === 'unit') return formatFixed(v, Math.max(4, s.digits));
   const a = Math.abs(v);
   return a !== 0 && (a < 1e-3 || a >= 1e5)
@@ -50,7 +52,8 @@ function summary(s, r, c) {
 export function readoutText(s, { r, c }) {
   if (r >= 0 && c >= 0) {
     const v = s.data[r * s.cols + c];
-    return `${nameOf(s, 'row', r)} → ${nameOf(s, 'col', c)}: ${readoutValue(s, v)}`;
+    const value = s.blank?.[r * s.cols + c] ? `— (${s.blankText ?? 'empty'})` : readoutValue(s, v);
+    return `${nameOf(s, 'row', r)} → ${nameOf(s, 'col', c)}: ${value}`;
   }
   if (r >= 0) return `${nameOf(s, 'row', r)} (row ${r}): ${summary(s, r, -1)}`;
   return `${nameOf(s, 'col', c)} (column ${c}): ${summary(s, -1, c)}`;

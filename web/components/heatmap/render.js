@@ -11,6 +11,7 @@ import { updateCaption } from './frame.js';
 import { createOverlay, highlightItems } from './highlight.js';
 import { computeLayout, fitted } from './layout.js';
 import { updateSide } from './legend.js';
+import { groupItems, groupsLabel, marksLabel, nanDefs, updateMarksKey } from './marks.js';
 import { drawItemsDOM } from './primitives.js';
 
 /** The <svg>'s accessible name: size, axes and the range of the finite values. */
@@ -26,7 +27,8 @@ function svgLabel(s) {
     }
   }
   const range = lo <= hi ? `, values from ${formatTick(lo)} to ${formatTick(hi)}` : '';
-  return `Heatmap of ${s.rows} rows (${s.rowAxis}) by ${s.cols} columns (${s.colAxis})${range}`;
+  const marks = `${groupsLabel(s)}${marksLabel(s)}`; // '' unless colGroups / markNonFinite
+  return `Heatmap of ${s.rows} rows (${s.rowAxis}) by ${s.cols} columns (${s.colAxis})${range}${marks}`;
 }
 
 /**
@@ -63,12 +65,14 @@ function buildSVG(state) {
   });
   svg.setAttribute('aria-label', svgLabel(s));
   hatchDefs(svg);
+  nanDefs(svg, s);
   state.labels = drawItemsDOM(axisItems(s, L), svg);
   state.activeLabels = [];
   const old = state.svg;
   state.svg = svg;
   drawCells(state);
   dom.figure.dataset.renderer = state.canvas ? 'canvas' : 'svg';
+  drawItemsDOM(groupItems(s, L), svg);
   drawItemsDOM(highlightItems(s, L), svg);
   state.overlay = createOverlay();
   svg.append(state.overlay.g);
@@ -91,6 +95,9 @@ function structure(s) {
     s.highlightRows,
     s.scale,
     s.digits,
+    s.colGroups ?? null,
+    s.markNonFinite ?? null,
+    s.minRowHeight ?? null,
   ]);
 }
 
@@ -118,6 +125,7 @@ export function render(state, full) {
     repaint(state);
   }
   updateSide(state);
+  updateMarksKey(state);
   clampCursor(state);
   show(state);
 }

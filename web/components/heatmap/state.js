@@ -8,6 +8,7 @@
 //   cellEls, numEls, canvas, smallCanvas   the cells as <rect>s and <text>s, or a canvas (cells.js)
 //   labels, activeLabels   axis label elements by key, those marked active (highlight.js)
 //   overlay        the hover overlay { g, parts } (highlight.js); legend: the legend (legend.js)
+//   marksKey       the key of the marked cells beside the legend { key, element } (marks.js)
 //   hover, active, focused   the cursor model (cursor.js, hover.js, keyboard.js)
 
 import { textMeasurer } from './measure.js';
@@ -33,6 +34,7 @@ export function createState(options) {
     activeLabels: [],
     overlay: null,
     legend: null,
+    marksKey: null,
     hover: null,
     active: null,
     focused: false,

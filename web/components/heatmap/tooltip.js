@@ -35,7 +35,7 @@ export function showTooltip(state, r, c, v) {
   const { s, L, svg } = state;
   const { plot, tooltip } = state.dom;
   tooltip.head.textContent = `${nameOf(s, 'row', r)} → ${nameOf(s, 'col', c)}`;
-  tooltip.value.textContent = fullValue(v);
+  tooltip.value.textContent = s.blank?.[r * s.cols + c] ? '—' : fullValue(v);
   tooltip.pos.textContent = `row ${r}, column ${c}`;
   const box = tooltip.element;
   box.hidden = false;
@@ -46,10 +46,10 @@ export function showTooltip(state, r, c, v) {
   const oy = rect.top - prect.top;
   const cellRight = ox + (L.mx + (c + 1) * L.cell) * k;
   const cellLeft = ox + (L.mx + c * L.cell) * k;
-  const top = oy + (L.my + r * L.cell) * k;
+  const top = oy + (L.my + r * L.cellH) * k;
   const left = tooltipLeft(prect, cellLeft, cellRight, box.offsetWidth);
   let y = top - box.offsetHeight - 6;
-  if (y < 0) y = top + L.cell * k + 6;
+  if (y < 0) y = top + L.cellH * k + 6;
   box.style.left = `${Math.round(left)}px`;
   box.style.top = `${Math.round(y)}px`;
 }

@@ -1,0 +1,408 @@
+// checkTraining (web/notebook/training.js) on students' lesson-5 notebooks written in NumPy
+// (tests/reference/notebook_training.py, build/reference/notebook-training/): the weights after a
+// step and the losses of a 10-step run, correct (float64, float32, causal, two sizes, the page's
+// own download) and with each mistake of a training step, each with its exact status and
+// diagnosis; the learning rate found when not saved; the first step of `losses` that differs; the
+// names read and not read; and bad input, which never throws.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadMHA, referenceDir } from './helpers.mjs';
+import { readNpz } from '../web/notebook/npz.js';
+import { checkTraining } from '../web/notebook/training.js';
+import { lesson5Arrays } from '../web/model/lesson-arrays.js';
+import { DEFAULT_SENTENCE, tokenize } from '../web/model/tokens.js';
+import { sentenceModel } from '../web/model/sentence-model.js';
+import { Trainer } from '../web/jobs/trainer.js';
+
+const mha = await loadMHA();
+const dir = join(referenceDir(), 'notebook-training');
+const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+const byName = Object.fromEntries(manifest.map((r) => [r.name, r]));
+
+const load = (name) => readNpz(readFileSync(join(dir, `${name}.npz`)));
+const check = (run, arrays = load(run.name), opts = {}) =>
+  checkTraining(mha, arrays, { heads: run.heads, causal: run.causal, ...opts });
+const rowOf = (report, name) => report.rows.find((r) => r.name === name);
+const statuses = (report) =>
+  Object.fromEntries(report.rows.map((r) => [r.name, [r.status, r.diagnosis?.id ?? null]]));
+const without = (arrays, ...names) => {
+  const rest = { ...arrays };
+  for (const n of names) delete rest[n];
+  return rest;
+};
+const array = (data, shape, dtype = '<f8') => ({ data: Float64Array.from(data), shape, dtype });
+const scalar = (x) => array([x], []);
+// W - lr * dW in plain JS from the student's own NumPy arrays (not from the code under test)
+const step = (W, dW, lr) => W.data.map((w, i) => w - lr * dW.data[i]);
+
+// ------------------------------------------------------------------------------------------------
+// the students' notebooks
+
+test('the fixtures: correct runs, each mistake, two sizes, float32, losses without *_after', () => {
+  const names = manifest.map((r) => r.name);
+  for (const n of ['correct-course', 'ascent', 'no-lr', 'lr-doubled', 'wv-not-updated']) {
+    assert.ok(names.includes(n), n);
+  }
+  for (const n of ['wk-with-dwq', 'lr-not-saved', 'loss-sum', 'losses-n-plus-1', 'losses-only']) {
+    assert.ok(names.includes(n), n);
+  }
+  assert.ok(manifest.some((r) => r.heads === 4) && manifest.some((r) => r.heads === 3));
+  assert.ok(manifest.some((r) => r.dtype === 'f4') && manifest.some((r) => r.causal));
+  assert.ok(manifest.some((r) => !r.saved.includes('Wq_after') && r.saved.includes('losses')));
+});
+
+for (const run of manifest) {
+  test(`${run.name}: ${run.note}`, () => {
+    const report = check(run);
+    assert.deepEqual(statuses(report), run.rows, JSON.stringify(report.rows.map((r) => r.note)));
+    for (const row of report.rows) {
+      if (row.diagnosis) {
+        assert.match(row.diagnosis.message, /^[A-Z].*\.$/s, `${row.name}: a sentence`);
+        assert.doesNotMatch(row.diagnosis.message, /sgd-|step-differs|mse-loss/, 'no ids inside');
+      }
+    }
+    const losses = rowOf(report, 'losses');
+    if (run.first === null) {
+      assert.ok(!losses || losses.first === null, 'no step of losses differs');
+    } else {
+      assert.equal(losses.first.index[0], run.first, 'the first step that differs');
+      const match = run.first === 0 ? 'differ from step 0' : `at step ${run.first} yours is`;
+      assert.ok(losses.diagnosis.message.includes(match), losses.diagnosis.message);
+    }
+    if (run.lr_found) {
+      assert.ok(Math.abs(report.lr.value / run.lr - 1) < 1e-12, `lr ${report.lr.value}`);
+      assert.notEqual(report.lr.source, 'saved');
+      assert.ok(report.notes.some((n) => n.startsWith('lr = ') && n.includes('(not saved)')));
+    } else if (run.lr !== null) {
+      assert.equal(report.lr.value, run.lr, 'the lr saved');
+    }
+    const training = run.saved.filter((k) => /_after$|^(lr|lrs|steps|losses)$/.test(k));
+    assert.deepEqual([...report.used].sort(), training.sort(), 'used: the training arrays');
+  });
+}
+
+test('lr found from Wq and Wq_after is said in a note, with the student’s names', () => {
+  const report = check(byName['lr-not-saved']);
+  assert.ok(report.notes.includes('lr = 0.3 found from your Wq and Wq_after (not saved).'));
+});
+
+test('each diagnosis names the student’s arrays and numbers', () => {
+  const msg = (run, row) => rowOf(check(byName[run]), row).diagnosis.message;
+  assert.match(msg('ascent', 'Wq_after'), /Wq \+ lr \* dWq \(lr = 0\.1\).*gradient ascent/);
+  assert.match(msg('ascent', 'Wq_after'), /W -= lr \* dW/);
+  assert.match(msg('no-lr', 'Wk_after'), /Wk - dWk: your step leaves out the learning rate/);
+  assert.match(msg('lr-doubled', 'Wo_after'), /Wo - 2 × lr \* dWo/);
+  assert.match(msg('wv-not-updated', 'Wv_after'), /equals your Wv: the step did not update Wv/);
+  assert.match(msg('wk-with-dwq', 'Wk_after'), /Wk - lr \* dWq .*gradient of Wq/);
+  assert.match(msg('wv-not-updated', 'losses'), /Wv is never updated, as your Wv_after shows/);
+  assert.match(msg('wk-with-dwq', 'losses'), /Wk is updated with dWq/);
+  assert.match(msg('loss-sum', 'losses'), /are 768 × the course's .*768 = Y\.size.*np\.mean/);
+  assert.match(msg('no-lr', 'losses'), /run with lr = 1 at every step, 10 \(= 1\/lr\) × your lr/);
+  assert.match(msg('lr-doubled', 'losses'), /run with lr = 0\.2 at every step, 2 × your lr = 0\.1/);
+  assert.match(msg('losses-only-ascent', 'losses'), /run with W \+= lr \* dW at every step/);
+  assert.match(msg('ascent', 'losses'), /^Your losses match at step 0; at step 1 yours is 1\.448,/);
+});
+
+test('losses with steps + 1 entries: the last is the loss after the last step (a note)', () => {
+  const report = check(byName['losses-n-plus-1']);
+  const note = report.notes.find((n) => n.startsWith('losses[k] is compared'));
+  assert.match(note, /k = 0 … 10/);
+  assert.match(note, /your steps is 10 and your losses 11: the last is the loss after the last/);
+});
+
+test('the page’s own lesson-5 download (Wq_after … after the steps taken, lrs) all matches', () => {
+  const model = sentenceModel(mha, { tokens: tokenize(DEFAULT_SENTENCE) });
+  const trainer = new Trainer(mha, model);
+  let arrays;
+  try {
+    for (const lr of [0.1, 0.05, 0.2]) trainer.step(lr);
+    const { att, losses, lrs } = trainer;
+    arrays = lesson5Arrays(mha, model, { weights: trainer.layer.weights, att, losses, lrs });
+  } finally {
+    trainer.free();
+  }
+  const report = checkTraining(mha, arrays, { heads: model.heads, causal: model.causal });
+  assert.deepEqual(statuses(report), {
+    Wq_after: ['match', null],
+    Wk_after: ['match', null],
+    Wv_after: ['match', null],
+    Wo_after: ['match', null],
+    losses: ['match', null],
+  });
+  assert.deepEqual(report.lr.lrs, [0.1, 0.05, 0.2]);
+  assert.ok(!report.used.includes('att_after'), 'att_after is not a training array');
+});
+
+// ------------------------------------------------------------------------------------------------
+// names
+
+test('other spellings are read (Wq_new, eta, loss_history, n_steps); Wq1 and Wq2 never are', () => {
+  const run = byName['ascent'];
+  const a = load(run.name);
+  const renamed = without(a, 'Wq_after', 'Wk_after', 'lr', 'losses', 'steps');
+  Object.assign(renamed, {
+    Wq_new: a.Wq_after,
+    wk_updated: a.Wk_after,
+    eta: a.lr,
+    loss_history: a.losses,
+    n_steps: a.steps,
+    Wq1: a.Wq_after,
+    Wq2: a.Wk_after,
+    Wq1_after: a.Wq_after,
+  });
+  const report = check(run, renamed);
+  assert.deepEqual(statuses(report), run.rows);
+  for (const k of ['Wq1', 'Wq2', 'Wq1_after']) assert.ok(!report.used.includes(k), k);
+  assert.ok(report.notes.includes('Wq_new read as Wq_after'));
+  assert.ok(report.notes.includes('loss_history read as losses'));
+  const both = check(run, { ...a, Wq_next: a.Wq });
+  assert.deepEqual(statuses(both), run.rows, 'the course’s spelling wins a tie');
+  assert.ok(both.notes.includes('Wq_next and Wq_after both name Wq_after: Wq_after was used'));
+});
+
+test('a file without training arrays gives nothing: no rows, no notes, nothing used', () => {
+  const a = load('correct-course');
+  const report = check(
+    byName['correct-course'],
+    without(a, 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after', 'lr', 'steps', 'losses'),
+  );
+  assert.deepEqual(report, { rows: [], notes: [], used: [], lr: null });
+});
+
+// ------------------------------------------------------------------------------------------------
+// the student's own gradients, and the float32 tolerance
+
+test('a step from the student’s own (wrong) dWq follows from dWq', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const dWq = array(
+    a.dWq.data.map((x) => 1.5 * x),
+    [64, 64],
+  );
+  const Wq_after = array(step(a.Wq, dWq, 0.1), [64, 64]);
+  const report = check(run, { ...a, dWq, Wq_after });
+  const row = rowOf(report, 'Wq_after');
+  assert.equal(row.status, 'differs');
+  assert.equal(row.diagnosis.id, 'follows-from');
+  assert.match(row.diagnosis.message, /^follows from dWq: Wq_after, recomputed from your own Wq/);
+});
+
+test('a step smaller than the float32 tolerance: the row says it cannot tell', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const f32 = (x) => array(Array.from(x.data, Math.fround), x.shape, '<f4');
+  const Wq_after = array(Array.from(step(a.Wq, a.dWq, 1e-8), Math.fround), [64, 64], '<f4');
+  const arrays = { ...a, Wq: f32(a.Wq), Wq_after, lr: scalar(1e-8) };
+  const row = rowOf(check(run, arrays), 'Wq_after');
+  assert.equal(row.status, 'match');
+  assert.match(row.note, /cannot show whether the step was taken/);
+  const notMoved = rowOf(check(run, { ...arrays, Wq_after: f32(a.Wq) }), 'Wq_after');
+  assert.equal(notMoved.status, 'match', 'not updated is within the float32 tolerance too');
+});
+
+// ------------------------------------------------------------------------------------------------
+// lr and steps
+
+test('lr not a positive finite number: a note, and lr found from the weights instead', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  for (const [bad, said] of [
+    [scalar(-0.1), 'is -0.1'],
+    [scalar(NaN), 'is NaN'],
+    [array([0.1, 0.1], [2]), 'is an array of shape (2,)'],
+    [{ nope: 1 }, 'is not an array'],
+  ]) {
+    const report = check(run, { ...a, lr: bad });
+    assert.ok(report.notes.some((n) => n.startsWith(`Your lr ${said}: a learning rate is one`)));
+    assert.equal(report.lr.source, 'weights');
+    assert.ok(Math.abs(report.lr.value / 0.1 - 1) < 1e-12);
+    assert.ok(
+      report.rows.every((r) => r.status === 'match'),
+      said,
+    );
+  }
+});
+
+test('lr found negative (a climbing step): said, and every row blames gradient ascent', () => {
+  const run = byName['ascent'];
+  const report = check(run, without(load(run.name), 'lr'));
+  assert.ok(Math.abs(report.lr.value / 0.1 - 1) < 1e-12);
+  assert.ok(report.notes.some((n) => /^lr = 0\.1 found from your Wq and Wq_after .*-0\.1/.test(n)));
+  assert.deepEqual(statuses(report), run.rows);
+});
+
+test('lr neither saved nor found: the *_after rows are not checked, and the note says why', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const report = check(run, {
+    ...without(a, 'lr', 'losses'),
+    Wq_after: a.Wq,
+    Wk_after: a.Wk,
+    Wv_after: a.Wv,
+    Wo_after: a.Wo,
+  });
+  assert.deepEqual(report.rows, []);
+  assert.ok(
+    report.notes.some((n) =>
+      /not checked: lr is not saved .*equal your initial weights.*lr=lr/.test(n),
+    ),
+  );
+});
+
+test('steps that disagree with len(losses) are said; steps not a count is not used', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const seven = check(run, { ...a, steps: scalar(7) });
+  assert.ok(
+    seven.notes.includes(
+      'Your steps is 7, but your losses has 10 entries (neither that nor one more): ' +
+        'all 10 are checked.',
+    ),
+  );
+  assert.equal(rowOf(seven, 'losses').status, 'match');
+  const half = check(run, { ...a, steps: scalar(2.5) });
+  assert.ok(
+    half.notes.includes(
+      'Your steps is 2.5: expected one whole number of steps, so it is not used.',
+    ),
+  );
+});
+
+// ------------------------------------------------------------------------------------------------
+// bad input: never an unexplained error
+
+test('wrong shapes: an uncompared row with the shape expected', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const report = check(run, {
+    ...a,
+    Wq_after: array(a.Wq_after.data.slice(0, 64 * 32), [64, 32]),
+    losses: array(a.losses.data, [2, 5]),
+  });
+  const wq = rowOf(report, 'Wq_after');
+  assert.deepEqual([wq.status, wq.shape, wq.expectedShape], ['shape', [64, 32], [64, 64]]);
+  assert.match(wq.note, /expected \(C, C\) = \(64, 64\) like Wq/);
+  const losses = rowOf(report, 'losses');
+  assert.deepEqual([losses.status, losses.shape], ['shape', [2, 5]]);
+  assert.match(losses.note, /expected a 1-D array \(n,\)/);
+  assert.equal(rowOf(report, 'Wk_after').status, 'match');
+  const empty = check(run, { ...a, losses: array([], [0]) });
+  assert.equal(rowOf(empty, 'losses').status, 'shape');
+});
+
+test('non-finite values: the row differs and says where', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const Wv_after = array(a.Wv_after.data, [64, 64]);
+  Wv_after.data[3 * 64 + 5] = NaN;
+  const losses = array(a.losses.data, [10]);
+  losses.data[4] = Infinity;
+  const report = check(run, { ...a, Wv_after, losses });
+  const wv = rowOf(report, 'Wv_after');
+  assert.deepEqual([wv.status, wv.diagnosis.id], ['differs', 'non-finite']);
+  assert.match(wv.diagnosis.message, /1 entry that is not finite, the first NaN at \[3, 5\]/);
+  const row = rowOf(report, 'losses');
+  assert.equal(row.first.index[0], 4);
+  assert.match(row.diagnosis.message, /match for steps 0–3; at step 4 yours is Infinity/);
+});
+
+test('one loss only: compared without lr (the loss at the initial weights)', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const only = { ...without(a, 'lr', 'steps', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after') };
+  only.losses = array([a.losses.data[0]], [1]);
+  assert.deepEqual(statuses(check(run, only)), { losses: ['match', null] });
+  only.losses = array([a.losses.data[0] * 2], [1]);
+  const twice = check(run, only);
+  assert.deepEqual(statuses(twice), { losses: ['differs', 'factor'] });
+  assert.match(rowOf(twice, 'losses').diagnosis.message, /Your losses are 2 × the course's/);
+});
+
+test('target missing or unusable: a note, no rows', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const none = check(run, without(a, 'target'));
+  assert.deepEqual(none.rows, []);
+  assert.ok(none.notes.some((n) => /not checked: save target: lesson 5 trains on the MSE/.test(n)));
+  const bad = check(run, { ...a, target: array([1, 2], [2]) });
+  assert.ok(
+    bad.notes.some((n) =>
+      /your target has shape \(2,\); expected \(B, T, C\) = \(2, 6, 64\)/.test(n),
+    ),
+  );
+  const nan = array(a.target.data, a.target.shape);
+  nan.data[0] = NaN;
+  assert.ok(check(run, { ...a, target: nan }).notes.some((n) => /not finite/.test(n)));
+});
+
+test('X or a weight missing, bad heads, or no arrays: no rows (checkNotebook says why)', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const none = { rows: [], notes: [], used: [], lr: null };
+  assert.deepEqual(check(run, without(a, 'X')), none);
+  assert.deepEqual(check(run, without(a, 'Wk')), none);
+  assert.deepEqual(check(run, a, { heads: 5 }), none);
+  assert.deepEqual(check(run, a, { causal: 'yes' }), none);
+  assert.deepEqual(checkTraining(mha, null, { heads: 4 }), none);
+  assert.deepEqual(checkTraining(mha, a), none, 'no heads');
+});
+
+// ------------------------------------------------------------------------------------------------
+// measured facts, and printed losses
+
+test('a step no simple rule reproduces: only what was measured', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const Wq_after = array(a.Wq_after.data, [64, 64]);
+  Wq_after.data[70] += 1e-3;
+  const losses = array(a.losses.data, [10]);
+  losses.data[5] += 1e-3;
+  const report = check(run, { ...a, Wq_after, losses });
+  const wq = rowOf(report, 'Wq_after');
+  assert.deepEqual([wq.status, wq.diagnosis.id], ['differs', 'step-differs']);
+  assert.deepEqual(wq.first.index, [1, 6]);
+  assert.match(
+    wq.diagnosis.message,
+    /^Your Wq_after differs from Wq - lr \* dWq \(lr = 0\.1\) by up to 0\.001,/,
+  );
+  const row = rowOf(report, 'losses');
+  assert.deepEqual(
+    [row.status, row.diagnosis.id, row.first.index],
+    ['differs', 'step-differs', [5]],
+  );
+  assert.match(
+    row.diagnosis.message,
+    /^Your losses match for steps 0–4; at step 5 yours is [\d.]+, the course's [\d.]+\.$/,
+  );
+});
+
+test('no weight updated at all: every row and the flat losses say so', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const flat = array(new Array(10).fill(a.losses.data[0]), [10]);
+  const same = { Wq_after: a.Wq, Wk_after: a.Wk, Wv_after: a.Wv, Wo_after: a.Wo, losses: flat };
+  const report = check(run, { ...a, ...same });
+  for (const row of report.rows) {
+    assert.deepEqual([row.status, row.diagnosis.id], ['differs', 'sgd-not-updated'], row.name);
+  }
+  assert.match(
+    rowOf(report, 'losses').diagnosis.message,
+    /run in which Wq, Wk, Wv and Wo are never updated, as your Wq_after, Wk_after, Wv_after and Wo_after show,/,
+  );
+});
+
+test('losses printed to 4 decimals (text) match within their printed digits', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const printed = {
+    data: Float64Array.from(a.losses.data, (x) => Number(x.toFixed(4))),
+    shape: [10],
+    dtype: 'text',
+    resolution: new Float64Array(10).fill(0.5e-4),
+  };
+  assert.equal(rowOf(check(run, { ...a, losses: printed }), 'losses').status, 'match');
+  printed.data[3] += 2e-4;
+  assert.equal(rowOf(check(run, { ...a, losses: printed }), 'losses').first.index[0], 3);
+});

@@ -1,0 +1,243 @@
+// attention.js - analyses of the scores and the attention weights: the causal mask (its fill
+// value, its diagonal, which triangle), the softmax (its axis, a softmax over the whole array, a
+// mask applied after it), and the invariants every att must keep (rows summing to 1, no negative
+// weight, masked entries 0). Each cause is proven by recomputing the student's array from their
+// own scores; what cannot be proven is reported as measured facts.
+
+import { softmaxRows } from '../ops.js';
+import { softmaxAll, softmaxAxis } from './layout.js';
+
+const INF_TEXT = (f) => (f === -Infinity ? '-np.inf' : String(f));
+
+/** scores with the entries at/after key i + k (np.triu(..., k)) or before the query (tril) set. */
+function masked(x, T, { k = 1, fill = -Infinity, past = false }) {
+  const out = Float64Array.from(x);
+  for (let o = 0; o < out.length; o += T * T) {
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        const hide = past ? j < i : j >= i + k;
+        if (hide) out[o + i * T + j] = fill;
+      }
+    }
+  }
+  return out;
+}
+
+// The masks a student writes instead of np.triu(np.ones((T, T), bool), k=1) filled with -inf
+// (fills of -100 or lower give the future keys a weight below e^-100 of the others: the same as
+// -np.inf within any tolerance, so they are not a mistake of the fill)
+function maskForms() {
+  const forms = [];
+  for (const fill of [0, -1, -10]) {
+    forms.push({
+      k: 1,
+      fill,
+      why:
+        `masked with ${fill} instead of -np.inf: exp(${fill}) > 0, so the future keys keep ` +
+        'a weight; a causal mask fills with -np.inf (np.where(mask, -np.inf, scores))',
+    });
+  }
+  for (const fill of [-Infinity, -1e9, 0]) {
+    const f = INF_TEXT(fill);
+    forms.push({
+      k: 0,
+      fill,
+      why:
+        `the mask hides the diagonal too (np.triu(..., k=0), filled with ${f}): each token ` +
+        'must see itself; the course masks with np.triu(np.ones((T, T), bool), k=1)',
+    });
+    forms.push({
+      k: 2,
+      fill,
+      why:
+        `the mask is one off (np.triu(..., k=2), filled with ${f}): each token also sees the ` +
+        'next one; the course masks with k=1',
+    });
+    forms.push({
+      past: true,
+      fill,
+      why:
+        `the mask hides the past instead of the future (np.tril, filled with ${f}); the ` +
+        'course hides the keys after each query: np.triu(np.ones((T, T), bool), k=1)',
+    });
+  }
+  return forms;
+}
+
+/** The causal switch's side of a mask diagnosis: never the cause, said beside it. */
+const switchNote = (s) =>
+  s.causal ? '' : ' (The check is not causal: tick causal if your notebook means a causal layer.)';
+
+/** att and scores: a mask of another form reproduces yours. */
+export function maskAnalysis(ctx, U = ctx.unmaskedScores()) {
+  const { s, node } = ctx;
+  for (const form of maskForms()) {
+    const scores = masked(U, s.T, form);
+    const mine = node === 'scores' ? scores : softmaxRows(scores, s.T);
+    if (ctx.reproduces(mine)) {
+      return {
+        id: 'mask-fill',
+        same: { key: `mask:${form.k}:${form.fill}:${form.past}`, label: 'mask' },
+        message: `Your ${ctx.name}: ${form.why}.${switchNote(s)}`,
+        why: form.why,
+        site: node === 'scores' ? null : 'scores',
+      };
+    }
+  }
+  return null;
+}
+
+// The student's own scores hold a constant finite value above the diagonal: a mask with that fill
+function givenFill(ctx) {
+  const sc = ctx.givenValue('scores');
+  if (!sc || ctx.s.T < 2) return null;
+  const fill = sc[1];
+  const { T } = ctx.s;
+  let scale = 0;
+  for (let i = 0; i < sc.length; i++) {
+    const j = i % T;
+    const q = Math.floor(i / T) % T;
+    if (j > q && sc[i] !== fill) return null;
+    if (j <= q) scale = Math.max(scale, Math.abs(sc[i]));
+  }
+  if (fill === -Infinity || fill <= -1e3 * Math.max(scale, 1)) return null;
+  return { fill, scores: sc };
+}
+
+/** att from scores the student masked with a finite fill (0, -1 …): named as such. */
+function givenFillAnalysis(ctx) {
+  const found = givenFill(ctx);
+  if (!found || ctx.node !== 'att') return null;
+  if (!ctx.reproduces(softmaxRows(found.scores, ctx.s.T))) return null;
+  return {
+    id: 'mask-fill',
+    message:
+      `Your scores are masked with ${found.fill} above the diagonal instead of -np.inf: ` +
+      `exp(${found.fill}) > 0, so your att gives the future keys a weight; a causal mask ` +
+      `fills with -np.inf (np.where(mask, -np.inf, scores)).${switchNote(ctx.s)}`,
+  };
+}
+
+// The softmaxes a student writes instead of softmax(scores, axis=-1)
+function softmaxForms(s, scores) {
+  const shape = [s.B, s.heads, s.T, s.T];
+  return [
+    {
+      make: () => softmaxAll(scores),
+      why:
+        'a softmax over the whole array (np.exp(s) / np.sum(np.exp(s))): the weights of ' +
+        'every row, head and batch item sum to 1 together',
+    },
+    {
+      make: () => softmaxAxis(scores, shape, 1),
+      why: 'a softmax over the heads (axis=1)',
+    },
+    {
+      make: () => softmaxAxis(scores, shape, 0),
+      why: 'a softmax over the batch (axis=0)',
+    },
+    {
+      make: () => softmaxAll4(scores, s),
+      why: 'a softmax over each head’s whole (T, T) block instead of each row',
+    },
+    {
+      make: () => maskAfter(scores, s),
+      why:
+        'the mask applied after the softmax (att * ~mask): the rows no longer sum to 1; mask ' +
+        'the scores with -np.inf before the softmax',
+      causalOnly: true,
+    },
+  ];
+}
+
+// softmax over each (T, T) block
+function softmaxAll4(x, s) {
+  const out = new Float64Array(x.length);
+  const size = s.T * s.T;
+  for (let o = 0; o < x.length; o += size) out.set(softmaxAll(x.subarray(o, o + size)), o);
+  return out;
+}
+
+// softmax(unmasked scores) with the future weights set to 0 afterwards
+function maskAfter(x, s) {
+  return masked(softmaxRows(x, s.T), s.T, { fill: 0 });
+}
+
+/** att: another softmax reproduces yours. */
+function softmaxAnalysis(ctx, U, scores) {
+  const { s } = ctx;
+  for (const form of softmaxForms(s, s.causal ? masked(scores, s.T, {}) : scores)) {
+    if (form.causalOnly && !s.causal) continue;
+    const mine = form.causalOnly ? maskAfter(U, s) : form.make();
+    if (ctx.reproduces(mine)) {
+      return {
+        id: 'softmax-not-normalised',
+        message: `Your att is ${form.why}; the course normalises each query's row over the keys: att = softmax(scores, axis=-1).`,
+      };
+    }
+  }
+  return null;
+}
+
+const fmt = (x) => String(Number(x.toPrecision(4)));
+
+// "[0, 1, 2]" of row r of a (B, h, T, T) array
+const rowIndex = (r, s) => {
+  const b = Math.floor(r / (s.heads * s.T));
+  return `[${b}, ${Math.floor(r / s.T) % s.heads}, ${r % s.T}]`;
+};
+
+/** The invariants att breaks, measured: rows not summing to 1, negative or masked weights. */
+function invariants(ctx) {
+  const { s, yours } = ctx;
+  const tol = ctx.dtypeTol;
+  const facts = [];
+  const bad = [];
+  const rows = yours.length / s.T;
+  for (let r = 0; r < rows; r++) {
+    let sum = 0;
+    for (let j = 0; j < s.T; j++) sum += yours[r * s.T + j];
+    if (!(Math.abs(sum - 1) <= tol * s.T)) bad.push([r, sum]);
+  }
+  if (bad.length) {
+    const shown = bad.slice(0, 3).map(([r, sum]) => `row ${rowIndex(r, s)} sums to ${fmt(sum)}`);
+    facts.push(
+      `${bad.length} of ${rows} rows do not sum to 1 (${shown.join(', ')}${bad.length > 3 ? ', …' : ''})`,
+    );
+  }
+  const negative = yours.filter((x) => x < -tol).length;
+  if (negative) facts.push(`${negative} weights are negative`);
+  if (s.causal) {
+    let open = 0;
+    for (let i = 0; i < yours.length; i++) {
+      if (i % s.T > Math.floor(i / s.T) % s.T && Math.abs(yours[i]) > tol) open++;
+    }
+    if (open) {
+      facts.push(`${open} weights above the diagonal, which the causal mask sets to 0, are not 0`);
+    }
+  }
+  if (!facts.length) return null;
+  return {
+    id: bad.length ? 'softmax-not-normalised' : 'attention-invariant',
+    message:
+      `Your att breaks what every attention matrix keeps: ${facts.join('; ')}. Each query's ` +
+      'weights over the keys are ≥ 0 and sum to 1: att = softmax(scores, axis=-1)' +
+      `${s.causal ? ', with the masked (future) weights 0' : ''}.`,
+    measured: true,
+  };
+}
+
+/** The analyses of scores and att, first proven causes, then (att) the broken invariants. */
+export function attentionAnalyses(ctx) {
+  if (ctx.node !== 'scores' && ctx.node !== 'att') return null;
+  const U = ctx.unmaskedScores();
+  if (ctx.node === 'att') {
+    const scores = ctx.pipeValue('scores');
+    const hit = givenFillAnalysis(ctx) ?? maskAnalysis(ctx, U) ?? softmaxAnalysis(ctx, U, scores);
+    return hit;
+  }
+  return maskAnalysis(ctx, U);
+}
+
+/** The invariants of att as a last, measured word (after every other analysis). */
+export const attentionFacts = (ctx) => (ctx.node === 'att' ? invariants(ctx) : null);

@@ -1,0 +1,250 @@
+// relations.js - analyses that relate a student's array to the course's one by arithmetic: a
+// constant factor (and what it is in this layer), a bias (one row vector added to every token),
+// another array of the check added, a sum over part of the batch, the heads averaged.
+// Every relation is fitted, then proven: the fitted array must reproduce the student's within the
+// row's tolerance.
+
+import { add, dot, mergeHeads, scale, sub } from '../ops.js';
+import { factorNumber, fitFactor, meanings } from './factor.js';
+import { isAre, layoutOf, meanAlong, shapeOf } from './layout.js';
+
+const DISPLAY = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
+const shown = (node) => DISPLAY[node] ?? node;
+
+// The readings of k whose mistake could sit where the student's array comes from: this step, or
+// steps the student did not save. A reading from an earlier step (a factor in dY) is then weighed
+// against the student's later arrays: ruled out if one of them that such a factor would scale
+// matches the course's, preferred over the step's own readings if they show the same k.
+function possible(readings, ctx, k) {
+  const open = new Set([ctx.node, shown(ctx.node), ...ctx.hidden.map(shown), ...ctx.hidden]);
+  const here = (site) => site === ctx.node || site === shown(ctx.node);
+  const weighed = readings
+    .filter((r) => r.sites.some((site) => open.has(site)))
+    .map((r) => ({ r, said: r.sites.every(here) ? 'here' : ctx.laterEvidence(r.sites, k) }))
+    .filter(({ said }) => said !== 'contradicted');
+  const confirmed = weighed.some(({ said }) => said === 'confirmed');
+  return weighed.filter(({ said }) => !confirmed || said !== 'here').map(({ r }) => r);
+}
+
+// "saving dY tells them apart": a step not saved where only some readings would show
+// (a step some readings sit at and others not, that the student did not save; else other sizes)
+function apart(readings, ctx) {
+  const sites = new Set(readings.flatMap((r) => r.sites));
+  const telling = [...sites].filter(
+    (site) =>
+      site !== ctx.node &&
+      site !== shown(ctx.node) &&
+      !readings.every((r) => r.sites.includes(site)) &&
+      !ctx.savedValue(site),
+  );
+  if (telling.length) return ` Saving ${telling.join(' or ')} tells them apart.`;
+  return ' A run with other sizes (another B, T or h) tells them apart.';
+}
+
+/** yours = k · the course's, k ≠ 1: { id, message, factor }. */
+export function factorAnalysis(ctx) {
+  const k = fitFactor(ctx.yours, ctx.local);
+  if (k == null || Math.abs(k - 1) < 1e-9) return null;
+  if (!ctx.reproduces(scale(ctx.local, k))) return null;
+  const all = meanings(k, ctx.node, ctx.s, Math.max(1e-9, 10 * ctx.dtypeTol));
+  const readings = possible(all, ctx, k).map((r) => scaledScores(r, ctx));
+  const specific = readings.filter((r) => !r.generic);
+  const head = `Your ${ctx.name} ${isAre(ctx.name)} ${factorNumber(k)} × the course's`;
+  const line = `the course computes ${ctx.courseLine}`;
+  const same = (list) => ({
+    key: `factor:${list.map((r) => `${r.expr}|${r.why}`).join(';')}`,
+    label: `factor ${factorNumber(k)}`,
+  });
+  if (specific.length === 1) {
+    const r = specific[0];
+    return {
+      id: r.id ?? 'factor',
+      factor: k,
+      same: same(specific),
+      message: `${head} (k = ${r.expr}): ${r.why}; ${line}.`,
+    };
+  }
+  if (specific.length > 1) {
+    const list = specific.map((r) => `${r.why} (k = ${r.expr})`).join('; or ');
+    const sizes = `B = ${ctx.s.B}, T = ${ctx.s.T}, C = ${ctx.s.C}, h = ${ctx.s.heads}`;
+    return {
+      id: 'factor',
+      factor: k,
+      same: same(specific),
+      message:
+        `${head}. Two causes give this number at these sizes (${sizes}): ${list}.` +
+        `${apart(specific, ctx)} ${capital(line)}.`,
+    };
+  }
+  const named = readings.length ? ` = ${readings[0].expr}` : '';
+  return {
+    id: 'factor',
+    factor: k,
+    message: `${head}: one constant factor k = ${factorNumber(k)}${named} over every entry; ${line}.`,
+  };
+}
+
+const capital = (t) => t[0].toUpperCase() + t.slice(1);
+
+// At dQ and dK, the forward's scale mistakes (no 1/√hs, √C) are ruled out as causes when the
+// student's scores match the course's: their scores carry the scale, so the factor sits in how
+// their backward applies it. Said as that, without the catalogue's id.
+function scaledScores(r, ctx) {
+  if (!['missing-scale', 'scale-sqrt-C'].includes(r.id) || !ctx.matched('scores')) return r;
+  return {
+    ...r,
+    id: undefined,
+    why:
+      `it lacks the course's 1/√hs (k = ${r.expr}); your scores match, so the scale is ` +
+      'right in the forward and applied differently in your backward',
+  };
+}
+
+// A (rows, C) view of a merged or split node (split ones merged first).
+function rowsOf(x, node, s) {
+  return layoutOf(node) === 'split' ? mergeHeads(x, s) : x;
+}
+
+const BIAS_OF = { Qm: 'bq', Q: 'bq', Km: 'bk', K: 'bk', Vm: 'bv', V: 'bv', Y: 'bo' };
+
+/** yours = the course's + the same vector b on every token: a bias. */
+export function biasAnalysis(ctx) {
+  const { node, s } = ctx;
+  if (!['merged', 'split'].includes(layoutOf(node))) return null;
+  const d = sub(rowsOf(ctx.yours, node, s), rowsOf(ctx.local, node, s));
+  const rows = d.length / s.C;
+  if (rows < 2) return null;
+  const b = new Float64Array(s.C);
+  for (let i = 0; i < d.length; i++) b[i % s.C] += d[i] / rows;
+  const fitted = add(ctx.local, layoutOf(node) === 'split' ? splitTile(b, s) : tile(b, rows));
+  if (!ctx.reproduces(fitted) || dot(b, b) === 0) return null;
+  const name = BIAS_OF[node];
+  const saved = name && ctx.bias(name);
+  const same = saved && saved.every((x, i) => Math.abs(x - b[i]) <= 1e-9 * (1 + Math.abs(x)));
+  const what = same ? `your ${name}` : `a vector of ${s.C} numbers (b[:3] = ${preview(b)})`;
+  return {
+    id: 'bias',
+    message:
+      `Your ${ctx.name} ${isAre(ctx.name)} the course's plus the same row added to every token, ${what}: a ` +
+      `bias. The course's layer has none: ${ctx.courseLine}.`,
+  };
+}
+
+const preview = (b) => Array.from(b.subarray(0, 3), (x) => factorNumber(x)).join(', ');
+const tile = (b, rows) => {
+  const out = new Float64Array(rows * b.length);
+  for (let r = 0; r < rows; r++) out.set(b, r * b.length);
+  return out;
+};
+// b (C,) laid out as a split (B, h, T, hs) array: head block h of b on every token
+function splitTile(b, s) {
+  const out = new Float64Array(s.B * s.T * s.C);
+  for (let i = 0; i < out.length; i++) {
+    const hh = Math.floor(i / (s.T * s.hs)) % s.heads;
+    out[i] = b[hh * s.hs + (i % s.hs)];
+  }
+  return out;
+}
+
+/** yours − the course's = c · another array of the check (X, Q, …). */
+export function addedAnalysis(ctx) {
+  const d = sub(ctx.yours, ctx.local);
+  for (const { name, data } of ctx.sameLayout()) {
+    const c = fitFactor(d, data);
+    if (c == null || !ctx.reproduces(add(ctx.local, scale(data, c)))) continue;
+    const times = Math.abs(c - 1) < 1e-9 ? '' : `${factorNumber(c)} × `;
+    const residual =
+      name === 'X' && ctx.node === 'Y'
+        ? ': a residual connection inside the layer (the course adds it outside, if at all)'
+        : '';
+    return {
+      id: 'added-array',
+      message:
+        `Your ${ctx.name} ${isAre(ctx.name)} the course's plus ${times}${name}${residual}; ` +
+        `the course computes ${ctx.courseLine}.`,
+    };
+  }
+  return null;
+}
+
+// The batch items' shares of a weight gradient ((C, C) = Σ_b a[b]ᵀ g[b])
+function batchShares(ctx) {
+  const { s } = ctx;
+  const share = ctx.weightGradShares?.();
+  if (!share) return null;
+  const n = s.B;
+  const gram = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (__, j) => dot(share[i], share[j])),
+  );
+  const rhs = share.map((g) => dot(g, ctx.yours));
+  const c = solve(gram, rhs);
+  return c && { share, c };
+}
+
+// Gaussian elimination with partial pivoting; null when singular
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let piv = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[piv][col])) piv = r;
+    if (!(Math.abs(m[piv][col]) > 0)) return null;
+    [m[col], m[piv]] = [m[piv], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const f = m[r][col] / m[col][col];
+      for (let k = col; k <= n; k++) m[r][k] -= f * m[col][k];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+
+/** A weight gradient summed over some batch items only (or each with its own weight). */
+export function batchSubsetAnalysis(ctx) {
+  if (layoutOf(ctx.node) !== 'weight' || !ctx.node.startsWith('d') || ctx.s.B < 2) return null;
+  const found = batchShares(ctx);
+  if (!found) return null;
+  const rounded = found.c.map((x) => Math.round(x));
+  if (!rounded.every((x, i) => Math.abs(x - found.c[i]) < 1e-6 && (x === 0 || x === 1))) {
+    return null;
+  }
+  if (rounded.every((x) => x === 1)) return null;
+  let sum = new Float64Array(ctx.yours.length);
+  found.share.forEach((g, b) => {
+    if (rounded[b]) sum = add(sum, g);
+  });
+  if (!ctx.reproduces(sum)) return null;
+  const items = rounded.flatMap((x, b) => (x ? [b] : []));
+  const which = items.length
+    ? `batch item${items.length > 1 ? 's' : ''} ${items.join(', ')}`
+    : 'no batch item';
+  return {
+    id: 'reduction',
+    same: { key: `batch:${items}`, label: `sum over ${which} only` },
+    message:
+      `Your ${ctx.name} sums over ${which} only, of the ${ctx.s.B}: a weight's gradient sums ` +
+      `every batch item's share (X.reshape(-1, C) takes all B·T rows); the course computes ` +
+      `${ctx.courseLine}.`,
+  };
+}
+
+/** The heads averaged: every head (or head block) of yours is the mean over the heads. */
+export function headMeanAnalysis(ctx) {
+  const { node, s } = ctx;
+  if (s.heads < 2) return null;
+  const layout = layoutOf(node);
+  let mine = null;
+  if (layout === 'split' || layout === 'square') mine = meanAlong(ctx.local, shapeOf(node, s), 1);
+  if (layout === 'merged' && ['concat', 'dconcat'].includes(node)) {
+    mine = meanAlong(ctx.local, [s.B, s.T, s.heads, s.hs], 2);
+  }
+  if (!mine || !ctx.reproduces(mine)) return null;
+  return {
+    id: 'reduction',
+    same: { key: 'head-mean', label: 'mean over the heads' },
+    message:
+      `Every head of your ${ctx.name} is the mean over the ${s.heads} heads: the heads were ` +
+      'averaged, not kept apart; each head attends on its own and merge_heads concatenates ' +
+      `them. The course computes ${ctx.courseLine}.`,
+  };
+}

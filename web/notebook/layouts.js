@@ -1,0 +1,702 @@
+// layouts.js - real notebooks' layouts rewritten into the course's before the check (issue 18):
+// per-head weight stacks and lists, fused qkv matrices, PyTorch's (out, in) weights used as
+// X @ W.T, a missing Wo, heads read from split shapes, intermediates saved heads first, and
+// biases. Every adaptation is said in a note (a plain sentence for the student), none is silent;
+// what cannot be adapted is left as it is, with a note saying why. DOM-free.
+//
+//   const a = adaptLayout(readNpz(bytes), { heads: 4 });
+//   const report = checkNotebook(mha, a.arrays, { heads: a.heads, causal });  // + a.notes
+//
+// The course's layout: X (B, T, C) or (T, C); Wq, Wk, Wv, Wo (C, C) used as X @ W, no bias;
+// Q, K, V (B, h, T, hs) or (B, T, C); scores, att (B, h, T, T); dW* with the weight's shape.
+
+import { agrees, relativeResolution } from './compare.js';
+import { courseName, shapeText } from './names.js';
+import * as ops from './ops.js';
+
+const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
+const GRADS = ['dWq', 'dWk', 'dWv', 'dWo'];
+const BIASES = ['bq', 'bk', 'bv', 'bo'];
+// results saved per head: (B, h, T, hs) ones and (B, h, T, T) ones
+const HS_RESULTS = ['Q', 'K', 'V', 'headout', 'dheadout', 'dV', 'dQ', 'dK'];
+const TT_RESULTS = ['scores', 'att', 'datt', 'dscores'];
+// as in check.js: what is recomputed from printed arrays may be off by their resolution, grown
+const TEXT_GROWTH = 1e3;
+
+// A file's name lower-cased without '_' and without a module path: 'h.0.attn.c_attn.weight' ->
+// 'cattnweight', 'c_attn.weight.grad' -> 'cattnweightgrad', 'W_q' -> 'wq'.
+function norm(key) {
+  const parts = String(key).toLowerCase().split('.');
+  let keep = parts.at(-1) === 'grad' ? 2 : 1;
+  if (/^(weight|bias|w|b)$/.test(parts.at(-keep) ?? '')) keep++;
+  return parts.slice(-keep).join('').replaceAll('_', '');
+}
+
+const WEIGHT_ALIASES = Object.freeze({
+  ...Object.fromEntries(WEIGHTS.map((w) => [w.toLowerCase(), w])),
+  ...Object.fromEntries(
+    ['q', 'k', 'v'].flatMap((x) => [
+      [`${x}proj`, `W${x}`],
+      [`${x}projweight`, `W${x}`],
+    ]),
+  ),
+  cproj: 'Wo',
+  cprojweight: 'Wo',
+  cprojw: 'Wo', // picoGPT's params: c_proj.w, c_proj.b
+  outproj: 'Wo',
+  outprojweight: 'Wo',
+  oproj: 'Wo',
+  oprojweight: 'Wo',
+  proj: 'Wo',
+  wproj: 'Wo',
+  wout: 'Wo',
+});
+const FUSED = new Set([
+  'qkv',
+  'wqkv',
+  'qkvweight',
+  'cattn',
+  'cattnweight',
+  'cattnw',
+  'inproj',
+  'inprojweight',
+]);
+const FUSED_BIAS = new Set(['bqkv', 'biasqkv', 'qkvbias', 'cattnbias', 'cattnb', 'inprojbias']);
+const BIAS_ALIASES = Object.freeze({
+  ...Object.fromEntries(
+    ['q', 'k', 'v', 'o'].flatMap((x) => [
+      [`b${x}`, `b${x}`],
+      [`bias${x}`, `b${x}`],
+      [`${x}bias`, `b${x}`],
+      [`${x}projbias`, `b${x}`],
+    ]),
+  ),
+  outprojbias: 'bo',
+  cprojbias: 'bo',
+  cprojb: 'bo',
+  projbias: 'bo',
+  bproj: 'bo',
+});
+
+// { kind: 'weight' | 'fused' | 'fusedBias' | 'bias', name?, grad } for a name without a d/grad
+function plainRole(n) {
+  if (Object.hasOwn(WEIGHT_ALIASES, n)) return { kind: 'weight', name: WEIGHT_ALIASES[n] };
+  if (FUSED.has(n)) return { kind: 'fused' };
+  if (FUSED_BIAS.has(n)) return { kind: 'fusedBias' };
+  if (Object.hasOwn(BIAS_ALIASES, n)) return { kind: 'bias', name: BIAS_ALIASES[n] };
+  return null;
+}
+
+/**
+ * What a file's array name stands for in a layer's layout, or null: { kind, name, grad } with
+ * kind 'weight' (name Wq…Wo, or dWq…dWo when grad), 'fused' (Wq | Wk | Wv in one), 'fusedBias'
+ * or 'bias' (name bq…bo). Gradients: a leading d or grad, or a trailing grad ('dc_attn',
+ * 'in_proj_weight_grad'); gradients of biases are not read.
+ */
+export function layoutRole(key) {
+  const n = norm(key);
+  const plain = plainRole(n);
+  if (plain) return { ...plain, grad: false };
+  for (const base of [n.replace(/^grad/, ''), n.replace(/grad$/, ''), n.replace(/^d/, '')]) {
+    const r = base === n ? null : plainRole(base);
+    if (r?.kind === 'weight') return { kind: 'weight', name: `d${r.name}`, grad: true };
+    if (r?.kind === 'fused') return { kind: 'fused', grad: true };
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// arrays and index maps (every adaptation moves entries, none computes new values)
+
+const sizeOf = (shape) => shape.reduce((x, y) => x * y, 1);
+const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
+
+// A readNpy-style { data, shape } whose data length fits its shape (else the check says why).
+function isArray(a) {
+  return (
+    a != null &&
+    typeof a === 'object' &&
+    Array.isArray(a.shape) &&
+    a.shape.every((d) => Number.isInteger(d) && d >= 0) &&
+    a.data != null &&
+    a.data.length === sizeOf(a.shape) &&
+    (a.data.length === 0 || typeof a.data[0] === 'number')
+  );
+}
+
+// out[i] = a[src[i]] (and its printed resolution, when it has one), with a new shape
+function gather(a, shape, src) {
+  const out = { ...a, data: Float64Array.from(src, (j) => a.data[j]), shape };
+  if (a.resolution) out.resolution = Float64Array.from(src, (j) => a.resolution[j]);
+  return out;
+}
+
+// flat indices start, start + 1, … (a reshape or a block of rows)
+const range = (start, length) => Int32Array.from({ length }, (_, i) => start + i);
+
+// (r, c) -> (c, r)
+function transposeIndex(r, c) {
+  const src = new Int32Array(r * c);
+  for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) src[j * r + i] = i * c + j;
+  return src;
+}
+
+// (h, r, c) -> (r, h·c): matrix i in columns i·c…(i+1)·c (np.hstack of the h matrices)
+function hstackIndex(h, r, c) {
+  const src = new Int32Array(h * r * c);
+  for (let i = 0; i < h; i++) {
+    for (let k = 0; k < r; k++) {
+      for (let j = 0; j < c; j++) src[(k * h + i) * c + j] = (i * r + k) * c + j;
+    }
+  }
+  return src;
+}
+
+// columns from…from+w of (r, c)
+function columnsIndex(r, c, from, w) {
+  const src = new Int32Array(r * w);
+  for (let i = 0; i < r; i++) for (let j = 0; j < w; j++) src[i * w + j] = i * c + from + j;
+  return src;
+}
+
+// (p, q, rest…) -> (q, p, rest…): the two leading axes swapped
+function swapLeadingIndex(p, q, rest) {
+  const src = new Int32Array(p * q * rest);
+  for (let i = 0; i < p; i++) {
+    for (let j = 0; j < q; j++) src.set(range((i * q + j) * rest, rest), (j * p + i) * rest);
+  }
+  return src;
+}
+
+// The arrays joined one after another (a list of per-head keys -> one (h, r, c) stack)
+function joinData(list, shape) {
+  const data = new Float64Array(sizeOf(shape));
+  const parts = list.every((a) => a.resolution) ? new Float64Array(data.length) : null;
+  let at = 0;
+  for (const a of list) {
+    data.set(a.data, at);
+    if (parts) parts.set(a.resolution, at);
+    at += a.data.length;
+  }
+  const out = { ...list[0], data, shape };
+  if (parts) out.resolution = parts;
+  else delete out.resolution;
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// the state of one adaptation
+
+// The key of the file's array for course name `name` (the course's spelling first), or null.
+function owner(arrays, name) {
+  if (Object.hasOwn(arrays, name)) return name;
+  return Object.keys(arrays).find((k) => courseName(k) === name) ?? null;
+}
+
+// X's sizes and an empty record, or null when X is missing or not (B, T, C) / (T, C)
+function newState(arrays, heads) {
+  const xKey = owner(arrays, 'X');
+  const X = xKey == null ? null : arrays[xKey];
+  if (!isArray(X) || (X.shape.length !== 2 && X.shape.length !== 3)) return null;
+  const [B, T, C] = X.shape.length === 3 ? X.shape : [1, ...X.shape];
+  if (!(B >= 1 && T >= 1 && C >= 1)) return null;
+  return {
+    arrays: { ...arrays },
+    notes: [],
+    used: new Set(),
+    X: { ...X, data: Float64Array.from(X.data) },
+    B,
+    T,
+    C,
+    N: B * T,
+    heads,
+    weights: {}, // course name (Wq…dWo) -> its key in arrays, once it is (C, C)
+    seen: new Set(), // course weight names the file has under any name and shape
+    biases: {},
+    evidence: [], // { what, h, key, rank }: arrays that show the number of heads
+    fusedConvention: null,
+    convention: null,
+  };
+}
+
+// arrays[name] = array in place of the file's `keys` (consumed: listed in used)
+function put(st, name, array, keys) {
+  for (const k of keys) {
+    delete st.arrays[k];
+    st.used.add(k);
+  }
+  st.arrays[name] = array;
+}
+
+// the file's key read into something that is not an array of the check (a bias)
+function consume(st, key) {
+  delete st.arrays[key];
+  st.used.add(key);
+}
+
+const asF64 = (a) => ({ ...a, data: Float64Array.from(a.data), shape: [...a.shape] });
+
+// ------------------------------------------------------------------------------------------------
+// weights: per-head stacks and lists, other names
+
+// { join: 'columns' | 'rows', hs } for a stack (h, C, hs) (head i in columns i·hs…) or (h, hs, C)
+// (head i in rows i·hs…), else null
+function stackLayout(shape, C) {
+  if (shape.length !== 3) return null;
+  const [h, r, c] = shape;
+  if (r === C && h * c === C) return { join: 'columns', hs: c };
+  if (c === C && h * r === C) return { join: 'rows', hs: r };
+  return null;
+}
+
+// A stack (h, r, c) of per-head matrices -> weight `name` (C, C), said as `label` is/are…
+function joinStack(st, name, stack, keys, label) {
+  const { C } = st;
+  const [h, r, c] = stack.shape;
+  const layout = stackLayout(stack.shape, C);
+  const src = layout.join === 'columns' ? hstackIndex(h, r, c) : range(0, C * C);
+  put(st, name, gather(stack, [C, C], src), keys);
+  st.weights[name] = name;
+  if (h === 1) {
+    st.notes.push(
+      `${label} is ${shapeText(stack.shape)}: read as one ${shapeText([C, C])} ${name}`,
+    );
+    return;
+  }
+  const what =
+    keys.length === 1
+      ? `${label} is a stack of ${h} per-head ${shapeText([r, c])} matrices`
+      : `${label} are ${h} per-head ${shapeText([r, c])} matrices`;
+  const into = keys.length === 1 && keys[0] === name ? '' : ` ${name}`;
+  const where = `head i in ${layout.join} i·${layout.hs}…(i+1)·${layout.hs}`;
+  st.notes.push(`${what}: joined into one ${shapeText([C, C])}${into}, ${where}`);
+  if (!name.startsWith('d')) st.evidence.push({ what, h, key: keys[0], rank: 1 });
+}
+
+const HEAD_KEY = /^(d?w[qkvo])(?:head|h)?(\d+)$/;
+
+// Wq_0, Wq_1, … (also Wq_h0…, Wq0…, dWq_0…): { Wq: [[index, key], …] }
+function headLists(arrays) {
+  const lists = {};
+  for (const key of Object.keys(arrays)) {
+    const m = HEAD_KEY.exec(norm(key));
+    if (!m || !isArray(arrays[key])) continue;
+    const name = m[1].startsWith('d') ? `dW${m[1].slice(2)}` : `W${m[1].slice(1)}`;
+    (lists[name] ??= []).push([Number(m[2]), key]);
+  }
+  return lists;
+}
+
+// Per-head keys (from 0 or 1, one (C, hs) or (hs, C) each) joined into one weight
+function joinHeadLists(st) {
+  for (const [name, list] of Object.entries(headLists(st.arrays))) {
+    const hasWeight = Object.keys(st.arrays).some((k) => layoutRole(k)?.name === name);
+    if (hasWeight || list.length < 2) continue; // Wq itself is in the file: it is used
+    list.sort((a, b) => a[0] - b[0]);
+    const keys = list.map(([, k]) => k);
+    const parts = keys.map((k) => st.arrays[k]);
+    const shape = [list.length, ...parts[0].shape];
+    const ok =
+      list.every(([i], j) => i === list[0][0] + j) &&
+      list[0][0] <= 1 &&
+      parts.every((a) => sameShape(a.shape, parts[0].shape)) &&
+      stackLayout(shape, st.C);
+    const label = `${keys[0]} … ${keys.at(-1)}`;
+    if (ok) {
+      joinStack(st, name, joinData(parts, shape), keys, label);
+    } else {
+      st.notes.push(
+        `${label} are not ${name}'s heads numbered from 0 or 1, one (C, hs) or (hs, C) ` +
+          `matrix each with C = ${st.C} from X: left as they are`,
+      );
+    }
+  }
+}
+
+// Weights (and their gradients) under any name: (C, C) renamed, stacks joined
+function readWeights(st) {
+  const rank = (key) => {
+    const name = layoutRole(key).name;
+    if (key === name) return 0;
+    return courseName(key) === name ? 1 : 2;
+  };
+  const keys = Object.keys(st.arrays).filter((k) => layoutRole(k)?.kind === 'weight');
+  keys.sort((a, b) => rank(a) - rank(b));
+  for (const key of keys) readWeight(st, key, layoutRole(key).name);
+}
+
+function readWeight(st, key, name) {
+  const a = st.arrays[key];
+  const { C } = st;
+  if (!isArray(a)) return; // the check says what is wrong with it
+  st.seen.add(name);
+  const known = courseName(key) === name; // names.js reads it (and notes a second one)
+  const holder = st.weights[name] ?? owner(st.arrays, name);
+  if (holder != null && holder !== key) {
+    if (!known) st.notes.push(`${key} not used as ${name}: your file has ${holder}`);
+    return;
+  }
+  if (sameShape(a.shape, [C, C])) {
+    st.weights[name] = key;
+    if (known) return;
+    put(st, name, asF64(a), [key]);
+    st.weights[name] = name;
+    st.notes.push(`${key} read as ${name}`);
+  } else if (stackLayout(a.shape, C)) {
+    joinStack(st, name, asF64(a), [key], key);
+  } else if (!known) {
+    st.notes.push(
+      `${key} has shape ${shapeText(a.shape)}: ${name} is (C, C) = ${shapeText([C, C])} ` +
+        `with C = ${C} from X; left as it is`,
+    );
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// fused projections: Wq | Wk | Wv in one matrix (or Q | K | V in one result)
+
+// How a fused array of this shape splits, or null: its three parts' flat indices and shape
+function fusedLayout(st, shape) {
+  const { C } = st;
+  const lead = st.X.shape.slice(0, -1);
+  const block = (i) => range(i * C * C, C * C);
+  if (sameShape(shape, [C, 3 * C])) {
+    return { kind: 'columns', part: [C, C], src: (i) => columnsIndex(C, 3 * C, i * C, C) };
+  }
+  if (sameShape(shape, [3 * C, C])) return { kind: 'rows', part: [C, C], src: block };
+  if (sameShape(shape, [3, C, C])) return { kind: 'stack', part: [C, C], src: block };
+  if (sameShape(shape, [...lead, 3 * C])) {
+    return { kind: 'result', part: [...lead, C], src: (i) => columnsIndex(st.N, 3 * C, i * C, C) };
+  }
+  return null;
+}
+
+// "c_attn (24, 72) holds Wq, Wk, Wv side by side, used as X @ W: split into …"
+function fusedNote(key, shape, names, layout, C) {
+  const head = `${key} ${shapeText(shape)} holds ${names.join(', ')}`;
+  const grad = names[0].startsWith('d');
+  switch (layout.kind) {
+    case 'columns': {
+      const use = grad ? '' : ', used as X @ W';
+      return `${head} side by side${use}: split into its three column blocks of ${C}`;
+    }
+    case 'rows': {
+      const use = grad ? '' : ' and used as X @ W.T';
+      return (
+        `${head} one above the other, stored (out, in)${use} as PyTorch's in_proj_weight: ` +
+        `split into its three row blocks of ${C}`
+      );
+    }
+    case 'stack':
+      return `${head} one after the other: split into the three`;
+    default:
+      return `${head} side by side: split into the three, each ${shapeText(layout.part)}`;
+  }
+}
+
+// A fused weight, its gradient or a fused Q | K | V result -> three course arrays
+function readFused(st, key, grad) {
+  const a = st.arrays[key];
+  const { C } = st;
+  if (!isArray(a)) return;
+  const layout = fusedLayout(st, a.shape);
+  if (!layout) {
+    st.notes.push(
+      `${key} has shape ${shapeText(a.shape)}: a fused Wq, Wk, Wv is (C, 3C) = ` +
+        `${shapeText([C, 3 * C])} or (3C, C) = ${shapeText([3 * C, C])} with C = ${C} ` +
+        'from X; left as it is',
+    );
+    return;
+  }
+  const isResult = layout.kind === 'result';
+  const names = (isResult ? ['Q', 'K', 'V'] : ['Wq', 'Wk', 'Wv']).map((n) => (grad ? `d${n}` : n));
+  const taken = names.filter((n) => st.weights[n] ?? owner(st.arrays, n));
+  if (taken.length) {
+    st.notes.push(`${key} not used: your file has ${taken.join(', ')} too`);
+    return;
+  }
+  const parts = names.map((n, i) => gather(asF64(a), layout.part, layout.src(i)));
+  names.forEach((n, i) => put(st, n, parts[i], [key]));
+  if (!isResult) names.forEach((n) => (st.weights[n] = n));
+  if (layout.kind === 'columns') st.fusedConvention ??= 'in-out';
+  if (layout.kind === 'rows') st.fusedConvention ??= 'out-in';
+  st.notes.push(fusedNote(key, a.shape, names, layout, C));
+}
+
+// ------------------------------------------------------------------------------------------------
+// biases
+
+// bq, bk, bv, bo (and fused ones) -> st.biases; a zero bias is dropped, each said
+function readBiases(st) {
+  for (const key of Object.keys(st.arrays)) {
+    const role = layoutRole(key);
+    const isBias = role && !role.grad && ['bias', 'fusedBias'].includes(role.kind);
+    if (isBias && isArray(st.arrays[key])) readBias(st, key, role);
+  }
+}
+
+function readBias(st, key, role) {
+  const { C } = st;
+  const a = st.arrays[key];
+  const names = role.kind === 'bias' ? [role.name] : ['bq', 'bk', 'bv'];
+  const taken = names.filter((n) => st.biases[n]);
+  if (a.data.length !== names.length * C || taken.length) {
+    const what = names.length > 1 ? 'a fused bias' : 'a bias';
+    const why = taken.length
+      ? `your file has ${taken.join(', ')} already`
+      : `${what} has ${names.length * C} entries with C = ${C} from X`;
+    st.notes.push(`${key} ${shapeText(a.shape)} not read as a bias: ${why}; left as it is`);
+    return;
+  }
+  consume(st, key);
+  const data = Float64Array.from(a.data);
+  const parts = names.map((_, i) => data.slice(i * C, (i + 1) * C));
+  const zero = parts.map((p) => p.every((v) => v === 0));
+  const dropped = "dropped (the course's layer has no bias)";
+  if (zero.every(Boolean)) {
+    st.notes.push(`your ${key} is all zeros: ${dropped}`);
+    return;
+  }
+  names.forEach((n, i) => {
+    if (zero[i]) st.notes.push(`your ${n} (in ${key}) is all zeros: ${dropped}`);
+    else st.biases[n] = parts[i];
+  });
+}
+
+function biasNote(st) {
+  const names = BIASES.filter((n) => st.biases[n]);
+  if (!names.length) return;
+  st.notes.push(
+    `your layer has biases (${names.join(', ')}); the course's layer has none: the check ` +
+      "compares your arrays with the course's layer and names any difference a bias makes",
+  );
+}
+
+// ------------------------------------------------------------------------------------------------
+// results saved per head: heads first, and the number of heads they show
+
+// h of a result in the course's split layout, (B, h, T, hs) / (B, h, T, T) or without B = 1
+function splitHeadCount(st, tt, shape) {
+  const { B, T, C } = st;
+  const fits = (h, t, x) => t === T && h >= 1 && (tt ? x === T && C % h === 0 : h * x === C);
+  if (shape.length === 4 && shape[0] === B && fits(shape[1], shape[2], shape[3])) return shape[1];
+  if (shape.length === 3 && B === 1 && shape[0] > 1 && fits(...shape)) return shape[0];
+  return null;
+}
+
+// h of a result saved heads first, (h, B, T, hs) / (h, B, T, T); asked only when the shape is
+// not (B, h, T, …), so never for h = B (there both layouts have the same shape)
+function headsFirstCount(st, tt, shape) {
+  const [p, q, t, x] = shape;
+  if (shape.length !== 4 || q !== st.B || t !== st.T) return null;
+  return (tt ? x === st.T && st.C % p === 0 : p * x === st.C) ? p : null;
+}
+
+function readSplitResults(st) {
+  for (const key of Object.keys(st.arrays)) {
+    const name = courseName(key);
+    const tt = TT_RESULTS.includes(name);
+    const a = st.arrays[key];
+    if ((!tt && !HS_RESULTS.includes(name)) || !isArray(a)) continue;
+    const what = `${key} is ${shapeText(a.shape)}`;
+    const h = splitHeadCount(st, tt, a.shape);
+    if (h != null) st.evidence.push({ what, h, key, rank: 0 });
+    const first = h == null ? headsFirstCount(st, tt, a.shape) : null;
+    if (first == null) continue;
+    const [p, q, t, x] = a.shape;
+    const shape = [q, p, t, x];
+    const target = owner(st.arrays, name) === key ? name : key;
+    put(st, target, gather(asF64(a), shape, swapLeadingIndex(p, q, t * x)), [key]);
+    const axis = tt ? 'T' : 'hs';
+    const to = target === key ? '' : `${target} `;
+    st.notes.push(
+      `${key} ${shapeText(a.shape)} is saved heads first, (h, B, T, ${axis}): transposed to ` +
+        `${to}${shapeText(shape)}, (B, h, T, ${axis}) as the course has it`,
+    );
+    st.evidence.push({ what, h: first, key, rank: 0 });
+  }
+}
+
+const validHeads = (h, C) => Number.isInteger(h) && h >= 1 && C % h === 0;
+
+// The file's number of heads when its arrays show one and the option differs, said
+function inferHeads(st) {
+  const seen = [...st.evidence].sort((a, b) => a.rank - b.rank);
+  const counts = [...new Set(seen.map((e) => e.h))];
+  if (counts.length > 1) {
+    const list = [...new Map(seen.map((e) => [e.key, `${e.key}: ${e.h}`])).values()];
+    st.notes.push(
+      `your arrays show different numbers of heads (${list.join(', ')}): checked with ` +
+        `${String(st.heads)} as set`,
+    );
+    return;
+  }
+  if (counts.length === 0 || counts[0] === Number(st.heads)) return;
+  const h = counts[0];
+  const set = Number.isInteger(st.heads) && st.heads >= 1 ? `, not ${st.heads} as set` : '';
+  st.notes.push(`your ${seen[0].what}: ${h} heads${set}; checked with ${h}`);
+  st.heads = h;
+}
+
+// ------------------------------------------------------------------------------------------------
+// a missing Wo, and the (out, in) convention
+
+function addIdentityWo(st) {
+  const { C } = st;
+  if (st.seen.has('Wo') || owner(st.arrays, 'Wo') != null) return;
+  if (!['Wq', 'Wk', 'Wv'].every((w) => st.weights[w])) return;
+  const data = new Float64Array(C * C);
+  for (let i = 0; i < C; i++) data[i * C + i] = 1;
+  st.arrays.Wo = { data, shape: [C, C], dtype: '<f8' };
+  st.weights.Wo = 'Wo';
+  st.notes.push(
+    'no Wo in your file: your layer has no output projection, so Wo = I (the identity) is ' +
+      'used: Y = concat',
+  );
+}
+
+const withBias = (x, b) => (b ? x.map((v, i) => v + b[i % b.length]) : x);
+
+// Weight `name` as a (C, C) array, or null
+function weightOf(st, name) {
+  const key = st.weights[name];
+  return key == null ? null : st.arrays[key];
+}
+
+// Result `name` (Q, K, V or Y) as (N, C) C-order data, merged from (B, h, T, hs); or null
+function mergedResult(st, name) {
+  const key = owner(st.arrays, name);
+  const a = key == null ? null : st.arrays[key];
+  if (!isArray(a)) return null;
+  const { B, T, C, heads } = st;
+  if (sameShape(a.shape, [B, T, C]) || (B === 1 && sameShape(a.shape, [T, C]))) return asF64(a);
+  if (name === 'Y' || !validHeads(heads, C)) return null;
+  const split = [B, heads, T, C / heads];
+  if (!sameShape(a.shape, split) && !(B === 1 && sameShape(a.shape, split.slice(1)))) return null;
+  const s = { B, T, C, heads };
+  const merged = { ...a, data: ops.mergeHeads(Float64Array.from(a.data), s), shape: [B, T, C] };
+  if (a.resolution) merged.resolution = ops.mergeHeads(Float64Array.from(a.resolution), s);
+  return merged;
+}
+
+// 'out-in' when yours agrees with a recomputation from the transposed weights only, 'in-out'
+// when with the weights as they are only, else null. compute(transB) -> candidate arrays.
+function verdictOf(yours, inputs, compute) {
+  const slack = TEXT_GROWTH * Math.max(0, ...[yours, ...inputs].map(relativeResolution));
+  const { dtype, resolution, printedDtype } = yours;
+  const opts = { dtype, resolution, printedDtype, slack, slackText: 'printed arrays' };
+  const asIs = compute(false).some((r) => agrees(yours.data, r, opts));
+  const transposed = compute(true).some((r) => agrees(yours.data, r, opts));
+  if (transposed !== asIs) return transposed ? 'out-in' : 'in-out';
+  return null;
+}
+
+// The course's forward to Y from X, the weights W = [Wq, Wk, Wv, Wo] (each transposed with
+// transB) and the file's biases
+function forwardY(st, W, { transB, causal }) {
+  const { B, T, C, N, heads } = st;
+  const hs = C / heads;
+  const s = { B, T, C, heads };
+  const lin = (x, w, b) => withBias(ops.matmul(x, w, { m: N, k: C, n: C, transB }), b);
+  const [Q, K, V] = [0, 1, 2].map((i) =>
+    ops.splitHeads(lin(st.X.data, W[i], st.biases[BIASES[i]]), s),
+  );
+  const mm = { batch: B * heads, m: T };
+  const scores = ops.divide(ops.matmul(Q, K, { ...mm, k: hs, n: T, transB: true }), Math.sqrt(hs));
+  const att = ops.softmaxRows(causal ? ops.causalMask(scores, T) : scores, T);
+  const headout = ops.matmul(att, V, { ...mm, k: T, n: hs });
+  return lin(ops.mergeHeads(headout, s), W[3], st.biases.bo);
+}
+
+// The verdicts of the file's Q, K and V (each recomputed from X and its weight), in order
+function projectionVerdicts(st) {
+  const { N, C } = st;
+  const pairs = [
+    ['Q', 'Wq', 'bq'],
+    ['K', 'Wk', 'bk'],
+    ['V', 'Wv', 'bv'],
+  ];
+  return pairs.map(([name, w, b]) => {
+    const yours = mergedResult(st, name);
+    const W = weightOf(st, w);
+    if (!yours || !W) return null;
+    const lin = (transB) => [
+      withBias(ops.matmul(st.X.data, W.data, { m: N, k: C, n: C, transB }), st.biases[b]),
+    ];
+    return verdictOf(yours, [st.X, W], lin);
+  });
+}
+
+// X @ W or X @ W.T: what the file's Q, K and V were computed with when they all agree (one of
+// them transposed and the others not is a mistake for the check to name, not a convention);
+// with none of them, what Y was computed with
+function decideConvention(st) {
+  const verdicts = new Set(projectionVerdicts(st).filter(Boolean));
+  if (verdicts.size > 1) return null;
+  if (verdicts.size === 1) return [...verdicts][0];
+  const Y = mergedResult(st, 'Y');
+  const W = WEIGHTS.map((w) => weightOf(st, w));
+  if (!Y || W.some((w) => !w) || !validHeads(st.heads, st.C)) return null;
+  const data = W.map((w) => w.data);
+  const run = (transB) => [false, true].map((causal) => forwardY(st, data, { transB, causal }));
+  return verdictOf(Y, [st.X, ...W], run);
+}
+
+// (out, in) weights: all four and their gradients transposed, said once
+function applyConvention(st) {
+  st.convention = st.fusedConvention ?? decideConvention(st);
+  if (st.convention !== 'out-in') return;
+  const { C } = st;
+  for (const name of [...WEIGHTS, ...GRADS]) {
+    const a = weightOf(st, name);
+    if (!a) continue;
+    put(st, name, gather(asF64(a), [C, C], transposeIndex(C, C)), [st.weights[name]]);
+    st.weights[name] = name;
+  }
+  st.notes.push(
+    "your weights are stored (out, in) and used as X @ W.T (PyTorch's nn.Linear): " +
+      'transposed all four and their gradients',
+  );
+}
+
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * Rewrite a notebook's arrays into the course's layout before checkNotebook (issue 18), each
+ * adaptation said in a note: per-head weight stacks (h, C, hs) / (h, hs, C) or per-head keys
+ * (Wq_0…, Wq_h0…, Wq0…) joined; fused qkv / c_attn / in_proj_weight ((C, 3C) used as X @ W,
+ * (3C, C) or (3, C, C)) and their gradients split; c_proj / out_proj… read as Wo; (out, in)
+ * weights used as X @ W.T (found by recomputing Q, K, V or Y) transposed with their gradients;
+ * a missing Wo made the identity; results saved heads first (h, B, T, …) transposed; heads
+ * taken from split shapes when they differ from the option; biases read (a zero one dropped).
+ * Never throws: what cannot be adapted is left as it is, with a note saying why.
+ *
+ * arrays: { [fileName]: { data, shape, dtype?, resolution? } } (readNpz, readNpy, text); heads:
+ * the page's setting. Returns { arrays, heads, notes, used, biases, convention }: arrays keyed
+ * by course names where adapted (others untouched; dtype kept, resolution moved with entries),
+ * heads to check with, notes (plain sentences), used (the file's keys consumed or renamed),
+ * biases { bq?, bk?, bv?, bo? } (Float64Array (C,) each), convention 'in-out' (X @ W), 'out-in'
+ * (X @ W.T, transposed) or null (nothing decides it, or Q, K and V disagree: weights left as
+ * they are).
+ */
+export function adaptLayout(arrays, { heads } = {}) {
+  const unchanged = { arrays, heads, notes: [], used: [], biases: {}, convention: null };
+  if (arrays == null || typeof arrays !== 'object') return unchanged;
+  const st = newState(arrays, heads);
+  if (!st) return unchanged;
+  joinHeadLists(st);
+  readWeights(st);
+  for (const key of Object.keys(st.arrays)) {
+    const role = layoutRole(key);
+    if (role?.kind === 'fused') readFused(st, key, role.grad);
+  }
+  readBiases(st);
+  readSplitResults(st);
+  inferHeads(st);
+  addIdentityWo(st);
+  applyConvention(st);
+  biasNote(st);
+  const used = Object.keys(arrays).filter((k) => st.used.has(k));
+  const { notes, biases, convention } = st;
+  return { arrays: st.arrays, heads: st.heads, notes, used, biases, convention };
+}

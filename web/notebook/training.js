@@ -1,0 +1,785 @@
+// training.js - lesson 5's training step in a notebook check (issue 18, item 3): the weights after
+// a step (Wq_after … Wo_after) against W - lr * dW, and the printed `losses` against the engine's
+// run from the student's initial weights, each with a cause named only when it is proven.
+//
+//   const { rows, notes, used, lr } = checkTraining(mha, readNpz(bytes), { heads: 4 });
+//
+// DOM-free. The expected numbers come from the engine (web/mha.js): dW of a layer with the
+// student's initial weights (forward on X, mseLoss against target, backward), and layer.train for
+// the losses. A relation (gradient ascent, another factor on lr, a weight not updated, another
+// weight's gradient, the sum instead of the mean) is named only if recomputing with it reproduces
+// the student's array within the row's tolerance (compare.js); otherwise the row says what was
+// measured. Arrays are flat, row-major: X (B, T, C), W (C, C), losses (n,).
+
+import { agrees, comparedRow, toleranceFor, uncomparedRow } from './compare.js';
+import { matchNames, shapeText } from './names.js';
+import { dot } from './ops.js';
+
+const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
+const COURSE_STEP = 'the course writes W -= lr * dW';
+const SAVE_LR = "save it: np.savez('mha_check.npz', ..., lr=lr)";
+
+// ------------------------------------------------------------------------------------------------
+// names: the course's spelling, any case, underscores ignored (as names.js reads the others)
+
+const keyOf = (name) => String(name).toLowerCase().replaceAll('_', '');
+// Wq_after, Wq_new, Wq_next, Wq_updated; lesson 1's Wq1 and Wq2 are two heads, never a step
+const AFTER_KEY = /^w([qkvo])(after|new|next|updated)$/;
+const OTHER_KEYS = Object.freeze({
+  lr: ['lr', 'learningrate', 'eta', 'alpha'],
+  lrs: ['lrs'], // the page's lesson-5 download: the learning rate of each step
+  steps: ['steps', 'nsteps', 'numsteps'],
+  losses: ['losses', 'losshistory', 'losscurve', 'history'],
+});
+
+/** The training name ('Wq_after', 'lr', 'lrs', 'steps', 'losses') of a file's key, or null. */
+function trainingName(key) {
+  const k = keyOf(key);
+  const m = AFTER_KEY.exec(k);
+  if (m) return `W${m[1]}_after`;
+  return Object.keys(OTHER_KEYS).find((n) => OTHER_KEYS[n].includes(k)) ?? null;
+}
+
+// { keys: { Wq_after: 'Wq_new', lr: 'eta', … }, notes }: the course's spelling wins a tie
+function trainingKeys(arrays) {
+  const keys = {};
+  const notes = [];
+  const rank = (key) => (key === trainingName(key) ? 0 : 1);
+  for (const key of Object.keys(arrays).sort((a, b) => rank(a) - rank(b))) {
+    const name = trainingName(key);
+    if (name == null) continue;
+    if (keys[name]) {
+      notes.push(`${key} and ${keys[name]} both name ${name}: ${keys[name]} was used`);
+    } else {
+      keys[name] = key;
+      if (key !== name) notes.push(`${key} read as ${name}`);
+    }
+  }
+  return { keys, notes };
+}
+
+// ------------------------------------------------------------------------------------------------
+// arrays
+
+const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
+const allFinite = (d) => d.every(Number.isFinite);
+
+// { ...a, data: Float64Array, shape } from a readNpy-style array, or null when it is not one
+function toArray(a) {
+  const shape = a?.shape;
+  if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) return null;
+  const size = shape.reduce((x, y) => x * y, 1);
+  if (typeof a.data?.length !== 'number' || a.data.length !== size) return null;
+  try {
+    return { ...a, data: Float64Array.from(a.data, Number), shape: [...shape] };
+  } catch {
+    return null;
+  }
+}
+
+// The tolerance options of compare.js for a student's array
+const optsOf = (a) => ({ dtype: a.dtype, resolution: a.resolution, printedDtype: a.printedDtype });
+
+// The sizes from X (B, T, C) or (T, C) and the options, or null when unusable
+function readSizes(X, heads, causal) {
+  if (!X || (X.shape.length !== 3 && X.shape.length !== 2) || !allFinite(X.data)) return null;
+  const [B, T, C] = X.shape.length === 3 ? X.shape : [1, ...X.shape];
+  const ok = B >= 1 && T >= 1 && C >= 1 && Number.isInteger(heads) && heads >= 1;
+  if (!ok || C % heads !== 0 || typeof causal !== 'boolean') return null;
+  return { B, T, C, heads, causal, n: B * T * C };
+}
+
+// X, the four weights (C, C), the student's own dWq … if given, target's entry; null when X or a
+// weight is missing or unusable (checkNotebook says why)
+function readInputs(arrays, heads, causal) {
+  const { found } = matchNames(arrays);
+  const X = toArray(found.X?.array);
+  const s = readSizes(X, heads, causal);
+  if (!s) return null;
+  const W0 = {};
+  const dW = {};
+  const square = (a) => a && sameShape(a.shape, [s.C, s.C]) && allFinite(a.data);
+  for (const w of WEIGHTS) {
+    const a = toArray(found[w]?.array);
+    if (!square(a)) return null;
+    W0[w] = a.data;
+    const d = toArray(found[`d${w}`]?.array);
+    if (square(d)) dW[w] = d.data;
+  }
+  const name = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.key]));
+  return { s, X: X.data, W0, dW, name, targetEntry: found.target ?? null, target: null };
+}
+
+// target's data (the shape of X), or { why } the training step cannot be checked without it
+function readTarget(inp) {
+  const { B, T, C } = inp.s;
+  const entry = inp.targetEntry;
+  if (!entry) {
+    return { why: 'save target: lesson 5 trains on the MSE loss np.mean((Y - target) ** 2)' };
+  }
+  const a = toArray(entry.array);
+  if (!a || a.data.length !== B * T * C) {
+    const shape = a ? `shape ${shapeText(a.shape)}` : 'no array';
+    return { why: `your ${entry.key} has ${shape}; expected (B, T, C) = (${B}, ${T}, ${C})` };
+  }
+  if (!allFinite(a.data)) return { why: `your ${entry.key} has entries that are not finite` };
+  return { data: a.data };
+}
+
+// "0.1", "an array of shape (2,)", "not an array": what a saved scalar holds, for a sentence
+function describe(a) {
+  if (!a) return 'not an array';
+  return a.data.length === 1 ? String(a.data[0]) : `an array of shape ${shapeText(a.shape)}`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// numbers in sentences
+
+const num = (x) => String(Number(x.toPrecision(6)));
+
+// Two numbers with enough digits to tell them apart: ['0.6101', '0.6102']
+function pair(a, b) {
+  for (let p = 4; p <= 17; p++) {
+    const x = String(Number(a.toPrecision(p)));
+    const y = String(Number(b.toPrecision(p)));
+    if (x !== y || p === 17) return [x, y];
+  }
+  return [String(a), String(b)];
+}
+
+const maxAbsOf = (d) => d.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+
+// ------------------------------------------------------------------------------------------------
+// the engine
+
+const forwardOpts = (inp) => ({ B: inp.s.B, T: inp.s.T, causal: inp.s.causal });
+const copyWeights = (views) =>
+  Object.fromEntries(WEIGHTS.map((w) => [w, Float64Array.from(views[w])]));
+
+// fn(layer) with a fresh engine layer holding weights W, freed after
+function withLayer(mha, inp, W, fn) {
+  const layer = mha.createLayer({ C: inp.s.C, heads: inp.s.heads });
+  try {
+    for (const w of WEIGHTS) layer.weights[w].set(W[w]);
+    return fn(layer);
+  } finally {
+    layer.free();
+  }
+}
+
+// The MSE loss at weights W and, with `grads`, dWq … dWo: { loss, g }
+function lossAt(mha, inp, W, grads = false) {
+  return withLayer(mha, inp, W, (layer) => {
+    const { Y } = layer.forward(inp.X, forwardOpts(inp));
+    const { loss, dY } = mha.mseLoss(Y, inp.target);
+    if (!grads) return { loss, g: null };
+    layer.zeroGrad();
+    layer.backward(dY);
+    return { loss, g: copyWeights(layer.grads) };
+  });
+}
+
+// W - c·g, entry by entry
+const stepped = (W, g, c) => W.map((v, i) => v - c * g[i]);
+
+// The learning rate of step k of a schedule (a step after the last one: its last rate; none: 0,
+// for a final loss that no step follows)
+const lrAt = (lrs, k) => (lrs.length ? lrs[Math.min(k, lrs.length - 1)] : 0);
+
+// `steps` steps of layer.train from the initial weights with the learning rates lrs:
+// { losses (the loss before each step; NaN after the loss stopped being finite), weights }
+function engineRun(ctx, lrs, steps) {
+  const key = `${lrs.join(',')}|${steps}`;
+  if (ctx.runs.has(key)) return ctx.runs.get(key);
+  const { inp } = ctx;
+  const run = withLayer(ctx.mha, inp, inp.W0, (layer) => {
+    const losses = new Float64Array(steps).fill(NaN);
+    const constant = lrs.every((x) => x === lrs[0]);
+    const train = (k, n) =>
+      layer.train(inp.X, inp.target, { ...forwardOpts(inp), steps: n, lr: lrAt(lrs, k) });
+    try {
+      if (constant) losses.set(train(0, steps));
+      for (let k = 0; !constant && k < steps; k++) losses[k] = train(k, 1)[0];
+    } catch (e) {
+      if (!e.losses) throw e;
+      if (constant) losses.set(e.losses);
+    }
+    return { losses, weights: copyWeights(layer.weights) };
+  });
+  ctx.runs.set(key, run);
+  return run;
+}
+
+// The losses of `steps` steps where weight w steps by rule[w] = { c, from }: W -= c·lr·d(from)
+// (a rule layer.train cannot take: one weight not updated, or stepped with another's gradient)
+function ruleRun(ctx, rule, steps) {
+  const { inp, mha } = ctx;
+  return withLayer(mha, inp, inp.W0, (layer) => {
+    const losses = new Float64Array(steps).fill(NaN);
+    for (let k = 0; k < steps; k++) {
+      const { Y } = layer.forward(inp.X, forwardOpts(inp));
+      const { loss, dY } = mha.mseLoss(Y, inp.target);
+      losses[k] = loss;
+      if (!Number.isFinite(loss)) break;
+      layer.zeroGrad();
+      layer.backward(dY);
+      const g = copyWeights(layer.grads);
+      for (const w of WEIGHTS) {
+        const { c, from } = rule[w];
+        layer.weights[w].set(stepped(layer.weights[w], g[from], c * lrAt(ctx.lr.lrs, k)));
+      }
+    }
+    return losses;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// the learning rate: saved (lr or lrs), else found from the weights, else from the losses
+
+// { lrs, P (the steps the *_after weights are after), value, source } from lr or lrs, or null
+function savedLr(ctx) {
+  const { keys, arrays, notes } = ctx;
+  if (keys.lr) {
+    const a = toArray(arrays[keys.lr]);
+    const v = a && a.data.length === 1 ? a.data[0] : NaN;
+    if (v > 0 && Number.isFinite(v)) return { lrs: [v], P: 1, value: v, source: 'saved' };
+    notes.push(
+      `Your ${keys.lr} is ${describe(a)}: a learning rate is one positive finite number, ` +
+        'so it is not used (lr is found from your other arrays instead).',
+    );
+  }
+  if (keys.lrs) {
+    const a = toArray(arrays[keys.lrs]);
+    if (a && a.shape.length === 1 && a.data.every((x) => x > 0 && Number.isFinite(x))) {
+      const lrs = [...a.data];
+      return { lrs, P: lrs.length, value: lrs[0] ?? NaN, source: 'saved', schedule: true };
+    }
+    notes.push(
+      `Your ${keys.lrs} is ${describe(a)}: expected a 1-D array of positive finite learning ` +
+        'rates, one per step, so it is not used.',
+    );
+  }
+  return null;
+}
+
+// lr = <W - W_after, dW> / <dW, dW> from the first weight whose step is nonzero
+function lrFromWeights(ctx) {
+  const { W0, name } = ctx.inp;
+  for (const w of WEIGHTS) {
+    const A = afterArray(ctx, w);
+    const g = ctx.grad.g[w];
+    const gg = dot(g, g);
+    if (!A || !allFinite(A.data) || !(gg > 0)) continue;
+    const lr = dot(stepped(W0[w], A.data, 1), g) / gg;
+    if (!(lr !== 0 && Number.isFinite(lr))) continue;
+    const A0 = ctx.keys[`${w}_after`];
+    let text = `lr = ${num(Math.abs(lr))} found from your ${name[w]} and ${A0} (not saved)`;
+    if (lr < 0) text += `: your step moved ${name[w]} along +d${w} (lr = ${num(lr)})`;
+    ctx.notes.push(`${text}.`);
+    const value = Math.abs(lr);
+    return { lrs: [value], P: 1, value, source: 'weights', from: w };
+  }
+  return null;
+}
+
+// The lr whose first step takes the loss to L1: the root of loss(W0 - lr·dW) = L1 nearest the
+// linear estimate (L0 - L1) / |dW|², by secant steps; null if they find none
+function fitLr(ctx, L1) {
+  const { grad, inp } = ctx;
+  const gg = WEIGHTS.reduce((sum, w) => sum + dot(grad.g[w], grad.g[w]), 0);
+  if (!(gg > 0) || !Number.isFinite(L1)) return null;
+  const W = (lr) => Object.fromEntries(WEIGHTS.map((w) => [w, stepped(inp.W0[w], grad.g[w], lr)]));
+  const f = (lr) => lossAt(ctx.mha, inp, W(lr)).loss - L1;
+  let a = (grad.loss - L1) / gg;
+  let fa = f(a);
+  let b = a === 0 ? 1e-6 : a * 1.001;
+  let fb = f(b);
+  for (let i = 0; i < 100 && fb !== 0 && fb !== fa && Math.abs(b - a) > 1e-16 * Math.abs(b); i++) {
+    const c = b - (fb * (b - a)) / (fb - fa);
+    if (!Number.isFinite(c)) return null;
+    [a, fa, b, fb] = [b, fb, c, f(c)];
+  }
+  return Number.isFinite(b) && Math.abs(fb) <= 1e-8 * Math.abs(L1) ? b : null;
+}
+
+// lr from losses[0] and losses[1] (losses[0] may be a multiple of the course's loss)
+function lrFromLosses(ctx) {
+  const yours = ctx.losses?.data;
+  if (!yours || yours.length < 2 || !(yours[0] !== 0)) return null;
+  const lr = fitLr(ctx, (yours[1] * ctx.grad.loss) / yours[0]);
+  if (!(lr !== 0 && lr !== null)) return null;
+  const key = ctx.keys.losses;
+  let text = `lr = ${num(Math.abs(lr))} found from your ${key} (not saved): the learning rate whose first step from your initial weights gives your ${key}[1]`;
+  if (lr < 0) text += `, going up (lr = ${num(lr)})`;
+  ctx.notes.push(`${text}.`);
+  const value = Math.abs(lr);
+  return { lrs: [value], P: 1, value, source: 'losses' };
+}
+
+// ------------------------------------------------------------------------------------------------
+// W_after: one step from the initial weights
+
+// The student's W_after as an array of shape (C, C), or null
+function afterArray(ctx, w) {
+  const a = toArray(ctx.arrays[ctx.keys[`${w}_after`]]);
+  const { C } = ctx.inp.s;
+  return a && sameShape(a.shape, [C, C]) ? a : null;
+}
+
+// Factors of lr a step may take, each with what it equals: [k, text]
+function knownFactors(ctx) {
+  const { B, T, C, heads, n } = ctx.inp.s;
+  return [
+    [1 / ctx.lr.value, '1/lr'],
+    [2, ''],
+    [0.5, ''],
+    [n, 'Y.size'],
+    [B * T, 'B*T'],
+    [C, 'C'],
+    [T, 'T'],
+    [B, 'B'],
+    [heads, 'h'],
+  ];
+}
+
+// "2", "768 (= Y.size)"
+function factorText(ctx, k) {
+  const hit = knownFactors(ctx).find(([q]) => q === k);
+  return hit && hit[1] ? `${num(k)} (= ${hit[1]})` : num(k);
+}
+
+// The first k of `tries` (then the least-squares k) with yours = W0 - k·lr·g within tolerance
+function stepFactor(ctx, { W0, yours, g, opts }, tries) {
+  const lr = ctx.lr.value;
+  const gg = dot(g, g);
+  if (!(gg > 0)) return null;
+  const fit = dot(stepped(W0, yours, 1), g) / (lr * gg);
+  const all = Math.abs(fit - 1) > 1e-6 ? [...tries, fit] : tries;
+  return all.find((k) => agrees(yours, stepped(W0, g, k * lr), opts)) ?? null;
+}
+
+// The message of a step rule { c, from } proven for weight w
+function ruleMessage(ctx, w, { c, from }) {
+  const { name } = ctx.inp;
+  const A = ctx.keys[`${w}_after`];
+  const W = name[w];
+  const lr = `(lr = ${num(ctx.lr.value)})`;
+  if (c === 0) {
+    return `Your ${A} equals your ${W}: the step did not update ${W}. The course updates all four weights, W -= lr * dW for Wq, Wk, Wv and Wo.`;
+  }
+  if (from !== w) {
+    const times = Math.abs(c) === 1 ? '' : `${factorText(ctx, Math.abs(c))} × `;
+    return `Your ${A} = ${W} ${c < 0 ? '+' : '-'} ${times}lr * d${from} ${lr}: ${w} was updated with the gradient of ${from}; the course writes ${w} -= lr * d${w}.`;
+  }
+  if (c < 0) {
+    const times = c === -1 ? '' : `${factorText(ctx, -c)} × `;
+    return `Your ${A} = ${W} + ${times}lr * d${w} ${lr}: your step adds the gradient, which is gradient ascent (the loss climbs); ${COURSE_STEP}.`;
+  }
+  if (c === 1 / ctx.lr.value) {
+    return `Your ${A} = ${W} - d${w}: your step leaves out the learning rate (lr = ${num(ctx.lr.value)}); ${COURSE_STEP}.`;
+  }
+  return `Your ${A} = ${W} - ${factorText(ctx, c)} × lr * d${w} ${lr}: your step takes ${num(c)} times the learning rate; ${COURSE_STEP}.`;
+}
+
+// The diagnosis id of a step rule
+function ruleId(w, { c, from }) {
+  if (c === 0) return 'sgd-not-updated';
+  if (from !== w) return 'sgd-other-weight';
+  return c < 0 ? 'sgd-ascent' : 'sgd-lr';
+}
+
+// A differing one-step W_after: { diagnosis, rule } with the rule proven, or null
+function oneStepCause(ctx, w, a) {
+  const { W0, dW, name } = ctx.inp;
+  const arg = { W0: W0[w], yours: a.data, opts: optsOf(a) };
+  if (dW[w] && agrees(a.data, stepped(W0[w], dW[w], ctx.lr.value), arg.opts)) {
+    const msg = `follows from d${w}: ${ctx.keys[`${w}_after`]}, recomputed from your own ${name[w]}, ${name[`d${w}`]} and lr, matches your array.`;
+    return { diagnosis: { id: 'follows-from', message: msg }, rule: null };
+  }
+  const known = knownFactors(ctx).map(([q]) => q);
+  const own = stepFactor(ctx, { ...arg, g: ctx.grad.g[w] }, [0, -1, ...known]);
+  const other = (v) => stepFactor(ctx, { ...arg, g: ctx.grad.g[v] }, [1, -1, ...known]);
+  let rule = own === null ? null : { c: own, from: w };
+  for (const v of WEIGHTS) {
+    if (rule) break;
+    const k = v === w ? null : other(v);
+    if (k !== null) rule = { c: k, from: v };
+  }
+  if (!rule) return null;
+  return { diagnosis: { id: ruleId(w, rule), message: ruleMessage(ctx, w, rule) }, rule };
+}
+
+// The numbers of steps the W_after may be after, besides one: steps, len(lrs), n, n - 1
+function stepCounts(ctx) {
+  const n = ctx.losses?.data.length;
+  const counts = [ctx.steps, n, n == null ? null : n - 1];
+  return [...new Set(counts)].filter((S) => Number.isInteger(S) && S >= 2);
+}
+
+// "your Wq_after has 3 entries that are not finite, the first nan at [0, 5]"
+function notFinite(ctx, w, a) {
+  const i = a.data.findIndex((x) => !Number.isFinite(x));
+  if (i < 0) return null;
+  const count = a.data.filter((x) => !Number.isFinite(x)).length;
+  const { C } = ctx.inp.s;
+  const where = `[${Math.floor(i / C)}, ${i % C}]`;
+  const A = ctx.keys[`${w}_after`];
+  const message = `Your ${A} has ${count} ${count === 1 ? 'entry' : 'entries'} that ${count === 1 ? 'is' : 'are'} not finite, the first ${a.data[i]} at ${where}; the course's ${ctx.inp.name[w]} - lr * d${w} is finite everywhere.`;
+  return { id: 'non-finite', message };
+}
+
+// What was measured when no cause reproduces a differing W_after
+function afterFacts(ctx, w, row, what) {
+  const A = ctx.keys[`${w}_after`];
+  const change = maxAbsOf(stepped(ctx.inp.W0[w], row.expected, 1));
+  const message =
+    `Your ${A} differs from ${what} by up to ${num(row.maxAbs)}, while the course's step changes ${ctx.inp.name[w]} by up to ${num(change)}. ` +
+    'No simple change of the step (its sign, a factor on lr, another weight’s gradient, ' +
+    'no update) reproduces it.';
+  return { id: 'step-differs', message };
+}
+
+// The row of one W_after (and ctx.rules[w], its step rule when proven)
+function afterRow(ctx, w) {
+  const name = `${w}_after`;
+  const key = ctx.keys[name];
+  const { C } = ctx.inp.s;
+  const a = afterArray(ctx, w);
+  if (!a) {
+    const raw = toArray(ctx.arrays[key]);
+    const note = raw
+      ? `expected (C, C) = (${C}, ${C}) like ${ctx.inp.name[w]}`
+      : `${key} is not an array: expected { data, shape } as readNpy returns`;
+    return uncomparedRow(name, 'shape', { shape: raw?.shape ?? null, expectedShape: [C, C], note });
+  }
+  if (!ctx.lr) return null;
+  const { P, lrs } = ctx.lr;
+  const W0 = ctx.inp.W0[w];
+  const expected = P === 1 ? stepped(W0, ctx.grad.g[w], lrs[0]) : engineRun(ctx, lrs, P).weights[w];
+  const note =
+    P === 1
+      ? smallStepNote(ctx, w, a, expected)
+      : `compared with the weights after your ${P} steps (${ctx.keys.lrs})`;
+  const row = comparedRow(name, a, expected, { note });
+  ctx.rules[w] = row.status === 'match' ? { c: 1, from: w } : null;
+  if (row.status === 'match') return row;
+  return explainAfter(ctx, w, a, row);
+}
+
+// A differing W_after: its cause, a run of several steps it matches, or the measured facts
+function explainAfter(ctx, w, a, row) {
+  const bad = notFinite(ctx, w, a);
+  if (bad) return { ...row, diagnosis: bad };
+  const { P, lrs } = ctx.lr;
+  if (P === 1) {
+    const cause = oneStepCause(ctx, w, a);
+    if (cause) {
+      ctx.rules[w] = cause.rule;
+      return { ...row, diagnosis: cause.diagnosis };
+    }
+    for (const S of stepCounts(ctx)) {
+      const after = engineRun(ctx, lrs, S).weights[w];
+      if (agrees(a.data, after, optsOf(a))) {
+        ctx.rules[w] = { c: 1, from: w };
+        const note = `compared with the weights after all ${S} steps: your ${ctx.keys[`${w}_after`]} is not the weights after one step`;
+        return comparedRow(row.name, a, after, { note });
+      }
+    }
+    return {
+      ...row,
+      diagnosis: afterFacts(ctx, w, row, `${ctx.inp.name[w]} - lr * d${w} (lr = ${num(lrs[0])})`),
+    };
+  }
+  const up = engineRun(
+    ctx,
+    lrs.map((x) => -x),
+    P,
+  ).weights[w];
+  if (agrees(a.data, up, optsOf(a))) {
+    const message = `Your ${ctx.keys[`${w}_after`]} is the weights after ${P} steps of W += lr * dW: your step adds the gradient, which is gradient ascent; ${COURSE_STEP}.`;
+    return { ...row, diagnosis: { id: 'sgd-ascent', message } };
+  }
+  return { ...row, diagnosis: afterFacts(ctx, w, row, `the weights after your ${P} steps`) };
+}
+
+// When the step is below the row's tolerance, W_after cannot tell whether it was taken
+function smallStepNote(ctx, w, a, expected) {
+  const tol = toleranceFor(expected, optsOf(a));
+  const step = maxAbsOf(stepped(ctx.inp.W0[w], expected, 1));
+  if (step > tol.abs) return null;
+  return `the step changes ${ctx.inp.name[w]} by at most ${num(step)}, not more than the tolerance (${num(tol.abs)}): ${ctx.keys[`${w}_after`]} cannot show whether the step was taken`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// losses: the engine's run from the initial weights, step by step
+
+// losses as a 1-D array with at least one entry, or an uncompared row saying what to save
+function readLosses(ctx) {
+  const key = ctx.keys.losses;
+  const a = toArray(ctx.arrays[key]);
+  if (a && a.shape.length === 1 && a.shape[0] >= 1) return { array: a };
+  const expectedShape = [ctx.steps ?? 10];
+  const note = a
+    ? `expected a 1-D array (n,) of the loss at each step, e.g. losses = np.array(losses); your ${key} has shape ${shapeText(a.shape)}`
+    : `${key} is not an array: expected { data, shape } as readNpy returns`;
+  return {
+    row: uncomparedRow('losses', 'shape', { shape: a?.shape ?? null, expectedShape, note }),
+  };
+}
+
+// steps if saved as one whole number >= 0, else null (with a note when it is not one)
+function readSteps(ctx) {
+  const key = ctx.keys.steps;
+  if (!key) return null;
+  const a = toArray(ctx.arrays[key]);
+  const v = a && a.data.length === 1 ? a.data[0] : NaN;
+  if (Number.isInteger(v) && v >= 0) return v;
+  ctx.notes.push(
+    `Your ${key} is ${describe(a)}: expected one whole number of steps, so it is not used.`,
+  );
+  return null;
+}
+
+// The convention of the comparison, and steps (or len(lrs)) against len(losses)
+function lossesNotes(ctx, n) {
+  const key = ctx.keys.losses;
+  let text =
+    `${key}[k] is compared with the course's loss after k steps of W -= lr * dW from your initial weights, k = 0 … ${n - 1} ` +
+    "(the engine's layer.train returns the loss before each step: losses[0] is the loss at " +
+    'your initial weights)';
+  const lrsKey = ctx.lr?.schedule && ctx.keys.lrs;
+  const S = lrsKey ? ctx.lr.P : ctx.steps;
+  const what = lrsKey ? `your ${lrsKey} has ${S} entries` : `your ${ctx.keys.steps} is ${S}`;
+  if (S != null && n === S + 1) {
+    text += `; ${what} and your ${key} ${n}: the last is the loss after the last step`;
+  } else if (S != null && n !== S) {
+    const said = `${what[0].toUpperCase()}${what.slice(1)}`;
+    ctx.notes.push(
+      `${said}, but your ${key} has ${n} entries (neither that nor one more): all ${n} are checked.`,
+    );
+  }
+  ctx.notes.push(`${text}.`);
+}
+
+// "Your losses match for steps 0–3; at step 4 yours is 0.61, the course's 0.58."
+function firstStepText(key, yours, expected, f) {
+  const [y, e] = pair(yours[f], expected[f]);
+  if (f === 0) {
+    return `Your ${key} differ from step 0, the loss at your initial weights: yours is ${y}, the course's ${e}.`;
+  }
+  const range = f === 1 ? 'at step 0' : `for steps 0–${f - 1}`;
+  return `Your ${key} match ${range}; at step ${f} yours is ${y}, the course's ${e}.`;
+}
+
+// The runs a differing curve may be, each proven when it reproduces it: [() => { id, text, curve }]
+function curveCandidates(ctx, n) {
+  if (!ctx.lr) return [];
+  const { lrs, value } = ctx.lr;
+  const out = [];
+  const rules = WEIGHTS.map(
+    (w) => ctx.rules[w] ?? (ctx.keys[`${w}_after`] ? null : { c: 1, from: w }),
+  );
+  const wrong = WEIGHTS.find((w, i) => rules[i] && (rules[i].c !== 1 || rules[i].from !== w));
+  // a uniform rule (all weights W -= c·lr·dW, c ≠ 0) is the ascent or the lr-fit run below
+  const uniform = rules.every((r, i) => r && r.from === WEIGHTS[i] && r.c === rules[0].c);
+  const ruleCase = wrong && !(uniform && rules[0].c !== 0) && rules.every(Boolean);
+  if (ruleCase) {
+    const rule = Object.fromEntries(WEIGHTS.map((w, i) => [w, rules[i]]));
+    const id = ruleId(wrong, rule[wrong]);
+    const wrongs = WEIGHTS.filter((w) => rule[w].c !== 1 || rule[w].from !== w);
+    const shows = listText(wrongs.map((w) => ctx.keys[`${w}_after`]));
+    const text = `They are the run in which ${rulesLine(rule, wrongs)}, as your ${shows} ${wrongs.length > 1 ? 'show' : 'shows'}, at every step.`;
+    out.push(() => ({ id, text, curve: ruleRun(ctx, rule, n) }));
+  }
+  out.push(() => ({
+    id: 'sgd-ascent',
+    text: `They are the course's run with W += lr * dW at every step: your step adds the gradient (gradient ascent); ${COURSE_STEP}.`,
+    curve: engineRun(
+      ctx,
+      lrs.map((x) => -x),
+      n,
+    ).losses,
+  }));
+  out.push((k) => {
+    const fit = n < 2 ? null : fitLr(ctx, ctx.losses.data[1] / k);
+    if (fit === null || Math.abs(fit / value - 1) < 1e-9) return null;
+    const q = knownFactors(ctx).find(([f]) => Math.abs(fit / value / f - 1) < 1e-6)?.[0];
+    const lr = q === undefined ? fit : q * value;
+    const ratio = `${factorText(ctx, lr / value)} × ${lrPhrase(ctx)}`;
+    const why =
+      q === 1 / value
+        ? 'your step leaves out lr'
+        : `your step takes ${num(lr / value)} times the learning rate`;
+    const text = `They are the course's run with lr = ${num(lr)} at every step, ${ratio}: ${why}.`;
+    return { id: 'sgd-lr', text, curve: engineRun(ctx, [lr], n).losses };
+  });
+  return out;
+}
+
+// "your lr = 0.1", "the lr = 0.1 your Wq_after shows": where the lr compared with came from
+function lrPhrase(ctx) {
+  const { value, source, from } = ctx.lr;
+  if (source === 'weights') return `the lr = ${num(value)} your ${ctx.keys[`${from}_after`]} shows`;
+  return `your lr = ${num(value)}`;
+}
+
+// "Wq and Wv", "Wq, Wk and Wv"
+const listText = (items) =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items[0];
+
+// "Wq and Wv are never updated and Wk is updated with dWq": the weights not stepped as the course
+function rulesLine(rule, wrongs) {
+  const frozen = wrongs.filter((w) => rule[w].c === 0);
+  const parts = frozen.length
+    ? [`${listText(frozen)} ${frozen.length > 1 ? 'are' : 'is'} never updated`]
+    : [];
+  for (const w of wrongs) if (rule[w].c !== 0) parts.push(ruleLine(w, rule[w]));
+  return listText(parts);
+}
+
+// "Wk is updated with dWq", "Wq is updated with -2 × lr * dWq"
+function ruleLine(w, { c, from }) {
+  if (c === 1) return `${w} is updated with d${from}`;
+  return `${w} is updated with ${c < 0 ? '+' : '-'}${num(Math.abs(c))} × lr * d${from}`;
+}
+
+// k with yours ≈ k × the course's losses when step 0 differs: a known factor first
+function lossFactors(ctx, yours, expected) {
+  const k = yours[0] / expected[0];
+  if (!Number.isFinite(k) || k === 0) return [];
+  const { n, B, T, C } = ctx.inp.s;
+  const known = [n, B * T, C, T * C, 2, 0.5].filter((q) => Math.abs(k / q - 1) < 1e-3);
+  return [...known, k];
+}
+
+// The diagnosis of a differing losses row
+function explainLosses(ctx, a, row) {
+  const key = ctx.keys.losses;
+  const yours = a.data;
+  const f = row.first.index[0];
+  const facts = firstStepText(key, yours, row.expected, f);
+  const factors = f === 0 ? lossFactors(ctx, yours, row.expected) : [1];
+  for (const k of factors) {
+    const scaled = yours.map((x) => x / k);
+    const base = k === 1 ? null : lossFactorDiagnosis(ctx, key, k);
+    if (base && agrees(scaled, row.expected, optsOf(a))) {
+      return { id: base.id, message: `${facts} ${base.message}` };
+    }
+    for (const candidate of curveCandidates(ctx, yours.length)) {
+      const c = candidate(k);
+      if (!c || !agrees(scaled, c.curve, optsOf(a))) continue;
+      if (!base) return { id: c.id, message: `${facts} ${c.text}` };
+      return { id: base.id, message: `${facts} ${base.message} ${c.text}` };
+    }
+  }
+  return { id: 'step-differs', message: facts };
+}
+
+// Your losses are k × the course's: the sum instead of the mean when k = Y.size
+function lossFactorDiagnosis(ctx, key, k) {
+  const { n } = ctx.inp.s;
+  if (k === n) {
+    return {
+      id: 'mse-loss-sum',
+      message: `Your ${key} are ${n} × the course's at every step (${n} = Y.size): you summed the squares; the course's loss is the mean, np.mean((Y - target) ** 2).`,
+    };
+  }
+  const message = `Your ${key} are ${num(k)} × the course's at every step.`;
+  return { id: 'factor', message };
+}
+
+// The losses row (null when it cannot be computed: a note says why)
+function lossesRow(ctx) {
+  if (ctx.lossesRow) return ctx.lossesRow;
+  const a = ctx.losses;
+  const n = a.data.length;
+  if (!ctx.lr && n >= 2) {
+    ctx.notes.push(
+      `${ctx.keys.losses} not checked: lr is not saved and no learning rate takes your initial weights' loss to your ${ctx.keys.losses}[1]; ${SAVE_LR}.`,
+    );
+    return null;
+  }
+  lossesNotes(ctx, n);
+  const lrs = ctx.lr ? ctx.lr.lrs : [];
+  const expected = engineRun(ctx, lrs, n).losses;
+  const row = comparedRow('losses', a, expected, {});
+  if (row.status === 'match') return row;
+  return { ...row, diagnosis: explainLosses(ctx, a, row) };
+}
+
+// ------------------------------------------------------------------------------------------------
+
+// Every row, in order: Wq_after … Wo_after, then losses
+function trainingRows(ctx) {
+  ctx.grad = lossAt(ctx.mha, ctx.inp, ctx.inp.W0, true);
+  ctx.steps = readSteps(ctx);
+  if (ctx.keys.losses) {
+    const read = readLosses(ctx);
+    ctx.losses = read.array ?? null;
+    ctx.lossesRow = read.row ?? null;
+  }
+  ctx.lr = savedLr(ctx) ?? lrFromWeights(ctx) ?? lrFromLosses(ctx);
+  const afters = WEIGHTS.filter((w) => ctx.keys[`${w}_after`]);
+  const rows = afters.map((w) => afterRow(ctx, w));
+  const unchecked = afters.filter((w, i) => rows[i] === null);
+  if (unchecked.length) ctx.notes.push(noLrNote(ctx, unchecked));
+  if (ctx.keys.losses) rows.push(lossesRow(ctx));
+  return rows.filter(Boolean);
+}
+
+// Why the W_after are not checked when lr is neither saved nor found
+function noLrNote(ctx, afters) {
+  const list = afters.map((w) => ctx.keys[`${w}_after`]).join(', ');
+  const same = afters.every((w) => {
+    const a = afterArray(ctx, w);
+    return a && agrees(a.data, ctx.inp.W0[w], optsOf(a));
+  });
+  const why = same
+    ? `your ${list} ${afters.length > 1 ? 'equal your initial weights' : `equals your ${ctx.inp.name[afters[0]]}`}: no step changed them`
+    : 'none of your weights after the step is finite and different from your initial one';
+  return `${list} not checked: lr is not saved and cannot be found (${why}); ${SAVE_LR}.`;
+}
+
+/**
+ * Check lesson 5's training step in a student's arrays: the weights after a step (Wq_after …
+ * Wo_after; also *_new, *_next, *_updated) against W - lr * dW, and `losses` (also loss_history,
+ * loss_curve, history) against the engine's run from the student's initial weights, lr (lr,
+ * learning_rate, eta, alpha or the page's lrs; found from the arrays when not saved) and target.
+ * arrays: { [fileName]: { data, shape, dtype?, resolution? } } as checkNotebook gets them;
+ * options: { heads, causal = false }. Never throws for bad arrays: a row or a note says what is
+ * wrong; without X or a usable weight (checkNotebook's own error) it returns no rows.
+ * Returns { rows (compare.js's rows: name 'Wq_after' … 'losses', status, diagnosis { id, message }
+ * or null, …), notes (sentences), used (the file keys it read), lr ({ value, source: 'saved' |
+ * 'weights' | 'losses', lrs } or null) }.
+ */
+export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
+  const none = { rows: [], notes: [], used: [], lr: null };
+  if (arrays == null || typeof arrays !== 'object') return none;
+  const { keys, notes } = trainingKeys(arrays);
+  if (!Object.keys(keys).length) return none;
+  const inp = readInputs(arrays, heads, causal);
+  if (!inp) return none;
+  const used = Object.values(keys);
+  const checked = Object.values(keys).filter((k) => /after|losses/.test(trainingName(k)));
+  if (!checked.length) {
+    notes.push(
+      `${used.join(', ')} read, but there is nothing of the training step to check: save the weights after one step (Wq_after=…, Wk_after=…, Wv_after=…, Wo_after=…) or the losses.`,
+    );
+    return { rows: [], notes, used, lr: null };
+  }
+  const target = readTarget(inp);
+  if (!target.data) {
+    notes.push(`${checked.join(', ')} not checked: ${target.why}.`);
+    return { rows: [], notes, used, lr: null };
+  }
+  inp.target = target.data;
+  const ctx = { mha, arrays, keys, inp, notes, runs: new Map(), rules: {} };
+  try {
+    const rows = trainingRows(ctx);
+    const lr = ctx.lr && { value: ctx.lr.value, source: ctx.lr.source, lrs: [...ctx.lr.lrs] };
+    return { rows, notes, used, lr };
+  } catch (e) {
+    notes.push(`The training step could not be checked: the engine failed (${e.message}).`);
+    return { rows: [], notes, used, lr: null };
+  }
+}
