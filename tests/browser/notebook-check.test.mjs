@@ -33,6 +33,7 @@ import {
   figures,
   repoRoot,
   assertSameArray,
+  resultPath,
 } from './browser.mjs';
 import { waitSettled, runAxe, describeViolations } from './a11y.mjs';
 import { mha } from './expected.mjs';
@@ -625,7 +626,7 @@ test('an unknown mistake: maps, words not ids, the count, the rule once', async 
       cells.every((c) => /^([\d.]+(e−\d+)?|—)$/.test(c)),
       `tolerance cells: ${cells}`,
     );
-    await shootMaps(page, 'scores', '/tmp/h4-unknown-1280.png');
+    await shootMaps(page, 'scores', resultPath('check-unknown-1280.png'));
     t.diagnostic(
       `scores: maps ${kinds.join(', ')}; ${await page.locator('.notebook-roots').textContent()}`,
     );
@@ -672,7 +673,7 @@ test('NaN and ∞ entries: marked, a key, words; the header agrees with the tabl
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('End');
     assert.match(await readout.textContent(), /: ∞$/);
-    const path = '/tmp/h4-nonfinite-1280.png';
+    const path = resultPath('check-nonfinite-1280.png');
     await shootMaps(page, 'att', path);
     t.diagnostic(`${diff.note}; ${path}`);
     assert.deepEqual(consoleErrors(log), [], 'console errors');
@@ -710,7 +711,7 @@ for (const viewport of [
         iw: innerWidth,
       }));
       assert.ok(sw <= iw, `the page scrolls sideways: ${sw} > ${iw}`);
-      const path = `/tmp/h4-concat-${viewport.width}.png`;
+      const path = resultPath(`check-concat-${viewport.width}.png`);
       await shootMaps(page, 'concat', path);
       t.diagnostic(`${path}: heights ${maps.map((m) => Math.round(m.height)).join(', ')} px`);
       assert.deepEqual(consoleErrors(log), [], 'console errors');
@@ -816,7 +817,7 @@ test('a factor diagnosis: yours / expected beside the three maps, k said', async
       );
       const r = await runAxe(page);
       assert.equal(r.violations.length, 0, describeViolations(r.violations));
-      const path = `/tmp/h4-factor-${viewport.width}.png`;
+      const path = resultPath(`check-factor-${viewport.width}.png`);
       await shootMaps(page, 'scores', path);
       t.diagnostic(`${viewport.width} px: ${path}`);
       assert.deepEqual(errors, [], 'page and console errors');

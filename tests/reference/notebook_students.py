@@ -444,6 +444,10 @@ UNSEEN = [
         note="float32: att = softmax(scores) * ~mask, then att / att.sum(-1)",
         cause="correct: renormalised, it equals the masked softmax"),
     # the heads
+    run("scale-hs-only-att", size=B3, mistakes={"scale-hs", "scale-hs-backward"},
+        save=["att", "Y", "loss", "dX"], blame=[("att", "factor")],
+        note="scores = Q @ K.T / hs, the scores not saved: found at att",
+        cause="att is the softmax of scores divided by hs instead of sqrt(hs)"),
     run("heads-reversed", size=T7, mistakes={"heads-reversed"}, blame=[("concat", "permuted")],
         note="concat = np.concatenate([headout[:, i] for i in reversed(range(h))], -1)",
         cause="concat's head blocks are in the order 3, 2, 1, 0"),

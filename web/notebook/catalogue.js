@@ -31,6 +31,7 @@ import {
   biasAnalysis,
   factorAnalysis,
   headMeanAnalysis,
+  hiddenFactorAnalysis,
 } from './analyses/relations.js';
 
 const v = (site, fn, what, extra = {}) => ({ site, fn, what: () => what, ...extra });
@@ -330,7 +331,7 @@ const RECORDS = [
       "Yours is k × the course's for one constant k, and what k is in this layer (1/√hs, hs, " +
       '√C, 1/B, 2 …); when two causes give the same k at these sizes, both, and what tells ' +
       'them apart.',
-    analyses: [factorAnalysis],
+    analyses: [factorAnalysis, hiddenFactorAnalysis],
   },
   {
     id: 'bias',

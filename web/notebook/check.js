@@ -309,6 +309,7 @@ function explain(item, pipe, state) {
     biases: state.biases,
     saved: state.saved,
     matched: state.matched,
+    lineOf: (n) => courseLine(n, pipe.s),
     courseLine: courseLine(node, pipe.s),
   });
   const early = firstFound(analysesOf('early'), ctx);
@@ -330,7 +331,7 @@ function explain(item, pipe, state) {
     const roots = [...new Set([...rootsOf(pipe, node, rootOf, order), adopted.get(hit.id)])];
     rootOf.set(node, roots);
     return followsFrom(row.name, roots, frontier, {
-      same: { id: hit.id, row: adopted.get(hit.id) },
+      same: { id: hit.id, label: 'mistake', row: adopted.get(hit.id) },
     });
   }
   adopted.set(hit.id, row.name);
@@ -364,6 +365,10 @@ function analysed(found, item, pipe, state) {
   if (found.site && found.variant) {
     pipe.adopt(found.site, { variant: found.variant });
     state.rootOf.set(found.site, [row.name]);
+  }
+  for (const [site, choice] of found.adopt ?? []) {
+    pipe.adopt(site, choice);
+    state.rootOf.set(site, [row.name]);
   }
   state.rootOf.set(node, [row.name]);
   const { id, message, factor } = found;

@@ -207,5 +207,17 @@ export function meanings(k, node, s, rel = 1e-9) {
   });
 }
 
+/**
+ * The readings of a factor at a step the student did not save, whose effect on the result is
+ * not a factor (the scores before the softmax): [{ value, expr, why, id? }] with the step's own
+ * meanings, for the analysis to try one by one.
+ */
+export function stepReadings(site, s) {
+  if (site === 'scores') return scaleReadings(s, 'scores');
+  if (site === 'dY') return lossReadings(s, 'dY');
+  if (site === 'dQ' || site === 'dK') return scaleReadings(s, site);
+  return [];
+}
+
 /** "0.25", "-1", "4.47214": k as the report prints it. */
 export const factorNumber = (k) => String(Number(k.toPrecision(6)));

@@ -10,7 +10,8 @@
 //                               mistakes are searched and after)
 //   measuredFacts(ctx)          the last word: what was measured, no cause
 //
-// A result is { id, message, factor?, site?, variant? }: `site` and `variant` when the cause sits
+// A result is { id, message, factor?, same?, site?, variant?, adopt? }: `site` and `variant` (or
+// `adopt`, a Map site -> { variant } for several) when the cause sits
 // in a step the student did not save (the check then uses it for the later steps too).
 
 import { agrees, precisionOf, toleranceFor } from '../compare.js';
@@ -32,7 +33,7 @@ const INPUTS = ['X', 'target', 'dY'];
  */
 export function analysisContext(args) {
   const { pipe, node, name, yours, opts, biases = {}, saved = new Map(), courseLine } = args;
-  const { matched = new Set() } = args;
+  const { matched = new Set(), lineOf = null } = args;
   const local = pipe.step(node);
   const precision = precisionOf(opts.dtype);
   const ctx = {
@@ -53,6 +54,7 @@ export function analysisContext(args) {
     givenValue: (n) => (pipe.given.has(n) && !pipe.inputs.has(n) ? pipe.given.get(n) : null),
     savedValue: (n) => saved.get(n) ?? null,
     matched: (n) => matched.has(n),
+    lineOf,
     bias: (b) => biases[b] ?? null,
     tryAt: (site, key, fn) => pipe.step(node, new Map([[site, { variant: { id: key, fn } }]])),
   };

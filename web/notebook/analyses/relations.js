@@ -5,7 +5,7 @@
 // row's tolerance.
 
 import { add, dot, mergeHeads, scale, sub } from '../ops.js';
-import { factorNumber, fitFactor, meanings } from './factor.js';
+import { factorNumber, fitFactor, meanings, stepReadings } from './factor.js';
 import { isAre, layoutOf, meanAlong, shapeOf } from './layout.js';
 
 const DISPLAY = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
@@ -85,6 +85,44 @@ export function factorAnalysis(ctx) {
 }
 
 const capital = (t) => t[0].toUpperCase() + t.slice(1);
+
+/**
+ * A factor at a step the student did not save, seen through a step that is not linear (scores
+ * scaled by k before the softmax, with only att saved): each known reading tried at that step.
+ */
+export function hiddenFactorAnalysis(ctx) {
+  const open = new Set(ctx.hidden);
+  for (const sites of HIDDEN_GROUPS.filter((g) => g.every((site) => open.has(site)))) {
+    for (const r of stepReadings(sites[0], ctx.s)) {
+      const key = `factor:${sites}:${r.expr}`;
+      const extra = new Map(
+        sites.map((site) => {
+          const { step } = ctx.pipe.nodes[site];
+          return [site, { variant: { id: `${key}:${site}`, fn: (p) => scale(step(p), r.value) } }];
+        }),
+      );
+      const mine = ctx.pipe.step(ctx.node, extra);
+      if (!ctx.reproduces(mine)) continue;
+      const [site] = sites;
+      return {
+        id: r.id ?? 'factor',
+        same: { key: `factor:${r.expr}|${r.why}`, label: `factor ${factorNumber(r.value)}` },
+        message:
+          `Your ${ctx.name} ${isAre(ctx.name)} the course's step from ${sites.join(' and ')} ` +
+          `${factorNumber(r.value)} × the course's (k = ${r.expr}; not in your file): ` +
+          `${r.why}; the course computes ${courseLineOf(ctx, site)}.`,
+        adopt: extra,
+      };
+    }
+  }
+  return null;
+}
+
+// The steps not saved whose factor is tried, alone or together (the backward's dQ and dK share
+// their scale)
+const HIDDEN_GROUPS = [['scores'], ['dY'], ['dQ', 'dK'], ['dQ'], ['dK']];
+
+const courseLineOf = (ctx, site) => ctx.lineOf?.(site) ?? ctx.courseLine;
 
 // At dQ and dK, the forward's scale mistakes (no 1/√hs, √C) are ruled out as causes when the
 // student's scores match the course's: their scores carry the scale, so the factor sits in how
