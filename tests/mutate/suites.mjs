@@ -34,6 +34,7 @@ export const NODE_SUITES = [
   'tests/gradcheck-normrel.test.mjs',
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
+  'tests/notebook-analyses.test.mjs',
   'tests/notebook-check.test.mjs',
   'tests/notebook-layouts.test.mjs',
   'tests/notebook-training.test.mjs',

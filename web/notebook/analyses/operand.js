@@ -140,7 +140,7 @@ export function diagonalSoftmaxAnalysis(ctx) {
   return {
     id: 'softmax-diagonal-only',
     message:
-      'Your dscores is att * (1 - att) * datt: only the diagonal of the softmax’s Jacobian. ' +
+      'Your dscores are att * (1 - att) * datt: only the diagonal of the softmax’s Jacobian. ' +
       'Every weight of a row depends on every score of that row (they share the sum), so the ' +
       'backward subtracts the row’s total: dscores = att * (datt - np.sum(att * datt, ' +
       'axis=-1, keepdims=True)).',

@@ -109,7 +109,8 @@ export function hiddenFactorAnalysis(ctx) {
         same: { key: `factor:${r.expr}|${r.why}`, label: `factor ${factorNumber(r.value)}` },
         message:
           `Your ${ctx.name} ${isAre(ctx.name)} the course's step from ${sites.join(' and ')} ` +
-          `${factorNumber(r.value)} × the course's (k = ${r.expr}; not in your file): ` +
+          `${factorNumber(r.value)} × the course's (k = ${r.expr}; ${sites.join(', ')} not in ` +
+          'your file): ' +
           `${r.why}; the course computes ${courseLineOf(ctx, site)}.`,
         adopt: extra,
       };

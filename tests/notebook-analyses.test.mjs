@@ -1,0 +1,340 @@
+// The analyses of the notebook check (web/notebook/analyses/): what each constant factor means in
+// this layer (worked out here by hand for one size), the array operations they recompute with
+// (against plain loops written here), and the sentences the check says for the students'
+// mistakes outside the catalogue (tests/reference/notebook_students.py, UNSEEN): the numbers,
+// orders and names each must carry.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadMHA } from './helpers.mjs';
+import { loadManifest, loadStudent } from './notebook-students.mjs';
+import { checkNotebook } from '../web/notebook/check.js';
+import {
+  factorNumber,
+  fitFactor,
+  meanings,
+  stepReadings,
+} from '../web/notebook/analyses/factor.js';
+import {
+  isAre,
+  layoutOf,
+  meanAlong,
+  reorder,
+  sameBlock,
+  shapeOf,
+  softmaxAll,
+  softmaxAxis,
+  swapAxes,
+  verbS,
+} from '../web/notebook/analyses/layout.js';
+import { sameNumbers } from '../web/notebook/analyses/permute.js';
+
+// B = 3, T = 5, C = 24, h = 3: hs = 8, B·T = 15, Y.size = 360
+const s = { B: 3, T: 5, C: 24, heads: 3, hs: 8, N: 15, n: 360 };
+const exprs = (k, node, rel) => meanings(k, node, s, rel).map((r) => r.expr);
+const specific = (k, node) =>
+  meanings(k, node, s)
+    .filter((r) => !r.generic)
+    .map((r) => r.expr);
+
+test('fitFactor: the least-squares k, null for an all-zero reference or k = 0', () => {
+  assert.equal(fitFactor(Float64Array.of(2, 4, -6), Float64Array.of(1, 2, -3)), 2);
+  assert.equal(fitFactor(Float64Array.of(1, 1), Float64Array.of(0, 0)), null);
+  assert.equal(fitFactor(Float64Array.of(0, 0), Float64Array.of(1, 2)), null);
+  // not exact: (1·1 + 3·1) / 2 = 2
+  assert.equal(fitFactor(Float64Array.of(1, 3), Float64Array.of(1, 1)), 2);
+  assert.equal(factorNumber(1 / 3), '0.333333');
+  assert.equal(factorNumber(-1), '-1');
+});
+
+test('the scale of the scores: √hs / D for each divisor D a student writes', () => {
+  const r8 = Math.sqrt(8);
+  const cases = [
+    [r8, '√hs', 'missing-scale'], // no division
+    [r8 / 8, '√hs / hs', undefined], // divided by hs
+    [r8 / Math.sqrt(24), '√hs / √C', 'scale-sqrt-C'],
+    [r8 / 24, '√hs / C', undefined],
+    [r8 / Math.sqrt(5), '√hs / √T', undefined],
+    [r8 / Math.sqrt(3), '√hs / √h', undefined],
+    [8, 'hs', undefined], // multiplied by √hs
+    [1 / 8, '1 / hs', undefined], // divided by √hs three times
+  ];
+  for (const [k, expr, id] of cases) {
+    const found = meanings(k, 'scores', s).filter((r) => !r.generic);
+    assert.deepEqual(
+      found.map((r) => r.expr),
+      [expr],
+      `k = ${k}`,
+    );
+    assert.equal(found[0].id, id, expr);
+    assert.deepEqual(found[0].sites, ['scores']);
+  }
+  // dQ's own scale readings sit at dQ; the merged dQm reads as dQ
+  assert.deepEqual(meanings(r8, 'dQm', s)[0].sites, ['dQ']);
+  assert.match(meanings(r8, 'dK', s)[0].why, /dK is not divided by np\.sqrt\(hs\)/);
+  // a factor of √hs itself (k = 1) is no reading
+  assert.deepEqual(exprs(1, 'scores'), []);
+});
+
+test('the loss and dY: the sum, a batch mean, a missing or extra 2, the sign', () => {
+  assert.deepEqual(specific(360, 'loss'), ['Y.size']);
+  assert.equal(meanings(360, 'loss', s)[0].id, 'mse-loss-sum');
+  assert.deepEqual(specific(120, 'loss'), ['Y.size / B']);
+  assert.deepEqual(specific(1 / 3, 'loss'), ['1/B']);
+  assert.deepEqual(specific(0.5, 'loss'), ['1/2']);
+  const dY = (k) => meanings(k, 'dY', s).filter((r) => !r.generic);
+  assert.deepEqual(
+    dY(360).map((r) => [r.expr, r.id]),
+    [['Y.size', 'mse-grad-factor']],
+  );
+  assert.deepEqual(
+    dY(0.5).map((r) => [r.expr, r.id]),
+    [['1/2', 'mse-grad-factor']],
+  );
+  assert.deepEqual(
+    dY(180).map((r) => r.expr),
+    ['Y.size / 2'],
+  );
+  assert.deepEqual(
+    dY(2).map((r) => r.expr),
+    ['2'],
+  );
+  assert.deepEqual(
+    dY(-1).map((r) => r.expr),
+    ['−1'],
+  );
+  assert.deepEqual(
+    dY(1 / 3).map((r) => r.expr),
+    ['1/B'],
+  );
+  assert.deepEqual(
+    dY(24).map((r) => r.expr),
+    ['C'],
+  );
+  assert.deepEqual(
+    dY(15).map((r) => r.expr),
+    ['B·T'],
+  );
+  for (const r of meanings(360, 'dY', s)) assert.deepEqual(r.sites, ['dY']);
+});
+
+test('a weight gradient: a mean over the batch or the tokens, accumulated backward calls', () => {
+  const own = (k) => meanings(k, 'dWq', s).filter((r) => r.sites.includes('dWq') && !r.generic);
+  assert.deepEqual(
+    own(1 / 3).map((r) => r.expr),
+    ['1/B'],
+  );
+  assert.deepEqual(
+    own(1 / 15).map((r) => r.expr),
+    ['1/(B·T)'],
+  );
+  assert.deepEqual(
+    own(1 / 5).map((r) => r.expr),
+    ['1/T'],
+  );
+  assert.match(own(2)[0].why, /two backward calls without zeroing/);
+  assert.match(own(3)[0].why, /three backward calls/);
+  // later than dY, a factor may also come from dY: both readings, each with its site
+  const all = meanings(0.5, 'dWo', s).filter((r) => !r.generic);
+  assert.deepEqual(all.map((r) => r.sites[0]).sort(), ['dY']);
+  assert.ok(meanings(360, 'dWo', s).some((r) => r.id === 'mse-grad-factor'));
+});
+
+test('Y: the heads averaged is 1/h; dQ: a softmax backward over B sits at dscores', () => {
+  const y = meanings(1 / 3, 'Y', s).filter((r) => !r.generic);
+  assert.deepEqual(
+    y.map((r) => [r.expr, r.id, r.sites[0]]),
+    [['1/h', 'reduction', 'Y']],
+  );
+  const dq = meanings(1 / 3, 'dQ', s).filter((r) => r.sites.includes('dscores'));
+  assert.equal(dq.length, 1);
+  assert.match(dq[0].why, /softmax backward \(dscores\) divided by B = 3/);
+  assert.equal(meanings(1 / 3, 'dscores', s).filter((r) => !r.generic)[0].expr, '1/B');
+  // the generic readings name the number only
+  const g = meanings(-1, 'att', s);
+  assert.ok(g.every((r) => r.generic));
+  assert.deepEqual(
+    g.map((r) => r.expr),
+    ['−1'],
+  );
+  assert.deepEqual(exprs(5, 'att'), ['T']);
+  assert.deepEqual(exprs(0.2, 'att'), ['1/T']);
+  assert.deepEqual(exprs(3, 'att').sort(), ['B', 'h']);
+});
+
+test('meanings: k must be as close to a quantity as the precision allows', () => {
+  const k = (Math.sqrt(8) / 8) * (1 + 1e-7); // float32-like noise
+  assert.deepEqual(exprs(k, 'scores'), []);
+  assert.ok(exprs(k, 'scores', 1e-4).includes('√hs / hs'));
+  assert.deepEqual(
+    stepReadings('scores', s).map((r) => r.expr),
+    meanings(1, 'scores', s, Infinity)
+      .filter((r) => r.sites[0] === 'scores' && !r.generic && r.expr.includes('hs'))
+      .map((r) => r.expr),
+  );
+  assert.equal(stepReadings('dY', s).length, 8);
+  assert.equal(stepReadings('dQ', s)[0].expr, '√hs');
+  assert.deepEqual(stepReadings('att', s), []);
+});
+
+// ------------------------------------------------------------------------------------------------
+// the array operations, against plain index loops
+
+const arange = (n) => Float64Array.from({ length: n }, (_, i) => Math.sin(i + 1) * 3);
+
+test('layoutOf and shapeOf: the layout of each node of the check', () => {
+  assert.deepEqual(['Q', 'att', 'dWo', 'loss', 'concat', 'Qm'].map(layoutOf), [
+    'split',
+    'square',
+    'weight',
+    'scalar',
+    'merged',
+    'merged',
+  ]);
+  assert.deepEqual(shapeOf('dK', s), [3, 3, 5, 8]);
+  assert.deepEqual(shapeOf('dscores', s), [3, 3, 5, 5]);
+  assert.deepEqual(shapeOf('Wq', s), [24, 24]);
+  assert.deepEqual(shapeOf('loss', s), []);
+  assert.deepEqual(shapeOf('dX', s), [3, 5, 24]);
+  assert.deepEqual(
+    [isAre('scores'), isAre('att'), isAre('loss'), isAre('dscores')],
+    ['are', 'is', 'is', 'are'],
+  );
+  assert.deepEqual([verbS('scores'), verbS('Q')], ['', 's']);
+});
+
+// softmax of x (2, 3, 4) over one axis at entry (i, j, k), by the definition
+function softmaxAt(x, axis, idx) {
+  const at = ([i, j, k]) => (i * 3 + j) * 4 + k;
+  let sum = 0;
+  for (let m = 0; m < [2, 3, 4][axis]; m++) {
+    const o = [...idx];
+    o[axis] = m;
+    sum += Math.exp(x[at(o)]);
+  }
+  return Math.exp(x[at(idx)]) / sum;
+}
+
+test('softmaxAxis over each axis of a (2, 3, 4) array equals the plain loops', () => {
+  const x = arange(24);
+  for (let axis = 0; axis < 3; axis++) {
+    const mine = softmaxAxis(x, [2, 3, 4], axis);
+    for (let flat = 0; flat < 24; flat++) {
+      const idx = [Math.floor(flat / 12), Math.floor(flat / 4) % 3, flat % 4];
+      assert.ok(Math.abs(mine[flat] - softmaxAt(x, axis, idx)) < 1e-15, `axis ${axis} ${idx}`);
+    }
+  }
+  // -inf entries get weight 0; the whole-array softmax sums to 1
+  const masked = softmaxAxis(Float64Array.of(0, -Infinity, 1), [3], 0);
+  assert.equal(masked[1], 0);
+  const all = softmaxAll(x);
+  assert.ok(Math.abs(all.reduce((a, b) => a + b, 0) - 1) < 1e-15);
+  assert.ok(Math.abs(all[5] / all[2] - Math.exp(x[5] - x[2])) < 1e-12);
+});
+
+test('swapAxes, reorder, sameBlock and meanAlong equal the plain loops', () => {
+  const x = arange(2 * 3 * 3);
+  const shape = [2, 3, 3];
+  const t = swapAxes(x, shape, 1, 2);
+  for (let i = 0; i < 2; i++) {
+    for (let j = 0; j < 3; j++) {
+      for (let k = 0; k < 3; k++) assert.equal(t[(i * 3 + k) * 3 + j], x[(i * 3 + j) * 3 + k]);
+    }
+  }
+  const r = reorder(x, shape, 1, [2, 0, 1]);
+  for (let i = 0; i < 2; i++) {
+    for (let j = 0; j < 3; j++) {
+      for (let k = 0; k < 3; k++) {
+        assert.equal(r[(i * 3 + j) * 3 + k], x[(i * 3 + [2, 0, 1][j]) * 3 + k]);
+      }
+    }
+  }
+  const opts = { shape, axis: 1, tol: 0 };
+  assert.ok(sameBlock(r, x, opts, 0, 2));
+  assert.ok(!sameBlock(r, x, opts, 0, 0));
+  assert.ok(sameBlock(r, x, { ...opts, tol: 100 }, 0, 0));
+  const m = meanAlong(x, shape, 0);
+  for (let j = 0; j < 9; j++) {
+    assert.ok(Math.abs(m[j] - (x[j] + x[9 + j]) / 2) < 1e-15);
+    assert.equal(m[9 + j], m[j]);
+  }
+  assert.ok(sameNumbers(t, x, 0));
+  assert.ok(!sameNumbers(Float64Array.of(1, 2), Float64Array.of(1, 3), 0.5));
+  assert.ok(sameNumbers(Float64Array.of(1, 2), Float64Array.of(2, 1.25), 0.5));
+  assert.ok(!sameNumbers(Float64Array.of(1), Float64Array.of(1, 1), 0));
+});
+
+// ------------------------------------------------------------------------------------------------
+// the sentences said for the students' mistakes outside the catalogue
+
+const mha = await loadMHA();
+const unseen = Object.fromEntries(
+  loadManifest()
+    .filter((r) => r.unseen)
+    .map((r) => [r.name, r]),
+);
+
+/** What the first differing row must say: its numbers, orders and names, per notebook. */
+const SAYS = {
+  'scale-hs': [/^Your scores are 0\.353553 × the course's \(k = √hs \/ hs\)/, /hs = 8/],
+  'scale-hs-f32-causal': [/0\.447214 × .*\(k = √hs \/ hs\)/, /hs = 5/],
+  'scale-times-sqrt-hs': [/9 × the course's \(k = hs\): multiplied by √hs/],
+  'scale-hs-only-att': [/^Your att is the course's step from scores 0\.353553 ×/, /not in your/],
+  'mask-diagonal': [/hides the diagonal too \(np\.triu\(\.\.\., k=0\), filled with -1000000000\)/],
+  'mask-diagonal-nan': [/has 45 NaN entries/, /\[0, 0, 0, 0\]/, /divides 0 by 0/],
+  'mask-k2-f32': [/one off \(np\.triu\(\.\.\., k=2\)/],
+  'mask-tril': [/hides the past instead of the future \(np\.tril/],
+  'mask-fill-zero': [/masked with 0 instead of -np\.inf/],
+  'mask-fill-zero-f32-in-place': [/^Your scores are masked with 0 above the diagonal/],
+  'mask-after-softmax': [/the mask applied after the softmax/],
+  'heads-reversed': [/head blocks in the order 3, 2, 1, 0 \(reversed\) instead of 0…3/],
+  'merge-interleaved-f32': [/merge_heads with \(h, hs\) swapped/, /h = 3, hs = 8/],
+  'tokens-reversed': [/tokens in the order 4, 3, 2, 1, 0 \(reversed\)/],
+  'heads-averaged': [/0\.25 × the course's \(k = 1\/h\): the 4 heads averaged/],
+  'split-h-hs-swapped': [/split_heads reshaped to \(B, T, hs, h\)/, /h = 4, hs = 5/],
+  'k-from-wq': [/^Your K is the course's step with Wq in place of Wk/],
+  'v-from-wk-f32-causal': [/^Your V is the course's step with Wk in place of Wv/],
+  'bias-q': [/a vector of 24 numbers/, /a bias\. The course's layer has none/],
+  'bias-y-saved': [/your bo: a bias/],
+  'residual-in-layer-f32': [/plus 1 × X: a residual connection inside the layer/],
+  'scores-transposed': [/axes 2 and 3 swapped \(its transpose: K @ Q\.T/],
+  'scores-transposed-causal': [/axes 2 and 3 swapped/],
+  'softmax-whole-array-causal': [/a softmax over the whole array/],
+  'softmax-axis-1': [/a softmax over the heads \(axis=1\)/],
+  'softmax-no-max-overflow-f32': [/12 NaN/, /largest score in that row is 166\.5/, /88\.72/],
+  'dy-batch-mean': [/0\.333333 × the course's \(k = 1\/B\): an extra 1\/B = 1\/3/],
+  'dy-batch-mean-B2h4': [/Two causes .*B = 2, T = 5, C = 16, h = 4/, /factor 2 .* 1\/B = 1\/2/],
+  'dscores-diagonal': [/^Your dscores are att \* \(1 - att\) \* datt/],
+  'dscores-diagonal-f32-causal': [/only the diagonal of the softmax’s Jacobian/],
+  'dscores-batch-mean': [/^Your dscores are 0\.333333 × .*divided by B = 3/],
+  'dscores-batch-mean-B2h4-hidden': [/^Your dQ is 0\.5 × .*\(k = 1\/B\): the softmax backward/],
+  'dq-scaled-twice': [/0\.333333 × the course's \(k = √hs \/ hs\)/],
+  'grads-not-zeroed': [/^Your dWo is 2 × .*two backward calls without zeroing/],
+  'dw-first-item': [/^Your dWq sums over batch item 0 only, of the 3/],
+  'dwo-batch-subset': [/^Your dWo sums over batch items 1, 2 only, of the 3/],
+  'dx-q-path-twice': [/the Q path \(dQm @ Wq\.T\) counted twice/],
+  'dx-k-path-wq-f32-causal': [/^Your dX is the course's step with Wq in place of Wk/],
+};
+
+test('every mistake notebook outside the catalogue has its sentence here, and back', () => {
+  const mistakes = Object.values(unseen).filter((r) => r.blame.length);
+  assert.deepEqual(mistakes.map((r) => r.name).sort(), Object.keys(SAYS).sort());
+});
+
+for (const [name, patterns] of Object.entries(SAYS)) {
+  test(`${name}: the first differing row says what the student did`, () => {
+    const run = unseen[name];
+    const report = checkNotebook(mha, loadStudent(name), { heads: run.heads, causal: run.causal });
+    const row = report.rows.find((r) => r.status === 'differs');
+    assert.equal(row.name, run.blame[0][0]);
+    assert.equal(row.diagnosis.id, run.blame[0][1]);
+    for (const re of patterns) assert.match(row.diagnosis.message, re);
+    // no id of the check inside the sentence
+    assert.doesNotMatch(row.diagnosis.message, /step-differs|follows-from|wrong-operand/);
+    if (row.diagnosis.id === 'factor' && /× the course's/.test(row.diagnosis.message)) {
+      const k = Number(/ ([-\d.]+) × the course's/.exec(row.diagnosis.message)[1]);
+      if (!/step from/.test(row.diagnosis.message)) {
+        assert.ok(Math.abs(row.diagnosis.factor - k) < 1e-5 * Math.abs(k), name);
+      }
+    }
+  });
+}
