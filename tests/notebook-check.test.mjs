@@ -6,7 +6,8 @@
 // mistakes.js against the engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, maxRelErr, PYTHON, referenceDir } from './helpers.mjs';
+import { loadMHA, maxRelErr, PYTHON, referenceDir, repoRoot } from './helpers.mjs';
+import { mistakesTable } from './tools/mistakes-table.mjs';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -737,4 +738,22 @@ test("the check's graph comes from the engine's tensor table: a step per tensor,
   assert.deepEqual(plan.restart.scores.set.sort(), ['K', 'Q', 'V']);
   assert.deepEqual(plan.restart.att.set.sort(), ['V', 'scores']);
   assert.deepEqual(plan.backwardReads.sort(), ['K', 'Q', 'V', 'att', 'concat']);
+});
+
+test("README's table of diagnoses is the catalogue's records: id, kind, message", () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  assert.ok(readme.includes(`\n${mistakesTable()}\n`), 'run node tests/tools/mistakes-table.mjs');
+  // every record is a known mistake (its variants), an analysis, a training step or a link
+  for (const m of MISTAKES) {
+    const kinds = [m.variants && 'variants', m.analyses && 'analyses', m.kind].filter(Boolean);
+    assert.ok(kinds.length <= 1, m.id);
+    assert.ok(m.message.length > 40, m.id);
+    if (m.analyses) {
+      assert.ok(
+        m.analyses.every((a) => typeof a === 'function'),
+        m.id,
+      );
+    }
+  }
+  assert.equal(new Set(MISTAKES.map((m) => m.id)).size, MISTAKES.length);
 });

@@ -156,6 +156,8 @@ function genericReadings(s, node) {
     [1 / s.B, '1/B', `divided by B = ${s.B}`],
     [s.T, 'T', `T = ${s.T} times the course’s`],
     [1 / s.T, '1/T', `divided by T = ${s.T}`],
+    [1 / Math.sqrt(s.hs), '1/√hs', `divided by √hs = √${s.hs}: the scores' scale, applied here`],
+    [Math.sqrt(s.hs), '√hs', `multiplied by √hs = √${s.hs}`],
   ];
   for (const [value, expr, why] of plain) {
     list.push({ value, expr, why, sites: [node], generic: true });
