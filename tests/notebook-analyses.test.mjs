@@ -288,6 +288,7 @@ const SAYS = {
   'mask-after-softmax': [/the mask applied after the softmax/],
   'heads-reversed': [/head blocks in the order 3, 2, 1, 0 \(reversed\) instead of 0…3/],
   'merge-interleaved-f32': [/merge_heads with \(h, hs\) swapped/, /h = 3, hs = 8/],
+  'heads-reversed-only-Y': [/step from concat with its head blocks in the order 3, 2, 1, 0/],
   'tokens-reversed': [/tokens in the order 4, 3, 2, 1, 0 \(reversed\)/],
   'heads-averaged': [/0\.25 × the course's \(k = 1\/h\): the 4 heads averaged/],
   'split-h-hs-swapped': [/split_heads reshaped to \(B, T, hs, h\)/, /h = 4, hs = 5/],

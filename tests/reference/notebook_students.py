@@ -451,6 +451,10 @@ UNSEEN = [
     run("heads-reversed", size=T7, mistakes={"heads-reversed"}, blame=[("concat", "permuted")],
         note="concat = np.concatenate([headout[:, i] for i in reversed(range(h))], -1)",
         cause="concat's head blocks are in the order 3, 2, 1, 0"),
+    run("heads-reversed-only-Y", size=T7, mistakes={"heads-reversed"},
+        save=["Y", "loss", "dX"], blame=[("Y", "permuted")],
+        note="concat's heads reversed, concat not saved: found at Y",
+        cause="Y is the course's step from a concat with its head blocks in the order 3, 2, 1, 0"),
     run("merge-interleaved-f32", size=B3, dtype="f4", mistakes={"merge-interleaved"},
         blame=[("concat", "permuted")], note="float32: concat = headout.transpose(0, 2, 3, 1)"
                                              ".reshape(B, T, C)",

@@ -123,12 +123,17 @@ function reshapeMix(ctx) {
 
 // The merges the student did not save (dQm, … before dWq, dX) done with (h, hs) swapped
 // reproduce yours.
-function hiddenMerges(ctx) {
-  const { pipe, s } = ctx;
-  const sites = ctx.hidden.filter((site) => {
-    const parents = pipe.nodes[site]?.parents ?? [];
+// The merges among the steps the student did not save (concat, dQm … before Y, dWq, dX)
+function mergeSites(ctx) {
+  return ctx.hidden.filter((site) => {
+    const parents = ctx.pipe.nodes[site]?.parents ?? [];
     return layoutOf(site) === 'merged' && parents.length === 1 && layoutOf(parents[0]) === 'split';
   });
+}
+
+function hiddenMerges(ctx) {
+  const { pipe, s } = ctx;
+  const sites = mergeSites(ctx);
   if (!sites.length) return false;
   const extra = new Map(
     sites.map((site) => {
@@ -174,7 +179,46 @@ function axisSwap(ctx) {
 
 /** The course's numbers, in another order: the first permutation that reproduces yours. */
 export function permutationAnalysis(ctx) {
-  return axisSwap(ctx) ?? blockOrder(ctx) ?? reshapeMix(ctx);
+  return axisSwap(ctx) ?? blockOrder(ctx) ?? reshapeMix(ctx) ?? hiddenHeadOrder(ctx);
+}
+
+// Every order of n heads but the identity (n ≤ 5: at most 119), else the reversed one only
+function headOrders(n) {
+  if (n > 5) return [[...Array(n).keys()].reverse()];
+  let perms = [[]];
+  for (let i = 0; i < n; i++) {
+    perms = perms.flatMap((p) =>
+      [...Array(n).keys()].filter((j) => !p.includes(j)).map((j) => [...p, j]),
+    );
+  }
+  return perms.filter((p) => p.some((x, j) => x !== j));
+}
+
+/** The heads merged in another order at a merge the student did not save (only Y saved). */
+function hiddenHeadOrder(ctx) {
+  const { pipe, s } = ctx;
+  if (s.heads < 2) return null;
+  const split = [s.B, s.heads, s.T, s.hs];
+  for (const site of mergeSites(ctx)) {
+    const [parent] = pipe.nodes[site].parents;
+    for (const perm of headOrders(s.heads)) {
+      const fn = (p) => mergeHeads(reorder(p[parent], split, 1, perm), s);
+      const key = `heads:${perm}`;
+      const mine = ctx.tryAt(site, `${key}:${site}`, fn);
+      if (!ctx.reproduces(mine)) continue;
+      return {
+        id: 'permuted',
+        same: { key, label: 'head order' },
+        message:
+          `Your ${ctx.name} ${isAre(ctx.name)} the course's step from ${site} with its ` +
+          `${permText(perm, 'head blocks')} (${site} is not in your file): recomputed that way ` +
+          `from your own arrays, it matches; the course computes ${site} with the heads in order.`,
+        site,
+        variant: { id: `${key}:${site}`, fn },
+      };
+    }
+  }
+  return null;
 }
 
 /** Whether yours holds the same numbers as the course's (sorted, within tol): a reorder. */
