@@ -171,7 +171,7 @@ test('meanings: k must be as close to a quantity as the precision allows', () =>
       .filter((r) => r.sites[0] === 'scores' && !r.generic && r.expr.includes('hs'))
       .map((r) => r.expr),
   );
-  assert.equal(stepReadings('dY', s).length, 8);
+  assert.equal(stepReadings('dY', s).length, 10);
   assert.equal(stepReadings('dQ', s)[0].expr, '√hs');
   assert.deepEqual(stepReadings('att', s), []);
 });
@@ -302,6 +302,12 @@ const SAYS = {
   'softmax-whole-array-causal': [/a softmax over the whole array/],
   'softmax-axis-1': [/a softmax over the heads \(axis=1\)/],
   'softmax-no-max-overflow-f32': [/12 NaN/, /largest score in that row is 166\.5/, /88\.72/],
+  'softmax-sum-no-keepdims': [/without keepdims=True: the row sums broadcast/],
+  'softmax-no-keepdims-f32': [/np\.max and np\.sum without keepdims=True/],
+  'dscores-no-keepdims': [
+    /^Your dscores subtract np\.sum\(att \* datt, axis=-1\) without keepdims/,
+  ],
+  'dy-over-B': [/^Your dY is 120 × the course's \(k = T·C\): divided by B = 3 instead of Y\.size/],
   'dy-batch-mean': [/0\.333333 × the course's \(k = 1\/B\): an extra 1\/B = 1\/3/],
   'dy-batch-mean-B2h4': [/Two causes .*B = 2, T = 5, C = 16, h = 4/, /factor 2 .* 1\/B = 1\/2/],
   'dscores-diagonal': [/^Your dscores are att \* \(1 - att\) \* datt/],

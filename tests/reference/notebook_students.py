@@ -145,6 +145,18 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         att = softmax(masked * 1.5, axis=-1)             # a temperature: nothing names it
     elif "softmax-axis-1" in m:
         att = softmax(masked, axis=1)                    # axis=1: over the heads
+    elif "softmax-sum-no-keepdims" in m:              # a loop over (batch, head), 2-D blocks
+        att = np.empty_like(masked)
+        for b in range(B):
+            for i in range(h):
+                e = np.exp(masked[b, i] - np.max(masked[b, i], axis=-1, keepdims=True))
+                att[b, i] = e / np.sum(e, axis=-1)    # no keepdims: the (T,) sums go by column
+    elif "softmax-no-keepdims" in m:
+        att = np.empty_like(masked)
+        for b in range(B):
+            for i in range(h):
+                e = np.exp(masked[b, i] - np.max(masked[b, i], axis=-1))   # no keepdims at all
+                att[b, i] = e / np.sum(e, axis=-1)
     elif "softmax-no-max" in m:
         att = np.exp(masked) / np.sum(np.exp(masked), axis=-1, keepdims=True)  # no max taken
     else:
@@ -186,6 +198,8 @@ def loss_and_dY(Y, target, G, m):
         dY = 2 * (Y - target)                        # the mean's 1/n forgotten
     elif "mse-grad-half" in m:
         dY = (Y - target) / Y.size                   # the 2 forgotten
+    elif "mse-grad-over-B" in m:
+        dY = 2 * (Y - target) / Y.shape[0]           # "the mean over the batch" instead of Y.size
     elif "mse-grad-batch-mean" in m:
         dY = 2 * (Y - target) / Y.size / Y.shape[0]  # "and the mean over the batch"
     else:
@@ -229,6 +243,12 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
         dscores = att * datt
     elif "dscores-diagonal" in m:
         dscores = att * (1 - att) * datt             # the softmax's derivative, element-wise
+    elif "dscores-no-keepdims" in m:                  # a loop over (batch, head), 2-D blocks
+        dscores = np.empty_like(att)
+        for b in range(B):
+            for i in range(h):
+                a, d = att[b, i], datt[b, i]
+                dscores[b, i] = a * (d - np.sum(a * d, axis=-1))   # no keepdims: by column
     else:
         dscores = att * (datt - np.sum(att * datt, axis=-1, keepdims=True))
     if "dscores-batch-mean" in m:
@@ -511,7 +531,23 @@ UNSEEN = [
     run("correct-softmax-no-max", size=B3H5, mistakes={"softmax-no-max"},
         note="float64: np.exp(s) / np.exp(s).sum(-1), no max, ordinary scores",
         cause="correct: without overflow the max changes nothing within tolerance"),
+    run("softmax-sum-no-keepdims", size=B3, mistakes={"softmax-sum-no-keepdims"},
+        blame=[("att", "softmax-not-normalised")],
+        note="per (batch, head) block: att = e / np.sum(e, axis=-1)",
+        cause="the row sums without keepdims broadcast along the last axis: entry (i, j) is "
+              "divided by the sum of row j"),
+    run("softmax-no-keepdims-f32", size=T7, dtype="f4", mistakes={"softmax-no-keepdims"},
+        blame=[("att", "softmax-not-normalised")],
+        note="float32, per block: e = np.exp(s - s.max(-1)); att = e / e.sum(-1)",
+        cause="max and sum without keepdims: both broadcast by column"),
+    run("dscores-no-keepdims", size=B3H5, mistakes={"dscores-no-keepdims"},
+        blame=[("dscores", "wrong-operand")],
+        note="per block: dscores = att * (datt - np.sum(att * datt, axis=-1))",
+        cause="the row sums without keepdims subtract by column"),
     # the loss
+    run("dy-over-B", size=B3, mistakes={"mse-grad-over-B"},
+        blame=[("dY", "factor")], note="dY = 2 * (Y - target) / B",
+        cause="dY is T*C = 120 x the course's: divided by B instead of Y.size"),
     run("dy-batch-mean", size=B3H5, mistakes={"mse-grad-batch-mean"},
         blame=[("dY", "factor")], note="dY = 2 * (Y - target) / Y.size / B",
         cause="dY is 1/B = 1/3 x the course's: divided by B again after Y.size (a batch "

@@ -22,6 +22,7 @@ import { nonFiniteAnalysis } from './analyses/nonfinite.js';
 import {
   diagonalSoftmaxAnalysis,
   dxPathAnalysis,
+  rowsumKeepdimsAnalysis,
   wrongOperandAnalysis,
 } from './analyses/operand.js';
 import { permutationAnalysis } from './analyses/permute.js';
@@ -369,9 +370,9 @@ const RECORDS = [
     id: 'wrong-operand',
     tensors: [],
     message:
-      'The step with another of your arrays in one place (K from Wq, V from Wk …), or dX with a ' +
-      'path missing, doubled or of the wrong sign.',
-    analyses: [dxPathAnalysis, wrongOperandAnalysis],
+      'The step with another of your arrays in one place (K from Wq, V from Wk …), dX with a ' +
+      'path missing, doubled or of the wrong sign, or a row sum taken without keepdims=True.',
+    analyses: [dxPathAnalysis, rowsumKeepdimsAnalysis, wrongOperandAnalysis],
   },
   {
     id: 'added-array',

@@ -123,6 +123,18 @@ function softmaxForms(s, scores) {
   const shape = [s.B, s.heads, s.T, s.T];
   return [
     {
+      make: () => softmaxNoKeepdims(scores, s.T, false),
+      why:
+        'divided by np.sum(e, axis=-1) without keepdims=True: the row sums broadcast along the ' +
+        'last axis, so entry (i, j) is divided by the sum of row j, not of row i',
+    },
+    {
+      make: () => softmaxNoKeepdims(scores, s.T, true),
+      why:
+        'written with np.max and np.sum without keepdims=True: both broadcast along the last ' +
+        'axis, so entry (i, j) takes the max and the sum of row j, not of row i',
+    },
+    {
       make: () => softmaxAll(scores),
       why:
         'a softmax over the whole array (np.exp(s) / np.sum(np.exp(s))): the weights of ' +
@@ -148,6 +160,27 @@ function softmaxForms(s, scores) {
       causalOnly: true,
     },
   ];
+}
+
+// e = exp(x − max) and e / sum with the row's max and sum indexed by the column (a (T,) vector
+// broadcast along the last axis, as np.sum(e, axis=-1) without keepdims does); `maxToo`: the
+// max taken the same way
+function softmaxNoKeepdims(x, T, maxToo) {
+  const out = new Float64Array(x.length);
+  for (let o = 0; o < x.length; o += T * T) {
+    const max = new Float64Array(T).fill(-Infinity);
+    for (let i = 0; i < T * T; i++) {
+      max[Math.floor(i / T)] = Math.max(max[Math.floor(i / T)], x[o + i]);
+    }
+    const e = new Float64Array(T * T);
+    for (let i = 0; i < T * T; i++) {
+      e[i] = Math.exp(x[o + i] - max[maxToo ? i % T : Math.floor(i / T)]);
+    }
+    const sum = new Float64Array(T);
+    for (let i = 0; i < T * T; i++) sum[Math.floor(i / T)] += e[i];
+    for (let i = 0; i < T * T; i++) out[o + i] = e[i] / sum[i % T];
+  }
+  return out;
 }
 
 // softmax over each (T, T) block

@@ -86,6 +86,8 @@ function lossReadings(s, node) {
     },
     { value: s.C, expr: 'C', why: `divided by B·T instead of Y.size (a factor C = ${s.C})` },
     { value: s.N, expr: 'B·T', why: `divided by C instead of Y.size (a factor B·T = ${s.N})` },
+    { value: s.n / s.B, expr: 'T·C', why: `divided by B = ${s.B} instead of Y.size` },
+    { value: s.n / s.T, expr: 'B·C', why: `divided by T = ${s.T} instead of Y.size` },
   ].map((r) => ({ ...r, sites: ['dY'] }));
 }
 

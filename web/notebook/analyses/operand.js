@@ -3,7 +3,7 @@
 // backward with only the diagonal of its Jacobian. Each is proven by recomputing the step (or a
 // step before it that the student did not save) with the student's own arrays.
 
-import { add, matmul, mul, scale } from '../ops.js';
+import { add, matmul, mul, rowsum, scale } from '../ops.js';
 import { isAre } from './layout.js';
 
 // The operands a student swaps by mistake: each group holds arrays of one shape and role.
@@ -121,6 +121,26 @@ export function dxPathAnalysis(ctx) {
   return {
     id: 'wrong-operand',
     message: `Your dX has ${wrong.join(' and ')}: X feeds Q, K and V once each, so dX sums each path once; the course computes ${ctx.courseLine}.`,
+  };
+}
+
+/** dscores with the row sums of att · datt taken without keepdims (broadcast by column). */
+export function rowsumKeepdimsAnalysis(ctx) {
+  if (ctx.node !== 'dscores') return null;
+  const att = ctx.pipeValue('att');
+  const datt = ctx.pipeValue('datt');
+  const T = ctx.s.T;
+  const r = rowsum(mul(att, datt), T);
+  // r[b, h, j] subtracted in row i of block (b, h): the (T,) sums broadcast along the last axis
+  const mine = att.map((a, i) => a * (datt[i] - r[Math.floor(i / (T * T)) * T + (i % T)]));
+  if (!ctx.reproduces(mine)) return null;
+  return {
+    id: 'wrong-operand',
+    message:
+      'Your dscores subtract np.sum(att * datt, axis=-1) without keepdims=True: the (T,) row ' +
+      'sums broadcast along the last axis, so row i subtracts the sums of the other rows, one ' +
+      'per column; the course keeps the axis: dscores = att * (datt - np.sum(att * datt, ' +
+      'axis=-1, keepdims=True)).',
   };
 }
 
