@@ -288,6 +288,7 @@ const SAYS = {
   'mask-after-softmax': [/the mask applied after the softmax/],
   'heads-reversed': [/head blocks in the order 3, 2, 1, 0 \(reversed\) instead of 0…3/],
   'merge-interleaved-f32': [/merge_heads with \(h, hs\) swapped/, /h = 3, hs = 8/],
+  'q-head-slice-fixed': [/^Your Q's heads are the course's heads 0, 0, 0 instead of 0…2/],
   'heads-reversed-only-Y': [/step from concat with its head blocks in the order 3, 2, 1, 0/],
   'tokens-reversed': [/tokens in the order 4, 3, 2, 1, 0 \(reversed\)/],
   'heads-averaged': [/0\.25 × the course's \(k = 1\/h\): the 4 heads averaged/],

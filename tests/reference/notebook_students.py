@@ -89,6 +89,8 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
 
     if "weights-transposed" in m:
         q = X @ Wq.T
+    elif "q-head-slice-fixed" in m:                  # per head, the slice never moves
+        q = np.concatenate([X @ Wq[:, 0:hs] for i in range(h)], axis=-1)
     elif "bias-q" in m:
         q = X @ Wq + bias["bq"]                     # a Linear layer's habit: X @ W + b
     else:
@@ -471,6 +473,9 @@ UNSEEN = [
     run("heads-reversed", size=T7, mistakes={"heads-reversed"}, blame=[("concat", "permuted")],
         note="concat = np.concatenate([headout[:, i] for i in reversed(range(h))], -1)",
         cause="concat's head blocks are in the order 3, 2, 1, 0"),
+    run("q-head-slice-fixed", size=B3, mistakes={"q-head-slice-fixed"},
+        blame=[("Q", "permuted")], note="q = concat([X @ Wq[:, 0:hs] for i in range(h)])",
+        cause="every head of Q is the course's head 0"),
     run("heads-reversed-only-Y", size=T7, mistakes={"heads-reversed"},
         save=["Y", "loss", "dX"], blame=[("Y", "permuted")],
         note="concat's heads reversed, concat not saved: found at Y",

@@ -6,14 +6,17 @@
 import { mergeHeads, splitHeads } from '../ops.js';
 import { isAre, layoutOf, reorder, sameBlock, shapeOf, swapAxes, verbS } from './layout.js';
 
-// The permutation perm with block j of yours = block perm[j] of ref along axis, or null
-function matchBlocks(yours, ref, shape, axis, tol) {
+// The map perm with block j of yours = block perm[j] of ref along axis, or null: a permutation,
+// or with `repeat` any map (one block of ref used for several), its own block preferred
+function matchBlocks(yours, ref, { shape, axis, tol }, repeat = false) {
   const n = shape[axis];
   const perm = [];
   for (let j = 0; j < n; j++) {
-    const i = [...Array(n).keys()].find(
-      (c) => !perm.includes(c) && sameBlock(yours, ref, { shape, axis, tol }, j, c),
-    );
+    const same = (c) => sameBlock(yours, ref, { shape, axis, tol }, j, c);
+    const i =
+      repeat && same(j)
+        ? j
+        : [...Array(n).keys()].find((c) => (repeat || !perm.includes(c)) && same(c));
     if (i === undefined) return null;
     perm.push(i);
   }
@@ -52,7 +55,7 @@ function blockOrder(ctx) {
   ]) {
     if (!pair || pair[0][pair[1]] < 2) continue;
     const [shape, axis] = pair;
-    const perm = matchBlocks(ctx.yours, ctx.local, shape, axis, ctx.tolAbs);
+    const perm = matchBlocks(ctx.yours, ctx.local, { shape, axis, tol: ctx.tolAbs });
     if (!perm || !ctx.reproduces(reorder(ctx.local, shape, axis, perm))) continue;
     const blocks = what === 'heads' && layoutOf(node) === 'merged' ? 'head blocks' : what;
     return {
@@ -177,9 +180,33 @@ function axisSwap(ctx) {
   return null;
 }
 
+/** Some heads of yours are copies of another head of the course's (a slice that stays put). */
+function repeatedHeads(ctx) {
+  const [shape, axis] = axesOf(ctx.node, ctx.s).heads ?? [];
+  if (!shape || shape[axis] < 2) return null;
+  const map = matchBlocks(ctx.yours, ctx.local, { shape, axis, tol: ctx.tolAbs }, true);
+  if (!map || new Set(map).size === map.length) return null;
+  if (!ctx.reproduces(reorder(ctx.local, shape, axis, map))) return null;
+  return {
+    id: 'permuted',
+    same: { key: `heads-repeated:${map}`, label: 'repeated heads' },
+    message:
+      `Your ${ctx.name}'s heads are the course's heads ${orderText(map)} instead of ` +
+      `0…${map.length - 1}: one head's columns used for several, as a slice that does not move ` +
+      'with the head does (W[:, 0:hs] where the course takes W[:, i*hs:(i+1)*hs] for head i); ' +
+      `the course computes ${ctx.courseLine}.`,
+  };
+}
+
 /** The course's numbers, in another order: the first permutation that reproduces yours. */
 export function permutationAnalysis(ctx) {
-  return axisSwap(ctx) ?? blockOrder(ctx) ?? reshapeMix(ctx) ?? hiddenHeadOrder(ctx);
+  return (
+    axisSwap(ctx) ??
+    blockOrder(ctx) ??
+    repeatedHeads(ctx) ??
+    reshapeMix(ctx) ??
+    hiddenHeadOrder(ctx)
+  );
 }
 
 // Every order of n heads but the identity (n ≤ 5: at most 119), else the reversed one only
