@@ -283,6 +283,8 @@ const SAYS = {
   'mask-diagonal-nan': [/has 45 NaN entries/, /\[0, 0, 0, 0\]/, /divides 0 by 0/],
   'mask-k2-f32': [/one off \(np\.triu\(\.\.\., k=2\)/],
   'mask-tril': [/hides the past instead of the future \(np\.tril/],
+  'mask-fill-zero-only-Y': [/^Your Y is the course's step from an att that is masked with 0/],
+  'dscores-diagonal-only-dX': [/^Your dX is the course's step from dscores = att \* \(1 - att\)/],
   'mask-fill-zero': [/masked with 0 instead of -np\.inf/],
   'mask-fill-zero-f32-in-place': [/^Your scores are masked with 0 above the diagonal/],
   'mask-after-softmax': [/the mask applied after the softmax/],

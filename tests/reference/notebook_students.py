@@ -443,6 +443,10 @@ UNSEEN = [
         blame=[("att", "mask-fill")], note="mask np.tril(..., k=-1): the past masked",
         cause="the mask is the transpose of the causal one (np.tril k=-1): the entries below "
               "the diagonal are 0 and those above are not"),
+    run("mask-fill-zero-only-Y", size=T7, causal=True, mistakes={"mask-fill-zero"},
+        save=["Y", "loss", "dX"], blame=[("Y", "mask-fill")],
+        note="np.where(mask, 0, scores), only Y, loss and dX saved",
+        cause="Y comes from an att whose mask fills with 0 instead of -inf"),
     run("mask-fill-zero", size=B3, causal=True, mistakes={"mask-fill-zero"},
         blame=[("att", "mask-fill")], note="np.where(mask, 0, scores)",
         cause="masked scores filled with 0, not -inf: the future keys keep exp(0 - max) of "
@@ -562,6 +566,10 @@ UNSEEN = [
         cause="dY is 1/2 x the course's: 1/B at B = 2, the same number as a missing 2 "
               "(and sqrt(hs/C)): both causes, and a run with another B tells them apart"),
     # the backward
+    run("dscores-diagonal-only-dX", size=B1, mistakes={"dscores-diagonal"},
+        save=["Y", "loss", "dWo", "dX"], blame=[("dX", "softmax-diagonal-only")],
+        note="dscores = att * (1 - att) * datt, only dWo and dX of the backward saved",
+        cause="dX comes from a softmax backward with only the Jacobian's diagonal"),
     run("dscores-diagonal", size=T7, mistakes={"dscores-diagonal"},
         blame=[("dscores", "softmax-diagonal-only")], note="dscores = att * (1 - att) * datt",
         cause="only the diagonal of the softmax's Jacobian: the -att_i att_j terms dropped"),

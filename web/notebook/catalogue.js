@@ -17,11 +17,16 @@
 import * as ops from './ops.js';
 import { dxPaths, maskIf, perHead, project, qkT, weightGrad, courseLine } from './steps.js';
 import { meanings } from './analyses/factor.js';
-import { attentionAnalyses, attentionFacts } from './analyses/attention.js';
+import {
+  attentionAnalyses,
+  attentionFacts,
+  hiddenAttentionAnalysis,
+} from './analyses/attention.js';
 import { nonFiniteAnalysis } from './analyses/nonfinite.js';
 import {
   diagonalSoftmaxAnalysis,
   dxPathAnalysis,
+  hiddenDiagonalAnalysis,
   rowsumKeepdimsAnalysis,
   wrongOperandAnalysis,
 } from './analyses/operand.js';
@@ -315,7 +320,7 @@ const RECORDS = [
       'Your causal mask fills with 0 or another finite number instead of -np.inf, hides the ' +
       'diagonal too (np.triu(..., k=0)), is one off (k=2), or hides the past (np.tril); never ' +
       'blamed on the causal option.',
-    analyses: [attentionAnalyses],
+    analyses: [attentionAnalyses, hiddenAttentionAnalysis],
   },
   {
     id: 'softmax-not-normalised',
@@ -364,7 +369,7 @@ const RECORDS = [
     message:
       'dscores = att * (1 - att) * datt: the diagonal of the softmax’s Jacobian only; the ' +
       'course subtracts each row’s sum.',
-    analyses: [diagonalSoftmaxAnalysis],
+    analyses: [diagonalSoftmaxAnalysis, hiddenDiagonalAnalysis],
   },
   {
     id: 'wrong-operand',

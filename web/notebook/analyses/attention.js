@@ -272,5 +272,48 @@ export function attentionAnalyses(ctx) {
   return maskAnalysis(ctx, U);
 }
 
+// The forms of att a student writes instead of the course's, as steps from their scores:
+// [{ id, why, fn(p) }] (the masks, then the softmaxes)
+function attForms(s) {
+  const list = maskForms().map((form, i) => ({
+    id: 'mask-fill',
+    key: `mask:${i}`,
+    why: form.why,
+    fn: (p) => softmaxRows(masked(p.scores, s.T, form), s.T),
+  }));
+  const scoresOf = (p) => (s.causal ? masked(p.scores, s.T, {}) : p.scores);
+  softmaxForms(s, null).forEach((form, i) => {
+    if (form.causalOnly && !s.causal) return;
+    list.push({
+      id: 'softmax-not-normalised',
+      key: `softmax:${i}`,
+      why: form.why,
+      fn: (p) =>
+        form.causalOnly ? maskAfter(p.scores, s) : softmaxForms(s, scoresOf(p))[i].make(),
+    });
+  });
+  return list;
+}
+
+/** A later result (headout, Y …) from an att of another form the student did not save. */
+export function hiddenAttentionAnalysis(ctx) {
+  if (!ctx.hidden.includes('att')) return null;
+  for (const form of attForms(ctx.s)) {
+    const mine = ctx.tryAt('att', `att:${form.key}`, form.fn);
+    if (!ctx.reproduces(mine)) continue;
+    return {
+      id: form.id,
+      same: { key: `att:${form.key}`, label: 'att' },
+      message:
+        `Your ${ctx.name} is the course's step from an att that is ${form.why} (att is not in ` +
+        `your file: recomputed that way from your own arrays, it matches); the course computes ` +
+        `att = softmax(scores, axis=-1)${ctx.s.causal ? ' on the masked scores' : ''}.`,
+      site: 'att',
+      variant: { id: `att:${form.key}`, fn: form.fn },
+    };
+  }
+  return null;
+}
+
 /** The invariants of att as a last, measured word (after every other analysis). */
 export const attentionFacts = (ctx) => (ctx.node === 'att' ? invariants(ctx) : null);

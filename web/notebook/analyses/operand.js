@@ -144,6 +144,28 @@ export function rowsumKeepdimsAnalysis(ctx) {
   };
 }
 
+const DIAGONAL_TEXT =
+  'only the diagonal of the softmax’s Jacobian. Every weight of a row depends on every score ' +
+  'of that row (they share the sum), so the backward subtracts the row’s total: dscores = ' +
+  'att * (datt - np.sum(att * datt, axis=-1, keepdims=True)).';
+
+/** A later result (dQ, dK, dX …) from dscores = att · (1 − att) · datt, dscores not saved. */
+export function hiddenDiagonalAnalysis(ctx) {
+  if (!ctx.hidden.includes('dscores')) return null;
+  const fn = (p) => p.att.map((a, i) => a * (1 - a) * p.datt[i]);
+  const mine = ctx.tryAt('dscores', 'dscores:diagonal', fn);
+  if (!ctx.reproduces(mine)) return null;
+  return {
+    id: 'softmax-diagonal-only',
+    same: { key: 'dscores:diagonal', label: 'softmax backward' },
+    message:
+      `Your ${ctx.name} ${isAre(ctx.name)} the course's step from dscores = att * (1 - att) * ` +
+      `datt (dscores is not in your file: recomputed that way, it matches): ${DIAGONAL_TEXT}`,
+    site: 'dscores',
+    variant: { id: 'dscores:diagonal', fn },
+  };
+}
+
 /** dscores = att · (1 − att) · datt: the diagonal of the softmax's Jacobian only. */
 export function diagonalSoftmaxAnalysis(ctx) {
   if (ctx.node !== 'dscores') return null;
