@@ -348,3 +348,31 @@ for (const [name, patterns] of Object.entries(SAYS)) {
     }
   });
 }
+
+test('at a large size the steps not saved are not searched, and the row says so', async () => {
+  const { LARGE, measuredFacts } = await import('../web/notebook/analyses/index.js');
+  assert.equal(LARGE, 131072);
+  const ctx = {
+    yours: Float64Array.of(1, 2),
+    local: Float64Array.of(3, 5),
+    tolAbs: 0,
+    large: true,
+    hidden: ['att', 'headout'],
+    s: { n: 196608 },
+    name: 'Y',
+    courseLine: 'Y = concat @ Wo',
+  };
+  const row = { maxAbs: 3, normRel: 0.5 };
+  const { id, message } = measuredFacts(ctx, row);
+  assert.equal(id, 'step-differs');
+  assert.match(
+    message,
+    /At this size \(B·T·C = 196608\) the steps you did not save were not searched/,
+  );
+  assert.match(message, /the largest difference is 3e\+0 \(norm-wise 5e-1\)/);
+  assert.doesNotMatch(measuredFacts({ ...ctx, large: false }, row).message, /not searched/);
+  assert.doesNotMatch(measuredFacts({ ...ctx, hidden: [] }, row).message, /not searched/);
+  // the same numbers in another order are said as such
+  const swapped = measuredFacts({ ...ctx, yours: Float64Array.of(5, 3) }, row).message;
+  assert.match(swapped, /holds the course's numbers, in another order/);
+});

@@ -297,7 +297,7 @@ function attForms(s) {
 
 /** A later result (headout, Y …) from an att of another form the student did not save. */
 export function hiddenAttentionAnalysis(ctx) {
-  if (!ctx.hidden.includes('att')) return null;
+  if (ctx.large || !ctx.hidden.includes('att')) return null;
   for (const form of attForms(ctx.s)) {
     const mine = ctx.tryAt('att', `att:${form.key}`, form.fn);
     if (!ctx.reproduces(mine)) continue;

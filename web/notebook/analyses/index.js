@@ -24,6 +24,9 @@ const INVARIANT_TOL = { f8: 1e-9, text: 1e-9, f4: 1e-5, f2: 1e-3 };
 
 const INPUTS = ['X', 'target', 'dY'];
 
+/** B·T·C above which the analyses try no step the student did not save (2^17 entries). */
+export const LARGE = 2 ** 17;
+
 /**
  * The context every analysis reads: the student's array `yours` at graph node `node` (row
  * `name`), the course's step recomputed from the student's own arrays (`local`), and ways to
@@ -47,6 +50,9 @@ export function analysisContext(args) {
     s: pipe.s,
     precision,
     hidden: pipe.hiddenAncestors(node),
+    // above this size the causes at steps not saved are not searched (each try recomputes
+    // whole arrays in JS on the page's thread): said in the measured facts
+    large: pipe.s.n > LARGE,
     dtypeTol: INVARIANT_TOL[precision] ?? 1e-9,
     tolAbs: toleranceFor(local, opts).abs,
     reproduces: (mine) => mine.length === yours.length && agrees(yours, mine, opts),
@@ -159,11 +165,16 @@ export function measuredFacts(ctx, row) {
     facts.push(`the largest difference is ${fmt(row.maxAbs)} (norm-wise ${fmt(row.normRel)})`);
   }
   const said = facts.length ? ` Measured: ${facts.join('; ')}.` : '';
+  const skipped =
+    ctx.large && ctx.hidden.length
+      ? ` At this size (B·T·C = ${ctx.s.n}) the steps you did not save were not searched: ` +
+        'save them too to have them checked.'
+      : '';
   return {
     id: 'step-differs',
     message:
       `No known mistake or relation reproduces your ${ctx.name}: it is not a multiple, a ` +
-      `reordering or a sum of the course's array, nor the step with another operand.${said} ` +
-      `The course computes ${ctx.courseLine}.`,
+      `reordering or a sum of the course's array, nor the step with another operand.${said}` +
+      `${skipped} The course computes ${ctx.courseLine}.`,
   };
 }

@@ -51,7 +51,7 @@ export function wrongOperandAnalysis(ctx) {
 function substitutions(ctx) {
   const list = [];
   GROUPS.forEach((group, rank) => {
-    for (const site of [ctx.node, ...ctx.hidden]) {
+    for (const site of [ctx.node, ...(ctx.large ? [] : ctx.hidden)]) {
       const { parents, step } = ctx.pipe.nodes[site] ?? {};
       for (const parent of (parents ?? []).filter((p) => group.includes(p))) {
         for (const other of group) {
@@ -151,7 +151,7 @@ const DIAGONAL_TEXT =
 
 /** A later result (dQ, dK, dX …) from dscores = att · (1 − att) · datt, dscores not saved. */
 export function hiddenDiagonalAnalysis(ctx) {
-  if (!ctx.hidden.includes('dscores')) return null;
+  if (ctx.large || !ctx.hidden.includes('dscores')) return null;
   const fn = (p) => p.att.map((a, i) => a * (1 - a) * p.datt[i]);
   const mine = ctx.tryAt('dscores', 'dscores:diagonal', fn);
   if (!ctx.reproduces(mine)) return null;

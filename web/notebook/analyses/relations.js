@@ -91,7 +91,7 @@ const capital = (t) => t[0].toUpperCase() + t.slice(1);
  * scaled by k before the softmax, with only att saved): each known reading tried at that step.
  */
 export function hiddenFactorAnalysis(ctx) {
-  const open = new Set(ctx.hidden);
+  const open = new Set(ctx.large ? [] : ctx.hidden);
   for (const sites of HIDDEN_GROUPS.filter((g) => g.every((site) => open.has(site)))) {
     for (const r of stepReadings(sites[0], ctx.s)) {
       const key = `factor:${sites}:${r.expr}`;
