@@ -371,10 +371,13 @@ function analysed(found, item, pipe, state) {
     state.rootOf.set(site, [row.name]);
   }
   state.rootOf.set(node, [row.name]);
-  const { id, message, factor } = found;
+  const { id, message, factor, measured } = found;
   // a catalogued cause proven here: later steps with the same mistake follow from this row
   if (MISTAKES.some((m) => m.id === id) && !state.adopted.has(id)) state.adopted.set(id, row.name);
-  return factor == null ? { id, message } : { id, message, factor };
+  const diagnosis = { id, message };
+  if (factor != null) diagnosis.factor = factor;
+  if (measured) diagnosis.measured = true; // facts, no cause
+  return diagnosis;
 }
 
 /**

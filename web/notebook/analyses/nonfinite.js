@@ -72,10 +72,12 @@ export function nonFiniteAnalysis(ctx) {
     cause = `${mask.why}; it leaves a query with every key masked, and the softmax divides 0 by 0`;
   }
   if (!cause && ctx.node === 'att') cause = softmaxCause(ctx, c.first);
+  const proven = cause != null;
   if (!cause && Number.isNaN(ctx.yours[c.first])) {
     cause = 'a NaN comes from 0/0, inf − inf or inf × 0 in this step';
   } else if (!cause) {
     cause = 'an inf comes from an overflow or a division by zero in this step';
   }
-  return { id: 'non-finite', message: `${head}: ${cause}.`, measured: false };
+  // a generic cause (0/0, an overflow somewhere in this step) is what was measured, no more
+  return { id: 'non-finite', message: `${head}: ${cause}.`, measured: !proven };
 }
