@@ -346,7 +346,7 @@ test('wrong shapes are a row with status shape, never a throw', () => {
   const [B, h, T, hs] = arrays.Q.shape;
   const bad = {
     ...arrays,
-    Q: { ...arrays.Q, shape: [B, T, h, hs] }, // reshaped without the transpose
+    Q: { ...arrays.Q, shape: [B, h * T, hs] }, // heads and tokens in one axis
     att: {
       ...arrays.att,
       data: arrays.att.data.slice(0, B * h * T * (T - 1)),
@@ -357,9 +357,12 @@ test('wrong shapes are a row with status shape, never a throw', () => {
   const report = check(run, bad);
   const Q = rowOf(report, 'Q');
   assert.equal(Q.status, 'shape');
-  assert.deepEqual(Q.shape, [B, T, h, hs]);
+  assert.deepEqual(Q.shape, [B, h * T, hs]);
   assert.deepEqual(Q.expectedShape, [B, h, T, hs]);
-  assert.equal(Q.note, `expected (${B}, ${h}, ${T}, ${hs}) or (${B}, ${T}, ${h * hs})`);
+  assert.equal(
+    Q.note,
+    `expected (${B}, ${h}, ${T}, ${hs}) or (${B}, ${T}, ${h * hs}) or (${B}, ${T}, ${h}, ${hs})`,
+  );
   assert.equal(rowOf(report, 'att').status, 'shape');
   assert.equal(rowOf(report, 'loss').status, 'shape');
   assert.equal(rowOf(report, 'loss').note, 'expected () or (1,)');
@@ -383,8 +386,26 @@ test('X (T, C): B = 1, results with or without the leading 1', () => {
       [3, 5, 4],
       [1, 5, 12],
       [5, 12],
+      [1, 5, 3, 4],
+      [5, 3, 4],
     ],
   );
+  // Q saved as split_heads reshapes it, before the transpose: (B, T, h, hs), the merged data
+  const q = rowOf(check(byName['correct-f64-mse']), 'Q');
+  const Qm = loadStudent('correct-f64-mse');
+  const [B, h, T, hs] = Qm.Q.shape;
+  const before = Float64Array.from({ length: Qm.Q.data.length }, (_, i) => {
+    // (b, t, head, e) of the reshape is (b, head, t, e) of the split array
+    const e = i % hs;
+    const head = Math.floor(i / hs) % h;
+    const t = Math.floor(i / (hs * h)) % T;
+    const b = Math.floor(i / (hs * h * T));
+    return Qm.Q.data[((b * h + head) * T + t) * hs + e];
+  });
+  const reshaped = { ...Qm.Q, data: before, shape: [B, T, h, hs] };
+  const row = rowOf(check(byName['correct-f64-mse'], { ...Qm, Q: reshaped }), 'Q');
+  assert.equal(q.status, 'match');
+  assert.equal(row.status, 'match');
 });
 
 test('names: case, underscores and aliases; unknown names ignored; duplicates noted', () => {

@@ -181,6 +181,8 @@ export function acceptedShapes(name, { B, T, C, heads }) {
   } else if (SPLIT_OR_MERGED.includes(name)) {
     add([B, heads, T, hs], name, 'split');
     add([B, T, C], MERGED_NODE[name], 'merged');
+    // reshaped to (B, T, h, hs) before the transpose of split_heads: the merged data
+    add([B, T, heads, hs], MERGED_NODE[name], 'merged');
   } else if (['scores', 'att', 'datt', 'dscores'].includes(name)) {
     add([B, heads, T, T], name, 'plain');
   } else if (/^d?W[qkvo]$/.test(name)) {

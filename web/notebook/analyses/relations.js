@@ -76,7 +76,7 @@ export function factorAnalysis(ctx) {
         `${apart(specific, ctx)} ${capital(line)}.`,
     };
   }
-  const named = readings.length ? ` = ${readings[0].expr}` : '';
+  const named = [...new Set(readings.map((r) => r.expr))].map((e) => ` = ${e}`).join('');
   return {
     id: 'factor',
     factor: k,
