@@ -361,7 +361,8 @@ test('wrong shapes are a row with status shape, never a throw', () => {
   assert.deepEqual(Q.expectedShape, [B, h, T, hs]);
   assert.equal(
     Q.note,
-    `expected (${B}, ${h}, ${T}, ${hs}) or (${B}, ${T}, ${h * hs}) or (${B}, ${T}, ${h}, ${hs})`,
+    `expected (${B}, ${h}, ${T}, ${hs}) or (${B}, ${T}, ${h * hs}) or (${B}, ${T}, ${h}, ${hs}) ` +
+      `or (${B * T}, ${h * hs})`,
   );
   assert.equal(rowOf(report, 'att').status, 'shape');
   assert.equal(rowOf(report, 'loss').status, 'shape');
@@ -406,6 +407,15 @@ test('X (T, C): B = 1, results with or without the leading 1', () => {
   const row = rowOf(check(byName['correct-f64-mse'], { ...Qm, Q: reshaped }), 'Q');
   assert.equal(q.status, 'match');
   assert.equal(row.status, 'match');
+  // Y and target as the backward reshapes them, (B·T, C): the same data, so the same rows
+  const flat = (a) => ({ ...a, shape: [a.shape[0] * a.shape[1], a.shape[2]] });
+  const asRows = check(byName['correct-f64-mse'], {
+    ...Qm,
+    Y: flat(Qm.Y),
+    target: flat(Qm.target),
+  });
+  assert.ok(asRows.rows.every((r) => r.status === 'match' || r.status === 'missing'));
+  assert.equal(rowOf(asRows, 'Y').status, 'match');
 });
 
 test('names: case, underscores and aliases; unknown names ignored; duplicates noted', () => {

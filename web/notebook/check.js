@@ -123,13 +123,14 @@ function readLoss(found, sizes, inputs) {
   if (!found.target && !found.dY) return null;
   const name = found.target ? 'target' : 'dY';
   const a = asArray(name, found[name].array);
-  const ok = [inputs.X.shape, [sizes.B, sizes.T, sizes.C]].some(
+  const rows = [sizes.B * sizes.T, sizes.C]; // .reshape(-1, C)
+  const ok = [inputs.X.shape, [sizes.B, sizes.T, sizes.C], rows].some(
     (shape) => shape.length === a.shape.length && shape.every((d, i) => d === a.shape[i]),
   );
   if (!ok) {
     throw new Error(
       `${FN}: ${name} has shape ${shapeText(a.shape)}; expected ${shapeText(inputs.X.shape)} ` +
-        'like X and Y',
+        `like X and Y (or ${shapeText(rows)}, reshaped to (B·T, C))`,
     );
   }
   requireFinite(name, a);

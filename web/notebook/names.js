@@ -183,12 +183,14 @@ export function acceptedShapes(name, { B, T, C, heads }) {
     add([B, T, C], MERGED_NODE[name], 'merged');
     // reshaped to (B, T, h, hs) before the transpose of split_heads: the merged data
     add([B, T, heads, hs], MERGED_NODE[name], 'merged');
+    if (B > 1) add([B * T, C], MERGED_NODE[name], 'merged'); // .reshape(-1, C)
   } else if (['scores', 'att', 'datt', 'dscores'].includes(name)) {
     add([B, heads, T, T], name, 'plain');
   } else if (/^d?W[qkvo]$/.test(name)) {
     forms.push({ shape: [C, C], node: name, form: 'plain' });
   } else {
     add([B, T, C], name, 'plain');
+    if (B > 1) add([B * T, C], name, 'plain'); // .reshape(-1, C), as the backward uses it
   }
   return forms;
 }
