@@ -376,3 +376,228 @@ test('at a large size the steps not saved are not searched, and the row says so'
   const swapped = measuredFacts({ ...ctx, yours: Float64Array.of(5, 3) }, row).message;
   assert.match(swapped, /holds the course's numbers, in another order/);
 });
+
+// ------------------------------------------------------------------------------------------------
+// the relations on small hand-made arrays (a context as check.js builds it, its parts set here)
+
+const { addedAnalysis, batchSubsetAnalysis, biasAnalysis, factorAnalysis, headMeanAnalysis } =
+  await import('../web/notebook/analyses/relations.js');
+
+/** A context for `node` with the student's `yours` and the course's `local`. */
+function context(node, yours, local, more = {}) {
+  return {
+    node,
+    name: node.replace(/m$/, ''),
+    yours: Float64Array.from(yours),
+    local: Float64Array.from(local),
+    s: { B: 2, T: 3, C: 4, heads: 2, hs: 2, N: 6, n: 24 },
+    hidden: [],
+    courseLine: 'the line',
+    dtypeTol: 1e-9,
+    reproduces(mine) {
+      return (
+        mine.length === this.yours.length &&
+        mine.every((x, i) => Math.abs(x - this.yours[i]) < 1e-12)
+      );
+    },
+    laterEvidence: () => 'open',
+    savedValue: () => null,
+    matched: () => false,
+    bias: () => null,
+    ...more,
+  };
+}
+const ramp = (n, f = (i) => Math.sin(i + 1)) => Float64Array.from({ length: n }, (_, i) => f(i));
+const times = (a, k) => a.map((x) => k * x);
+
+test('factorAnalysis: k = 1 or no fit is nothing; one reading named with its id', () => {
+  const local = ramp(24);
+  assert.equal(factorAnalysis(context('Y', local, local)), null);
+  assert.equal(
+    factorAnalysis(
+      context(
+        'Y',
+        ramp(24, () => 0),
+        local,
+      ),
+    ),
+    null,
+  );
+  // not a multiple at all
+  assert.equal(
+    factorAnalysis(
+      context(
+        'Y',
+        ramp(24, (i) => i * i),
+        local,
+      ),
+    ),
+    null,
+  );
+  // dY: the sum (k = Y.size = 24): mse-grad-factor
+  const sum = factorAnalysis(context('dY', times(local, 24), local));
+  assert.equal(sum.id, 'mse-grad-factor');
+  assert.ok(Math.abs(sum.factor - 24) < 1e-12);
+  assert.match(sum.message, /^Your dY is 24 × the course's \(k = Y\.size\): no division/);
+  assert.match(sum.message, /; the course computes the line\.$/);
+  assert.equal(sum.same.label, 'factor 24');
+});
+
+test('factorAnalysis: two causes at one number, and what tells them apart', () => {
+  const local = ramp(24);
+  // dY × 1/2 at B = 2: the missing 2, or a mean over the batch; dY is the step itself
+  const half = factorAnalysis(context('dY', times(local, 0.5), local));
+  assert.equal(half.id, 'factor');
+  assert.match(
+    half.message,
+    /Two causes give this number at these sizes \(B = 2, T = 3, C = 4, h = 2\)/,
+  );
+  assert.match(
+    half.message,
+    /the factor 2 of the square is missing \(k = 1\/2\); or an extra 1\/B/,
+  );
+  assert.match(
+    half.message,
+    /A run with other sizes \(another B, T or h\) tells them apart\. The course computes the line\.$/,
+  );
+  // dWo × 2, dY not saved: two backward calls (at dWo) or a factor 2 in dY; saving dY tells
+  const twice = (more) =>
+    factorAnalysis(context('dWo', times(local, 2), local, { hidden: ['dY'], ...more }));
+  assert.match(twice().message, /Saving dY tells them apart\./);
+  // a later array the dY factor would scale matches: only the step's own cause is left
+  const own = twice({ laterEvidence: () => 'contradicted' });
+  assert.match(own.message, /\(k = 2\): two backward calls without zeroing/);
+  // a later array shows the same factor: only the dY cause is left
+  const dy = twice({ laterEvidence: () => 'confirmed' });
+  assert.match(dy.message, /\(k = 2\): a factor 2 too many; the course/);
+  // dY itself saved (and differing elsewhere): its readings are not open
+  assert.match(twice({ hidden: [] }).message, /\(k = 2\): two backward calls/);
+});
+
+test('factorAnalysis at dQ: the forward scale mistakes are not named when the scores match', () => {
+  const local = ramp(24);
+  const s16 = { B: 2, T: 3, C: 16, heads: 4, hs: 4, N: 6, n: 96 };
+  const k = 2; // √hs: no 1/√hs in dQ
+  const plain = factorAnalysis(context('dQ', times(local, k), local, { s: s16 }));
+  assert.equal(plain.id, 'missing-scale');
+  const matched = factorAnalysis(
+    context('dQ', times(local, k), local, { s: s16, matched: (n) => n === 'scores' }),
+  );
+  assert.equal(matched.id, 'factor');
+  assert.match(matched.message, /it lacks the course's 1\/√hs \(k = √hs\); your scores match/);
+});
+
+test('factorAnalysis: generic readings name the number, an unknown k only k', () => {
+  const local = ramp(24);
+  const neg = factorAnalysis(context('headout', times(local, -1), local));
+  assert.match(
+    neg.message,
+    /^Your headout is -1 × the course's: one constant factor k = -1 = −1 over/,
+  );
+  const odd = factorAnalysis(context('headout', times(local, 0.37), local));
+  assert.match(odd.message, /one constant factor k = 0\.37 over every entry; the course computes/);
+  assert.ok(Math.abs(odd.factor - 0.37) < 1e-12);
+});
+
+test('biasAnalysis: the same row on every token, named when saved', () => {
+  const local = ramp(24); // Y (2, 3, 4)
+  const b = Float64Array.of(0.5, -1, 2, 0.25);
+  const yours = local.map((x, i) => x + b[i % 4]);
+  const unnamed = biasAnalysis(context('Y', yours, local));
+  assert.equal(unnamed.id, 'bias');
+  assert.match(
+    unnamed.message,
+    /a vector of 4 numbers \(b\[:3\] = 0\.5, -1, 2\): a bias\. The course's layer has none: the line\./,
+  );
+  const named = biasAnalysis(context('Y', yours, local, { bias: (n) => (n === 'bo' ? b : null) }));
+  assert.match(named.message, /same row added to every token, your bo: a bias/);
+  const other = biasAnalysis(
+    context('Y', yours, local, { bias: () => Float64Array.of(0.5, -1, 2, 0.3) }),
+  );
+  assert.match(other.message, /a vector of 4 numbers/);
+  // a row vector that is not the same on every token is no bias; nor a zero one
+  assert.equal(
+    biasAnalysis(
+      context(
+        'Y',
+        local.map((x, i) => x + (i === 5 ? 1 : 0)),
+        local,
+      ),
+    ),
+    null,
+  );
+  assert.equal(biasAnalysis(context('Y', local, local)), null);
+  // one token only: nothing to tell a bias from a difference
+  const one = { B: 1, T: 1, C: 4, heads: 2, hs: 2, N: 1, n: 4 };
+  assert.equal(biasAnalysis(context('Y', yours.slice(0, 4), local.slice(0, 4), { s: one })), null);
+  // split Q (2, 2, 3, 2): head h's part of b on every token of that head
+  const split = local.map((x, i) => x + b[Math.floor(i / 6) % 2 === 0 ? i % 2 : 2 + (i % 2)]);
+  assert.match(biasAnalysis(context('Q', split, local)).message, /^Your Q is the course's plus/);
+  assert.equal(biasAnalysis(context('att', yours, local)), null);
+});
+
+test('addedAnalysis: another array added, a residual named at Y', () => {
+  const local = ramp(24);
+  const X = ramp(24, (i) => Math.cos(3 * i));
+  const with2 = context(
+    'Y',
+    local.map((x, i) => x + X[i]),
+    local,
+    {
+      sameLayout: () => [{ name: 'X', data: X }],
+    },
+  );
+  assert.match(
+    addedAnalysis(with2).message,
+    /^Your Y is the course's plus X: a residual connection inside/,
+  );
+  const twiceQ = context(
+    'K',
+    local.map((x, i) => x + 2 * X[i]),
+    local,
+    {
+      sameLayout: () => [{ name: 'Q', data: X }],
+    },
+  );
+  const m = addedAnalysis(twiceQ).message;
+  assert.match(m, /^Your K is the course's plus 2 × Q; the course computes the line\.$/);
+  assert.equal(addedAnalysis({ ...twiceQ, sameLayout: () => [] }), null);
+});
+
+test('batchSubsetAnalysis: which batch items a weight gradient sums', () => {
+  const s3 = { B: 3, T: 1, C: 2, heads: 1, hs: 2, N: 3, n: 6 };
+  const G = [
+    Float64Array.of(1, 2, 3, 4),
+    Float64Array.of(0, 1, -1, 2),
+    Float64Array.of(5, -2, 1, 1),
+  ];
+  const sum = (bs) =>
+    Float64Array.from({ length: 4 }, (_, i) => bs.reduce((a, b) => a + G[b][i], 0));
+  const ctx = (bs) => context('dWq', sum(bs), sum([0, 1, 2]), { s: s3, weightGradShares: () => G });
+  assert.match(
+    batchSubsetAnalysis(ctx([0, 2])).message,
+    /^Your dWq sums over batch items 0, 2 only, of the 3/,
+  );
+  assert.match(batchSubsetAnalysis(ctx([1])).message, /sums over batch item 1 only, of the 3/);
+  assert.equal(batchSubsetAnalysis(ctx([0, 1, 2])), null);
+  assert.equal(batchSubsetAnalysis({ ...ctx([0]), yours: times(G[0], 0.5) }), null);
+  assert.equal(batchSubsetAnalysis({ ...ctx([0]), node: 'Wq' }), null);
+  assert.equal(batchSubsetAnalysis({ ...ctx([0]), weightGradShares: () => null }), null);
+});
+
+test('headMeanAnalysis: every head the mean over the heads (att, concat)', () => {
+  const local = ramp(36); // att (2, 2, 3, 3)
+  const mean = meanAlong(local, [2, 2, 3, 3], 1);
+  const found = headMeanAnalysis(context('att', mean, local));
+  assert.equal(found.id, 'reduction');
+  assert.match(found.message, /^Every head of your att is the mean over the 2 heads/);
+  const concat = ramp(24);
+  const cmean = meanAlong(concat, [2, 3, 2, 2], 2);
+  assert.match(
+    headMeanAnalysis(context('concat', cmean, concat)).message,
+    /your concat is the mean/,
+  );
+  assert.equal(headMeanAnalysis(context('Y', cmean, concat)), null);
+  const one = { B: 2, T: 3, C: 4, heads: 1, hs: 4, N: 6, n: 24 };
+  assert.equal(headMeanAnalysis(context('att', mean, local, { s: one })), null);
+});
