@@ -601,3 +601,99 @@ test('headMeanAnalysis: every head the mean over the heads (att, concat)', () =>
   const one = { B: 2, T: 3, C: 4, heads: 1, hs: 4, N: 6, n: 24 };
   assert.equal(headMeanAnalysis(context('att', mean, local, { s: one })), null);
 });
+
+// ------------------------------------------------------------------------------------------------
+// the orders and the operands on hand-made arrays
+
+const { permutationAnalysis } = await import('../web/notebook/analyses/permute.js');
+const { diagonalSoftmaxAnalysis, dxPathAnalysis, rowsumKeepdimsAnalysis } =
+  await import('../web/notebook/analyses/operand.js');
+const ops = await import('../web/notebook/ops.js');
+
+test('permutationAnalysis: axes swapped, heads or tokens reordered, heads copied', () => {
+  const small = { B: 1, T: 3, C: 4, heads: 2, hs: 2, N: 3, n: 12 };
+  const scores = ramp(18); // (1, 2, 3, 3)
+  const t = swapAxes(scores, [1, 2, 3, 3], 2, 3);
+  const swapped = permutationAnalysis(context('scores', t, scores, { s: small }));
+  assert.match(
+    swapped.message,
+    /^Your scores are the course's with axes 2 and 3 swapped \(its transpose: K @ Q\.T/,
+  );
+  assert.equal(swapped.same.key, 'swap:2,3');
+  const concat = ramp(12); // (1, 3, 4): head blocks of 2 columns
+  const heads = reorder(concat, [1, 3, 2, 2], 2, [1, 0]);
+  const h = permutationAnalysis(context('concat', heads, concat, { s: small }));
+  assert.match(h.message, /with its head blocks in the order 1, 0 \(reversed\) instead of 0…1\. /);
+  assert.match(h.message, /, the heads in order\.$/);
+  const tokens = reorder(concat, [1, 3, 4], 1, [2, 0, 1]);
+  const tk = permutationAnalysis(context('concat', tokens, concat, { s: small }));
+  assert.match(
+    tk.message,
+    /with its tokens in the order 2, 0, 1 instead of 0…2\. The course computes the line\.$/,
+  );
+  const copied = reorder(concat, [1, 3, 2, 2], 2, [0, 0]);
+  const c = permutationAnalysis(context('concat', copied, concat, { s: small }));
+  assert.match(c.message, /^Your concat's heads are the course's heads 0, 0 instead of 0…1/);
+  assert.equal(
+    permutationAnalysis(
+      context(
+        'concat',
+        concat.map((x) => x + 1),
+        concat,
+        { s: small },
+      ),
+    ),
+    null,
+  );
+});
+
+test('dxPathAnalysis: whole coefficients on the three paths, other than 1, 1, 1', () => {
+  const s1 = { B: 1, T: 2, C: 2, heads: 1, hs: 2, N: 2, n: 4 };
+  const v = {
+    dQm: Float64Array.of(1, 2, 0, 1),
+    dKm: Float64Array.of(0, 1, 3, -1),
+    dVm: Float64Array.of(2, 0, 1, 1),
+    Wq: Float64Array.of(1, 0, 2, 1),
+    Wk: Float64Array.of(0, 1, 1, 3),
+    Wv: Float64Array.of(2, -1, 0, 1),
+  };
+  const path = (x) =>
+    ops.matmul(v[`d${x}m`], v[`W${x.toLowerCase()}`], { m: 2, k: 2, n: 2, transB: true });
+  const [q, k, w] = ['Q', 'K', 'V'].map(path);
+  const dx = (a, b, c) => q.map((x, i) => a * x + b * k[i] + c * w[i]);
+  const ctx = (yours) => context('dX', yours, dx(1, 1, 1), { s: s1, pipeValue: (n) => v[n] });
+  assert.match(
+    dxPathAnalysis(ctx(dx(2, 1, 1))).message,
+    /^Your dX has the Q path \(dQm @ Wq\.T\) counted twice:/,
+  );
+  assert.match(
+    dxPathAnalysis(ctx(dx(1, 0, -1))).message,
+    /the K path \(dKm @ Wk\.T\) missing and the V path \(dVm @ Wv\.T\) with its sign flipped/,
+  );
+  assert.equal(dxPathAnalysis(ctx(dx(1, 1, 1))), null);
+  assert.equal(dxPathAnalysis(ctx(dx(1, 1.5, 1))), null);
+  assert.equal(dxPathAnalysis({ ...ctx(dx(2, 1, 1)), node: 'dQm' }), null);
+});
+
+test('the softmax backward: the Jacobian diagonal only, the row sums without keepdims', () => {
+  const s2 = { B: 1, T: 2, C: 2, heads: 1, hs: 2, N: 2, n: 4 };
+  const att = Float64Array.of(0.3, 0.7, 0.6, 0.4); // (1, 1, 2, 2)
+  const datt = Float64Array.of(1, -2, 0.5, 3);
+  const v = { att, datt };
+  const right = ops.softmaxBackward(att, datt, 2);
+  const ctx = (yours) => context('dscores', yours, right, { s: s2, pipeValue: (n) => v[n] });
+  // by hand: att * (1 - att) * datt
+  const diag = Float64Array.of(0.3 * 0.7 * 1, 0.7 * 0.3 * -2, 0.6 * 0.4 * 0.5, 0.4 * 0.6 * 3);
+  assert.equal(diagonalSoftmaxAnalysis(ctx(diag)).id, 'softmax-diagonal-only');
+  assert.match(
+    diagonalSoftmaxAnalysis(ctx(diag)).message,
+    /^Your dscores are att \* \(1 - att\) \* datt/,
+  );
+  assert.equal(diagonalSoftmaxAnalysis(ctx(right)), null);
+  // by hand: row sums r = [0.3 - 1.4, 0.3 + 1.2] = [-1.1, 1.5], subtracted by column
+  const r = [-1.1, 1.5];
+  const cols = att.map((a, i) => a * (datt[i] - r[i % 2]));
+  assert.match(rowsumKeepdimsAnalysis(ctx(cols)).message, /without keepdims=True/);
+  assert.equal(rowsumKeepdimsAnalysis(ctx(right)), null);
+  assert.equal(rowsumKeepdimsAnalysis({ ...ctx(cols), node: 'datt' }), null);
+});
