@@ -23,6 +23,7 @@ import { Pipeline } from './pipeline.js';
 import { findMistake } from './search.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
+import { shownName } from './analyses/layout.js';
 import { acceptedShapes, matchNames, shapeText } from './names.js';
 import { adaptLayout } from './layouts.js';
 import { checkTraining } from './training.js';
@@ -236,8 +237,6 @@ function scoresNote(s) {
 // ------------------------------------------------------------------------------------------------
 // diagnoses
 
-const DISPLAY = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
-
 // The row names of the differing results (and adopted mistakes) node's value comes from, the
 // latest first.
 function rootsOf(pipe, node, rootOf, order) {
@@ -272,7 +271,7 @@ function mistakeMessage(hit, item, pipe, { from, given }) {
     whats.push(choice.variant.what(choice.param));
     const right = rightLine(hit.id, site, pipe.s);
     if (!rights.includes(right)) rights.push(right);
-    const shown = DISPLAY[site] ?? site;
+    const shown = shownName(site);
     if (site !== node && shown !== item.row.name && !given.has(shown)) hidden.push(shown);
   }
   let message = `You computed ${whats.join(' and ')}; the course uses ${rights.join('; ')}.`;

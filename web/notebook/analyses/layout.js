@@ -131,5 +131,9 @@ export function meanAlong(x, shape, axis) {
 export const headBlocks = (s) => [s.B, s.T, s.heads, s.hs];
 
 /** "is", or "are" for a plural name (scores, losses); `s` for "holds"/"hold". */
+/** The merged nodes of the pipeline (Qm: Q as (B, T, C)) under the name the student saves. */
+const SHOWN = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
+export const shownName = (node) => SHOWN[node] ?? node;
+
 export const isAre = (name) => (/[^s]s$/.test(name) ? 'are' : 'is');
 export const verbS = (name) => (/[^s]s$/.test(name) ? '' : 's');

@@ -4,7 +4,7 @@
 // step before it that the student did not save) with the student's own arrays.
 
 import { add, matmul, mul, rowsum, scale } from '../ops.js';
-import { isAre } from './layout.js';
+import { isAre, shownName } from './layout.js';
 
 // The operands a student swaps by mistake: each group holds arrays of one shape and role.
 const GROUPS = [
@@ -18,9 +18,6 @@ const GROUPS = [
   ['dY', 'dconcat'],
 ];
 
-const DISPLAY = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
-const shown = (n) => DISPLAY[n] ?? n;
-
 /** One parent of a step replaced by another array of its group reproduces yours. */
 export function wrongOperandAnalysis(ctx) {
   for (const { site, parent, other, step } of substitutions(ctx)) {
@@ -28,16 +25,18 @@ export function wrongOperandAnalysis(ctx) {
     const mine = ctx.tryAt(site, `operand:${parent}:${other}`, fn);
     if (!mine || !ctx.reproduces(mine)) continue;
     const at =
-      site === ctx.node || shown(site) === ctx.name ? '' : ` (in ${shown(site)}, not in your file)`;
+      site === ctx.node || shownName(site) === ctx.name
+        ? ''
+        : ` (in ${shownName(site)}, not in your file)`;
     return {
       id: 'wrong-operand',
       same: {
         key: `operand:${parent}:${other}`,
-        label: `${shown(other)} in place of ${shown(parent)}`,
+        label: `${shownName(other)} in place of ${shownName(parent)}`,
       },
       message:
-        `Your ${ctx.name} ${isAre(ctx.name)} the course's step with ${shown(other)} in place of ` +
-        `${shown(parent)}${at}: recomputed that way from your own arrays, it matches; the ` +
+        `Your ${ctx.name} ${isAre(ctx.name)} the course's step with ${shownName(other)} in place of ` +
+        `${shownName(parent)}${at}: recomputed that way from your own arrays, it matches; the ` +
         `course computes ${ctx.courseLine}.`,
       site: site === ctx.node ? null : site,
       variant: { id: `operand:${parent}:${other}`, fn },

@@ -6,18 +6,20 @@
 
 import { add, dot, mergeHeads, scale, sub } from '../ops.js';
 import { factorNumber, fitFactor, meanings, stepReadings } from './factor.js';
-import { isAre, layoutOf, meanAlong, shapeOf } from './layout.js';
-
-const DISPLAY = { Qm: 'Q', Km: 'K', Vm: 'V', dQm: 'dQ', dKm: 'dK', dVm: 'dV' };
-const shown = (node) => DISPLAY[node] ?? node;
+import { isAre, layoutOf, meanAlong, shapeOf, shownName } from './layout.js';
 
 // The readings of k whose mistake could sit where the student's array comes from: this step, or
 // steps the student did not save. A reading from an earlier step (a factor in dY) is then weighed
 // against the student's later arrays: ruled out if one of them that such a factor would scale
 // matches the course's, preferred over the step's own readings if they show the same k.
 function possible(readings, ctx, k) {
-  const open = new Set([ctx.node, shown(ctx.node), ...ctx.hidden.map(shown), ...ctx.hidden]);
-  const here = (site) => site === ctx.node || site === shown(ctx.node);
+  const open = new Set([
+    ctx.node,
+    shownName(ctx.node),
+    ...ctx.hidden.map(shownName),
+    ...ctx.hidden,
+  ]);
+  const here = (site) => site === ctx.node || site === shownName(ctx.node);
   const weighed = readings
     .filter((r) => r.sites.some((site) => open.has(site)))
     .map((r) => ({ r, said: r.sites.every(here) ? 'here' : ctx.laterEvidence(r.sites, k) }))
@@ -33,7 +35,7 @@ function apart(readings, ctx) {
   const telling = [...sites].filter(
     (site) =>
       site !== ctx.node &&
-      site !== shown(ctx.node) &&
+      site !== shownName(ctx.node) &&
       !readings.every((r) => r.sites.includes(site)) &&
       !ctx.savedValue(site),
   );
