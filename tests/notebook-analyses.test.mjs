@@ -697,3 +697,129 @@ test('the softmax backward: the Jacobian diagonal only, the row sums without kee
   assert.equal(rowsumKeepdimsAnalysis(ctx(right)), null);
   assert.equal(rowsumKeepdimsAnalysis({ ...ctx(cols), node: 'datt' }), null);
 });
+
+test('attentionFacts: rows off 1, negative weights, open future weights, the edges', async () => {
+  const { attentionFacts } = await import('../web/notebook/analyses/attention.js');
+  const tol = 2 ** -10; // sums within tol·T of 1 and weights within tol of 0 are kept
+  const att = (yours, sizes) =>
+    attentionFacts({ node: 'att', yours: Float64Array.from(yours), s: sizes, dtypeTol: tol });
+  const causal = { B: 1, T: 2, heads: 2, causal: true };
+  // (1, 2, 2, 2): head 0 right; head 1: row 0 sees its future (0.3), row 1 a negative weight
+  const broken = att([1, 0, 0.5, 0.5, 0.7, 0.3, 1.2, -0.2], causal);
+  assert.deepEqual(broken, {
+    id: 'attention-invariant',
+    message:
+      'Your att breaks what every attention matrix keeps: 1 weights are negative; 1 weights ' +
+      "above the diagonal, which the causal mask sets to 0, are not 0. Each query's weights " +
+      'over the keys are ≥ 0 and sum to 1: att = softmax(scores, axis=-1), with the masked ' +
+      '(future) weights 0.',
+    measured: true,
+  });
+  // exactly at the edges nothing is broken: a sum 1 + tol·T, a weight -tol, a future weight tol
+  const edge = [1 - tol, tol, 0.5, 0.5 + 2 * tol, 1 + tol, -tol, 0.5, 0.5];
+  assert.equal(att(edge, causal), null);
+  assert.equal(att(edge, { ...causal, causal: false }), null);
+  // only other nodes than att have no invariants
+  assert.equal(attentionFacts({ node: 'scores', yours: Float64Array.of(-5), s: causal }), null);
+  // (2, 2, 2, 2) not causal: rows 1 to 5 sum to 1.1 … 1.5; the first three are shown
+  const rows = [];
+  for (let r = 0; r < 8; r++) rows.push(0.5, r >= 1 && r <= 5 ? 0.5 + r / 10 : 0.5);
+  const sums = att(rows, { B: 2, T: 2, heads: 2, causal: false });
+  assert.equal(sums.id, 'softmax-not-normalised');
+  assert.equal(
+    sums.message,
+    'Your att breaks what every attention matrix keeps: 5 of 8 rows do not sum to 1 (row ' +
+      '[0, 0, 1] sums to 1.1, row [0, 1, 0] sums to 1.2, row [0, 1, 1] sums to 1.3, …). Each ' +
+      "query's weights over the keys are ≥ 0 and sum to 1: att = softmax(scores, axis=-1).",
+  );
+  // three rows: all shown, no "…"; batch item 1 (row 4 = [1, 0, 0])
+  rows[2 * 1 + 1] = 0.5;
+  rows[2 * 2 + 1] = 0.5;
+  const three = att(rows, { B: 2, T: 2, heads: 2, causal: false });
+  assert.match(
+    three.message,
+    /: 3 of 8 rows do not sum to 1 \(row \[0, 1, 1\] sums to 1\.3, row \[1, 0, 0\] sums to 1\.4, row \[1, 0, 1\] sums to 1\.5\)\. /,
+  );
+});
+
+test('nonFiniteAnalysis: counts, the first entry, and a cause only where it is shown', async () => {
+  const { nonFiniteAnalysis } = await import('../web/notebook/analyses/nonfinite.js');
+  const sizes = { B: 1, T: 2, C: 2, heads: 1, hs: 2, causal: false };
+  const nf = (node, yours, more = {}) =>
+    nonFiniteAnalysis({
+      node,
+      name: node,
+      s: sizes,
+      yours: Float64Array.from(yours),
+      local: Float64Array.of(0.25, 0.75, 0.5, 0.5),
+      precision: 'f8',
+      reproduces: () => false,
+      ...more,
+    });
+  const head = (what, at) =>
+    `Your Y has ${what} entries, though the course's step gives finite numbers from your own ` +
+    `arrays: the first at [0, ${at}]`;
+  assert.deepEqual(nf('Y', [1, NaN, Infinity, -Infinity]), {
+    id: 'non-finite',
+    message: `${head('1 NaN and 2 ±inf', '0, 1')} (NaN): a NaN comes from 0/0, inf − inf or inf × 0 in this step.`,
+    measured: true,
+  });
+  assert.equal(
+    nf('Y', [1, 2, -Infinity, 3]).message,
+    `${head('1 ±inf', '1, 0')} (-Infinity): an inf comes from an overflow or a division by ` +
+      'zero in this step.',
+  );
+  assert.equal(nf('Y', [1, 2, 3, 4]), null);
+  // where the course's own step is not finite either, it is not the student's doing
+  assert.equal(nf('Y', [NaN, 2, 3, 4], { local: Float64Array.of(NaN, 0, 0, 0) }), null);
+  // in the scores -inf is a mask's fill (other analyses read it); +inf is not
+  assert.equal(nf('scores', [1, -Infinity, 2, 3]), null);
+  assert.match(nf('scores', [1, Infinity, 2, 3]).message, /^Your scores has 1 ±inf entries/);
+
+  // att: the scores row of the first NaN says why
+  const att = (scores, yours, more = {}) =>
+    nf('att', yours, {
+      pipeValue: () => Float64Array.from(scores),
+      unmaskedScores: () => Float64Array.from(scores),
+      ...more,
+    });
+  const causal = { s: { ...sizes, causal: true } };
+  const zeroByZero =
+    'every key of that query is masked (-inf), so the softmax divides 0 by 0: each row must ' +
+    'keep at least one key (the diagonal: np.triu(..., k=1)).';
+  // causal: query 0 sees key 0 only, masked
+  const masked = att([-Infinity, 5, 1, 2], [NaN, NaN, 0.3, 0.7], causal);
+  assert.equal(masked.measured, false);
+  assert.ok(masked.message.endsWith(`(NaN): ${zeroByZero}`), masked.message);
+  // not causal: key 1 is seen (5), nothing overflows: only what was measured
+  assert.match(att([-Infinity, 5, 1, 2], [NaN, NaN, 0.3, 0.7]).message, /: a NaN comes from 0\/0/);
+  // causal query 1 sees both keys, one of them finite
+  const row1 = att([0, -Infinity, -Infinity, 7], [1, 0, NaN, NaN], causal);
+  assert.match(row1.message, /the first at \[0, 0, 1, 0\] \(NaN\): a NaN comes from 0\/0/);
+  // exp overflowing: above 88.72 in float32, above 709.8 in float64, not at the limit itself
+  const f4 = att([100, 3, 1, 2], [NaN, NaN, 0.3, 0.7], { precision: 'f4' });
+  assert.equal(f4.measured, false);
+  assert.ok(
+    f4.message.endsWith(
+      '(NaN): the largest score in that row is 100, and np.exp overflows to inf in float32 ' +
+        "above 88.72, so the softmax divides inf by inf: subtract each row's max first, " +
+        'np.exp(scores - scores.max(axis=-1, keepdims=True)).',
+    ),
+    f4.message,
+  );
+  assert.match(att([100, 3, 1, 2], [NaN, NaN, 0.3, 0.7]).message, /: a NaN comes from 0\/0/);
+  assert.match(
+    att([800, 3, 1, 2], [NaN, NaN, 0.3, 0.7], { precision: 'text' }).message,
+    /the largest score in that row is 800, and np\.exp overflows to inf in float64 above 709\.8,/,
+  );
+  const limit = 88.72283935546875;
+  const atLimit = att([limit, 3, 1, 2], [NaN, NaN, 0.3, 0.7], { precision: 'f4' });
+  assert.match(atLimit.message, /: a NaN comes from 0\/0/);
+  // a mask form that reproduces the array is the cause, proven
+  const byMask = att([1, 5, 1, 2], [NaN, NaN, 0.3, 0.7], { reproduces: () => true });
+  assert.equal(byMask.measured, false);
+  assert.match(
+    byMask.message,
+    /; it leaves a query with every key masked, and the softmax divides 0 by 0\.$/,
+  );
+});

@@ -11,7 +11,14 @@ import { mistakesTable } from './tools/mistakes-table.mjs';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { loadManifest, loadSidecar, loadStudent, studentsDir } from './notebook-students.mjs';
+import {
+  approvedSentences,
+  assertSentences,
+  loadManifest,
+  loadSidecar,
+  loadStudent,
+  studentsDir,
+} from './notebook-students.mjs';
 import { parseNumpyText } from '../web/notebook/text.js';
 import { checkNotebook, engineSteps } from '../web/notebook/check.js';
 import { MISTAKES, variants } from '../web/notebook/catalogue.js';
@@ -112,6 +119,20 @@ for (const run of manifest.filter((r) => r.blame.length === 0)) {
   });
 }
 
+/** The rows of a report that name a cause, as the sentences file writes them. */
+const sentencesOf = (report) =>
+  Object.fromEntries(
+    report.rows
+      .filter((r) => r.diagnosis && r.diagnosis.id !== 'follows-from')
+      .map((r) => [r.name, `${r.diagnosis.id}: ${r.diagnosis.message}`]),
+  );
+
+test('tests/sentences/students.json has exactly the mistake notebooks of the manifest', () => {
+  const blamed = manifest.filter((r) => r.blame.length).map((r) => r.name);
+  const approved = Object.keys(approvedSentences('students'));
+  if (approved.length) assert.deepEqual(approved.sort(), blamed.sort());
+});
+
 const table = [];
 
 for (const run of manifest.filter((r) => r.blame.length > 0)) {
@@ -133,6 +154,8 @@ for (const run of manifest.filter((r) => r.blame.length > 0)) {
       if (blame) table.push(`${run.name}: ${row.name} -> ${id}: ${row.diagnosis.message}`);
       if (id === 'follows-from') assert.match(row.diagnosis.message, /^follows from \S/);
     }
+    // every diagnosis but "follows from", word for word as approved
+    assertSentences('students', run.name, sentencesOf(report));
   });
 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA, referenceDir } from './helpers.mjs';
-import { loadManifest, loadStudent } from './notebook-students.mjs';
+import { assertSentences, loadManifest, loadStudent } from './notebook-students.mjs';
 import { readNpz } from '../web/notebook/npz.js';
 import { checkNotebook } from '../web/notebook/check.js';
 import { adaptLayout, layoutRole } from '../web/notebook/layouts.js';
@@ -169,6 +169,7 @@ for (const run of manifest) {
       assert.deepEqual(a.biases[name], Float64Array.from(want.data), name);
     }
     assertNotes(a.notes, expect.notes, run.name);
+    assertSentences('layouts', run.name, a.notes); // word for word, as approved
     assert.deepEqual(a.used, expect.used);
     // a used key is gone or holds the rewritten array; every other key is untouched
     for (const key of a.used) assert.notEqual(a.arrays[key], arrays[key], key);

@@ -4,9 +4,10 @@
 // the script writes <run>.json, the same arrays with exact float64 values (non-finite numbers as
 // strings): loadSidecar reads it, for a cross-check of the .npz reader.
 
-import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { referenceDir } from './helpers.mjs';
+import { referenceDir, repoRoot } from './helpers.mjs';
 import { readNpz } from '../web/notebook/npz.js';
 
 const NONFINITE = { inf: Infinity, '-inf': -Infinity, nan: NaN };
@@ -35,4 +36,28 @@ export function loadSidecar(name) {
     arrays[key] = { data, shape: a.shape, dtype: a.dtype };
   }
   return arrays;
+}
+
+// The sentences the check says, as read and approved by a person: tests/sentences/<set>.json,
+// { notebook: what it says }. After a deliberate change of wording,
+// `UPDATE_SENTENCES=1 node --test tests/notebook-*.test.mjs` rewrites the files; read their diff
+// before committing them.
+const UPDATE_SENTENCES = Boolean(process.env.UPDATE_SENTENCES);
+
+/** The approved sentences of one set ({} while they are being rewritten). */
+export function approvedSentences(set) {
+  const path = join(repoRoot, 'tests', 'sentences', `${set}.json`);
+  return UPDATE_SENTENCES ? {} : JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** Asserts that `said` is the approved text of notebook `name` (or records it, when updating). */
+export function assertSentences(set, name, said) {
+  const path = join(repoRoot, 'tests', 'sentences', `${set}.json`);
+  if (!UPDATE_SENTENCES) {
+    assert.deepEqual(said, JSON.parse(readFileSync(path, 'utf8'))[name], `${set}: ${name}`);
+    return;
+  }
+  const all = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  all[name] = said;
+  writeFileSync(path, `${JSON.stringify(all, null, 2)}\n`);
 }

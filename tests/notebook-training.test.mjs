@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA, referenceDir } from './helpers.mjs';
+import { assertSentences } from './notebook-students.mjs';
 import { readNpz } from '../web/notebook/npz.js';
 import { checkTraining } from '../web/notebook/training.js';
 import { lesson5Arrays } from '../web/model/lesson-arrays.js';
@@ -63,6 +64,12 @@ for (const run of manifest) {
         assert.doesNotMatch(row.diagnosis.message, /sgd-|step-differs|mse-loss/, 'no ids inside');
       }
     }
+    // every diagnosis and note, word for word as approved
+    const rows = report.rows.filter((r) => r.diagnosis);
+    const said = Object.fromEntries(
+      rows.map((r) => [r.name, `${r.diagnosis.id}: ${r.diagnosis.message}`]),
+    );
+    assertSentences('training', run.name, { rows: said, notes: report.notes });
     const losses = rowOf(report, 'losses');
     if (run.first === null) {
       assert.ok(!losses || losses.first === null, 'no step of losses differs');

@@ -8,22 +8,38 @@
 // with the id "FILE#name"; the hook marks which one is running so that the instrumented code
 // records coverage per test (module-level code counts for every test of its file).
 //   dry run     every file once, unmutated, collecting which mutants each test reaches
-//   mutant run  only the tests reaching the mutant (--test-name-pattern), file by file in the
-//               configured order, stopping at the first failing file (killed); a run past Stryker's
-//               timeout, or a mutant hit more often than the hit limit (an endless loop), is a
-//               timeout.
-// A test must therefore pass when run alone (tests/mutate/README.md).
+//   mutant run  only the tests reaching the mutant, file by file in the configured order,
+//               stopping at the first failing file (killed); a run past Stryker's timeout, or a
+//               mutant hit more often than the hit limit (an endless loop), is a timeout.
+// A mutant run takes one of two paths per file:
+//   cold  a fresh process with --test-name-pattern, for a mutant that the file's module-level
+//         code reaches (a "static" mutant: it must be on while the modules load);
+//   warm  a worker that imported the file once (tests/mutate/warm-worker.mjs) runs the tests
+//         again with the mutant switched on: no process start, no module loading. After a
+//         failure the failed test runs once more with no mutant: if it fails again (the mutant
+//         left something behind in the modules), the worker is replaced by a fresh one.
+// A test must therefore pass when run alone (tests/mutate/README.md), and again in one process.
 //
 // Options (stryker.config.mjs): nodeTest.testFiles, the files in the order to try them.
 // The plugin object is written out plainly (kind, name, injectableClass, with typed-inject's
 // string tokens), so nothing beyond @stryker-mutator/core itself is needed.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const HOOK = new URL('./stryker-hook.mjs', import.meta.url).href;
+const WORKER = new URL('./warm-worker.mjs', import.meta.url);
+// the dry run's static mutants per test file, for the runner processes that did not do it
+const STATIC_FILE = '.stryker-static-mutants.json';
 const HIT_LIMIT_MESSAGE = 'Stryker: Hit count limit reached';
 const TEST_SUCCESS = 0; // TestStatus.Success of @stryker-mutator/api
 const TEST_FAILED = 1; // TestStatus.Failed
@@ -73,6 +89,51 @@ function failedNames(output) {
   return [...output.matchAll(/^not ok \d+ - (.*)$/gm)].map((m) => m[1].replace(/\\#/g, '#'));
 }
 
+/** One test file imported once in a worker process (warm-worker.mjs). */
+class WarmWorker {
+  constructor(file, env) {
+    this.child = fork(WORKER, [file], { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    this.pending = null;
+    this.ready = new Promise((done) => {
+      this.pending = done;
+    });
+    this.child.on('message', (m) => this.#settle(m));
+    this.child.on('exit', (code) => this.#settle({ exited: code ?? 'signal' }));
+  }
+
+  #settle(m) {
+    const done = this.pending;
+    this.pending = null;
+    if (done) done(m);
+    else if (m.exited !== undefined) this.dead = true;
+  }
+
+  /** Resolves the worker's answer, { timedOut: true } past timeoutMs, or { exited } if it died. */
+  run(request, timeoutMs) {
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        this.pending = null;
+        this.kill();
+        done({ timedOut: true });
+      }, timeoutMs);
+      this.pending = (m) => {
+        clearTimeout(timer);
+        done(m);
+      };
+      this.child.send(request);
+    });
+  }
+
+  kill() {
+    this.dead = true;
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 class NodeTestRunner {
@@ -94,9 +155,12 @@ class NodeTestRunner {
       throw new Error(`node-test runner: no such test file ${missing.join(', ')}`);
     }
     this.tmp = mkdtempSync(join(tmpdir(), 'stryker-node-test-'));
+    this.workers = new Map(); // file -> WarmWorker, or null when the file cannot run warm
+    this.staticMutants = null; // file -> Set of mutant ids its module-level code reaches
   }
 
   async dispose() {
+    for (const w of this.workers.values()) w?.kill();
     if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
   }
 
@@ -114,6 +178,7 @@ class NodeTestRunner {
     const perTest = {};
     const reportFile = join(this.tmp, 'report.json');
     const deadline = Date.now() + timeout;
+    const statics = {};
     for (const file of this.files) {
       rmSync(reportFile, { force: true });
       const env = this.#env({ STRYKER_TEST_FILE: file, STRYKER_REPORT_FILE: reportFile });
@@ -131,6 +196,7 @@ class NodeTestRunner {
         continue;
       }
       const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+      statics[file] = Object.keys(report.coverage.static ?? {});
       const ids = report.tests.length ? [...new Set(report.tests)] : [`${file}#`];
       // code that ran outside any test (module level) belongs to every test of the file: it
       // runs whichever of them is selected
@@ -141,16 +207,13 @@ class NodeTestRunner {
       }
       this.log.debug(`dry run: ${file}: ${ids.length} tests, ${r.ms} ms`);
     }
+    writeFileSync(STATIC_FILE, JSON.stringify(statics));
     return { status: 'complete', tests, mutantCoverage: { static: {}, perTest } };
   }
 
   // A mutant run may happen in another runner process than the dry run: everything it needs
   // comes from the test ids ("FILE#name") and the configured file order.
   async mutantRun({ activeMutant, testFilter, timeout, hitLimit }) {
-    const env = this.#env({
-      __STRYKER_ACTIVE_MUTANT__: activeMutant.id,
-      STRYKER_HIT_LIMIT: hitLimit,
-    });
     const deadline = Date.now() + timeout;
     let ran = 0;
     for (const file of this.files) {
@@ -158,24 +221,89 @@ class NodeTestRunner {
         ?.filter((id) => id.startsWith(`${file}#`))
         .map((id) => id.slice(file.length + 1));
       if (names && !names.length) continue;
-      const args = names ? [`--test-name-pattern=^(?:${names.map(escapeRegExp).join('|')})$`] : [];
-      const r = await runFile(file, args, env, Math.max(1, deadline - Date.now()));
       ran += names ? names.length : 1;
-      if (r.output.includes(HIT_LIMIT_MESSAGE)) {
-        return { status: 'timeout', reason: `${file}: hit limit reached` };
+      const left = Math.max(1, deadline - Date.now());
+      const warm = names && !this.#isStatic(file, activeMutant.id) && (await this.#worker(file));
+      const t0 = Date.now();
+      const r = warm
+        ? await this.#runWarm(file, warm, { mutant: activeMutant.id, names, hitLimit }, left)
+        : await this.#runCold(file, names, { mutant: activeMutant.id, hitLimit }, left);
+      if (process.env.MUTATE_TRACE) {
+        const line = [activeMutant.id, file, warm ? 'warm' : 'cold', names?.length ?? 'all'];
+        appendFileSync(
+          process.env.MUTATE_TRACE,
+          `${[...line, r?.status ?? 'pass', Date.now() - t0].join('\t')}\n`,
+        );
       }
-      if (r.timedOut) return { status: 'timeout', reason: `${file} timed out` };
-      if (r.code !== 0) {
-        const failed = failedNames(r.output).map((n) => `${file}#${n}`);
-        return {
-          status: 'killed',
-          killedBy: failed.length ? failed : [file],
-          failureMessage: failureOf(r.output),
-          nrOfTests: ran,
-        };
-      }
+      if (r) return { ...r, nrOfTests: ran };
     }
     return { status: 'survived', nrOfTests: ran };
+  }
+
+  #isStatic(file, id) {
+    if (!this.staticMutants) {
+      const saved = existsSync(STATIC_FILE) ? JSON.parse(readFileSync(STATIC_FILE, 'utf8')) : {};
+      this.staticMutants = new Map(Object.entries(saved).map(([f, ids]) => [f, new Set(ids)]));
+    }
+    // no dry run seen: every mutant counts as static (the cold path is always right)
+    return this.staticMutants.get(file)?.has(id) ?? true;
+  }
+
+  /** The file's warm worker (started on first use), or null if the file cannot run warm. */
+  async #worker(file) {
+    let w = this.workers.get(file);
+    if (w === null) return null;
+    if (!w || w.dead) {
+      w = new WarmWorker(file, this.#env({}));
+      const hello = await w.ready;
+      if (!hello.ready) {
+        this.log.debug(`warm worker: ${file} runs cold: ${hello.reason ?? hello.exited}`);
+        w.kill();
+        this.workers.set(file, null);
+        return null;
+      }
+      this.workers.set(file, w);
+    }
+    return w;
+  }
+
+  /** A verdict (killed, timeout) or null when the file's tests passed. */
+  async #runWarm(file, worker, request, timeoutMs) {
+    const r = await worker.run(request, timeoutMs);
+    if (r.timedOut) return { status: 'timeout', reason: `${file} timed out` };
+    if (r.exited !== undefined) {
+      worker.kill();
+      const reason = `${file}: the test process exited (${r.exited})`;
+      return { status: 'killed', killedBy: [file], failureMessage: reason };
+    }
+    if (!r.failed.length) return null;
+    if (r.hitLimit) {
+      worker.kill();
+      return { status: 'timeout', reason: `${file}: hit limit reached` };
+    }
+    // the worker is kept if the failed test passes again with no mutant: the mutant left
+    // nothing behind that this test sees; otherwise a fresh worker replaces it
+    const again = await worker.run({ mutant: undefined, names: r.failed }, timeoutMs);
+    if (again.timedOut || again.exited !== undefined || again.failed.length) worker.kill();
+    const killedBy = r.failed.map((n) => `${file}#${n}`);
+    return { status: 'killed', killedBy, failureMessage: r.message };
+  }
+
+  async #runCold(file, names, { mutant, hitLimit }, timeoutMs) {
+    const env = this.#env({ __STRYKER_ACTIVE_MUTANT__: mutant, STRYKER_HIT_LIMIT: hitLimit });
+    const args = names ? [`--test-name-pattern=^(?:${names.map(escapeRegExp).join('|')})$`] : [];
+    const r = await runFile(file, args, env, timeoutMs);
+    if (r.output.includes(HIT_LIMIT_MESSAGE)) {
+      return { status: 'timeout', reason: `${file}: hit limit reached` };
+    }
+    if (r.timedOut) return { status: 'timeout', reason: `${file} timed out` };
+    if (r.code === 0) return null;
+    const failed = failedNames(r.output).map((n) => `${file}#${n}`);
+    return {
+      status: 'killed',
+      killedBy: failed.length ? failed : [file],
+      failureMessage: failureOf(r.output),
+    };
   }
 }
 
