@@ -8,9 +8,10 @@
 // with the id "FILE#name"; the hook marks which one is running so that the instrumented code
 // records coverage per test (module-level code counts for every test of its file).
 //   dry run     every file once, unmutated, collecting which mutants each test reaches
-//   mutant run  only the tests reaching the mutant, file by file in the configured order,
-//               stopping at the first failing file (killed); a run past Stryker's timeout, or a
-//               mutant hit more often than the hit limit (an endless loop), is a timeout.
+//   mutant run  only the tests reaching the mutant, file by file (the files that killed the
+//               most mutants so far first), stopping at the first failing file (killed); a
+//               run past Stryker's timeout, or a mutant hit more often than the hit limit (an
+//               endless loop), is a timeout.
 // A mutant run takes one of two paths per file:
 //   cold  a fresh process with --test-name-pattern, for a mutant that the file's module-level
 //         code reaches (a "static" mutant: it must be on while the modules load);
@@ -157,6 +158,7 @@ class NodeTestRunner {
     this.tmp = mkdtempSync(join(tmpdir(), 'stryker-node-test-'));
     this.workers = new Map(); // file -> WarmWorker, or null when the file cannot run warm
     this.staticMutants = null; // file -> Set of mutant ids its module-level code reaches
+    this.kills = new Map(); // file -> mutants it killed in this process: tried first
   }
 
   async dispose() {
@@ -216,7 +218,7 @@ class NodeTestRunner {
   async mutantRun({ activeMutant, testFilter, timeout, hitLimit }) {
     const deadline = Date.now() + timeout;
     let ran = 0;
-    for (const file of this.files) {
+    for (const file of this.#byKills()) {
       const names = testFilter
         ?.filter((id) => id.startsWith(`${file}#`))
         .map((id) => id.slice(file.length + 1));
@@ -235,9 +237,16 @@ class NodeTestRunner {
           `${[...line, r?.status ?? 'pass', Date.now() - t0].join('\t')}\n`,
         );
       }
+      if (r?.status === 'killed') this.kills.set(file, (this.kills.get(file) ?? 0) + 1);
       if (r) return { ...r, nrOfTests: ran };
     }
     return { status: 'survived', nrOfTests: ran };
+  }
+
+  /** The files, those that killed the most mutants so far first (then in configured order). */
+  #byKills() {
+    const k = (f) => this.kills.get(f) ?? 0;
+    return [...this.files].sort((a, b) => k(b) - k(a));
   }
 
   #isStatic(file, id) {
