@@ -375,6 +375,22 @@ test('at a large size the steps not saved are not searched, and the row says so'
   // the same numbers in another order are said as such
   const swapped = measuredFacts({ ...ctx, yours: Float64Array.of(5, 3) }, row).message;
   assert.match(swapped, /holds the course's numbers, in another order/);
+  // word for word: both facts; then no facts at all (no finite difference, not a reorder)
+  assert.equal(
+    measuredFacts({ ...ctx, yours: Float64Array.of(5, 3), large: false }, row).message,
+    'No known mistake or relation reproduces your Y: it is not a multiple, a reordering or a sum ' +
+      "of the course's array, nor the step with another operand. Measured: it holds the course's " +
+      'numbers, in another order (a reshape or transpose?); the largest difference is 3e+0 ' +
+      '(norm-wise 5e-1). The course computes Y = concat @ Wo.',
+  );
+  for (const r of [null, { maxAbs: Infinity, normRel: 1 }, { normRel: 1 }]) {
+    assert.equal(
+      measuredFacts({ ...ctx, large: false }, r).message,
+      'No known mistake or relation reproduces your Y: it is not a multiple, a reordering or a ' +
+        "sum of the course's array, nor the step with another operand. The course computes " +
+        'Y = concat @ Wo.',
+    );
+  }
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -822,4 +838,169 @@ test('nonFiniteAnalysis: counts, the first entry, and a cause only where it is s
     byMask.message,
     /; it leaves a query with every key masked, and the softmax divides 0 by 0\.$/,
   );
+});
+
+// ------------------------------------------------------------------------------------------------
+// one operand swapped, in each group of operands a student can swap (operand.js GROUPS)
+
+test('wrong operands of every group: the array recomputed by hand, the operand named', () => {
+  // B = 2, T = 5, C = 12, h = 3, hs = 4; the course's arrays, float64, not causal
+  const base = loadStudent('correct-f64-mse');
+  const [B, T, C, h, hs] = [2, 5, 12, 3, 4];
+  const val = (n) => base[n].data;
+  // plain loops: (m, k) @ (k, n), each operand optionally transposed, over `batch` blocks
+  const mm = (a, b, { batch = 1, m, k, n, tA = false, tB = false }) => {
+    const out = new Float64Array(batch * m * n);
+    for (let z = 0; z < batch; z++) {
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let p = 0; p < k; p++) {
+            const x = a[z * m * k + (tA ? p * m + i : i * k + p)];
+            sum += x * b[z * k * n + (tB ? j * k + p : p * n + j)];
+          }
+          out[z * m * n + i * n + j] = sum;
+        }
+      }
+    }
+    return out;
+  };
+  // (B, h, T, hs) -> (B, T, C)
+  const merge = (x) => {
+    const out = new Float64Array(B * T * C);
+    for (let b = 0; b < B; b++) {
+      for (let hd = 0; hd < h; hd++) {
+        for (let t = 0; t < T; t++) {
+          for (let e = 0; e < hs; e++) {
+            out[(b * T + t) * C + hd * hs + e] = x[((b * h + hd) * T + t) * hs + e];
+          }
+        }
+      }
+    }
+    return out;
+  };
+  const N = B * T;
+  const keep = (names, extra) => {
+    const arrays = {};
+    for (const n of ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', ...names]) arrays[n] = base[n];
+    for (const [n, data] of Object.entries(extra)) arrays[n] = { ...base[n], data };
+    return arrays;
+  };
+  const said = (arrays) => {
+    const report = checkNotebook(mha, arrays, { heads: h, causal: false });
+    const row = report.rows.find((r) => r.status === 'differs');
+    return [row.name, row.diagnosis.id, row.diagnosis.message];
+  };
+  const heads = { batch: B * h, m: T, k: hs, n: T };
+  const qq = mm(val('Q'), val('Q'), { ...heads, tB: true }).map((x) => x / Math.sqrt(hs));
+  assert.deepEqual(said(keep(['Q', 'K', 'V'], { scores: qq })), [
+    'scores',
+    'wrong-operand',
+    "Your scores are the course's step with Q in place of K: recomputed that way from your " +
+      'own arrays, it matches; the course computes scores = Q @ K.transpose(0, 1, 3, 2) / ' +
+      'np.sqrt(hs).',
+  ]);
+  const sv = mm(val('scores'), val('V'), { batch: B * h, m: T, k: T, n: hs });
+  assert.deepEqual(said(keep(['Q', 'K', 'V', 'scores', 'att'], { headout: sv })), [
+    'headout',
+    'wrong-operand',
+    "Your headout is the course's step with scores in place of att: recomputed that way from " +
+      'your own arrays, it matches; the course computes headout = att @ V.',
+  ]);
+  const xo = mm(val('X'), val('Wo'), { m: N, k: C, n: C });
+  assert.deepEqual(said(keep(['concat'], { Y: xo })), [
+    'Y',
+    'wrong-operand',
+    "Your Y is the course's step with X in place of concat: recomputed that way from your own " +
+      'arrays, it matches; the course computes Y = concat @ Wo.',
+  ]);
+  const dwo = mm(val('concat'), val('dconcat'), { m: C, k: N, n: C, tA: true });
+  assert.deepEqual(said(keep(['concat', 'Y', 'dY', 'dconcat'], { dWo: dwo })), [
+    'dWo',
+    'wrong-operand',
+    "Your dWo is the course's step with dconcat in place of dY: recomputed that way from your " +
+      'own arrays, it matches; the course computes dWo = concat.reshape(-1, C).T @ ' +
+      'dY.reshape(-1, C).',
+  ]);
+  const grads = ['Y', 'dY', 'dQ', 'dK', 'dV'];
+  const xdq = mm(val('X'), merge(val('dQ')), { m: C, k: N, n: C, tA: true });
+  assert.deepEqual(said(keep(grads, { dWk: xdq })), [
+    'dWk',
+    'wrong-operand',
+    "Your dWk is the course's step with dQ in place of dK (in dK, not in your file): " +
+      'recomputed that way from your own arrays, it matches; the course computes dWk = ' +
+      'X.reshape(-1, C).T @ merge_heads(dK).reshape(-1, C).',
+  ]);
+  const qdq = mm(merge(val('Q')), merge(val('dQ')), { m: C, k: N, n: C, tA: true });
+  assert.deepEqual(said(keep(['Q', ...grads], { dWq: qdq })), [
+    'dWq',
+    'wrong-operand',
+    "Your dWq is the course's step with Q in place of X: recomputed that way from your own " +
+      'arrays, it matches; the course computes dWq = X.reshape(-1, C).T @ ' +
+      'merge_heads(dQ).reshape(-1, C).',
+  ]);
+});
+
+test('meanings: every reading at dX and dWq, a size where no two quantities coincide', () => {
+  // B = 3, T = 5, C = 28, h = 4: hs = 7, B·T = 15, Y.size = 420
+  const S = { B: 3, T: 5, C: 28, heads: 4, hs: 7, N: 15, n: 420 };
+  const at = (k, node) => meanings(k, node, S).map((r) => `${r.expr}@${r.sites.join()}`);
+  const r7 = Math.sqrt(7);
+  // dX: what dY may carry (sites dY), then the generic numbers (site dX)
+  const dX = [
+    [420, ['Y.size@dY']],
+    [0.5, ['1/2@dY', '1/2@dX']],
+    [210, ['Y.size / 2@dY']],
+    [2, ['2@dY', '2@dX']],
+    [-1, ['−1@dY', '−1@dX']],
+    [1 / 3, ['1/B@dY', '1/B@dX']],
+    [28, ['C@dY']],
+    [15, ['B·T@dY']],
+    [140, ['T·C@dY']],
+    [84, ['B·C@dY']],
+    [4, ['h@dX']],
+    [0.25, ['1/h@dX']],
+    [3, ['B@dX']],
+    [5, ['T@dX']],
+    [0.2, ['1/T@dX']],
+    [1 / r7, ['1/√hs@dX']],
+    [r7, ['√hs@dX']],
+    [7, []],
+    [1, []],
+  ];
+  for (const [k, want] of dX) assert.deepEqual(at(k, 'dX'), want, `dX, k = ${k}`);
+  // dWq: a weight gradient's own readings first, then dY's, then the generic ones
+  const dWq = [
+    [1 / 3, ['1/B@dWq', '1/B@dY', '1/B@dWq']],
+    [1 / 15, ['1/(B·T)@dWq']],
+    [0.2, ['1/T@dWq', '1/T@dWq']],
+    [2, ['2@dWq', '2@dY', '2@dWq']],
+    [3, ['3@dWq', 'B@dWq']],
+  ];
+  for (const [k, want] of dWq) assert.deepEqual(at(k, 'dWq'), want, `dWq, k = ${k}`);
+  // the words of the generic readings (they name the number only)
+  const why = (k) => meanings(k, 'att', S).map((r) => [r.why, r.generic]);
+  assert.deepEqual(why(-1), [['the sign is flipped', true]]);
+  assert.deepEqual(why(2), [['twice the course’s', true]]);
+  assert.deepEqual(why(0.5), [['half the course’s', true]]);
+  assert.deepEqual(why(4), [['h = 4 times the course’s', true]]);
+  assert.deepEqual(why(0.25), [['divided by h = 4', true]]);
+  assert.deepEqual(why(3), [['B = 3 times the course’s', true]]);
+  assert.deepEqual(why(1 / 3), [['divided by B = 3', true]]);
+  assert.deepEqual(why(5), [['T = 5 times the course’s', true]]);
+  assert.deepEqual(why(0.2), [['divided by T = 5', true]]);
+  assert.deepEqual(why(1 / r7), [["divided by √hs = √7: the scores' scale, applied here", true]]);
+  assert.deepEqual(why(r7), [['multiplied by √hs = √7', true]]);
+  // Y.size at a backward step other than dY: dY without its division, with its id
+  const size = meanings(420, 'dV', S)[0];
+  assert.deepEqual(
+    [size.why, size.id],
+    ['dY without the division by Y.size (the gradient of the sum)', 'mse-grad-factor'],
+  );
+  // dY's own factor 2 and the loss's B·C are not read at forward steps
+  assert.deepEqual(at(84, 'Y'), []);
+  assert.deepEqual(at(0.25, 'Y'), ['1/h@Y', '1/h@Y']);
+  assert.deepEqual(at(1 / 3, 'dQ'), ['1/B@dY', '1/B@dscores', '1/B@dQ']);
+  assert.deepEqual(at(1 / 3, 'datt'), ['1/B@dY', '1/B@datt', '1/B@datt']);
+  assert.deepEqual(at(1 / 3, 'V'), ['1/B@V']);
 });
