@@ -1004,3 +1004,42 @@ test('meanings: every reading at dX and dWq, a size where no two quantities coin
   assert.deepEqual(at(1 / 3, 'datt'), ['1/B@dY', '1/B@datt', '1/B@datt']);
   assert.deepEqual(at(1 / 3, 'V'), ['1/B@V']);
 });
+
+test('one relation at two rows: the second follows from the first, "with the same …"', () => {
+  // B = 2, T = 5, C = 12, h = 3, hs = 4 (reorder is checked against plain loops above)
+  const base = loadStudent('correct-f64-mse');
+  const split = [2, 3, 5, 4];
+  const arrays = (names, change) => {
+    const out = {};
+    for (const n of ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', ...names]) out[n] = base[n];
+    for (const n of Object.keys(change)) out[n] = { ...base[n], data: change[n](base[n].data) };
+    return out;
+  };
+  const rows = (a) => {
+    const report = checkNotebook(mha, a, { heads: 3, causal: false });
+    return Object.fromEntries(report.rows.map((r) => [r.name, r.diagnosis?.message ?? r.status]));
+  };
+  // Q and K with their tokens reversed
+  const tokens = (x) => reorder(x, split, 2, [4, 3, 2, 1, 0]);
+  const t = rows(arrays(['Q', 'K'], { Q: tokens, K: tokens }));
+  assert.match(
+    t.Q,
+    /^Your Q holds the course's numbers with its tokens in the order 4, 3, 2, 1, 0/,
+  );
+  assert.equal(
+    t.K,
+    'follows from Q: K, recomputed from your own X, Wk (with the same tokens order as your Q), ' +
+      'matches your array.',
+  );
+  // Q and K with head 0 in every head
+  const copies = (x) => reorder(x, split, 1, [0, 0, 0]);
+  const c = rows(arrays(['Q', 'K'], { Q: copies, K: copies }));
+  assert.match(c.Q, /^Your Q's heads are the course's heads 0, 0, 0 instead of 0…2/);
+  assert.match(c.K, /\(with the same repeated heads as your Q\), matches your array\.$/);
+  // the scores and the datt transposed
+  const T = (x) => swapAxes(x, [2, 3, 5, 5], 2, 3);
+  const all = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'dY', 'dconcat'];
+  const w = rows(arrays([...all, 'dheadout', 'dV', 'datt'], { scores: T, datt: T }));
+  assert.match(w.scores, /^Your scores are the course's with axes 2 and 3 swapped/);
+  assert.match(w.datt, /\(with the same axes swapped as your scores\), matches your array\.$/);
+});
