@@ -1043,3 +1043,81 @@ test('one relation at two rows: the second follows from the first, "with the sam
   assert.match(w.scores, /^Your scores are the course's with axes 2 and 3 swapped/);
   assert.match(w.datt, /\(with the same axes swapped as your scores\), matches your array\.$/);
 });
+
+test('attentionAnalyses: a finite fill in the scores, softmaxes over other axes', async () => {
+  const { attentionAnalyses } = await import('../web/notebook/analyses/attention.js');
+  // plain loops: a softmax over each run of n entries
+  const softmaxRuns = (x, n) => {
+    const out = new Float64Array(x.length);
+    for (let o = 0; o < x.length; o += n) {
+      const m = Math.max(...x.subarray(o, o + n));
+      let sum = 0;
+      for (let i = o; i < o + n; i++) sum += Math.exp(x[i] - m);
+      for (let i = o; i < o + n; i++) out[i] = Math.exp(x[i] - m) / sum;
+    }
+    return out;
+  };
+  const sizes = { B: 2, T: 2, C: 2, heads: 2, hs: 1, N: 4, n: 8, causal: true };
+  // (2, 2, 2, 2); the largest |score| on or below the diagonal is 2, on the diagonal
+  const scores = Float64Array.of(0.5, 9, 0.25, 2, 1, 9, -1, 0.5, 0.5, 9, 1, 1.5, -2, 9, 0.5, 1);
+  const filled = (fill) => scores.map((x, i) => (i % 2 > Math.floor(i / 2) % 2 ? fill : x));
+  const ctx = (yours, given, at = sizes) => ({
+    node: 'att',
+    name: 'att',
+    s: at,
+    yours,
+    local: softmaxRuns(filled(-Infinity), 2),
+    tolAbs: 1e-12,
+    pipeValue: () => scores,
+    unmaskedScores: () => scores,
+    givenValue: () => given,
+    reproduces: (mine) => mine.every((x, i) => Math.abs(x - yours[i]) < 1e-12),
+  });
+  const fillOf = (fill) => {
+    const given = filled(fill);
+    return attentionAnalyses(ctx(softmaxRuns(given, 2), given))?.message ?? null;
+  };
+  assert.equal(
+    fillOf(-5),
+    'Your scores are masked with -5 above the diagonal instead of -np.inf: exp(-5) > 0, so ' +
+      'your att gives the future keys a weight; a causal mask fills with -np.inf ' +
+      '(np.where(mask, -np.inf, scores)).',
+  );
+  // a fill beyond -1000 × the largest |score| (2) acts as -inf: not named
+  assert.match(fillOf(-1999), /masked with -1999 above the diagonal/);
+  assert.doesNotMatch(fillOf(-2000) ?? '', /masked with -2000/);
+  assert.doesNotMatch(fillOf(-1e9) ?? '', /masked with/);
+  // not one value above the diagonal: no fill
+  const mixed = filled(-5);
+  mixed[13] = -6;
+  assert.doesNotMatch(
+    attentionAnalyses(ctx(softmaxRuns(mixed, 2), mixed))?.message ?? '',
+    /masked with/,
+  );
+  // the same notebook not causal: the check says the switch beside the cause
+  const open = { ...sizes, causal: false };
+  const given = filled(0);
+  assert.match(
+    attentionAnalyses(ctx(softmaxRuns(given, 2), given, open)).message,
+    / \(The check is not causal: tick causal if your notebook means a causal layer\.\)$/,
+  );
+  // softmaxes over the batch axis and over each head's whole block, not causal
+  const overBatch = new Float64Array(16);
+  for (let i = 0; i < 8; i++) {
+    const [a, b] = softmaxRuns(Float64Array.of(scores[i], scores[8 + i]), 2);
+    overBatch[i] = a;
+    overBatch[8 + i] = b;
+  }
+  const course =
+    "; the course normalises each query's row over the keys: att = softmax(scores, axis=-1).";
+  assert.equal(
+    attentionAnalyses(ctx(overBatch, null, open)).message,
+    `Your att is a softmax over the batch (axis=0)${course}`,
+  );
+  assert.equal(
+    attentionAnalyses(ctx(softmaxRuns(scores, 4), null, open)).message,
+    `Your att is a softmax over each head’s whole (T, T) block instead of each row${course}`,
+  );
+  // only scores and att are read
+  assert.equal(attentionAnalyses({ ...ctx(overBatch, null, open), node: 'headout' }), null);
+});
