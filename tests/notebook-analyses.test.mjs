@@ -1121,3 +1121,59 @@ test('attentionAnalyses: a finite fill in the scores, softmaxes over other axes'
   // only scores and att are read
   assert.equal(attentionAnalyses({ ...ctx(overBatch, null, open), node: 'headout' }), null);
 });
+
+test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved', () => {
+  // B = 2, T = 5, C = 12, h = 3, hs = 4; dX = a·(Q path) + b·(K path) + (V path), by hand
+  const base = loadStudent('correct-f64-mse');
+  const [B, T, C, h, hs] = [2, 5, 12, 3, 4];
+  const merge = (x) => {
+    const out = new Float64Array(B * T * C);
+    for (let i = 0; i < x.length; i++) {
+      const e = i % hs;
+      const t = Math.floor(i / hs) % T;
+      const hd = Math.floor(i / (hs * T)) % h;
+      const b = Math.floor(i / (hs * T * h));
+      out[(b * T + t) * C + hd * hs + e] = x[i];
+    }
+    return out;
+  };
+  const path = (d, W) => {
+    const [g, w] = [merge(base[d].data), base[W].data];
+    const out = new Float64Array(B * T * C);
+    for (let r = 0; r < B * T; r++) {
+      for (let j = 0; j < C; j++) {
+        for (let p = 0; p < C; p++) out[r * C + j] += g[r * C + p] * w[j * C + p]; // g @ W.T
+      }
+    }
+    return out;
+  };
+  const [q, k, v] = [path('dQ', 'Wq'), path('dK', 'Wk'), path('dV', 'Wv')];
+  const said = (a, b) => {
+    const arrays = {};
+    for (const n of ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'Y', 'dY', 'dV']) arrays[n] = base[n];
+    arrays.dX = { ...base.dX, data: q.map((x, i) => a * x + b * k[i] + v[i]) };
+    const report = checkNotebook(mha, arrays, { heads: h, causal: false });
+    return report.rows.find((r) => r.name === 'dX').diagnosis;
+  };
+  const why = 'divided by hs = 4 instead of √hs (or by √hs twice)';
+  const dQline = 'dQ = dscores @ K / np.sqrt(hs)';
+  const dKline = 'dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs)';
+  assert.deepEqual(said(0.5, 0.5), {
+    id: 'factor',
+    message:
+      "Your dX is the course's step from dQ and dK 0.5 × the course's (k = √hs / hs; dQ, dK " +
+      `not in your file): ${why}; the course computes ${dQline}.`,
+  });
+  assert.equal(
+    said(0.5, 1).message,
+    "Your dX is the course's step from dQ 0.5 × the course's (k = √hs / hs; dQ not in your " +
+      `file): ${why}; the course computes ${dQline}.`,
+  );
+  assert.equal(
+    said(1, 0.5).message,
+    "Your dX is the course's step from dK 0.5 × the course's (k = √hs / hs; dK not in your " +
+      `file): ${why}; the course computes ${dKline}.`,
+  );
+  // a factor no reading of dQ's step gives: what was measured only
+  assert.equal(said(1 / 3, 1 / 3).id, 'step-differs');
+});
