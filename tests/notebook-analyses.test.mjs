@@ -1177,3 +1177,84 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
   // a factor no reading of dQ's step gives: what was measured only
   assert.equal(said(1 / 3, 1 / 3).id, 'step-differs');
 });
+
+test('analysisContext: the values, tolerances, recomputations every analysis reads', async () => {
+  const { analysisContext, LARGE } = await import('../web/notebook/analyses/index.js');
+  const { Pipeline, simulate } = await import('../web/notebook/pipeline.js');
+  const sz = { B: 2, T: 2, C: 2, heads: 1, hs: 2, N: 4, n: 8, causal: false, loss: 'mse' };
+  const f = (...x) => Float64Array.of(...x);
+  const inputs = {
+    X: f(1, 0, 0.5, -1, 2, 1, -0.5, 0.25),
+    Wq: f(0.5, -1, 1, 0.25),
+    Wk: f(1, 0.5, -0.5, 1),
+    Wv: f(0.25, 1, -1, 0.5),
+    Wo: f(1, -0.5, 0.5, 1),
+    target: f(0, 1, 0, -1, 1, 0, 0.5, 0),
+  };
+  const expected = simulate(sz, inputs);
+  const make = (node, yours, more = {}) => {
+    const pipe = new Pipeline(sz, inputs);
+    pipe.seed(expected);
+    for (const [n, data] of Object.entries(more.given ?? {})) pipe.provide(n, data);
+    const opts = { dtype: more.dtype ?? '<f8' };
+    return analysisContext({
+      pipe,
+      node,
+      name: node,
+      yours,
+      opts,
+      courseLine: 'the line',
+      ...more,
+    });
+  };
+  // tolerances of the invariants by precision; above LARGE entries the hidden steps are skipped
+  const tolOf = (dtype) => make('Y', expected.Y, { dtype }).dtypeTol;
+  assert.deepEqual(['<f8', '<f4', '<f2', 'text', '|u1'].map(tolOf), [1e-9, 1e-5, 1e-3, 1e-9, 1e-9]);
+  const largeAt = (n) => {
+    const pipe = new Pipeline({ ...sz, n }, inputs);
+    const opts = { dtype: '<f8' };
+    return analysisContext({ pipe, node: 'Q', name: 'Q', yours: expected.Q, opts }).large;
+  };
+  assert.deepEqual([largeAt(LARGE), largeAt(LARGE + 1)], [false, true]);
+  // reproduces: same length and within the row's tolerance
+  const ctx = make('Y', expected.Y);
+  assert.equal(ctx.reproduces(expected.Y), true);
+  assert.equal(ctx.reproduces(expected.Y.subarray(1)), false);
+  assert.equal(ctx.reproduces(expected.Y.map((x) => x + 1e-3)), false);
+  // givenValue: a result the student gave, never an input
+  const scores = f(5, 6, 7, 8, 1, 2, 3, 4);
+  const withScores = make('att', expected.att, { given: { scores } });
+  assert.equal(withScores.givenValue('scores'), scores);
+  assert.equal(withScores.givenValue('X'), null);
+  assert.equal(withScores.givenValue('Q'), null);
+  // the unmasked scores: the student's on and below the diagonal, the course's step above it
+  const step = withScores.pipe.step('scores');
+  assert.deepEqual(withScores.unmaskedScores(), f(5, step[1], 7, 8, 1, step[5], 3, 4));
+  assert.deepEqual(make('att', expected.att).unmaskedScores(), expected.scores);
+  // later evidence for a factor k entering at Q: the saved Y against the course's
+  const later = (Y, node = 'att') =>
+    make(node, expected[node], { saved: new Map([['Y', Y]]) }).laterEvidence(['Q'], 2);
+  assert.equal(later(expected.Y), 'contradicted');
+  assert.equal(later(expected.Y.map((x) => 2 * x)), 'confirmed');
+  assert.equal(later(expected.Y.map((x) => 3 * x)), 'open');
+  assert.equal(later(expected.Y, 'Y'), 'open'); // the row itself is no evidence
+  assert.equal(make('att', expected.att).laterEvidence(['Q'], 2), 'open');
+  // the arrays of the same layout and length, under the student's names
+  assert.deepEqual(
+    make('Q', expected.Q)
+      .sameLayout()
+      .map((a) => a.name),
+    ['K', 'V', 'headout', 'dheadout', 'dV', 'dQ', 'dK'],
+  );
+  assert.deepEqual(
+    make('Qm', expected.Qm)
+      .sameLayout()
+      .map((a) => a.name),
+    ['X', 'target', 'dY', 'K', 'V', 'concat', 'Y', 'dconcat', 'dQ', 'dK', 'dV', 'dX'],
+  );
+  // a weight gradient's share per batch item sums to the gradient
+  const shares = make('dWq', expected.dWq).weightGradShares();
+  assert.equal(shares.length, 2);
+  assert.ok(shares[0].every((x, i) => Math.abs(x + shares[1][i] - expected.dWq[i]) < 1e-12));
+  assert.equal(make('att', expected.att).weightGradShares(), null);
+});
