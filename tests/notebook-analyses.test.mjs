@@ -843,42 +843,43 @@ test('nonFiniteAnalysis: counts, the first entry, and a cause only where it is s
 // ------------------------------------------------------------------------------------------------
 // one operand swapped, in each group of operands a student can swap (operand.js GROUPS)
 
+// plain loops at the size of notebook correct-f64-mse (B = 2, T = 5, C = 12, h = 3, hs = 4):
+// (m, k) @ (k, n), each operand optionally transposed, over `batch` blocks; merge_heads
+function mm(a, b, { batch = 1, m, k, n, tA = false, tB = false }) {
+  const out = new Float64Array(batch * m * n);
+  for (let z = 0; z < batch; z++) {
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let sum = 0;
+        for (let p = 0; p < k; p++) {
+          const x = a[z * m * k + (tA ? p * m + i : i * k + p)];
+          sum += x * b[z * k * n + (tB ? j * k + p : p * n + j)];
+        }
+        out[z * m * n + i * n + j] = sum;
+      }
+    }
+  }
+  return out;
+}
+function merge(x, [B, T, C, h, hs] = [2, 5, 12, 3, 4]) {
+  const out = new Float64Array(B * T * C);
+  for (let b = 0; b < B; b++) {
+    for (let hd = 0; hd < h; hd++) {
+      for (let t = 0; t < T; t++) {
+        for (let e = 0; e < hs; e++) {
+          out[(b * T + t) * C + hd * hs + e] = x[((b * h + hd) * T + t) * hs + e];
+        }
+      }
+    }
+  }
+  return out;
+}
+
 test('wrong operands of every group: the array recomputed by hand, the operand named', () => {
   // B = 2, T = 5, C = 12, h = 3, hs = 4; the course's arrays, float64, not causal
   const base = loadStudent('correct-f64-mse');
   const [B, T, C, h, hs] = [2, 5, 12, 3, 4];
   const val = (n) => base[n].data;
-  // plain loops: (m, k) @ (k, n), each operand optionally transposed, over `batch` blocks
-  const mm = (a, b, { batch = 1, m, k, n, tA = false, tB = false }) => {
-    const out = new Float64Array(batch * m * n);
-    for (let z = 0; z < batch; z++) {
-      for (let i = 0; i < m; i++) {
-        for (let j = 0; j < n; j++) {
-          let sum = 0;
-          for (let p = 0; p < k; p++) {
-            const x = a[z * m * k + (tA ? p * m + i : i * k + p)];
-            sum += x * b[z * k * n + (tB ? j * k + p : p * n + j)];
-          }
-          out[z * m * n + i * n + j] = sum;
-        }
-      }
-    }
-    return out;
-  };
-  // (B, h, T, hs) -> (B, T, C)
-  const merge = (x) => {
-    const out = new Float64Array(B * T * C);
-    for (let b = 0; b < B; b++) {
-      for (let hd = 0; hd < h; hd++) {
-        for (let t = 0; t < T; t++) {
-          for (let e = 0; e < hs; e++) {
-            out[(b * T + t) * C + hd * hs + e] = x[((b * h + hd) * T + t) * hs + e];
-          }
-        }
-      }
-    }
-    return out;
-  };
   const N = B * T;
   const keep = (names, extra) => {
     const arrays = {};
@@ -1125,28 +1126,8 @@ test('attentionAnalyses: a finite fill in the scores, softmaxes over other axes'
 test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved', () => {
   // B = 2, T = 5, C = 12, h = 3, hs = 4; dX = a·(Q path) + b·(K path) + (V path), by hand
   const base = loadStudent('correct-f64-mse');
-  const [B, T, C, h, hs] = [2, 5, 12, 3, 4];
-  const merge = (x) => {
-    const out = new Float64Array(B * T * C);
-    for (let i = 0; i < x.length; i++) {
-      const e = i % hs;
-      const t = Math.floor(i / hs) % T;
-      const hd = Math.floor(i / (hs * T)) % h;
-      const b = Math.floor(i / (hs * T * h));
-      out[(b * T + t) * C + hd * hs + e] = x[i];
-    }
-    return out;
-  };
-  const path = (d, W) => {
-    const [g, w] = [merge(base[d].data), base[W].data];
-    const out = new Float64Array(B * T * C);
-    for (let r = 0; r < B * T; r++) {
-      for (let j = 0; j < C; j++) {
-        for (let p = 0; p < C; p++) out[r * C + j] += g[r * C + p] * w[j * C + p]; // g @ W.T
-      }
-    }
-    return out;
-  };
+  const [B, T, C, h] = [2, 5, 12, 3];
+  const path = (d, W) => mm(merge(base[d].data), base[W].data, { m: B * T, k: C, n: C, tB: true });
   const [q, k, v] = [path('dQ', 'Wq'), path('dK', 'Wk'), path('dV', 'Wv')];
   const said = (a, b) => {
     const arrays = {};
@@ -1257,4 +1238,26 @@ test('analysisContext: the values, tolerances, recomputations every analysis rea
   assert.equal(shares.length, 2);
   assert.ok(shares[0].every((x, i) => Math.abs(x + shares[1][i] - expected.dWq[i]) < 1e-12));
   assert.equal(make('att', expected.att).weightGradShares(), null);
+});
+
+test('the softmax backward’s diagonal at dscores not saved: found at dQ, used for dK', () => {
+  const base = loadStudent('correct-f64-mse');
+  const [att, datt] = [base.att.data, base.datt.data];
+  const diag = att.map((a, i) => a * (1 - a) * datt[i]); // by hand: the Jacobian's diagonal
+  const heads = { batch: 6, m: 5, k: 5, n: 4 };
+  const dQ = mm(diag, base.K.data, heads).map((x) => x / 2); // / √hs
+  const dK = mm(diag, base.Q.data, { ...heads, tA: true }).map((x) => x / 2);
+  const arrays = { ...base, dQ: { ...base.dQ, data: dQ }, dK: { ...base.dK, data: dK } };
+  for (const n of ['dscores', 'dWq', 'dWk', 'dWv', 'dX']) delete arrays[n];
+  const report = checkNotebook(mha, arrays, { heads: 3, causal: false });
+  const said = Object.fromEntries(report.rows.map((r) => [r.name, r.diagnosis?.message]));
+  assert.equal(
+    said.dQ,
+    "Your dQ is the course's step from dscores = att * (1 - att) * datt (dscores is not in " +
+      'your file: recomputed that way, it matches): only the diagonal of the softmax’s ' +
+      'Jacobian. Every weight of a row depends on every score of that row (they share the ' +
+      'sum), so the backward subtracts the row’s total: dscores = att * (datt - np.sum(att * ' +
+      'datt, axis=-1, keepdims=True)).',
+  );
+  assert.match(said.dK, /^follows from dQ: dK, recomputed from your own /);
 });
