@@ -12,13 +12,16 @@
 //               most mutants so far first), stopping at the first failing file (killed); a
 //               run past Stryker's timeout, or a mutant hit more often than the hit limit (an
 //               endless loop), is a timeout.
-// A mutant run takes one of two paths per file:
-//   cold  a fresh process with --test-name-pattern, for a mutant that the file's module-level
-//         code reaches (a "static" mutant: it must be on while the modules load);
-//   warm  a worker that imported the file once (tests/mutate/warm-worker.mjs) runs the tests
-//         again with the mutant switched on: no process start, no module loading. After a
-//         failure the failed test runs once more with no mutant: if it fails again (the mutant
-//         left something behind in the modules), the worker is replaced by a fresh one.
+// A mutant run takes one of two paths per file, both through tests/mutate/warm-worker.mjs, which
+// runs the tests it is given in that order (those that killed the most mutants first) and stops
+// at the first failure:
+//   warm    a worker that imported the file once runs the tests again with the mutant switched
+//           on: no process start, no module loading. After a failure the failed test runs once
+//           more with no mutant: if it fails again (the mutant left something behind in the
+//           modules), the worker is replaced by a fresh one.
+//   static  a mutant that the file's module-level code reaches gets a fresh worker, started with
+//           the mutant on (it must be on while the modules load), used once.
+// (A file the worker's node:test stand-in cannot run goes through `node --test-name-pattern`.)
 // A test must therefore pass when run alone (tests/mutate/README.md), and again in one process.
 //
 // Options (stryker.config.mjs): nodeTest.testFiles, the files in the order to try them.
@@ -109,6 +112,15 @@ class WarmWorker {
     else if (m.exited !== undefined) this.dead = true;
   }
 
+  /** Resolves the worker's greeting once its file is loaded, or { timedOut } past timeoutMs. */
+  loaded(timeoutMs) {
+    let timer;
+    const late = new Promise((done) => {
+      timer = setTimeout(() => done({ ready: false, timedOut: true }), timeoutMs);
+    });
+    return Promise.race([this.ready, late]).finally(() => clearTimeout(timer));
+  }
+
   /** Resolves the worker's answer, { timedOut: true } past timeoutMs, or { exited } if it died. */
   run(request, timeoutMs) {
     return new Promise((done) => {
@@ -159,6 +171,7 @@ class NodeTestRunner {
     this.workers = new Map(); // file -> WarmWorker, or null when the file cannot run warm
     this.staticMutants = null; // file -> Set of mutant ids its module-level code reaches
     this.kills = new Map(); // file -> mutants it killed in this process: tried first
+    this.testKills = new Map(); // "FILE#test" -> mutants it killed: run first in its file
   }
 
   async dispose() {
@@ -225,22 +238,61 @@ class NodeTestRunner {
       if (names && !names.length) continue;
       ran += names ? names.length : 1;
       const left = Math.max(1, deadline - Date.now());
-      const warm = names && !this.#isStatic(file, activeMutant.id) && (await this.#worker(file));
       const t0 = Date.now();
-      const r = warm
-        ? await this.#runWarm(file, warm, { mutant: activeMutant.id, names, hitLimit }, left)
-        : await this.#runCold(file, names, { mutant: activeMutant.id, hitLimit }, left);
+      const request = { mutant: activeMutant.id, names: this.#byTestKills(file, names), hitLimit };
+      const r = await this.#runFile(file, request, left);
       if (process.env.MUTATE_TRACE) {
-        const line = [activeMutant.id, file, warm ? 'warm' : 'cold', names?.length ?? 'all'];
+        const path = this.#isStatic(file, activeMutant.id) ? 'static' : 'warm';
+        const line = [activeMutant.id, file, path, names?.length ?? 'all'];
         appendFileSync(
           process.env.MUTATE_TRACE,
           `${[...line, r?.status ?? 'pass', Date.now() - t0].join('\t')}\n`,
         );
       }
-      if (r?.status === 'killed') this.kills.set(file, (this.kills.get(file) ?? 0) + 1);
+      if (r?.status === 'killed') {
+        this.kills.set(file, (this.kills.get(file) ?? 0) + 1);
+        for (const id of r.killedBy) this.testKills.set(id, (this.testKills.get(id) ?? 0) + 1);
+      }
       if (r) return { ...r, nrOfTests: ran };
     }
     return { status: 'survived', nrOfTests: ran };
+  }
+
+  /** One file's part of a mutant run: a verdict (killed, timeout) or null when it passed. */
+  async #runFile(file, request, left) {
+    const { mutant, names } = request;
+    if (!names) return this.#runCold(file, names, request, left);
+    if (!this.#isStatic(file, mutant)) {
+      const warm = await this.#worker(file);
+      if (warm) return this.#runWarm(file, warm, request, left);
+      return this.#runCold(file, names, request, left);
+    }
+    // a static mutant: a fresh worker with the mutant on from its first line, used once
+    const env = { __STRYKER_ACTIVE_MUTANT__: mutant, STRYKER_HIT_LIMIT: request.hitLimit };
+    const fresh = new WarmWorker(file, this.#env(env));
+    const hello = await fresh.loaded(left);
+    if (!hello.ready) {
+      fresh.kill();
+      if (hello.timedOut) return { status: 'timeout', reason: `${file} timed out loading` };
+      const reason = String(hello.reason ?? `exited ${hello.exited}`);
+      if (reason.includes(HIT_LIMIT_MESSAGE)) {
+        return { status: 'timeout', reason: `${file}: hit limit reached` };
+      }
+      if (reason.startsWith('import failed') || hello.exited !== undefined) {
+        return { status: 'killed', killedBy: [file], failureMessage: reason };
+      }
+      return this.#runCold(file, names, request, left); // a file the shim cannot run
+    }
+    const r = await this.#runWarm(file, fresh, request, left, { once: true });
+    fresh.kill();
+    return r;
+  }
+
+  /** A file's tests, those that killed the most mutants so far first. */
+  #byTestKills(file, names) {
+    if (!names) return names;
+    const k = (n) => this.testKills.get(`${file}#${n}`) ?? 0;
+    return [...names].sort((a, b) => k(b) - k(a));
   }
 
   /** The files, those that killed the most mutants so far first (then in configured order). */
@@ -264,7 +316,7 @@ class NodeTestRunner {
     if (w === null) return null;
     if (!w || w.dead) {
       w = new WarmWorker(file, this.#env({}));
-      const hello = await w.ready;
+      const hello = await w.loaded(120000);
       if (!hello.ready) {
         this.log.debug(`warm worker: ${file} runs cold: ${hello.reason ?? hello.exited}`);
         w.kill();
@@ -277,7 +329,7 @@ class NodeTestRunner {
   }
 
   /** A verdict (killed, timeout) or null when the file's tests passed. */
-  async #runWarm(file, worker, request, timeoutMs) {
+  async #runWarm(file, worker, request, timeoutMs, { once = false } = {}) {
     const r = await worker.run(request, timeoutMs);
     if (r.timedOut) return { status: 'timeout', reason: `${file} timed out` };
     if (r.exited !== undefined) {
@@ -292,8 +344,10 @@ class NodeTestRunner {
     }
     // the worker is kept if the failed test passes again with no mutant: the mutant left
     // nothing behind that this test sees; otherwise a fresh worker replaces it
-    const again = await worker.run({ mutant: undefined, names: r.failed }, timeoutMs);
-    if (again.timedOut || again.exited !== undefined || again.failed.length) worker.kill();
+    if (!once) {
+      const again = await worker.run({ mutant: undefined, names: r.failed }, timeoutMs);
+      if (again.timedOut || again.exited !== undefined || again.failed.length) worker.kill();
+    }
     const killedBy = r.failed.map((n) => `${file}#${n}`);
     return { status: 'killed', killedBy, failureMessage: r.message };
   }

@@ -1,8 +1,8 @@
 // A warm worker of tests/mutate/node-test-runner.mjs: `node warm-worker.mjs FILE` (with an IPC
 // channel) imports one test file once, with no mutant switched on, and then runs the top-level
 // tests it is asked for, each request with its own mutant, until it is told to stop or killed.
-// Only mutants that the file's module-level code does not reach ("runtime" mutants) come here:
-// the others need a fresh process (the runner's cold path).
+// A mutant that the file's module-level code reaches (a "static" mutant) gets a worker of its
+// own, started with the mutant switched on (__STRYKER_ACTIVE_MUTANT__) and used once.
 //
 // Messages: from the worker { ready: true, names } or { ready: false, reason } once, then per
 // request { failed: [names], message, hitLimit } ; to the worker { mutant, names, hitLimit }.
@@ -13,6 +13,13 @@ import { pathToFileURL } from 'node:url';
 
 const HIT_LIMIT_MESSAGE = 'Stryker: Hit count limit reached';
 const ns = (globalThis.__stryker__ ??= {});
+// a worker for one static mutant: switched on before the modules load (and never off)
+const STATIC_MUTANT = process.env.__STRYKER_ACTIVE_MUTANT__;
+if (STATIC_MUTANT) {
+  ns.activeMutant = STATIC_MUTANT;
+  ns.hitLimit = process.env.STRYKER_HIT_LIMIT ? Number(process.env.STRYKER_HIT_LIMIT) : undefined;
+  ns.hitCount = ns.hitLimit === undefined ? undefined : 0;
+}
 // the tests' own output is not read (their pipes are closed): keep it from piling up
 for (const k of ['log', 'info', 'warn', 'error', 'debug']) console[k] = () => {};
 
@@ -25,14 +32,18 @@ async function load(file) {
   return shim.registered.unsupported;
 }
 
+// The named tests in the order given (the likeliest to fail first), stopping at the first failure
 async function runRequest({ mutant, names, hitLimit }) {
-  const wanted = new Set(names);
-  ns.activeMutant = mutant;
-  ns.hitLimit = hitLimit;
-  ns.hitCount = hitLimit === undefined ? undefined : 0;
+  const byName = new Map(shim.registered.tests.map((t) => [t.name, t]));
+  if (!STATIC_MUTANT) {
+    ns.activeMutant = mutant;
+    ns.hitLimit = hitLimit;
+    ns.hitCount = hitLimit === undefined ? undefined : 0;
+  }
   try {
-    for (const t of shim.registered.tests) {
-      if (!wanted.has(t.name)) continue;
+    for (const name of names) {
+      const t = byName.get(name);
+      if (!t) continue;
       try {
         await shim.runTest(t);
       } catch (e) {
@@ -42,9 +53,11 @@ async function runRequest({ mutant, names, hitLimit }) {
     }
     return { failed: [], message: '', hitLimit: false };
   } finally {
-    ns.activeMutant = undefined;
-    ns.hitLimit = undefined;
-    ns.hitCount = undefined;
+    if (!STATIC_MUTANT) {
+      ns.activeMutant = undefined;
+      ns.hitLimit = undefined;
+      ns.hitCount = undefined;
+    }
   }
 }
 
