@@ -35,6 +35,7 @@ import {
   matchNames,
   resultNames,
   savezLine,
+  shapeText,
 } from '../web/notebook/names.js';
 import * as ops from '../web/notebook/ops.js';
 
@@ -810,4 +811,86 @@ test("README's table of diagnoses is the catalogue's records: id, kind, message"
     }
   }
   assert.equal(new Set(MISTAKES.map((m) => m.id)).size, MISTAKES.length);
+});
+
+test('courseName: every alias a notebook writes, in any case and with underscores', () => {
+  const aliases = {
+    attn: 'att',
+    attention: 'att',
+    attn_weights: 'att',
+    att_weights: 'att',
+    out: 'Y',
+    Output: 'Y',
+    score: 'scores',
+    heads_out: 'headout',
+    dattn: 'datt',
+    d_attention: 'datt',
+    dscore: 'dscores',
+    dout: 'dY',
+    d_output: 'dY',
+    dheads_out: 'dheadout',
+    dQm: 'dQ',
+    dKm: 'dK',
+    dVm: 'dV',
+    targets: 'target',
+    Y_target: 'target',
+    y_true: 'target',
+    X: 'X',
+    dY: 'dY',
+  };
+  for (const [alias, name] of Object.entries(aliases)) assert.equal(courseName(alias), name, alias);
+  for (const other of ['heads', 'Wq_after', 'losses', 'dQmm', 'xdY']) {
+    assert.equal(courseName(other), null, other);
+  }
+});
+
+test('acceptedShapes: every form of each kind of result, with and without a leading B = 1', () => {
+  const sizes = { B: 2, T: 5, C: 12, heads: 3 };
+  const forms = (name, s = sizes) =>
+    acceptedShapes(name, s).map((f) => `${shapeText(f.shape)} ${f.node} ${f.form}`);
+  assert.deepEqual(forms('dK'), [
+    '(2, 3, 5, 4) dK split',
+    '(2, 5, 12) dKm merged',
+    '(2, 5, 3, 4) dKm merged',
+    '(10, 12) dKm merged',
+  ]);
+  assert.deepEqual(forms('headout', { ...sizes, B: 1 }), [
+    '(1, 3, 5, 4) headout split',
+    '(3, 5, 4) headout split',
+    '(1, 5, 12) concat merged',
+    '(5, 12) concat merged',
+    '(1, 5, 3, 4) concat merged',
+    '(5, 3, 4) concat merged',
+  ]);
+  assert.deepEqual(forms('dscores'), ['(2, 3, 5, 5) dscores plain']);
+  assert.deepEqual(forms('att', { ...sizes, B: 1 }), [
+    '(1, 3, 5, 5) att plain',
+    '(3, 5, 5) att plain',
+  ]);
+  assert.deepEqual(forms('dWv'), ['(12, 12) dWv plain']);
+  assert.deepEqual(forms('Wo'), ['(12, 12) Wo plain']);
+  assert.deepEqual(forms('dX'), ['(2, 5, 12) dX plain', '(10, 12) dX plain']);
+  assert.deepEqual(forms('concat', { ...sizes, B: 1 }), [
+    '(1, 5, 12) concat plain',
+    '(5, 12) concat plain',
+  ]);
+  assert.deepEqual(forms('loss', { ...sizes, B: 1 }), ['() loss scalar', '(1,) loss scalar']);
+});
+
+test('matchNames: the course’s spelling, then case, then aliases; the rest in file order', () => {
+  const a = (x) => ({ data: Float64Array.of(x), shape: [1] });
+  const { found, ignored, notes } = matchNames({
+    foo: a(1),
+    q: a(2),
+    Q: a(3),
+    attn: a(4),
+    bar: a(5),
+  });
+  assert.deepEqual(Object.keys(found).sort(), ['Q', 'att']);
+  assert.equal(found.Q.key, 'Q');
+  assert.equal(found.Q.array.data[0], 3);
+  assert.equal(found.att.key, 'attn');
+  assert.deepEqual(ignored, ['foo', 'q', 'bar']);
+  assert.deepEqual(notes, ['q and Q both name Q: Q was used', 'attn read as att']);
+  assert.deepEqual(matchNames({ X: a(1) }).notes, []);
 });
