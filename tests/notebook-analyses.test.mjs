@@ -506,13 +506,21 @@ test('factorAnalysis at dQ: the forward scale mistakes are not named when the sc
 test('factorAnalysis: generic readings name the number, an unknown k only k', () => {
   const local = ramp(24);
   const neg = factorAnalysis(context('headout', times(local, -1), local));
-  assert.match(
-    neg.message,
-    /^Your headout is -1 × the course's: one constant factor k = -1 = −1 over/,
-  );
+  assert.match(neg.message, /^Your headout is -1 × the course's: one constant factor k = -1 over/);
   const odd = factorAnalysis(context('headout', times(local, 0.37), local));
   assert.match(odd.message, /one constant factor k = 0\.37 over every entry; the course computes/);
   assert.ok(Math.abs(odd.factor - 0.37) < 1e-12);
+  // word for word; the quantities k equals (h = B = 2 here), each once, not k itself again
+  assert.deepEqual(factorAnalysis(context('att', times(local, 2), local)), {
+    id: 'factor',
+    factor: 2,
+    message:
+      "Your att is 2 × the course's: one constant factor k = 2 = h = B over every entry; " +
+      'the course computes the line.',
+  });
+  // k = 1 within 1e-9 is no factor; just outside it is one
+  assert.equal(factorAnalysis(context('att', times(local, 1 + 5e-10), local)), null);
+  assert.equal(factorAnalysis(context('att', times(local, 1 + 2e-9), local)).id, 'factor');
 });
 
 test('biasAnalysis: the same row on every token, named when saved', () => {

@@ -78,7 +78,12 @@ export function factorAnalysis(ctx) {
         `${apart(specific, ctx)} ${capital(line)}.`,
     };
   }
-  const named = [...new Set(readings.map((r) => r.expr))].map((e) => ` = ${e}`).join('');
+  // the quantities k equals, not k itself again ("k = 2 = h", not "k = 2 = 2 = h")
+  const plainK = factorNumber(k);
+  const named = [...new Set(readings.map((r) => r.expr))]
+    .filter((e) => e.replace('−', '-') !== plainK)
+    .map((e) => ` = ${e}`)
+    .join('');
   return {
     id: 'factor',
     factor: k,
