@@ -1269,3 +1269,67 @@ test('the softmax backward’s diagonal at dscores not saved: found at dQ, used 
   );
   assert.match(said.dK, /^follows from dQ: dK, recomputed from your own /);
 });
+
+test('meanings: the words of each reading of the loss, dY, the scores, a weight gradient', () => {
+  // B = 3, T = 5, C = 28, h = 4: hs = 7, B·T = 15, Y.size = 420; k in the order of the list
+  const S = { B: 3, T: 5, C: 28, heads: 4, hs: 7, N: 15, n: 420 };
+  const said = (node, k) =>
+    meanings(k, node, S)
+      .filter((r) => !r.generic)
+      .map((r) => `${r.expr}@${r.sites.join()}: ${r.why}`);
+  const r7 = Math.sqrt(7);
+  assert.deepEqual(said('loss', 420), [
+    'Y.size@loss: the sum instead of the mean (np.sum, not np.mean)',
+  ]);
+  assert.deepEqual(said('loss', 140), [
+    'Y.size / B@loss: a mean over the batch only (divided by B = 3, not Y.size)',
+  ]);
+  assert.deepEqual(said('loss', 1 / 3), ['1/B@loss: divided by B = 3 once more than the mean']);
+  assert.deepEqual(said('loss', 0.5), ['1/2@loss: half the mean squared error (a 1/2 in front)']);
+  const dY = [
+    [420, 'Y.size@dY: no division by Y.size: the gradient of the sum'],
+    [0.5, '1/2@dY: the factor 2 of the square is missing'],
+    [210, 'Y.size / 2@dY: dY = Y − target: no 2 and no division by Y.size'],
+    [2, '2@dY: a factor 2 too many'],
+    [-1, '−1@dY: the sign is flipped: target − Y'],
+    [1 / 3, '1/B@dY: an extra 1/B = 1/3: a mean over the batch on top of Y.size'],
+    [28, 'C@dY: divided by B·T instead of Y.size (a factor C = 28)'],
+    [15, 'B·T@dY: divided by C instead of Y.size (a factor B·T = 15)'],
+    [140, 'T·C@dY: divided by B = 3 instead of Y.size'],
+    [84, 'B·C@dY: divided by T = 5 instead of Y.size'],
+  ];
+  for (const [k, want] of dY) assert.deepEqual(said('dY', k), [want], `dY, k = ${k}`);
+  const scores = [
+    [r7, '√hs@scores: no 1/√hs: scores is not divided by np.sqrt(hs)'],
+    [r7 / 7, '√hs / hs@scores: divided by hs = 7 instead of √hs (or by √hs twice)'],
+    [r7 / Math.sqrt(28), '√hs / √C@scores: divided by √C = √28 instead of √hs'],
+    [r7 / 28, '√hs / C@scores: divided by C = 28 instead of √hs'],
+    [r7 / Math.sqrt(5), '√hs / √T@scores: divided by √T = √5 instead of √hs'],
+    [r7 / 2, '√hs / √h@scores: divided by √h = √4 instead of √hs'],
+    [7, 'hs@scores: multiplied by √hs instead of dividing by it'],
+    [1 / 7, '1 / hs@scores: divided by √hs three times'],
+  ];
+  for (const [k, want] of scores) assert.deepEqual(said('scores', k), [want], `scores, k = ${k}`);
+  assert.deepEqual(said('dKm', r7), ['√hs@dK: no 1/√hs: dK is not divided by np.sqrt(hs)']);
+  const dWv = (k) => said('dWv', k).filter((w) => w.includes('@dWv'));
+  assert.deepEqual(dWv(1 / 3), [
+    '1/B@dWv: a mean over the batch (divided by B = 3): the course sums',
+  ]);
+  assert.deepEqual(dWv(1 / 15), ['1/(B·T)@dWv: a mean over the B·T = 15 tokens: the course sums']);
+  assert.deepEqual(dWv(0.2), ['1/T@dWv: divided by T = 5: the course sums over the tokens']);
+  assert.deepEqual(dWv(3), [
+    '3@dWv: three backward calls without zeroing the gradients in between',
+  ]);
+  // dY's own readings are not repeated as "what dY may carry"; Y with one head has no mean
+  assert.equal(said('dY', 0.5).length, 1);
+  assert.deepEqual(said('Y', 1), []);
+  const oneHead = meanings(1, 'Y', { ...S, heads: 1, hs: 28 });
+  assert.deepEqual(
+    oneHead.filter((r) => !r.generic),
+    [],
+  );
+  assert.deepEqual(
+    stepReadings('dK', S).map((r) => r.sites[0]),
+    Array(8).fill('dK'),
+  );
+});
