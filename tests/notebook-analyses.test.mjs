@@ -1333,3 +1333,42 @@ test('meanings: the words of each reading of the loss, dY, the scores, a weight 
     Array(8).fill('dK'),
   );
 });
+
+test('heads merged out of order, concat not saved: any order to h = 5, then reversed', async () => {
+  const { simulate } = await import('../web/notebook/pipeline.js');
+  const said = (heads, perm) => {
+    const [B, T, C] = [1, 3, 6 * heads];
+    const hs = C / heads;
+    const sz = { B, T, C, heads, hs, N: B * T, n: B * T * C, causal: false, loss: null };
+    const draw = (n, seed) =>
+      Float64Array.from({ length: n }, (_, i) => Math.sin(seed * 7.1 + i * 1.3));
+    const inputs = { X: draw(B * T * C, 1) };
+    for (const [i, w] of ['Wq', 'Wk', 'Wv', 'Wo'].entries()) inputs[w] = draw(C * C, i + 2);
+    const { headout } = simulate(sz, inputs);
+    // the heads of headout (B, h, T, hs) in the student's order, merged, @ Wo: by hand
+    const moved = new Float64Array(headout.length);
+    for (let j = 0; j < heads; j++) {
+      moved.set(headout.subarray(perm[j] * T * hs, (perm[j] + 1) * T * hs), j * T * hs);
+    }
+    const Y = mm(merge(moved, [B, T, C, heads, hs]), inputs.Wo, { m: T, k: C, n: C });
+    const arrays = {};
+    for (const [k, v] of Object.entries(inputs)) {
+      arrays[k] = { data: v, shape: k === 'X' ? [B, T, C] : [C, C], dtype: '<f8' };
+    }
+    arrays.Y = { data: Y, shape: [B, T, C], dtype: '<f8' };
+    const report = checkNotebook(mha, arrays, { heads, causal: false });
+    return report.rows.find((r) => r.name === 'Y').diagnosis;
+  };
+  const at3 = said(3, [1, 2, 0]);
+  assert.equal(at3.id, 'permuted');
+  assert.equal(
+    at3.message,
+    "Your Y is the course's step from concat with its head blocks in the order 1, 2, 0 instead " +
+      'of 0…2 (concat is not in your file): recomputed that way from your own arrays, it ' +
+      'matches; the course computes concat with the heads in order.',
+  );
+  assert.match(said(5, [0, 1, 2, 4, 3]).message, /in the order 0, 1, 2, 4, 3 instead of 0…4/);
+  assert.match(said(6, [5, 4, 3, 2, 1, 0]).message, /in the order 5, 4, 3, 2, 1, 0 \(reversed\)/);
+  // beyond 5 heads only the reversed order is tried: another one is only measured
+  assert.equal(said(6, [1, 0, 2, 3, 4, 5]).id, 'step-differs');
+});
