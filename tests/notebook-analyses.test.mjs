@@ -558,6 +558,19 @@ test('biasAnalysis: the same row on every token, named when saved', () => {
   const split = local.map((x, i) => x + b[Math.floor(i / 6) % 2 === 0 ? i % 2 : 2 + (i % 2)]);
   assert.match(biasAnalysis(context('Q', split, local)).message, /^Your Q is the course's plus/);
   assert.equal(biasAnalysis(context('att', yours, local)), null);
+  // each result's own bias by name: Q and Qm bq, K and Km bk, V and Vm bv, Y bo
+  const own = { Q: 'bq', Qm: 'bq', K: 'bk', Km: 'bk', V: 'bv', Vm: 'bv', Y: 'bo' };
+  for (const [node, name] of Object.entries(own)) {
+    const data = node.length === 1 && node !== 'Y' ? split : yours;
+    const found = biasAnalysis(
+      context(node, data, local, { bias: (n) => (n === name ? b : null) }),
+    );
+    assert.match(found.message, new RegExp(`every token, your ${name}: a bias`), node);
+  }
+  // saved within 1e-9 × (1 + |b|) of the fitted vector, and not beyond
+  const near = (e) => biasAnalysis(context('Y', yours, local, { bias: () => b.map((x) => x + e) }));
+  assert.match(near(1e-12).message, /your bo/);
+  assert.match(near(1e-7).message, /a vector of 4 numbers/);
 });
 
 test('addedAnalysis: another array added, a residual named at Y', () => {
@@ -624,6 +637,18 @@ test('headMeanAnalysis: every head the mean over the heads (att, concat)', () =>
   assert.equal(headMeanAnalysis(context('Y', cmean, concat)), null);
   const one = { B: 2, T: 3, C: 4, heads: 1, hs: 4, N: 6, n: 24 };
   assert.equal(headMeanAnalysis(context('att', mean, local, { s: one })), null);
+  // word for word; a split node (Q (2, 2, 3, 2)) too; dconcat as concat
+  assert.deepEqual(headMeanAnalysis(context('Q', meanAlong(concat, [2, 2, 3, 2], 1), concat)), {
+    id: 'reduction',
+    same: { key: 'head-mean', label: 'mean over the heads' },
+    message:
+      'Every head of your Q is the mean over the 2 heads: the heads were averaged, not kept ' +
+      'apart; each head attends on its own and merge_heads concatenates them. The course ' +
+      'computes the line.',
+  });
+  assert.equal(headMeanAnalysis(context('dconcat', cmean, concat)).id, 'reduction');
+  // the (B, T, h, hs) mean is not a split node's
+  assert.equal(headMeanAnalysis(context('Q', cmean, concat)), null);
 });
 
 // ------------------------------------------------------------------------------------------------
