@@ -1397,3 +1397,24 @@ test('heads merged out of order, concat not saved: any order to h = 5, then reve
   // beyond 5 heads only the reversed order is tried: another one is only measured
   assert.equal(said(6, [1, 0, 2, 3, 4, 5]).id, 'step-differs');
 });
+
+test('a wrong operand at a step not saved is used downstream: K from Wq with only Y saved', () => {
+  const run = unseen['k-from-wq'];
+  const all = loadStudent('k-from-wq');
+  const arrays = {};
+  for (const n of ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'Y', 'dY', 'dWk', 'dX']) {
+    arrays[n] = all[n];
+  }
+  const report = checkNotebook(mha, arrays, { heads: run.heads, causal: run.causal });
+  const said = Object.fromEntries(
+    report.rows.map((r) => [r.name, r.diagnosis?.message ?? r.status]),
+  );
+  assert.equal(
+    said.Y,
+    "Your Y is the course's step with Wq in place of Wk (in K, not in your file): recomputed " +
+      'that way from your own arrays, it matches; the course computes Y = concat @ Wo.',
+  );
+  const from = 'recomputed from your own X, Wq, Wk, dY, Wo, Wv, matches your array.';
+  assert.equal(said.dWk, `follows from Y: dWk, ${from}`);
+  assert.equal(said.dX, `follows from Y: dX, ${from}`);
+});
