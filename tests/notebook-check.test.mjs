@@ -894,3 +894,110 @@ test('matchNames: the course’s spelling, then case, then aliases; the rest in 
   assert.deepEqual(notes, ['q and Q both name Q: Q was used', 'attn read as att']);
   assert.deepEqual(matchNames({ X: a(1) }).notes, []);
 });
+
+test('bad input, word for word: malformed arrays, empty sizes, weights, heads, causal', () => {
+  const a = loadStudent('correct-f64-mse');
+  const fails = (arrays, opts = { heads: 3 }) => {
+    try {
+      checkNotebook(mha, arrays, opts);
+    } catch (e) {
+      return e.message;
+    }
+    return 'no error';
+  };
+  const notArray = (name) =>
+    `checkNotebook: ${name} is not an array: expected { data, shape } as readNpy returns`;
+  for (const X of [
+    { data: a.X.data, shape: [2, -5, -12] },
+    { data: a.X.data, shape: [2, 5.5, 12] },
+    { data: null, shape: [2, 5, 12] },
+    { data: {}, shape: [2, 5, 12] },
+    { data: a.X.data, shape: '2, 5, 12' },
+    'X',
+  ]) {
+    assert.equal(fails({ ...a, X }), notArray('X'), JSON.stringify(X.shape));
+  }
+  // a plain list of numbers is read like a Float64Array
+  const listX = { data: Array.from(a.X.data), shape: [2, 5, 12] };
+  assert.equal(checkNotebook(mha, { ...a, X: listX }, { heads: 3 }).rows[0].status, 'match');
+  for (const shape of [
+    [0, 5, 12],
+    [2, 0, 12],
+    [2, 5, 0],
+  ]) {
+    assert.equal(
+      fails({ ...a, X: { data: new Float64Array(0), shape } }),
+      `checkNotebook: X has shape (${shape.join(', ')}): every size must be at least 1`,
+    );
+  }
+  const wrongW = (shape) => ({
+    ...a,
+    Wv: { data: new Float64Array(shape[0] * (shape[1] ?? 1)), shape },
+  });
+  assert.equal(
+    fails(wrongW([144])),
+    'checkNotebook: Wv has shape (144,); expected (C, C) = (12, 12) with C = 12 from X',
+  );
+  assert.equal(fails(wrongW([6, 24])).split(';')[0], 'checkNotebook: Wv has shape (6, 24)');
+  assert.equal(fails(wrongW([12, 6])).split(';')[0], 'checkNotebook: Wv has shape (12, 6)');
+  assert.equal(
+    fails(a, { heads: 3, causal: 1 }),
+    'checkNotebook: causal must be true or false, got 1',
+  );
+  const merged = Object.fromEntries(Object.entries(a).filter(([, v]) => v.shape.length !== 4));
+  assert.equal(
+    fails(merged, { heads: 5 }),
+    'checkNotebook: heads must be a whole number >= 1 that divides C = 12, got 5',
+  );
+  assert.equal(
+    fails(a, { heads: NaN }),
+    'checkNotebook: heads must be a whole number >= 1, got NaN',
+  );
+  assert.equal(
+    fails(without(a, 'Wk')),
+    "checkNotebook: Wk is missing: save X and the four weights, e.g. np.savez('mha_check.npz', " +
+      'X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, ...)',
+  );
+  assert.equal(
+    fails({ ...a, dY: undefined, target: { data: new Float64Array(12), shape: [12] } }),
+    'checkNotebook: target has shape (12,); expected (2, 5, 12) like X and Y (or (10, 12), ' +
+      'reshaped to (B·T, C))',
+  );
+  assert.equal(
+    fails({ ...a, Wk: { ...a.Wk, data: a.Wk.data.map((x, i) => (i === 3 ? -Infinity : x)) } }),
+    'checkNotebook: Wk has a non-finite entry (-Infinity) at flat index 3: the check needs ' +
+      'finite inputs',
+  );
+  // target reshaped to (B·T, C) is read
+  const rows = { ...a, target: { ...a.target, shape: [10, 12] } };
+  assert.equal(checkNotebook(mha, rows, { heads: 3 }).loss, 'mse');
+});
+
+test('checkNotebook: the training rows and notes join the report; forward only says why', () => {
+  const a = loadStudent('correct-f64-mse');
+  // a step W - 0.1 · dW saved for Wq: a row of its own, lr found and said
+  const Wq_after = { ...a.Wq, data: a.Wq.data.map((w, i) => w - 0.1 * a.dWq.data[i]) };
+  const report = checkNotebook(mha, { ...a, Wq_after }, { heads: 3 });
+  const row = report.rows.find((r) => r.name === 'Wq_after');
+  assert.equal(row.status, 'match');
+  assert.deepEqual(report.ignored, []);
+  assert.ok(report.notes.some((n) => n.startsWith('lr = 0.1 found from your Wq and Wq_after')));
+  // an unknown key is ignored; a training key is not
+  assert.deepEqual(checkNotebook(mha, { ...a, Wq_after, foo: a.X }, { heads: 3 }).ignored, ['foo']);
+  // no target, no dY: the backward results saved are named in a note
+  const forward = without(without(a, 'target'), 'dY');
+  assert.ok(
+    checkNotebook(mha, forward, { heads: 3 }).notes.includes(
+      'dWo, dconcat, dheadout, dV, datt, dscores, dQ, dK, dWq, dWk, dWv, dX not checked: save ' +
+        'dY (loss = np.sum(dY * Y)) or target (the MSE loss) to check the backward',
+    ),
+  );
+  const none = Object.fromEntries(['X', 'Wq', 'Wk', 'Wv', 'Wo', 'Y'].map((k) => [k, a[k]]));
+  assert.deepEqual(checkNotebook(mha, none, { heads: 3 }).notes, []);
+  // dY beside target is a result: said
+  assert.ok(
+    checkNotebook(mha, a, { heads: 3 }).notes.includes(
+      'dY is checked as a result: 2 * (Y - target) / Y.size',
+    ),
+  );
+});
