@@ -993,7 +993,18 @@ test('checkNotebook: the training rows and notes join the report; forward only s
     ),
   );
   const none = Object.fromEntries(['X', 'Wq', 'Wk', 'Wv', 'Wo', 'Y'].map((k) => [k, a[k]]));
-  assert.deepEqual(checkNotebook(mha, none, { heads: 3 }).notes, []);
+  const forwardOnly = checkNotebook(mha, none, { heads: 3 });
+  assert.deepEqual(forwardOnly.notes, []);
+  // a result not saved: its row says the shape the check expects
+  const q = forwardOnly.rows.find((r) => r.name === 'Q');
+  assert.deepEqual([q.status, q.expectedShape], ['missing', [2, 3, 5, 4]]);
+  // causal scores: the B·h·T(T-1)/2 = 2·3·5·4/2 = 60 masked entries are not compared, said
+  const causal = checkNotebook(mha, { ...none, scores: a.scores }, { heads: 3, causal: true });
+  assert.equal(
+    causal.rows.find((r) => r.name === 'scores').note,
+    'causal: the 60 entries above the diagonal are masked and not compared (yours may hold ' +
+      '-inf, a large negative number or the unmasked score)',
+  );
   // dY beside target is a result: said
   assert.ok(
     checkNotebook(mha, a, { heads: 3 }).notes.includes(
