@@ -1012,3 +1012,42 @@ test('checkNotebook: the training rows and notes join the report; forward only s
     ),
   );
 });
+
+test('engineSteps: sets the tensors and runs a step once per set of arrays', () => {
+  const calls = [];
+  const layer = {
+    setTensor: (name) => calls.push(`set ${name}`),
+    forwardFrom: (from) => calls.push(`forward ${from}`),
+    zeroGrad: () => calls.push('zero'),
+    backward: () => calls.push('backward'),
+    tensor: (node) => ({ data: `${node} data` }),
+  };
+  const steps = engineSteps(layer);
+  const Q = new Float64Array(1);
+  const K = new Float64Array(1);
+  assert.equal(steps.forward('scores', { Q, K }, 'att'), 'att data');
+  assert.equal(steps.forward('scores', { Q, K }, 'Y'), 'Y data'); // the cache holds it: no run
+  steps.forward('scores', { Q, K: new Float64Array(1) }, 'Y'); // another K: run again
+  steps.forward('att', { Q, K }, 'Y'); // another start: run again
+  const dY = new Float64Array(1);
+  assert.equal(steps.backward({ att: Q }, dY, 'dQ'), 'dQ data');
+  steps.backward({ att: Q }, dY, 'dK');
+  steps.backward({ att: Q }, new Float64Array(1), 'dK');
+  assert.deepEqual(calls, [
+    'set Q',
+    'set K',
+    'forward scores',
+    'set Q',
+    'set K',
+    'forward scores',
+    'set Q',
+    'set K',
+    'forward att',
+    'set att',
+    'zero',
+    'backward',
+    'set att',
+    'zero',
+    'backward',
+  ]);
+});
