@@ -413,3 +413,30 @@ test('losses printed to 4 decimals (text) match within their printed digits', ()
   printed.data[3] += 2e-4;
   assert.equal(rowOf(check(run, { ...a, losses: printed }), 'losses').first.index[0], 3);
 });
+
+test('every spelling of each training name is read, and nothing around it', () => {
+  const run = byName['ascent'];
+  const a = load(run.name);
+  const spellings = {
+    lr: ['lr', 'learning_rate', 'ETA', 'alpha'],
+    steps: ['steps', 'nsteps', 'num_steps'],
+    losses: ['losses', 'loss_history', 'loss_curve', 'history'],
+    Wq_after: ['Wq_after', 'wq_new', 'WQ_NEXT', 'Wq_updated'],
+  };
+  for (const [name, keys] of Object.entries(spellings)) {
+    for (const key of keys) {
+      const report = check(run, { ...without(a, name), [key]: a[name] });
+      assert.ok(report.used.includes(key), `${key} used`);
+      if (key !== name) assert.ok(report.notes.includes(`${key} read as ${name}`), key);
+      assert.deepEqual(statuses(report), run.rows, key);
+    }
+  }
+  // a name inside a longer one is not read: the checks of Wq_after then have no Wq_after
+  for (const key of ['xWq_after', 'Wq_after2', 'my_lr', 'lrate', 'steps2', 'losses_']) {
+    const report = check(run, { ...a, [key]: a.lr });
+    assert.ok(!report.used.includes(key), key);
+  }
+  // the course's spelling wins whatever the order of the file
+  const tie = check(run, { eta: a.lr, ...a });
+  assert.ok(tie.notes.includes('eta and lr both name lr: lr was used'), tie.notes.join('\n'));
+});
