@@ -440,3 +440,40 @@ test('every spelling of each training name is read, and nothing around it', () =
   const tie = check(run, { eta: a.lr, ...a });
   assert.ok(tie.notes.includes('eta and lr both name lr: lr was used'), tie.notes.join('\n'));
 });
+
+test('lr and lrs that cannot be used: each said word for word, lr found from the weights', () => {
+  const run = byName['ascent'];
+  const rest = without(load(run.name), 'lr');
+  const notesOf = (extra, re) => check(run, { ...rest, ...extra }).notes.filter((n) => re.test(n));
+  const lrsNote = (what) =>
+    `Your lrs is ${what}: expected a 1-D array of positive finite learning rates, one per ` +
+    'step, so it is not used.';
+  assert.deepEqual(notesOf({ lrs: array([0.1, 0, 0.1], [3]) }, /lrs/), [
+    lrsNote('an array of shape (3,)'),
+  ]);
+  assert.deepEqual(notesOf({ lrs: array([0.1, 0.1], [1, 2]) }, /lrs/), [
+    lrsNote('an array of shape (1, 2)'),
+  ]);
+  assert.deepEqual(notesOf({ lrs: array([0.1, Infinity], [2]) }, /lrs/), [
+    lrsNote('an array of shape (2,)'),
+  ]);
+  assert.deepEqual(notesOf({ lrs: { data: null, shape: [2] } }, /lrs/), [lrsNote('not an array')]);
+  const lrNote = (what) =>
+    `Your lr is ${what}: a learning rate is one positive finite number, so it is not used (lr ` +
+    'is found from your other arrays instead).';
+  for (const [lr, what] of [
+    [scalar(0), '0'],
+    [scalar(NaN), 'NaN'],
+    [array([0.1, 0.2], [2]), 'an array of shape (2,)'],
+  ]) {
+    const report = check(run, { ...rest, lr });
+    assert.deepEqual(
+      report.notes.filter((n) => /^Your lr /.test(n)),
+      [lrNote(what)],
+    );
+    assert.ok(Math.abs(report.lr.value - 0.1) < 1e-12, `found: ${report.lr.value}`);
+  }
+  // a schedule of positive rates is used as saved, one per step
+  const lrs = check(run, { ...rest, lrs: array([0.1, 0.1, 0.1], [3]) }).lr;
+  assert.deepEqual([lrs.value, lrs.source], [0.1, 'saved']);
+});
