@@ -477,3 +477,31 @@ test('lr and lrs that cannot be used: each said word for word, lr found from the
   const lrs = check(run, { ...rest, lrs: array([0.1, 0.1, 0.1], [3]) }).lr;
   assert.deepEqual([lrs.value, lrs.source], [0.1, 'saved']);
 });
+
+test('a step with k × lr: k named when it is a size of the layer (B 2, T 6, C 64, h 4)', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const said = (k) => {
+    const Wq_after = { ...a.Wq, data: Float64Array.from(step(a.Wq, a.dWq, k * 0.1)) };
+    const row = rowOf(check(run, { ...a, Wq_after }), 'Wq_after');
+    return [row.status, row.diagnosis.id, row.diagnosis.message];
+  };
+  const text = (k) => [
+    'differs',
+    'sgd-lr',
+    `Your Wq_after = Wq - ${k} × lr * dWq (lr = 0.1): your step takes ${k.split(' ')[0]} times ` +
+      'the learning rate; the course writes W -= lr * dW.',
+  ];
+  for (const [k, shown] of [
+    [2, '2'],
+    [0.5, '0.5'],
+    [4, '4 (= h)'],
+    [6, '6 (= T)'],
+    [64, '64 (= C)'],
+    [12, '12 (= B*T)'],
+    [768, '768 (= Y.size)'],
+    [7, '7'],
+  ]) {
+    assert.deepEqual(said(k), text(shown), `k = ${k}`);
+  }
+});
