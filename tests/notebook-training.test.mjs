@@ -505,3 +505,33 @@ test('a step with k × lr: k named when it is a size of the layer (B 2, T 6, C 6
     assert.deepEqual(said(k), text(shown), `k = ${k}`);
   }
 });
+
+test('another weight’s gradient with a factor or a sign; non-finite weights, counted', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const said = (key, data) => {
+    const row = rowOf(
+      check(run, { ...a, [key]: { ...a[key], data: Float64Array.from(data) } }),
+      key,
+    );
+    return `${row.diagnosis.id} | ${row.diagnosis.message}`;
+  };
+  const other = (how) =>
+    `sgd-other-weight | Your Wk_after = Wk ${how}lr * dWq (lr = 0.1): Wk was updated with the ` +
+    'gradient of Wq; the course writes Wk -= lr * dWk.';
+  assert.equal(said('Wk_after', step(a.Wk, a.dWq, 0.2)), other('- 2 × '));
+  assert.equal(said('Wk_after', step(a.Wk, a.dWq, -0.1)), other('+ '));
+  assert.equal(said('Wk_after', step(a.Wk, a.dWq, -0.2)), other('+ 2 × '));
+  const nan = a.Wq_after.data.map((x, i) => (i === 3 ? NaN : x));
+  assert.equal(
+    said('Wq_after', nan),
+    'non-finite | Your Wq_after has 1 entry that is not finite, the first NaN at [0, 3]; the ' +
+      "course's Wq - lr * dWq is finite everywhere.",
+  );
+  const inf = a.Wq_after.data.map((x, i) => (i < 2 ? Infinity : x));
+  assert.equal(
+    said('Wq_after', inf),
+    'non-finite | Your Wq_after has 2 entries that are not finite, the first Infinity at [0, 0]; ' +
+      "the course's Wq - lr * dWq is finite everywhere.",
+  );
+});
