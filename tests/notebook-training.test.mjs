@@ -535,3 +535,43 @@ test('another weight’s gradient with a factor or a sign; non-finite weights, c
       "the course's Wq - lr * dWq is finite everywhere.",
   );
 });
+
+test('unusable arrays: no rows for a bad X or heads, a shape row for bad W_after, losses', () => {
+  const run = byName['correct-course'];
+  const a = load(run.name);
+  const rowsOf = (extra, opts = { heads: 4 }) =>
+    checkTraining(mha, { ...a, ...extra }, opts).rows.filter((r) => r.status !== 'match');
+  const n = (extra, opts) =>
+    checkTraining(mha, { ...a, ...extra }, opts ?? { heads: 4 }).rows.length;
+  assert.equal(n({ X: { ...a.X, data: a.X.data.map((x, i) => (i ? x : NaN)) } }), 0);
+  assert.equal(n({ X: { ...a.X, shape: [768] } }), 0);
+  assert.equal(n({}, { heads: 0 }), 0);
+  assert.equal(n({}, { heads: 2.5 }), 0);
+  assert.equal(n({}), 5);
+  const notArray = (key) => `${key} is not an array: expected { data, shape } as readNpy returns`;
+  for (const bad of [
+    { data: a.Wq_after.data, shape: [64, -64] },
+    { data: a.Wq_after.data.slice(1), shape: [64, 64] },
+    { data: a.Wq_after.data, shape: [64, 64.5] },
+    'x',
+  ]) {
+    const [row] = rowsOf({ Wq_after: bad });
+    assert.deepEqual(
+      [row.name, row.status, row.shape, row.expectedShape, row.note],
+      ['Wq_after', 'shape', null, [64, 64], notArray('Wq_after')],
+    );
+  }
+  const [flat] = rowsOf({ Wq_after: { data: a.Wq_after.data, shape: [4096] } });
+  assert.deepEqual([flat.shape, flat.note], [[4096], 'expected (C, C) = (64, 64) like Wq']);
+  const [list] = rowsOf({ losses: 'x' });
+  assert.deepEqual(
+    [list.name, list.expectedShape, list.note],
+    ['losses', [10], notArray('losses')],
+  );
+  const [grid] = rowsOf({ losses: { data: a.losses.data, shape: [2, 5] } });
+  assert.equal(
+    grid.note,
+    'expected a 1-D array (n,) of the loss at each step, e.g. losses = np.array(losses); your ' +
+      'losses has shape (2, 5)',
+  );
+});
