@@ -1190,6 +1190,15 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
   );
   // a factor no reading of dQ's step gives: what was measured only
   assert.equal(said(1 / 3, 1 / 3).id, 'step-differs');
+  // √hs: the catalogue's missing scale, at both steps not saved
+  assert.deepEqual(said(2, 2), {
+    id: 'missing-scale',
+    message:
+      'You computed dQ = dscores @ K with no / np.sqrt(hs) and dK = dscores.transpose(0, 1, 3, ' +
+      `2) @ Q with no / np.sqrt(hs); the course uses ${dQline}; ${dKline}. (dQ, dK are not in ` +
+      'your file: reproduced from your own X, Wq, Wk, dY, Wo, Wv, dV.)',
+  });
+  assert.match(said(2, 1).message, / \(dQ is not in your file: reproduced from your own /);
 });
 
 test('analysisContext: the values, tolerances, recomputations every analysis reads', async () => {
