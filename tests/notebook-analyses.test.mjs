@@ -721,6 +721,25 @@ test('dxPathAnalysis: whole coefficients on the three paths, other than 1, 1, 1'
   );
   assert.equal(dxPathAnalysis(ctx(dx(1, 1, 1))), null);
   assert.equal(dxPathAnalysis(ctx(dx(1, 1.5, 1))), null);
+  // whole, but no mistake a student makes (3 times a path)
+  assert.equal(dxPathAnalysis(ctx(dx(3, 1, 1))), null);
+  // word for word, every path's fault named
+  assert.deepEqual(dxPathAnalysis(ctx(dx(0, 2, -1))), {
+    id: 'wrong-operand',
+    message:
+      'Your dX has the Q path (dQm @ Wq.T) missing and the K path (dKm @ Wk.T) counted twice ' +
+      'and the V path (dVm @ Wv.T) with its sign flipped: X feeds Q, K and V once each, so dX ' +
+      'sums each path once; the course computes the line.',
+  });
+  // paths that cannot be told apart (all zero): no fit, no cause
+  const zero = {
+    ...v,
+    dQm: new Float64Array(4),
+    dKm: new Float64Array(4),
+    dVm: new Float64Array(4),
+  };
+  const flat = context('dX', dx(2, 1, 1), dx(1, 1, 1), { s: s1, pipeValue: (n) => zero[n] });
+  assert.equal(dxPathAnalysis(flat), null);
   assert.equal(dxPathAnalysis({ ...ctx(dx(2, 1, 1)), node: 'dQm' }), null);
 });
 
