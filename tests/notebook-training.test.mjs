@@ -35,6 +35,8 @@ const without = (arrays, ...names) => {
 };
 const array = (data, shape, dtype = '<f8') => ({ data: Float64Array.from(data), shape, dtype });
 const scalar = (x) => array([x], []);
+const AFTER = ['Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'];
+const GRADS = ['dWq', 'dWk', 'dWv', 'dWo'];
 // W - lr * dW in plain JS from the student's own NumPy arrays (not from the code under test)
 const step = (W, dW, lr) => W.data.map((w, i) => w - lr * dW.data[i]);
 
@@ -553,6 +555,7 @@ test('unusable arrays: no rows for a bad X or heads, a shape row for bad W_after
     { data: a.Wq_after.data, shape: [64, -64] },
     { data: a.Wq_after.data.slice(1), shape: [64, 64] },
     { data: a.Wq_after.data, shape: [64, 64.5] },
+    { data: [Symbol('not a number'), ...a.Wq_after.data.slice(1)], shape: [64, 64] },
     'x',
   ]) {
     const [row] = rowsOf({ Wq_after: bad });
@@ -574,4 +577,41 @@ test('unusable arrays: no rows for a bad X or heads, a shape row for bad W_after
     'expected a 1-D array (n,) of the loss at each step, e.g. losses = np.array(losses); your ' +
       'losses has shape (2, 5)',
   );
+});
+
+test('nothing to check, no lr from losses, an engine that fails: each a note, no rows', () => {
+  const a = load('correct-course');
+  const only = checkTraining(mha, without(a, 'steps', 'losses', ...AFTER, ...GRADS), { heads: 4 });
+  assert.deepEqual(only, {
+    rows: [],
+    notes: [
+      'lr read, but there is nothing of the training step to check: save the weights after one ' +
+        'step (Wq_after=…, Wk_after=…, Wv_after=…, Wo_after=…) or the losses.',
+    ],
+    used: ['lr'],
+    lr: null,
+  });
+  // losses[1] that no learning rate reaches from the initial weights' loss (0 is below any MSE
+  // the gradient's line reaches; a loss that stays flat needs lr = 0, which is no step)
+  const b = load('losses-only');
+  for (const second of [0, -1, b.losses.data[0]]) {
+    const losses = array(b.losses.data, b.losses.shape);
+    losses.data[1] = second;
+    const report = checkTraining(mha, { ...b, losses }, { heads: 3 });
+    assert.deepEqual([report.rows, report.lr], [[], null], `losses[1] = ${second}`);
+    assert.deepEqual(report.notes, [
+      "losses not checked: lr is not saved and no learning rate takes your initial weights' " +
+        "loss to your losses[1]; save it: np.savez('mha_check.npz', ..., lr=lr).",
+    ]);
+  }
+  const broken = Object.create(mha);
+  broken.createLayer = () => {
+    throw new Error('out of memory');
+  };
+  const failed = checkTraining(broken, a, { heads: 4 });
+  assert.deepEqual([failed.rows, failed.lr], [[], null]);
+  assert.deepEqual(failed.notes, [
+    'The training step could not be checked: the engine failed (out of memory).',
+  ]);
+  assert.deepEqual(failed.used, ['lr', 'steps', 'losses', ...AFTER]);
 });

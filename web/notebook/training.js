@@ -471,35 +471,39 @@ function explainAfter(ctx, w, a, row) {
   const bad = notFinite(ctx, w, a);
   if (bad) return { ...row, diagnosis: bad };
   const { P, lrs } = ctx.lr;
-  if (P === 1) {
-    const cause = oneStepCause(ctx, w, a);
-    if (cause) {
-      ctx.rules[w] = cause.rule;
-      return { ...row, diagnosis: cause.diagnosis };
-    }
-    for (const S of stepCounts(ctx)) {
-      const after = engineRun(ctx, lrs, S).weights[w];
-      if (agrees(a.data, after, optsOf(a))) {
-        ctx.rules[w] = { c: 1, from: w };
-        const note = `compared with the weights after all ${S} steps: your ${ctx.keys[`${w}_after`]} is not the weights after one step`;
-        return comparedRow(row.name, a, after, { note });
-      }
-    }
-    return {
-      ...row,
-      diagnosis: afterFacts(ctx, w, row, `${ctx.inp.name[w]} - lr * d${w} (lr = ${num(lrs[0])})`),
-    };
+  if (P > 1) {
+    const up = ascentRun(ctx, w, a, P);
+    const facts = () => afterFacts(ctx, w, row, `the weights after your ${P} steps`);
+    return { ...row, diagnosis: up ?? facts() };
   }
-  const up = engineRun(
-    ctx,
-    lrs.map((x) => -x),
-    P,
-  ).weights[w];
-  if (agrees(a.data, up, optsOf(a))) {
-    const message = `Your ${ctx.keys[`${w}_after`]} is the weights after ${P} steps of W += lr * dW: your step adds the gradient, which is gradient ascent; ${COURSE_STEP}.`;
-    return { ...row, diagnosis: { id: 'sgd-ascent', message } };
+  const cause = oneStepCause(ctx, w, a);
+  if (cause) {
+    ctx.rules[w] = cause.rule;
+    return { ...row, diagnosis: cause.diagnosis };
   }
-  return { ...row, diagnosis: afterFacts(ctx, w, row, `the weights after your ${P} steps`) };
+  for (const S of stepCounts(ctx)) {
+    const after = engineRun(ctx, lrs, S).weights[w];
+    if (agrees(a.data, after, optsOf(a))) {
+      ctx.rules[w] = { c: 1, from: w };
+      const note = `compared with the weights after all ${S} steps: your ${ctx.keys[`${w}_after`]} is not the weights after one step`;
+      return comparedRow(row.name, a, after, { note });
+    }
+    const up = ascentRun(ctx, w, a, S);
+    if (up) {
+      ctx.rules[w] = { c: -1, from: w };
+      return { ...row, diagnosis: up };
+    }
+  }
+  const what = `${ctx.inp.name[w]} - lr * d${w} (lr = ${num(lrs[0])})`;
+  return { ...row, diagnosis: afterFacts(ctx, w, row, what) };
+}
+
+// W_after as the weights after S steps of W += lr * dW (gradient ascent): its diagnosis, or null
+function ascentRun(ctx, w, a, S) {
+  const lrs = ctx.lr.lrs.map((x) => -x);
+  if (!agrees(a.data, engineRun(ctx, lrs, S).weights[w], optsOf(a))) return null;
+  const message = `Your ${ctx.keys[`${w}_after`]} is the weights after ${S} steps of W += lr * dW: your step adds the gradient, which is gradient ascent; ${COURSE_STEP}.`;
+  return { id: 'sgd-ascent', message };
 }
 
 // When the step is below the row's tolerance, W_after cannot tell whether it was taken
