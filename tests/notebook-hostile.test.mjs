@@ -10,6 +10,7 @@ import { deflateSync, zipSync } from 'fflate';
 import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 import { crc32 } from '../web/notebook/crc32.js';
 import { MAX_NAME_LENGTH } from '../web/notebook/limits.js';
+import { assertSentences } from './notebook-students.mjs';
 
 const latin1 = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const concat = (...parts) => {
@@ -34,6 +35,14 @@ function npy(dict, data = new Uint8Array(0), major = 1) {
   out.fill(0x20, start + text.length, out.length - 1);
   out[out.length - 1] = 0x0a;
   return concat(out, data);
+}
+
+/** A .npy file whose header is exactly `text`: no padding, no closing line end. */
+function rawNpy(text) {
+  const out = npy('');
+  const bytes = concat(out.subarray(0, 10), latin1(text));
+  new DataView(bytes.buffer).setUint16(8, text.length, true);
+  return bytes;
 }
 
 const header = (descr, shape, fortran = 'False') =>
@@ -127,8 +136,12 @@ const goodNpy = writeNpy(Float64Array.of(1, 2, 3), [3]);
 const member = (name, extra = {}) => ({ name, data: goodNpy, ...extra });
 
 const times = [];
-/** Assert fn throws an Error whose message matches `pattern`, one line; record the time taken. */
-function refuses(fn, pattern, label) {
+/**
+ * Assert fn throws an Error whose message matches `pattern`, one line, and is word for word the
+ * message approved in tests/sentences/hostile.json under `key` (default: the label); record the
+ * time taken.
+ */
+function refuses(fn, pattern, label, key = label) {
   const t0 = performance.now();
   let error = null;
   try {
@@ -140,6 +153,7 @@ function refuses(fn, pattern, label) {
   assert.ok(error instanceof Error, `${label}: no Error thrown`);
   assert.match(error.message, pattern, label);
   assert.doesNotMatch(error.message, /\n/, `${label}: the message is one line`);
+  assertSentences('hostile', key, error.message);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -237,6 +251,58 @@ const NPY_CASES = [
     /damaged: unexpected "_" at character 11/,
   ],
   ['nesting 10,000 deep', () => npy(header("'<f8'", `${'('.repeat(1e4)}`)), /nesting too deep/],
+  // the first bytes: 'PK' alone says zip; either letter alone is just not a .npy
+  ['starts with PX', () => latin1('PX\x03\x04'), /^This is not a \.npy file/],
+  ['starts with XK', () => latin1('XK\x03\x04'), /^This is not a \.npy file/],
+  ['version 0.0', () => latin1('\x93NUMPY\x00\x00\x10\x00'), /Unsupported .* version 0\.0/],
+  // header strings, parsed as Python's: escapes, line ends, quotes never closed
+  [
+    'a key with escapes',
+    () => npy(`${header("'<f8'", '()').slice(0, -2)}'a\\nb\\tc\\rd\\0e\\\\f\\'g\\"h\\qi': 1}`),
+    /^The \.npy header has an unknown entry 'a\\nb\\tc\\rd\\u0000e\\\\f'g\\"h\\\\qi': the file/,
+  ],
+  [
+    'a latin-1 key in a version 1.0 header',
+    () => npy(`${header("'<f8'", '()').slice(0, -2)}'caf\xe9': 1}`),
+    /unknown entry 'café'/,
+  ],
+  [
+    'a string over a line end',
+    () => npy("{'descr': '<f8\n', 'fortran_order': False, 'shape': ()}"),
+    /damaged: a string runs over a line end at character 15\.$/,
+  ],
+  ['a string never closed', () => rawNpy("{'descr': '<f8"), /a string is not closed at/],
+  ['a backslash at the end', () => rawNpy("{'descr': '<f8\\"), /a string is not closed at/],
+  ['a sign alone', () => npy(header("'<f8'", '(-, 3)')), /a number that is not a whole number/],
+  ['a word after a stray #', () => npy(header("'<f8'", '()', '#True')), /unexpected "#"/],
+  ['fortran_order None', () => npy(header("'<f8'", '()', 'None')), /not True or False/],
+  ['fortran_order Truex', () => npy(header("'<f8'", '()', 'Truex')), /unexpected "T"/],
+  ['header None', () => npy('None'), /not NumPy's dict/],
+  ['shape None', () => npy(header("'<f8'", 'None')), /'shape' is not a tuple/],
+  ['shape (3) is 3, not a tuple', () => npy(header("'<f8'", '(3)')), /'shape' is not a tuple/],
+  ['shape (True,)', () => npy(header("'<f8'", '(True,)')), /a non-number as a length/],
+  // 15 nested tuples stay within the nesting limit (16 levels with the dict); 16 do not
+  [
+    'shape nested 15 deep',
+    () => npy(header("'<f8'", `${'('.repeat(15)}3${',)'.repeat(15)}`)),
+    /a non-number as a length/,
+  ],
+  [
+    'shape nested 16 deep',
+    () => npy(header("'<f8'", `${'('.repeat(16)}3${',)'.repeat(16)}`)),
+    /nesting too deep/,
+  ],
+  // descr: its type character, size and byte order exactly
+  ['descr <f', () => npy(header("'<f'", '(2,)')), /a dtype this page does not read \(dtype "<f"\)/],
+  ['descr |?1', () => npy(header("'|?1'", '(2,)')), /a dtype this page does not read/],
+  ['descr <f8x', () => npy(header("'<f8x'", '(2,)')), /a dtype this page does not read/],
+  ['descr x<f8', () => npy(header("'x<f8'", '(2,)')), /a dtype this page does not read/],
+  ['descr |a3', () => npy(header("'|a3'", '(2,)')), /holds byte strings \(dtype "\|a3"\)/],
+  [
+    'descr of 50 characters (shown to 40)',
+    () => npy(header(`'<U${'9'.repeat(48)}'`, '(2,)')),
+    new RegExp(`\\(dtype "<U${'9'.repeat(38)}"\\)`),
+  ],
   [
     'v3 header not UTF-8',
     () => npy(`${header("'<f8'", '()')}\xff`, f8(1), 3),
@@ -245,17 +311,50 @@ const NPY_CASES = [
 ];
 
 test(`readNpy refuses all ${NPY_CASES.length} hostile .npy files with their own message`, () => {
-  for (const [label, make, pattern] of NPY_CASES) refuses(() => readNpy(make()), pattern, label);
+  for (const [label, make, pattern] of NPY_CASES) {
+    refuses(() => readNpy(make()), pattern, label, `readNpy: ${label}`);
+  }
 });
 
 test('readNpy: non-bytes input; trailing bytes are ignored as np.load ignores them', () => {
-  refuses(() => readNpy('x.npy'), /readNpy expects the file's bytes .* not string/, 'a string');
-  refuses(() => readNpy(null), /not null/, 'null');
-  refuses(() => readNpy({ length: 3 }), /not object/, 'an object');
+  refuses(
+    () => readNpy('x.npy'),
+    /readNpy expects the file's bytes .* not string/,
+    'readNpy: a string',
+  );
+  refuses(() => readNpy(null), /not null/, 'readNpy: null');
+  refuses(() => readNpy({ length: 3 }), /not object/, 'readNpy: an object');
   const longer = concat(goodNpy, latin1('extra bytes after the data'));
   assert.deepEqual(Array.from(readNpy(longer).data), [1, 2, 3]);
   const nan = readNpy(writeNpy([NaN, Infinity, -Infinity], [3])).data;
   assert.deepEqual(Array.from(nan), [NaN, Infinity, -Infinity]); // data, not errors
+});
+
+test('readNpy: a header read as Python reads it: (x) is x, ((3,)) is (3,), a 64 KiB header', () => {
+  const read = (bytes) => {
+    const a = readNpy(bytes);
+    return [Array.from(a.data), a.shape];
+  };
+  assert.deepEqual(read(npy(header("('<f8')", '((3,))'), f8(1, 2, 3))), [[1, 2, 3], [3]]);
+  assert.deepEqual(read(npy(header('"<f8"', '(1, 2,)'), f8(4, 5))), [
+    [4, 5],
+    [1, 2],
+  ]);
+  assert.deepEqual(read(npy(header("'<f8'", '(2L,)'), f8(6, 7))), [[6, 7], [2]], "Python 2's 2L");
+  // a version-2.0 header of exactly MAX_HEADER_BYTES (65536) bytes reads; one byte more is refused
+  const sized = (size) => {
+    const text = header("'<f8'", '(1,)');
+    const bytes = concat(
+      latin1('\x93NUMPY\x02\x00\0\0\0\0'),
+      latin1(text.padEnd(size - 1)),
+      latin1('\n'),
+      f8(8),
+    );
+    new DataView(bytes.buffer).setUint32(8, size, true);
+    return bytes;
+  };
+  assert.deepEqual(read(sized(65536)), [[8], [1]]);
+  assert.throws(() => readNpy(sized(65537)), /claims 65537 bytes, more than the 65536/);
 });
 
 const WRITE_NPY_CASES = [
@@ -271,7 +370,7 @@ const WRITE_NPY_CASES = [
 ];
 
 test(`writeNpy refuses all ${WRITE_NPY_CASES.length} bad arguments with their own message`, () => {
-  for (const [label, fn, pattern] of WRITE_NPY_CASES) refuses(fn, pattern, label);
+  for (const [label, fn, pattern] of WRITE_NPY_CASES) refuses(fn, pattern, `writeNpy: ${label}`);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -356,7 +455,7 @@ const NPZ_CASES = [
 test(`readNpz refuses all ${NPZ_CASES.length} hostile .npz files with their own message`, () => {
   for (const [label, make, pattern] of NPZ_CASES) {
     const bytes = make();
-    refuses(() => readNpz(bytes), pattern, label);
+    refuses(() => readNpz(bytes), pattern, label, `readNpz: ${label}`);
   }
 });
 
@@ -509,7 +608,7 @@ test(`readNpz: a member that cannot be used, alone, refuses the file with its re
     const expected = new RegExp(
       `^No array in this \\.npz can be read \\(its one array is skipped\\): '.*': ${inner(pattern)}`,
     );
-    refuses(() => readNpz(bytes), expected, label);
+    refuses(() => readNpz(bytes), expected, label, `readNpz member: ${label}`);
   }
 });
 
@@ -525,6 +624,7 @@ test(`loadNpz: the same ${MEMBER_CASES.length} members beside good ones are skip
     assert.match(skipped[0].reason, pattern, label);
     assert.doesNotMatch(`${skipped[0].reason} ${skipped[0].fix}`, /\n/, `${label}: one line`);
     assert.ok(skipped[0].fix.length > 10, `${label}: what to save instead`);
+    assertSentences('hostile', `skipped: ${label}`, [skipped[0].reason, skipped[0].fix]);
   }
 });
 
@@ -558,7 +658,7 @@ test('loadNpz: a name used twice loads the last (as np.load); ceilings refuse th
     ],
   ];
   for (const [label, members, pattern] of ceilings) {
-    refuses(() => loadNpz(makeZip(members)), pattern, label);
+    refuses(() => loadNpz(makeZip(members)), pattern, label, `loadNpz: ${label}`);
   }
   const zeros = new Uint8Array(64 * 2 ** 20);
   const bomb = makeZip([
@@ -568,9 +668,9 @@ test('loadNpz: a name used twice loads the last (as np.load); ceilings refuse th
   refuses(
     () => loadNpz(bomb),
     /'B\.npy' inflates past .* \(a damaged file or a zip bomb\)/,
-    'a bomb',
+    'loadNpz: a bomb',
   );
-  refuses(() => loadNpz('x.npz'), /loadNpz expects the file's bytes/, 'a string');
+  refuses(() => loadNpz('x.npz'), /loadNpz expects the file's bytes/, 'loadNpz: a string');
 });
 
 test('readNpz: markup names are plain strings, other members left out, a comment is fine', () => {
@@ -581,7 +681,7 @@ test('readNpz: markup names are plain strings, other members left out, a comment
   const got = readNpz(zip);
   assert.deepEqual(Object.keys(got), names);
   assert.deepEqual(Array.from(got[names[0]].data), [1, 2, 3]);
-  refuses(() => readNpz(42), /readNpz expects the file's bytes/, 'a number');
+  refuses(() => readNpz(42), /readNpz expects the file's bytes/, 'readNpz: a number');
   assert.deepEqual(Object.keys(readNpz(makeZip([member(`${'n'.repeat(200)}.npy`)]))), [
     'n'.repeat(200),
   ]);
@@ -598,7 +698,7 @@ const WRITE_NPZ_CASES = [
 ];
 
 test(`writeNpz refuses all ${WRITE_NPZ_CASES.length} bad arguments with their own message`, () => {
-  for (const [label, fn, pattern] of WRITE_NPZ_CASES) refuses(fn, pattern, label);
+  for (const [label, fn, pattern] of WRITE_NPZ_CASES) refuses(fn, pattern, `writeNpz: ${label}`);
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -632,10 +732,10 @@ const TEXT_CASES = [
 
 test(`parseNumpyText refuses all ${TEXT_CASES.length} bad texts with their own message`, () => {
   for (const [label, text, pattern] of TEXT_CASES) {
-    refuses(() => parseNumpyText(text), pattern, label);
+    refuses(() => parseNumpyText(text), pattern, label, `parseNumpyText: ${label}`);
   }
-  refuses(() => parseNumpyText(null), /expects the printed text/, 'null');
-  refuses(() => parseNumpyText(3.5), /expects the printed text/, 'a number');
+  refuses(() => parseNumpyText(null), /expects the printed text/, 'parseNumpyText: null');
+  refuses(() => parseNumpyText(3.5), /expects the printed text/, 'parseNumpyText: a number');
 });
 
 test('every hostile case returned (times measured, not asserted)', (t) => {

@@ -32,6 +32,7 @@ export const NODE_SUITES = [
   'tests/memory.test.mjs',
   'tests/tensor-table.test.mjs',
   'tests/gradcheck-normrel.test.mjs',
+  'tests/notebook-compare.test.mjs',
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-analyses.test.mjs',

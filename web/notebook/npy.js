@@ -119,8 +119,8 @@ function parseString(p) {
   const quote = p.s[p.i++];
   let out = '';
   while (p.i < p.s.length && p.s[p.i] !== quote) {
+    if (p.s[p.i] === '\n') throw headerError(p, 'a string runs over a line end');
     let c = p.s[p.i++];
-    if (c === '\n') throw headerError(p, 'a string runs over a line end');
     if (c === '\\' && p.i < p.s.length) {
       const e = p.s[p.i++];
       c = Object.hasOwn(ESCAPES, e) ? ESCAPES[e] : `\\${e}`;
@@ -228,7 +228,9 @@ function parseHeader(text) {
   }
   for (const key of dict.entries.keys()) {
     if (!HEADER_KEYS.includes(key)) {
-      throw new Error(`The .npy header has an unknown entry '${key}': the file is damaged.`);
+      // the key's escapes shown as escapes: the message stays one line whatever the key holds
+      const shown = JSON.stringify(key).slice(1, -1);
+      throw new Error(`The .npy header has an unknown entry '${shown}': the file is damaged.`);
     }
   }
   const fortranOrder = dict.entries.get('fortran_order');
