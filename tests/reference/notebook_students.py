@@ -183,6 +183,8 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         Y = concat @ Wo + X                              # the block's residual, inside the layer
     elif "bias-y" in m:
         Y = concat @ Wo + bias["bo"]
+    elif "wo-transposed" in m:
+        Y = concat @ Wo.T                                # Wo alone used as (out, in)
     else:
         Y = concat @ Wo
     return dict(q=q, k=k, v=v, Q=Q, K=K, V=V, scores=scores, att=att,
@@ -222,6 +224,8 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
     scale = 1.0 if "missing-scale-backward" in m else np.sqrt(hs)
     if "scale-hs-backward" in m:
         scale = hs                                   # the forward's / hs again
+    if "scale-sqrt-C-backward" in m:
+        scale = np.sqrt(C)                           # the model width, not the head size
 
     if "dw-transposed" in m:
         dWo = dY.reshape(-1, C).T @ concat.reshape(-1, C)
@@ -351,6 +355,11 @@ RUNS = [
         blame=[("dQ", "factor")],
         note="no 1/sqrt(hs) in dQ and dK, the scores right: not the forward's missing-scale"),
     run("scale-sqrt-C", mistakes={"scale-sqrt-C"}, blame=[("scores", "scale-sqrt-C")]),
+    run("scale-sqrt-C-backward", size=dict(B=2, T=4, C=18, h=2),
+        mistakes={"scale-sqrt-C-backward"}, blame=[("dQ", "factor")],
+        note="dQ and dK / np.sqrt(C), the scores right (C = 18, hs = 9)"),
+    run("wo-transposed", mistakes={"wo-transposed"}, blame=[("Y", "weights-transposed")],
+        note="Q, K, V right; Y = concat @ Wo.T"),
     run("softmax-wrong-axis", mistakes={"softmax-wrong-axis"},
         blame=[("att", "softmax-wrong-axis")]),
     run("causal-mismatch-no-mask", causal=True, mistakes={"causal-mismatch"},

@@ -140,9 +140,10 @@ function scaledScores(r, ctx) {
   return {
     ...r,
     id: undefined,
+    // (said the same way at dQ and dK: one mistake, so dK follows from dQ)
     why:
-      `it lacks the course's 1/√hs (k = ${r.expr}); your scores match, so the scale is ` +
-      'right in the forward and applied differently in your backward',
+      `${r.id === 'missing-scale' ? "it lacks the course's 1/√hs" : r.why}; your scores ` +
+      'match, so the scale is right in the forward and applied differently in your backward',
   };
 }
 
