@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { deflateSync, zipSync } from 'fflate';
 import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
 import { crc32 } from '../web/notebook/crc32.js';
-import { MAX_NAME_LENGTH } from '../web/notebook/limits.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../web/notebook/limits.js';
 import { assertSentences } from './notebook-students.mjs';
 
 const latin1 = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
@@ -47,6 +47,7 @@ function rawNpy(text) {
 
 const header = (descr, shape, fortran = 'False') =>
   `{'descr': ${descr}, 'fortran_order': ${fortran}, 'shape': ${shape}, }`;
+const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const f8 = (...values) => new Uint8Array(Float64Array.from(values).buffer);
 
 /**
@@ -742,4 +743,98 @@ test('every hostile case returned (times measured, not asserted)', (t) => {
   assert.ok(times.length > 100, `${times.length} cases timed`);
   const slowest = times.reduce((a, b) => (b[1] > a[1] ? b : a));
   t.diagnostic(`${times.length} cases; slowest: ${slowest[0]} in ${slowest[1].toFixed(1)} ms`);
+});
+
+test('readNpz at each limit: a 200-character name, 8 axes, 512 MiB in all, C1 bounds', () => {
+  const load = (members) => loadNpz(makeZip(members));
+  const names = (r) => [Object.keys(r.arrays), r.skipped.map((s) => s.name)];
+  // names: 200 characters are read; U+007E and U+00A0 are not control characters, U+007F (DEL)
+  // and U+009F (the last C1) are
+  const long = 'W'.repeat(200);
+  const marks = ['a~', 'a\x7f', 'a\x9f', 'a\xa0', 'a\x1f', 'a b'];
+  const r = load([member(`${long}.npy`), ...marks.map((m) => member(`${m}.npy`))]);
+  assert.deepEqual(names(r), [
+    [long, 'a~', 'a\xa0', 'a b'],
+    ['a\x7f', 'a\x9f', 'a\x1f'],
+  ]);
+  // the arrays object is a plain one: its entries can be replaced and deleted
+  assert.equal(delete r.arrays[long], true);
+  // 8 axes read; the sum of the promised sizes may be exactly MAX_NPZ_BYTES
+  const eight = { name: 'E.npy', data: writeNpy(Float64Array.of(5), [1, 1, 1, 1, 1, 1, 1, 1]) };
+  const small = member('Wq.npy');
+  const left = MAX_NPZ_BYTES - MAX_NPY_BYTES - small.data.length - eight.data.length;
+  const promised = (name, size) => member(name, { central: { size } });
+  const edge = load([small, eight, promised('A.npy', MAX_NPY_BYTES), promised('B.npy', left)]);
+  assert.deepEqual(
+    names(edge),
+    [
+      ['Wq', 'E'],
+      ['A', 'B'],
+    ],
+    'A, B: stored sizes that lie',
+  );
+  assert.deepEqual(edge.arrays.E.shape, [1, 1, 1, 1, 1, 1, 1, 1]);
+  refuses(
+    () => load([small, eight, promised('A.npy', MAX_NPY_BYTES), promised('B.npy', left + 1)]),
+    /^The \.npz arrays would take 512 MiB uncompressed, over this page's 512 MiB limit/,
+    'one byte over MAX_NPZ_BYTES in all',
+    'loadNpz: one byte over MAX_NPZ_BYTES in all',
+  );
+});
+
+test('readNpz: its messages list 5 member names, 4 skipped arrays, one object, a cause', () => {
+  const txt = (n) => ({ name: `f${n}.txt`, data: latin1('x') });
+  refuses(
+    () => readNpz(makeZip([1, 2, 3, 4, 5, 6].map(txt))),
+    /\(members: 'f1\.txt', 'f2\.txt', 'f3\.txt', 'f4\.txt', 'f5\.txt'\): save/,
+    'six members, none .npy',
+    'readNpz: six members, none .npy',
+  );
+  const text = (name) => ({ name: `${name}.npy`, data: npy(header("'<U3'", '(1,)')) });
+  const four = makeZip(['a', 'b', 'c', 'd'].map(text));
+  const five = makeZip(['a', 'b', 'c', 'd', 'e'].map(text));
+  const skip = "strings (dtype '<U3'), not numbers; nothing to check: leave it out.";
+  const listed = (n) => ['a', 'b', 'c', 'd'].map((x) => `'${x}': ${skip}`).join(' ') + n;
+  refuses(
+    () => readNpz(four),
+    new RegExp(`^No array in this \\.npz can be read \\(all 4 are skipped\\): ${esc(listed(''))}$`),
+    'four skipped',
+    'readNpz: four skipped',
+  );
+  refuses(
+    () => readNpz(five),
+    new RegExp(
+      `^No array in this \\.npz can be read \\(all 5 are skipped\\): ${esc(listed(' (1 more)'))}$`,
+    ),
+    'five skipped',
+    'readNpz: five skipped',
+  );
+  // one object in a 1-element object array: "1 Python object", singular
+  const one = loadNpz(
+    makeZip([member('Wq.npy'), { name: 'o.npy', data: npy(header("'|O'", '(1,)')) }]),
+  );
+  assert.match(one.skipped[0].reason, /^an object array of 1 Python object \(pickled/);
+  // a member name that is not a Python name becomes `a` in the save line: ab-c, -ab and 1z
+  for (const name of ['ab-c', '-ab', '1z']) {
+    const z = loadNpz(
+      makeZip([member('Wq.npy'), { name: `${name}.npy`, data: npy(header("'<c16'", '(1,)')) }]),
+    );
+    assert.equal(z.skipped[0].fix, "save the real part: np.savez('mha_check.npz', a=a.real)", name);
+  }
+  // a long descr is shown to 40 characters
+  const descr = `<U${'7'.repeat(48)}`;
+  const longDescr = loadNpz(
+    makeZip([member('Wq.npy'), { name: 's.npy', data: npy(header(`'${descr}'`, '(1,)')) }]),
+  );
+  assert.equal(longDescr.skipped[0].reason, `strings (dtype '${descr.slice(0, 40)}'), not numbers`);
+  // a header promising too many entries refuses the file, with the reader's error as its cause
+  const huge = { name: 'H.npy', data: npy(header("'<f8'", '(1000000000, 1000000000)')) };
+  let error = null;
+  try {
+    loadNpz(makeZip([member('Wq.npy'), huge]));
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error?.cause instanceof Error);
+  assert.match(error.cause.message, /^The array's shape \(1000000000, 1000000000\) means/);
 });
