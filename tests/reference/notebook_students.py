@@ -358,6 +358,8 @@ RUNS = [
     run("scale-sqrt-C-backward", size=dict(B=2, T=4, C=18, h=2),
         mistakes={"scale-sqrt-C-backward"}, blame=[("dQ", "factor")],
         note="dQ and dK / np.sqrt(C), the scores right (C = 18, hs = 9)"),
+    run("scale-sqrt-C-everywhere", causal=True, mistakes={"scale-sqrt-C", "scale-sqrt-C-backward"},
+        blame=[("scores", "scale-sqrt-C")], note="/ np.sqrt(C) in the scores, dQ and dK"),
     run("wo-transposed", mistakes={"wo-transposed"}, blame=[("Y", "weights-transposed")],
         note="Q, K, V right; Y = concat @ Wo.T"),
     run("softmax-wrong-axis", mistakes={"softmax-wrong-axis"},
