@@ -33,6 +33,7 @@ export const NODE_SUITES = [
   'tests/tensor-table.test.mjs',
   'tests/gradcheck-normrel.test.mjs',
   'tests/notebook-compare.test.mjs',
+  'tests/notebook-pipeline.test.mjs',
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-analyses.test.mjs',
