@@ -34,6 +34,7 @@ export const NODE_SUITES = [
   'tests/gradcheck-normrel.test.mjs',
   'tests/notebook-compare.test.mjs',
   'tests/notebook-pipeline.test.mjs',
+  'tests/notebook-search.test.mjs',
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-analyses.test.mjs',
