@@ -521,3 +521,33 @@ test('parseNumpyText: hand-typed forms (NumPy 2 scalars, np.array, trailing comm
   assert.deepEqual(read('array([[[[7]]]])'), { shape: [1, 1, 1, 1], data: [7] });
   assert.deepEqual(read('[[], []]'), { shape: [2, 0], data: [] });
 });
+
+test('parseNumpyText by hand: signs, inf and nan, 8 levels, shape=, scalars, a leading dot', () => {
+  const read = (t) => {
+    const a = parseNumpyText(t);
+    return [[...a.data], a.shape, [...a.resolution], a.printedDtype];
+  };
+  // an array's print shares one resolution: half a unit of the most fractional digits printed
+  assert.deepEqual(read('[1.5 -2 +3]'), [[1.5, -2, 3], [3], [0.05, 0.05, 0.05], null]);
+  assert.deepEqual(read('[inf -inf nan +inf -nan]'), [
+    [Infinity, -Infinity, NaN, Infinity, NaN],
+    [5],
+    [0, 0, 0, 0, 0],
+    null,
+  ]);
+  assert.deepEqual(read('[[[[[[[[7.]]]]]]]]'), [[7], [1, 1, 1, 1, 1, 1, 1, 1], [0.5], null]);
+  assert.deepEqual(read('array([], shape=(10, 0), dtype=float64)'), [[], [10, 0], [], 'float64']);
+  assert.deepEqual(read('array([1, 2], shape=(2,))'), [[1, 2], [2], [0, 0], null]);
+  // a list of NumPy 2 scalars: each entry its own digits, and their dtype
+  assert.deepEqual(read('[np.float32(0.5), np.float32(1.25)]'), [
+    [0.5, 1.25],
+    [2],
+    [0.05, 0.005],
+    'float32',
+  ]);
+  // '.5' has one fractional digit and is no integer; '1.' has none
+  assert.deepEqual(read('[.5 1.]'), [[0.5, 1], [2], [0.05, 0.05], null]);
+  assert.deepEqual(read('[.5 2]'), [[0.5, 2], [2], [0.05, 0.05], null]);
+  assert.deepEqual(read('[True, False]'), [[1, 0], [2], [0, 0], null]);
+  assert.deepEqual(read('[1 2 3]'), [[1, 2, 3], [3], [0, 0, 0], null], 'integers are exact');
+});

@@ -708,6 +708,23 @@ test(`writeNpz refuses all ${WRITE_NPZ_CASES.length} bad arguments with their ow
 const TEXT_CASES = [
   ['empty', '  \n ', /The text is empty/],
   ['ragged rows', '[[1, 2], [3]]', /ragged/],
+  [
+    'a word before np.float32',
+    '[xnp.float32(1.0)]',
+    /^Unexpected "xnp\.float32" at line 1, column 2/,
+  ],
+  [
+    'a word after np.float32',
+    '[np.float32x(1.0)]',
+    /^Unexpected "np\.float32x" at line 1, column 2/,
+  ],
+  [
+    'a long word (shown to 20)',
+    '[abcdefghijklmnopqrstuvwxyz]',
+    /^Unexpected "abcdefghijklmnopqrst" at/,
+  ],
+  ['a sign on True', '[-True]', /^Unexpected "-True" at line 1, column 2/],
+  ['a word on line 2', '[1, 2,\n 3, x]', /^Unexpected "x" at line 2, column 5/],
   ['a number next to rows', '[[1, 2], 3]', /ragged/],
   ['ragged depth', '[[1], [[2]]]', /ragged/],
   ['ragged print', '[[1. 2.]\n [3.]]', /ragged/],
