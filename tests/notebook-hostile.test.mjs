@@ -855,3 +855,23 @@ test('readNpz: its messages list 5 member names, 4 skipped arrays, one object, a
   assert.ok(error?.cause instanceof Error);
   assert.match(error.cause.message, /^The array's shape \(1000000000, 1000000000\) means/);
 });
+
+test('zip: a name of 60 characters shown whole, 61 cut to 60 and …; a 65,535-byte comment', () => {
+  const name60 = `${'n'.repeat(56)}.txt`;
+  const name61 = `${'m'.repeat(57)}.txt`;
+  refuses(
+    () =>
+      readNpz(
+        makeZip([
+          { name: name60, data: latin1('x') },
+          { name: name61, data: latin1('y') },
+        ]),
+      ),
+    new RegExp(`\\(members: '${esc(name60)}', '${'m'.repeat(57)}\\.tx…'\\)`),
+    'names of 60 and 61 characters',
+    'readNpz: names of 60 and 61 characters',
+  );
+  // the end record is searched for up to 65,535 bytes of comment before it (the most a zip holds)
+  const longest = makeZip([member('Wq.npy')], { comment: 'c'.repeat(0xffff) });
+  assert.deepEqual(Object.keys(readNpz(longest)), ['Wq']);
+});
