@@ -325,6 +325,11 @@ test('readNpy: non-bytes input; trailing bytes are ignored as np.load ignores th
   );
   refuses(() => readNpy(null), /not null/, 'readNpy: null');
   refuses(() => readNpy({ length: 3 }), /not object/, 'readNpy: an object');
+  // any view of the bytes, or their ArrayBuffer
+  const own = goodNpy.buffer.slice(goodNpy.byteOffset, goodNpy.byteOffset + goodNpy.byteLength);
+  for (const bytes of [own, new DataView(own), new Uint16Array(own), Buffer.from(own)]) {
+    assert.deepEqual(Array.from(readNpy(bytes).data), [1, 2, 3], bytes.constructor.name);
+  }
   const longer = concat(goodNpy, latin1('extra bytes after the data'));
   assert.deepEqual(Array.from(readNpy(longer).data), [1, 2, 3]);
   const nan = readNpy(writeNpy([NaN, Infinity, -Infinity], [3])).data;
@@ -763,6 +768,10 @@ test('every hostile case returned (times measured, not asserted)', (t) => {
 });
 
 test('readNpz at each limit: a 200-character name, 8 axes, 512 MiB in all, C1 bounds', () => {
+  // the limits themselves: an .npy of the largest array is its 12-byte version-2 preamble, the
+  // largest header and 256 MiB of data; an .npz holds two of them
+  assert.equal(MAX_NPY_BYTES, 2 ** 28 + 2 ** 16 + 12);
+  assert.equal(MAX_NPZ_BYTES, 2 * MAX_NPY_BYTES);
   const load = (members) => loadNpz(makeZip(members));
   const names = (r) => [Object.keys(r.arrays), r.skipped.map((s) => s.name)];
   // names: 200 characters are read; U+007E and U+00A0 are not control characters, U+007F (DEL)

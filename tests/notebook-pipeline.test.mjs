@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pipeline, simulate } from '../web/notebook/pipeline.js';
+import { matmul } from '../web/notebook/ops.js';
 
 const sz = { B: 2, T: 2, C: 2, heads: 1, hs: 2, N: 4, n: 8, causal: false, loss: 'mse' };
 const f = (...x) => Float64Array.of(...x);
@@ -128,4 +129,13 @@ test('hiddenAncestors and frontier: what a node is computed from, through nodes 
   assert.deepEqual(pipe.frontier('headout'), ['scores', 'X', 'Wv']);
   assert.deepEqual(pipe.hiddenAncestors('headout'), ['att', 'V', 'Vm']);
   assert.deepEqual(pipe.hiddenAncestors('scores'), ['Q', 'K', 'Qm', 'Km']);
+});
+
+test('ops.matmul: transA with transB is refused (no step of the layer needs it)', () => {
+  const x = f(1, 2, 3, 4);
+  assert.throws(() => matmul(x, x, { m: 2, k: 2, n: 2, transA: true, transB: true }), {
+    message: 'matmul: transA and transB together are not supported',
+  });
+  assert.deepEqual(matmul(x, x, { m: 2, k: 2, n: 2, transB: true }), f(5, 11, 11, 25));
+  assert.deepEqual(matmul(x, x, { m: 2, k: 2, n: 2, transA: true }), f(10, 14, 14, 20));
 });
