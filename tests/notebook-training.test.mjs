@@ -615,3 +615,44 @@ test('nothing to check, no lr from losses, an engine that fails: each a note, no
   ]);
   assert.deepEqual(failed.used, ['lr', 'steps', 'losses', ...AFTER]);
 });
+
+test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, names around', () => {
+  // losses that climb, lr not saved: lr found from losses[1], said as going up, and the run
+  // named gradient ascent
+  const up = load('losses-only-ascent');
+  const report = checkTraining(mha, without(up, 'lr'), { heads: 4 });
+  assert.equal(
+    report.notes[0],
+    'lr = 0.1 found from your losses (not saved): the learning rate whose first step from your ' +
+      'initial weights gives your losses[1], going up (lr = -0.1).',
+  );
+  assert.deepEqual(statuses(report), { losses: ['differs', 'sgd-ascent'] });
+  // W + 2 lr dW: ascent with its factor
+  const a = load('correct-course');
+  const lr = a.lr.data[0];
+  const plus = { ...a.Wq, data: a.Wq.data.map((w, i) => w + 2 * lr * a.dWq.data[i]) };
+  const [row] = checkTraining(mha, { ...a, Wq_after: plus }, { heads: 4 }).rows;
+  assert.deepEqual(
+    [row.diagnosis.id, row.diagnosis.message],
+    [
+      'sgd-ascent',
+      'Your Wq_after = Wq + 2 × lr * dWq (lr = 0.1): your step adds the gradient, which is ' +
+        'gradient ascent (the loss climbs); the course writes W -= lr * dW.',
+    ],
+  );
+  // X (T, C) is one item (B = 1): read; X of 4 axes or with no tokens is not; heads a whole
+  // number >= 1 (4.0 is 4)
+  const rows = (arrays, heads = 4) => checkTraining(mha, arrays, { heads }).rows.length;
+  assert.equal(rows({ ...a, X: { ...a.X, shape: [12, 64] } }), 5);
+  assert.equal(rows({ ...a, X: { ...a.X, shape: [1, 2, 6, 64] } }), 0);
+  assert.equal(rows({ ...a, X: { ...a.X, shape: [2, 0, 64], data: new Float64Array(0) } }), 0);
+  assert.deepEqual(
+    [-1, '4', 4.0].map((h) => rows(a, h)),
+    [0, 0, 5],
+  );
+  // a weight's name with something before or after it is not a training name
+  for (const key of ['old_Wq_after', 'Wq_after2', 'xWq_new']) {
+    const used = checkTraining(mha, { ...without(a, 'Wq_after'), [key]: a.Wq_after }, { heads: 4 });
+    assert.ok(!used.used.includes(key), key);
+  }
+});
