@@ -656,3 +656,24 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
     assert.ok(!used.used.includes(key), key);
   }
 });
+
+test('lr neither saved nor found from one W_after: equal to its W, or not finite, said', () => {
+  const a = load('correct-course');
+  const base = { X: a.X, Wq: a.Wq, Wk: a.Wk, Wv: a.Wv, Wo: a.Wo, target: a.target };
+  const noteOf = (after) => checkTraining(mha, { ...base, Wq_after: after }, { heads: 4 });
+  const save = "save it: np.savez('mha_check.npz', ..., lr=lr).";
+  assert.deepEqual(noteOf(a.Wq), {
+    rows: [],
+    notes: [
+      'Wq_after not checked: lr is not saved and cannot be found (your Wq_after equals your Wq: ' +
+        `no step changed them); ${save}`,
+    ],
+    used: ['Wq_after'],
+    lr: null,
+  });
+  const nan = { ...a.Wq, data: a.Wq.data.map(() => NaN) };
+  assert.deepEqual(noteOf(nan).notes, [
+    'Wq_after not checked: lr is not saved and cannot be found (none of your weights after the ' +
+      `step is finite and different from your initial one); ${save}`,
+  ]);
+});
