@@ -677,3 +677,33 @@ test('lr neither saved nor found from one W_after: equal to its W, or not finite
       `step is finite and different from your initial one); ${save}`,
   ]);
 });
+
+test('losses k × the course’s: k named when it is B·T, C or T·C (B 2, T 6, C 64), else k', () => {
+  const a = load('correct-course');
+  const said = (k) => {
+    const losses = { ...a.losses, data: a.losses.data.map((x) => x * k) };
+    const row = rowOf(checkTraining(mha, { ...a, losses }, { heads: 4 }), 'losses');
+    return [row.diagnosis.id, row.diagnosis.message.replace(/^.*\. (?=Your losses are)/, '')];
+  };
+  const divides = 'your loss divides the sum of the squares by';
+  assert.deepEqual(said(12), [
+    'factor',
+    "Your losses are 12 × the course's at every step (12 = B·T): " +
+      `${divides} C only (a mean over the features, summed over the tokens).`,
+  ]);
+  assert.deepEqual(said(64), [
+    'factor',
+    "Your losses are 64 × the course's at every step (64 = C): " +
+      `${divides} B·T only (a mean over the tokens, summed over the features).`,
+  ]);
+  assert.deepEqual(said(384), [
+    'factor',
+    "Your losses are 384 × the course's at every step (384 = T·C): " +
+      `${divides} B only (each item summed, then the mean over the batch).`,
+  ]);
+  for (const k of [2, 0.5, 3]) {
+    assert.deepEqual(said(k), ['factor', `Your losses are ${k} × the course's at every step.`]);
+  }
+  const [id, message] = said(0);
+  assert.equal(id, 'step-differs', message);
+});

@@ -688,8 +688,22 @@ function lossFactorDiagnosis(ctx, key, k) {
       message: `Your ${key} are ${n} × the course's at every step (${n} = Y.size): you summed the squares; the course's loss is the mean, np.mean((Y - target) ** 2).`,
     };
   }
-  const message = `Your ${key} are ${num(k)} × the course's at every step.`;
+  const named = lossFactorNames(ctx.inp.s).filter(([q]) => q === k);
+  const what = named.length ? ` (${[num(k), ...named.map(([, name]) => name)].join(' = ')})` : '';
+  const why = named.length === 1 ? `: ${named[0][2]}` : '';
+  const message = `Your ${key} are ${num(k)} × the course's at every step${what}${why}.`;
   return { id: 'factor', message };
+}
+
+// The sizes a loss that sums where the course averages is off by: [value, name, what it means]
+// (the course's loss is the mean over all n = B·T·C entries of (Y - target) ** 2)
+function lossFactorNames({ B, T, C }) {
+  const divides = 'your loss divides the sum of the squares by';
+  return [
+    [B * T, 'B·T', `${divides} C only (a mean over the features, summed over the tokens)`],
+    [C, 'C', `${divides} B·T only (a mean over the tokens, summed over the features)`],
+    [T * C, 'T·C', `${divides} B only (each item summed, then the mean over the batch)`],
+  ];
 }
 
 // The losses row (null when it cannot be computed: a note says why)
