@@ -35,6 +35,7 @@ export const NODE_SUITES = [
   'tests/notebook-compare.test.mjs',
   'tests/notebook-pipeline.test.mjs',
   'tests/notebook-search.test.mjs',
+  'tests/notebook-catalogue.test.mjs',
   'tests/notebook-formats.test.mjs',
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-analyses.test.mjs',
