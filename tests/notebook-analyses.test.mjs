@@ -5,6 +5,7 @@
 // orders and names each must carry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
 import { loadMHA } from './helpers.mjs';
 import { loadManifest, loadStudent } from './notebook-students.mjs';
 import { checkNotebook } from '../web/notebook/check.js';
@@ -1223,16 +1224,9 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
 test('analysisContext: the values, tolerances, recomputations every analysis reads', async () => {
   const { analysisContext, LARGE } = await import('../web/notebook/analyses/index.js');
   const { Pipeline, simulate } = await import('../web/notebook/pipeline.js');
-  const sz = { B: 2, T: 2, C: 2, heads: 1, hs: 2, N: 4, n: 8, causal: false, loss: 'mse' };
+  const sz = smallSizes();
   const f = (...x) => Float64Array.of(...x);
-  const inputs = {
-    X: f(1, 0, 0.5, -1, 2, 1, -0.5, 0.25),
-    Wq: f(0.5, -1, 1, 0.25),
-    Wk: f(1, 0.5, -0.5, 1),
-    Wv: f(0.25, 1, -1, 0.5),
-    Wo: f(1, -0.5, 0.5, 1),
-    target: f(0, 1, 0, -1, 1, 0, 0.5, 0),
-  };
+  const inputs = SMALL_INPUTS;
   const expected = simulate(sz, inputs);
   const make = (node, yours, more = {}) => {
     const pipe = new Pipeline(sz, inputs);

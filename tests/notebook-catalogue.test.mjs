@@ -4,30 +4,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
 import { MISTAKES, rightLine, variants } from '../web/notebook/catalogue.js';
 import { simulate } from '../web/notebook/pipeline.js';
 
-const f = (...x) => Float64Array.of(...x);
-const inputs = {
-  X: f(1, 0, 0.5, -1, 2, 1, -0.5, 0.25),
-  Wq: f(0.5, -1, 1, 0.25),
-  Wk: f(1, 0.5, -0.5, 1),
-  Wv: f(0.25, 1, -1, 0.5),
-  Wo: f(1, -0.5, 0.5, 1),
-  target: f(0, 1, 0, -1, 1, 0, 0.5, 0),
-};
-const sizes = (more = {}) => ({
-  B: 2,
-  T: 2,
-  C: 2,
-  heads: 1,
-  hs: 2,
-  N: 4,
-  n: 8,
-  causal: false,
-  loss: 'mse',
-  ...more,
-});
+const inputs = SMALL_INPUTS;
+const sizes = smallSizes;
 const p = { ...inputs, ...simulate(sizes(), inputs) };
 const ids = (node, s = sizes()) => variants(node, s).map((x) => x.id);
 const one = (node, id, s = sizes()) => variants(node, s).find((x) => x.id === id);

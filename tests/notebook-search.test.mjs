@@ -5,30 +5,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
 import { Pipeline, simulate } from '../web/notebook/pipeline.js';
 import { candidates, findMistake } from '../web/notebook/search.js';
 
 const f = (...x) => Float64Array.of(...x);
-const inputs = {
-  X: f(1, 0, 0.5, -1, 2, 1, -0.5, 0.25),
-  Wq: f(0.5, -1, 1, 0.25),
-  Wk: f(1, 0.5, -0.5, 1),
-  Wv: f(0.25, 1, -1, 0.5),
-  Wo: f(1, -0.5, 0.5, 1),
-  target: f(0, 1, 0, -1, 1, 0, 0.5, 0),
-};
-const sizes = (more = {}) => ({
-  B: 2,
-  T: 2,
-  C: 2,
-  heads: 1,
-  hs: 2,
-  N: 4,
-  n: 8,
-  causal: false,
-  loss: 'mse',
-  ...more,
-});
+const inputs = SMALL_INPUTS;
+const sizes = smallSizes;
 const pipeOf = (s = sizes(), given = {}) => {
   const pipe = new Pipeline(s, inputs);
   pipe.seed(simulate(s, inputs));
