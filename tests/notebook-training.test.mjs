@@ -271,6 +271,16 @@ test('steps that disagree with len(losses) are said; steps not a count is not us
     ),
   );
   assert.equal(rowOf(seven, 'losses').status, 'match');
+  const notesOf = (steps) => check(run, { ...a, steps }).notes.filter((n) => /^Your steps/.test(n));
+  const off = (S) =>
+    `Your steps is ${S}, but your losses has 10 entries (neither that nor one more): ` +
+    'all 10 are checked.';
+  assert.deepEqual(notesOf(scalar(0)), [off(0)], 'no steps at all is a count');
+  assert.deepEqual(notesOf(scalar(11)), [off(11)], 'losses has 10: steps 10 or 9 agree');
+  assert.deepEqual(notesOf(array([10], [1])), [], 'a 1-element array is one number');
+  assert.deepEqual(notesOf(array([10, 10], [2])), [
+    'Your steps is an array of shape (2,): expected one whole number of steps, so it is not used.',
+  ]);
   const half = check(run, { ...a, steps: scalar(2.5) });
   assert.ok(
     half.notes.includes(
