@@ -216,6 +216,8 @@ async function upload(page, files) {
     before0,
     { timeout: 10_000 },
   );
+  // no stray text under the loaded arrays (a null child once showed as a line "null")
+  assert.doesNotMatch(await page.locator('#nb-body').innerText(), /^null$/m);
   return notebook(page);
 }
 

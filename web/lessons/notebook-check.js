@@ -324,7 +324,8 @@ function skippedLines(skipped) {
 }
 
 function refresh(ctx) {
-  ctx.parts.listSlot.replaceChildren(listDetails(ctx), skippedLines(ctx.state.skipped));
+  const lines = [listDetails(ctx), skippedLines(ctx.state.skipped)];
+  ctx.parts.listSlot.replaceChildren(...lines.filter(Boolean)); // (null would show as "null")
   runCheck(ctx);
 }
 
