@@ -40,6 +40,7 @@ export const NODE_SUITES = [
   'tests/notebook-hostile.test.mjs',
   'tests/notebook-analyses.test.mjs',
   'tests/notebook-check.test.mjs',
+  'tests/notebook-layouts-edges.test.mjs',
   'tests/notebook-layouts.test.mjs',
   'tests/notebook-training.test.mjs',
 ];
