@@ -201,6 +201,8 @@ test('layoutOf and shapeOf: the layout of each node of the check', () => {
     ['are', 'is', 'is', 'are'],
   );
   assert.deepEqual([verbS('scores'), verbS('Q')], ['', 's']);
+  // weights are exactly (d)W + q, k, v or o
+  assert.deepEqual(['xWq', 'dWqx', 'dWo'].map(layoutOf), ['merged', 'merged', 'weight']);
 });
 
 // softmax of x (2, 3, 4) over one axis at entry (i, j, k), by the definition
@@ -224,6 +226,12 @@ test('softmaxAxis over each axis of a (2, 3, 4) array equals the plain loops', (
       assert.ok(Math.abs(mine[flat] - softmaxAt(x, axis, idx)) < 1e-15, `axis ${axis} ${idx}`);
     }
   }
+  // large scores: the max is subtracted first, so nothing overflows
+  const big = softmaxAxis(Float64Array.of(1000, 1001, 999), [3], 0);
+  const z = Math.exp(-1) + 1 + Math.exp(-2);
+  [Math.exp(-1) / z, 1 / z, Math.exp(-2) / z].forEach((w, i) => {
+    assert.ok(Math.abs(big[i] - w) < 1e-15, `entry ${i}: ${big[i]}`);
+  });
   // -inf entries get weight 0; the whole-array softmax sums to 1
   const masked = softmaxAxis(Float64Array.of(0, -Infinity, 1), [3], 0);
   assert.equal(masked[1], 0);
@@ -253,6 +261,14 @@ test('swapAxes, reorder, sameBlock and meanAlong equal the plain loops', () => {
   assert.ok(sameBlock(r, x, opts, 0, 2));
   assert.ok(!sameBlock(r, x, opts, 0, 0));
   assert.ok(sameBlock(r, x, { ...opts, tol: 100 }, 0, 0));
+  // with 0, 1, …, 17: block 2 is block 0 + 6 entry by entry, within a tolerance of 6, not 5.9
+  const n = Float64Array.from({ length: 18 }, (_, i) => i);
+  const rn = reorder(n, shape, 1, [2, 0, 1]);
+  assert.ok(sameBlock(rn, n, { ...opts, tol: 6 }, 0, 0));
+  assert.ok(!sameBlock(rn, n, { ...opts, tol: 5.9 }, 0, 0));
+  // the mean over the middle and the last axis
+  assert.deepEqual([...meanAlong(n.subarray(0, 6), [2, 3], 1)], [1, 1, 1, 4, 4, 4]);
+  assert.deepEqual([...meanAlong(n.subarray(0, 6), [3, 2], 1)], [0.5, 0.5, 2.5, 2.5, 4.5, 4.5]);
   const m = meanAlong(x, shape, 0);
   for (let j = 0; j < 9; j++) {
     assert.ok(Math.abs(m[j] - (x[j] + x[9 + j]) / 2) < 1e-15);

@@ -114,12 +114,25 @@ test('what is not a layer is returned untouched: no X, X not (B, T, C), X not an
     { X: { data: ['a', 'b', 'c', 'd'], shape: [2, 2] } },
     { X: { data: noise(4, 4) } },
     { X: 'X' },
+    { X: arr([0, 3, 4], []) },
+    { X: arr([1, 3, 0], []) },
+    { null: rand([1, 3, 4], 5) }, // no X: a key "null" is not one
+    { X: Object.assign(() => 0, rand([1, 3, 4], 5)) },
+    { X: { data: noise(5, 4), shape: [2, 2.5] } }, // 5 entries, but 2.5 is no size
   ];
   for (const arrays of inputs.slice(2)) {
     const a = adaptLayout({ ...arrays, Wq_0: rand([4, 2], 5), Wq_1: rand([4, 2], 6) }, {});
     assert.deepEqual([a.notes, a.used, a.convention], [[], [], null], JSON.stringify(arrays.X));
     assert.ok(!('Wq' in a.arrays));
   }
+  // T = 1 and C = 1 are layers
+  const t1 = adaptLayout(
+    { X: rand([1, 1, 4], 7), Wq_0: rand([4, 2], 5), Wq_1: rand([4, 2], 6) },
+    {},
+  );
+  assert.deepEqual(t1.arrays.Wq.shape, [4, 4]);
+  const c1 = adaptLayout({ X: rand([2, 3, 1], 7), Wv: rand([1, 1, 1], 8) }, {});
+  assert.deepEqual(c1.notes, ['Wv is (1, 1, 1): read as one (1, 1) Wv']);
   // X found under its course name only when the file has one
   const b = adaptLayout(inputs[1], { heads: 2 });
   assert.deepEqual([b.notes, b.used], [[], []]);
@@ -150,6 +163,12 @@ test('per-head lists: sorted by number, joined only when they make a layer, grad
       'head i in columns i·2…(i+1)·2',
   ]);
   assert.deepEqual(a.used, ['Wq_1', 'Wq_0']);
+  assert.ok(!('resolution' in a.arrays.Wq));
+  // a printed resolution on one head only: the joined weight has none
+  const printed = { ...h0, resolution: new Float64Array(8).fill(1e-4) };
+  const half = adaptLayout({ X, Wq_0: printed, Wq_1: h1 }, { heads: 2 });
+  assert.deepEqual(half.arrays.Wq.data, want);
+  assert.ok(!('resolution' in half.arrays.Wq));
   // one head alone is not a list; Wq in the file wins over its heads
   const one = adaptLayout({ X, Wo_0: rand([2, 4], 4) }, { heads: 2 });
   assert.deepEqual([one.notes, Object.keys(one.arrays)], [[], ['X', 'Wo_0']]);
@@ -164,6 +183,17 @@ test('per-head lists: sorted by number, joined only when they make a layer, grad
     odd.notes[0],
     /^Wk_0 … Wk_1 are not Wk's heads .* with C = 5 from X: left as they are$/,
   );
+  const empty = adaptLayout({ X, Wk_0: arr([4, 0], []), Wk_1: arr([4, 0], []) }, {});
+  assert.match(empty.notes[0], /^Wk_0 … Wk_1 are not Wk's heads/);
+  const ten = adaptLayout({ X, Wk_10: rand([4, 2], 7), Wk_11: rand([4, 2], 8) }, {});
+  assert.match(ten.notes[0], /^Wk_10 … Wk_11 are not Wk's heads numbered from 0 or 1/);
+  for (const [k0, k1] of [
+    ['a_Wq_0', 'a_Wq_1'],
+    ['Wq_0x', 'Wq_1x'],
+  ]) {
+    const r = adaptLayout({ X, [k0]: h0, [k1]: h1 }, {});
+    assert.deepEqual([r.notes, r.used], [[], []], k0);
+  }
   const mixed = adaptLayout({ X, Wk_0: rand([4, 2], 7), Wk_1: rand([2, 4], 8) }, {});
   assert.match(mixed.notes[0], /^Wk_0 … Wk_1 are not Wk's heads/);
   // gradients per head are joined and say nothing of the number of heads
@@ -205,6 +235,31 @@ test('two arrays for one weight: the course spelling, then its other cases, then
   assert.deepEqual(d.notes, [
     'k_proj has shape (3, 5): Wk is (C, C) = (4, 4) with C = 4 from X; left as it is',
   ]);
+  // a stack under another name: joined into Wq; (2, 4, 3) and (2, 3, 4) make no (4, 4)
+  const stack = adaptLayout({ X, q_proj: rand([2, 4, 2], 8) }, { heads: 2 });
+  assert.match(
+    stack.notes[0],
+    /^q_proj is a stack of 2 per-head \(4, 2\) matrices: joined into one \(4, 4\) Wq, /,
+  );
+  for (const shape of [
+    [2, 4, 3],
+    [2, 3, 4],
+  ]) {
+    const r = adaptLayout({ X, q_proj: rand(shape, 9) }, { heads: 2 });
+    assert.deepEqual(r.notes, [
+      `q_proj has shape (${shape.join(', ')}): Wq is (C, C) = (4, 4) with C = 4 from X; left as it is`,
+    ]);
+  }
+  // wq before Wq in the file: Wq is the weight (it decides the convention, wq does not)
+  const Wq = rand([4, 4], 10);
+  const Q = arr([1, 3, 4], times(X.data, 3, Wq.data, 4, 4));
+  const g = adaptLayout({ wq: A, Wq, X, Q }, { heads: 2 });
+  assert.equal(g.convention, 'in-out');
+  // one axis of C entries is not (C, C)
+  const f = adaptLayout({ X, k_proj: rand([4], 6) }, { heads: 2 });
+  assert.deepEqual(f.notes, [
+    'k_proj has shape (4,): Wk is (C, C) = (4, 4) with C = 4 from X; left as it is',
+  ]);
   // an alias that is not an array is left for the check
   const e = adaptLayout({ X, v_proj: 'weights' }, { heads: 2 });
   assert.deepEqual([e.notes, e.arrays.v_proj], [[], 'weights']);
@@ -223,7 +278,23 @@ test('fused: (3C, C) rows are (out, in), (C, 3C) columns X @ W, results (B, T, 3
   assert.equal(a.convention, 'out-in');
   for (const [i, name] of ['Wq', 'Wk', 'Wv'].entries()) {
     assert.deepEqual(a.arrays[name].data, W[i].data, name);
+    assert.deepEqual(a.arrays[name].shape, [C, C], name);
   }
+  const stacked = adaptLayout(
+    {
+      X,
+      Wqkv: arr(
+        [3, C, C],
+        W.flatMap((w) => [...w.data]),
+      ),
+    },
+    {},
+  );
+  for (const [i, name] of ['Wq', 'Wk', 'Wv'].entries()) {
+    assert.deepEqual(stacked.arrays[name], W[i], name);
+  }
+  const none = adaptLayout({ X, qkv: 'none', c_attn: null }, {});
+  assert.deepEqual([none.notes, none.arrays.qkv], [[], 'none']);
   assert.deepEqual(a.arrays.Wo.data, transpose(W[0].data, C, C));
   assert.deepEqual(a.notes, [
     'out_proj read as Wo',
@@ -336,6 +407,14 @@ test('results give the number of heads: split, without B = 1, heads first; (B, h
   ]) {
     const a = adaptLayout({ X, [key]: rand(shape, 3) }, { heads: 1 });
     assert.deepEqual([a.heads, a.notes], [1, []], `${key} ${shape}`);
+  }
+  const one = adaptLayout({ X, K: rand([1, 1, 3, 4], 2) }, { heads: 2 });
+  assert.deepEqual(one.notes, ['your K is (1, 1, 3, 4): 1 head, not 2 as set; checked with 1']);
+  for (const [x, K] of [
+    [X, rand([1, 3, 4], 2)],
+    [rand([2, 3, 4], 3), rand([2, 3, 2], 2)],
+  ]) {
+    assert.deepEqual(adaptLayout({ X: x, K }, { heads: 1 }).notes, [], String(K.shape));
   }
   // the setting is not a number of heads: said without "as set"
   const bad = adaptLayout({ X, K: rand([1, 2, 3, 2], 2) }, { heads: 'two' });

@@ -314,14 +314,10 @@ function joinHeadLists(st) {
 }
 
 // Weights (and their gradients) under any name: (C, C) renamed, stacks joined
+// (in the file's order: a key that is not the course's own name defers to the one that is, found
+// by owner(), whatever comes first)
 function readWeights(st) {
-  const rank = (key) => {
-    const name = layoutRole(key).name;
-    if (key === name) return 0;
-    return courseName(key) === name ? 1 : 2;
-  };
   const keys = Object.keys(st.arrays).filter((k) => layoutRole(k)?.kind === 'weight');
-  keys.sort((a, b) => rank(a) - rank(b));
   for (const key of keys) readWeight(st, key, layoutRole(key).name);
 }
 
@@ -534,7 +530,8 @@ function inferHeads(st) {
   if (counts.length === 0 || counts[0] === Number(st.heads)) return;
   const h = counts[0];
   const set = Number.isInteger(st.heads) && st.heads >= 1 ? `, not ${st.heads} as set` : '';
-  st.notes.push(`your ${seen[0].what}: ${h} heads${set}; checked with ${h}`);
+  const heads = h === 1 ? '1 head' : `${h} heads`;
+  st.notes.push(`your ${seen[0].what}: ${heads}${set}; checked with ${h}`);
   st.heads = h;
 }
 

@@ -6,7 +6,7 @@
 
 import { add, dot, mergeHeads, scale, sub } from '../ops.js';
 import { factorNumber, fitFactor, meanings, stepReadings } from './factor.js';
-import { isAre, layoutOf, meanAlong, shapeOf, shownName } from './layout.js';
+import { headBlocks, isAre, layoutOf, meanAlong, shapeOf, shownName } from './layout.js';
 
 // The readings of k whose mistake could sit where the student's array comes from: this step, or
 // steps the student did not save. A reading from an earlier step (a factor in dY) is then weighed
@@ -283,7 +283,7 @@ export function headMeanAnalysis(ctx) {
   let mine = null;
   if (layout === 'split' || layout === 'square') mine = meanAlong(ctx.local, shapeOf(node, s), 1);
   if (layout === 'merged' && ['concat', 'dconcat'].includes(node)) {
-    mine = meanAlong(ctx.local, [s.B, s.T, s.heads, s.hs], 2);
+    mine = meanAlong(ctx.local, headBlocks(s), 2);
   }
   if (!mine || !ctx.reproduces(mine)) return null;
   return {
