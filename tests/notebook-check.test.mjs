@@ -30,6 +30,7 @@ import {
   acceptedShapes,
   BACKWARD_NAMES,
   FORWARD_NAMES,
+  HEAD_COLUMN_NAMES,
   INPUT_NAMES,
   courseName,
   matchNames,
@@ -471,6 +472,10 @@ test('names: case, underscores and aliases; unknown names ignored; duplicates no
   assert.equal(courseName('dout'), 'dY');
   assert.equal(courseName('heads'), null);
   assert.equal(courseName('dQm'), 'dQ');
+  // whose (B, T, C) form holds the heads side by side: the split-or-merged results, concat, dconcat
+  assert.deepEqual(HEAD_COLUMN_NAMES, [
+    ...['Q', 'K', 'V', 'headout', 'dheadout', 'dV', 'dQ', 'dK', 'concat', 'dconcat'],
+  ]);
   const sizes = { B: 2, T: 5, C: 12, heads: 3 };
   const dQm = { data: ops.mergeHeads(a.dQ.data, sizes), shape: [2, 5, 12] };
   const merged = check(run, { ...without(a, 'dQ'), dQm });

@@ -75,7 +75,8 @@ const ALIASES = Object.freeze({
   ytrue: 'target',
 });
 
-const ALL_NAMES = [...INPUT_NAMES.filter((n) => n !== 'dY'), ...NOTEBOOK_NAMES];
+// (dY is in both lists: the map below keeps one)
+const ALL_NAMES = [...INPUT_NAMES, ...NOTEBOOK_NAMES];
 const BY_KEY = new Map(ALL_NAMES.map((n) => [n.toLowerCase(), n]));
 
 const keyOf = (name) => name.toLowerCase().replaceAll('_', '');
@@ -169,7 +170,8 @@ export function acceptedShapes(name, { B, T, C, heads }) {
   const forms = [];
   const add = (shape, node, form) => {
     forms.push({ shape, node, form });
-    if (B === 1 && shape.length > 0 && shape[0] === 1 && form !== 'scalar') {
+    // every shape given here starts with B (B·T only when B > 1)
+    if (B === 1) {
       forms.push({ shape: shape.slice(1), node, form });
     }
   };
