@@ -229,6 +229,16 @@ test('inferHeads: the second axis of the first 4-D array; missingInputs: X and t
     heads: 8,
     from: 'Q',
   });
+  // a split array that does not fit X (left from another notebook) gives no heads
+  const other = addArrays([], [arr('Q', [2, 3, 5, 4]), arr('X', [2, 6, 64])]).list;
+  assert.equal(inferHeads(other), null);
+  assert.deepEqual(inferHeads([...other, arr('att', [2, 4, 6, 6])]), { heads: 4, from: 'att' });
+  assert.equal(inferHeads([arr('X', [6, 64]), arr('att', [1, 3, 6, 6])]), null); // 3 ∤ 64
+  assert.deepEqual(inferHeads([arr('X', [6, 64]), arr('K', [1, 2, 6, 32])]), {
+    heads: 2,
+    from: 'K',
+  });
+  assert.deepEqual(inferHeads([arr('Q', [2, 3, 5, 4])]), { heads: 3, from: 'Q' }); // no X yet
   assert.deepEqual(missingInputs(mha, []), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
   assert.deepEqual(missingInputs(mha, courseList()), []);
   assert.deepEqual(missingInputs(mha, removeArray(courseList(), 'wk')), ['Wk']);

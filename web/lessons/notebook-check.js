@@ -279,6 +279,10 @@ function setArrays(ctx, incoming) {
   if (inferred) {
     heads.value = String(inferred.heads);
     headsNote.textContent = `h = ${inferred.heads} from the shape of ${inferred.from}`;
+  } else if (headsNote.textContent) {
+    // the heads came from arrays that no longer show them: back to the course's
+    heads.value = String(COURSE.heads);
+    headsNote.textContent = '';
   }
   refresh(ctx);
 }

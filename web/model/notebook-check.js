@@ -170,12 +170,23 @@ export function checkArgs(list) {
   return out;
 }
 
+// Whether a (B, h, T, x) array fits X's sizes: x·h = C (split Q, K, V, head outputs) or x = T with
+// h dividing C (scores, att and their gradients); any 4-D array when X is not loaded (yet)
+function fitsX(e, X) {
+  const [B, h, T, x] = e.shape;
+  if (!X || (X.shape.length !== 2 && X.shape.length !== 3)) return true;
+  const [XB, XT, C] = X.shape.length === 3 ? X.shape : [1, ...X.shape];
+  return B === XB && T === XT && (x * h === C || (x === T && C % h === 0));
+}
+
 /**
  * The heads the 4-D arrays give (split Q, K, V, head outputs, scores, att and their gradients are
- * all (B, h, T, ·)): { heads, from } from the first one, or null when there is none.
+ * all (B, h, T, ·)): { heads, from } from the first one that fits X (an array left from another
+ * notebook does not), or null when there is none.
  */
 export function inferHeads(list) {
-  const split = list.find((e) => e.shape.length === 4 && e.shape[1] >= 1);
+  const X = findArray(list, 'X');
+  const split = list.find((e) => e.shape.length === 4 && e.shape[1] >= 1 && fitsX(e, X));
   return split ? { heads: split.shape[1], from: split.name } : null;
 }
 
