@@ -372,6 +372,18 @@ test('biases: fused ones split, a zero part dropped, a second one or a wrong len
   assert.deepEqual([d.notes, d.biases], [[], {}]);
 });
 
+// Each [key, shape] alone beside X: no heads read, no note, the array left as it is
+function assertNoHeads(X, heads, cases) {
+  for (const [key, shape] of cases) {
+    const a = adaptLayout({ X, [key]: rand(shape, 3) }, { heads });
+    assert.deepEqual(
+      [a.heads, a.notes, a.arrays[key].shape],
+      [heads, [], shape],
+      `${key} ${shape}`,
+    );
+  }
+}
+
 test('results give the number of heads: split, without B = 1, heads first; (B, h, …) kept', () => {
   const X = rand([1, 3, 4], 1);
   for (const [key, shape, h] of [
@@ -394,7 +406,7 @@ test('results give the number of heads: split, without B = 1, heads first; (B, h
     ]);
   }
   // neither T nor a divisor of C: no heads read
-  for (const [key, shape] of [
+  assertNoHeads(X, 1, [
     ['K', [1, 2, 4, 2]],
     ['K', [1, 3, 3, 2]],
     ['K', [2, 2, 3, 2]],
@@ -404,10 +416,7 @@ test('results give the number of heads: split, without B = 1, heads first; (B, h
     ['att', [1, 3, 3]],
     ['K', [1, 3, 2]],
     ['Y', [1, 2, 3, 2]],
-  ]) {
-    const a = adaptLayout({ X, [key]: rand(shape, 3) }, { heads: 1 });
-    assert.deepEqual([a.heads, a.notes], [1, []], `${key} ${shape}`);
-  }
+  ]);
   const one = adaptLayout({ X, K: rand([1, 1, 3, 4], 2) }, { heads: 2 });
   assert.deepEqual(one.notes, ['your K is (1, 1, 3, 4): 1 head, not 2 as set; checked with 1']);
   for (const [x, K] of [
@@ -440,16 +449,13 @@ test('results give the number of heads: split, without B = 1, heads first; (B, h
     'your att is (4, 2, 3, 3): 4 heads, not 2 as set; checked with 4',
   ]);
   // (h, B, T, T) with a wrong T or a head count not dividing C, and (h, B, T, hs) not making C
-  for (const [key, shape] of [
+  assertNoHeads(X2, 2, [
     ['att', [4, 2, 2, 3]],
     ['att', [3, 2, 3, 3]],
     ['att', [4, 2, 3, 2]],
     ['K', [4, 2, 3, 2]],
     ['K', [4, 1, 3, 1]],
-  ]) {
-    const a = adaptLayout({ X: X2, [key]: rand(shape, 6) }, { heads: 2 });
-    assert.deepEqual([a.heads, a.notes, a.arrays[key].shape], [2, [], shape], `${key} ${shape}`);
-  }
+  ]);
 });
 
 test('a file without Wo gets the identity only when Wq, Wk, Wv are all there and no Wo is', () => {
