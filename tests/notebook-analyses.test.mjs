@@ -316,6 +316,7 @@ const SAYS = {
   'v-from-wk-f32-causal': [/^Your V is the course's step with Wk in place of Wv/],
   'bias-q': [/a vector of 24 numbers/, /a bias\. The course's layer has none/],
   'bias-y-saved': [/your bo: a bias/],
+  'q-residual': [/^Your Q is the course's plus X; the course computes Q = split_heads\(X @ Wq\)/],
   'residual-in-layer-f32': [/plus 1 × X: a residual connection inside the layer/],
   'scores-transposed': [/axes 2 and 3 swapped \(its transpose: K @ Q\.T/],
   'scores-transposed-causal': [/axes 2 and 3 swapped/],
@@ -1292,12 +1293,13 @@ test('analysisContext: the values, tolerances, recomputations every analysis rea
   assert.equal(later(expected.Y, 'Y'), 'open'); // the row itself is no evidence
   assert.equal(make('att', expected.att).laterEvidence(['Q'], 2), 'open');
   // the arrays of the same layout and length, under the student's names
+  // a split node also gets the merged arrays (not Qm, concat…) split into heads, X among them
+  const splitSame = make('Q', expected.Q).sameLayout();
   assert.deepEqual(
-    make('Q', expected.Q)
-      .sameLayout()
-      .map((a) => a.name),
-    ['K', 'V', 'headout', 'dheadout', 'dV', 'dQ', 'dK'],
+    splitSame.map((a) => a.name),
+    ['X', 'target', 'dY', 'K', 'V', 'headout', 'Y', 'dheadout', 'dV', 'dQ', 'dK', 'dX'],
   );
+  assert.deepEqual(splitSame[0].data, ops.splitHeads(inputs.X, sz));
   assert.deepEqual(
     make('Qm', expected.Qm)
       .sameLayout()

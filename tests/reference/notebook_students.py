@@ -93,6 +93,8 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         q = np.concatenate([X @ Wq[:, 0:hs] for i in range(h)], axis=-1)
     elif "bias-q" in m:
         q = X @ Wq + bias["bq"]                     # a Linear layer's habit: X @ W + b
+    elif "q-residual" in m:
+        q = X @ Wq + X                              # a skip connection inside the projection
     else:
         q = X @ Wq
     if "k-from-wq" in m:
@@ -525,6 +527,9 @@ UNSEEN = [
         blame=[("Y", "bias")], note="Y = concat @ Wo + bo, bo saved in the file",
         cause="Y has a constant per-column offset, your bo (in the file, ignored by the "
               "check): the course's layer has no bias"),
+    run("q-residual", size=T7, mistakes={"q-residual"}, blame=[("Q", "added-array")],
+        note="q = X @ Wq + X: a residual inside the query projection, Q saved split",
+        cause="Q - expected = split_heads(X)"),
     run("residual-in-layer-f32", size=B1, dtype="f4", mistakes={"residual-in-layer"},
         blame=[("Y", "added-array")], note="float32: Y = concat @ Wo + X",
         cause="Y - expected = X: the block's residual added inside the layer"),

@@ -15,7 +15,7 @@
 // in a step the student did not save (the check then uses it for the later steps too).
 
 import { agrees, precisionOf, toleranceFor } from '../compare.js';
-import { matmul } from '../ops.js';
+import { matmul, splitHeads } from '../ops.js';
 import { layoutOf } from './layout.js';
 import { sameNumbers } from './permute.js';
 
@@ -114,15 +114,19 @@ function unmaskedScores(pipe) {
   return step.map((x, i) => (i % T > Math.floor(i / T) % T ? x : given[i]));
 }
 
-// The other arrays of the check with node's layout and length: [{ name, data }]
+// The other arrays of the check with node's layout and length: [{ name, data }]; for a split
+// node (B, h, T, hs) also the merged (B, T, C) ones, X among them, split into heads as the node is
+// (not the merged forms of split ones: Qm, concat… are already there as Q, headout…)
 function sameLayout(pipe, node, length) {
   const layout = layoutOf(node);
   const names = [...INPUTS, ...Object.keys(pipe.nodes)];
   const out = [];
   for (const n of new Set(names)) {
-    if (n === node || layoutOf(n) !== layout) continue;
+    const split = layout === 'split' && layoutOf(n) === 'merged' && !/(m|concat)$/.test(n);
+    if (n === node || (layoutOf(n) !== layout && !split)) continue;
     if (!pipe.nodes[n] && !pipe.given.has(n)) continue;
-    const data = pipe.value(n);
+    const value = pipe.value(n);
+    const data = split && value ? splitHeads(value, pipe.s) : value;
     if (data && data.length === length) out.push({ name: n.replace(/^(d?[QKV])m$/, '$1'), data });
   }
   return out;
