@@ -38,7 +38,8 @@ struct mha_layer {
 
     int B, T, flags; /* sizes of the last forward */
     int have_forward, have_backward;
-    int gc_loss; /* gradient check: loss kind prepared by mha_gradcheck_prepare */
+    int gc_loss;      /* gradient check: loss kind prepared by mha_gradcheck_prepare */
+    int gc_two_point; /* ... and its stencil: 1 for MHA_CHECK_TWO_POINT, 0 for five points */
     int gc_ready;
 
     /* Every tensor of the table, by id (l->tensor[MHA_T_Q]) or by its course name (l->Q), shaped

@@ -137,8 +137,9 @@ int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n
 typedef struct mha_layer mha_layer;
 
 enum {
-    MHA_CAUSAL = 1
-}; /* flags: mask keys after the query (attention exactly 0 above the diagonal) */
+    MHA_CAUSAL = 1,       /* mask keys after the query (attention exactly 0 above the diagonal) */
+    MHA_CHECK_TWO_POINT = 2 /* gradient check only: two-point central differences (see below) */
+}; /* flags */
 
 /* Creates a layer of width C with h heads (head size hs = C / h); weights and gradients are zero
  * until mha_init_weights (or until written through mha_params). Allocates 2 * 4*C*C doubles; the
@@ -404,7 +405,9 @@ enum {
 
 /* Relative errors are |a - n| / max(|a|, |n|, MHA_GRADCHECK_TINY) */
 #define MHA_GRADCHECK_TINY 1e-12
-/* The default step of the finite differences */
+/* The floor of the sum form |a - n| / max(|a| + |n|, MHA_GRADCHECK_SUM_FLOOR) (cs231n's notes) */
+#define MHA_GRADCHECK_SUM_FLOOR 1e-8
+/* The default step of the five-point finite differences */
 #define MHA_GRADCHECK_EPS 1e-3
 
 /* One row of the gradient-check table, one field a line (every field is a double, so a report
@@ -422,6 +425,7 @@ enum {
     FIELD(checked)     /* elements compared */                                                     \
     FIELD(max_abs)     /* max |analytic - numeric| */                                              \
     FIELD(max_rel)     /* max relative error */                                                    \
+    FIELD(max_rel_sum) /* max |a - n| / max(|a| + |n|, MHA_GRADCHECK_SUM_FLOOR) */                 \
     FIELD(worst)       /* index of the element with the largest relative error (-1: none) */       \
     FIELD(analytic)    /* analytic gradient at `worst` */                                          \
     FIELD(numeric)     /* numeric gradient at `worst` */                                           \
@@ -440,8 +444,10 @@ typedef struct {
 
 /* Compares the analytic gradient of the loss with float64 central differences, the five-point
  * stencil (8 (L(x+eps) - L(x-eps)) - (L(x+2eps) - L(x-2eps))) / (12 eps), whose error is O(eps^4):
- * with eps = MHA_GRADCHECK_EPS the rounding in L stays far below even small gradients. The loss
- * is summed with compensation. It checks the entries of every checked tensor:
+ * with eps = MHA_GRADCHECK_EPS the rounding in L stays far below even small gradients. With
+ * MHA_CHECK_TWO_POINT in flags, the two-point stencil a notebook writes instead,
+ * (L(x+eps) - L(x-eps)) / (2 eps), error O(eps^2) (a step near 1e-5 balances it against the
+ * rounding in L, which grows as 1/eps). The loss is summed with compensation. It checks the entries of every checked tensor:
  * all of them (samples == 0) or `samples` entries spread evenly over each tensor (sampled mode,
  * for large sizes: position j checks entry floor(j * size / samples); samples >= size checks all).
  * X (B,T,C) and aux (B,T,C: G for MHA_LOSS_DOT, the target for MHA_LOSS_MSE) are B*T*C doubles of
@@ -451,7 +457,7 @@ typedef struct {
  * zeroed first), and the cache holds the unperturbed forward and backward. Allocates when the
  * cache grows, and (h-1)*B*T*C doubles of partial sums of Y that the layer keeps for later checks
  * (without that memory the check runs anyway, slower). Cost: five partial forwards per checked
- * entry (four perturbed, one restoring); an entry that changes one head recomputes only that
+ * entry (four perturbed, one restoring; three for two points); an entry that changes one head recomputes only that
  * head's attention and the part of Y = concat @ Wo from that head's columns on.
  * Errors: MHA_ENULL (report, layer, X, aux), MHA_EVALUE (eps not finite or <= 0), MHA_EDIM
  * (samples < 0, B or T <= 0), MHA_EFLAGS, MHA_EOVERFLOW, MHA_ELOSS (loss_kind not MHA_LOSS_*),
@@ -461,7 +467,8 @@ int mha_gradcheck(mha_layer *layer, const double *X, int B, int T, int flags, in
 
 /* The same check in pieces, for callers that show progress (the page runs it in chunks):
  * mha_gradcheck_prepare runs forward + backward for the loss (zeroing the gradient buffer first),
- * copying X and aux as mha_gradcheck does; then each mha_gradcheck_slice checks sample positions
+ * copying X and aux as mha_gradcheck does (flags: MHA_CAUSAL and MHA_CHECK_TWO_POINT, which
+ * the slices follow); then each mha_gradcheck_slice checks sample positions
  * first ... first+count-1 of tensor `which` (MHA_CHECK_*; out of `samples` positions, 0 = every
  * entry) and merges them into *row (the caller's), which the caller zeroes with worst = -1 before
  * its first slice; row->size is set to the tensor's size. A slice leaves weights and cache as it

@@ -290,6 +290,8 @@ static double loss_at(mha_layer *l, const check_target *ct, size_t i, double x)
 int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags, int loss_kind,
                           const double *aux)
 {
+    const int two_point = (flags & MHA_CHECK_TWO_POINT) != 0;
+    flags &= ~MHA_CHECK_TWO_POINT; /* the forward's own flags */
     int rc = check_forward_args(l, X, B, T, flags);
     if (rc != MHA_OK) {
         return rc;
@@ -310,6 +312,7 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     const size_t n = (size_t)B * (size_t)T * (size_t)l->C;
     memmove(l->aux, aux, n * sizeof(double));
     l->gc_loss = loss_kind;
+    l->gc_two_point = two_point;
     forward_from(l, MHA_STAGE_QKV);
     if (loss_kind == MHA_LOSS_MSE) {
         mse_grad(l->dY, l->Y, l->aux, n);
@@ -332,6 +335,21 @@ static double norm_rel(const mha_check_row *row)
     }
     const double norms = sqrt(row->ss_analytic) + sqrt(row->ss_numeric);
     return sqrt(row->ss_diff) / fmax(norms, MHA_GRADCHECK_TINY);
+}
+
+/* dL/dx at element i of the checked tensor (now x), by the prepared stencil; leaves the element
+ * perturbed (the caller restores it) */
+static double numeric_gradient(mha_layer *l, const check_target *ct, size_t i, double x, double eps)
+{
+    const double d1 = loss_at(l, ct, i, x + eps) - loss_at(l, ct, i, x - eps);
+    if (l->gc_two_point) {
+        return d1 / (2.0 * eps); /* two points, as a notebook writes it: error O(e^2) */
+    }
+    /* five-point central stencil: L'(x) = (8 (L(x+e) - L(x-e)) - (L(x+2e) - L(x-2e))) / 12e,
+     * error O(e^4) instead of O(e^2), so e can be large enough that rounding in L stays far
+     * below the gradients being checked */
+    const double d2 = loss_at(l, ct, i, x + 2.0 * eps) - loss_at(l, ct, i, x - 2.0 * eps);
+    return (8.0 * d1 - d2) / (12.0 * eps);
 }
 
 int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int count, double eps,
@@ -364,21 +382,18 @@ int mha_gradcheck_slice(mha_layer *l, int which, int samples, int first, int cou
         const size_t i =
             positions == ct.n ? j : (size_t)floor((double)j * (double)ct.n / (double)positions);
         const double x = ct.p[i];
-        /* five-point central stencil: L'(x) = (8 (L(x+e) - L(x-e)) - (L(x+2e) - L(x-2e))) / 12e,
-         * error O(e^4) instead of O(e^2), so e can be large enough that rounding in L stays far
-         * below the gradients being checked */
-        const double d2 = loss_at(l, &ct, i, x + 2.0 * eps) - loss_at(l, &ct, i, x - 2.0 * eps);
-        const double d1 = loss_at(l, &ct, i, x + eps) - loss_at(l, &ct, i, x - eps);
+        const double numeric = numeric_gradient(l, &ct, i, x, eps);
         ct.p[i] = x;
         recompute_after(l, &ct, i); /* the next element starts from the unperturbed forward */
-        const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
         const double analytic = ct.g[i];
         double abs_err = fabs(analytic - numeric);
         double denom = fmax(fmax(fabs(analytic), fabs(numeric)), MHA_GRADCHECK_TINY);
         double rel = abs_err / denom;
+        double rel_sum = abs_err / fmax(fabs(analytic) + fabs(numeric), MHA_GRADCHECK_SUM_FLOOR);
         if (!isfinite(analytic) || !isfinite(numeric)) {
-            abs_err = rel = INFINITY;
+            abs_err = rel = rel_sum = INFINITY;
         }
+        row->max_rel_sum = fmax(row->max_rel_sum, rel_sum);
         if (row->worst < 0 || rel > row->max_rel) {
             row->max_rel = rel;
             row->worst = (double)i;

@@ -240,8 +240,13 @@ export interface TrainError extends Error {
 
 /** Options common to both losses of the gradient check. */
 export interface GradcheckCommonOptions extends ForwardOptions {
-  /** Finite-difference step, a finite number > 0. Default 1e-3 (MHA_GRADCHECK_EPS). */
+  /** Finite-difference step ε, a finite number > 0. Default 1e-3 (MHA_GRADCHECK_EPS). */
   eps?: number;
+  /**
+   * `'five-point'` (default): (8 (L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, error O(ε⁴);
+   * `'two-point'`: (L(x+ε) − L(x−ε)) / 2ε, error O(ε²), the central difference a notebook writes.
+   */
+  stencil?: 'five-point' | 'two-point';
   /** 0 (default): every entry of every tensor; N > 0: N entries spread evenly over each tensor. */
   samples?: number;
 }
@@ -292,6 +297,8 @@ export interface GradcheckRow {
   maxAbs: number;
   /** max relative error over the checked entries. */
   maxRel: number;
+  /** max |a − n| / max(|a| + |n|, 1e-8) over the checked entries (the form of cs231n's notes). */
+  maxRelSum: number;
   /** Mean relative error over the checked entries. */
   meanRel: number;
   /**
@@ -402,6 +409,15 @@ export interface Layer {
    * weights are unchanged, `grads` holds this loss's gradient, and the cache its forward/backward.
    */
   gradcheck(X: ArrayInput, opts: GradcheckOptions): GradcheckRow[];
+  /**
+   * One entry's numeric gradient at several steps ε (for a figure of the error against ε): the
+   * check of `gradcheck` prepared once, then entry `index` of checked tensor `tensor` differenced
+   * at each ε of `eps`.
+   */
+  numericGradient(
+    X: ArrayInput,
+    opts: GradcheckOptions & { tensor: CheckName; index?: number; eps: number | number[] },
+  ): { analytic: number; numeric: Float64Array };
   /**
    * The same check as a generator, for progress bars: yields { done, total, report } after every
    * `chunk` entries and once at the end. Don't use the layer for anything else until it finishes.

@@ -24,6 +24,7 @@ const REPORT_FIELDS = [
   'checked',
   'max_abs',
   'max_rel',
+  'max_rel_sum',
   'worst',
   'analytic',
   'numeric',
@@ -365,8 +366,12 @@ class MHA {
   _checkRow() {
     return this.#checkRow;
   }
-  _flags(causal) {
-    return causal ? this.#K.MHA_CAUSAL : 0;
+  _flags(causal, twoPoint = false) {
+    return (causal ? this.#K.MHA_CAUSAL : 0) | (twoPoint ? this.#K.MHA_CHECK_TWO_POINT : 0);
+  }
+  _stencil(fn, stencil) {
+    const codes = { 'five-point': false, 'two-point': true };
+    return codes[checkChoice(fn, 'stencil', stencil, codes, 'five-point')];
   }
   _rngKind(fn, rng) {
     const codes = { default_rng: this.#K.MHA_RNG_DEFAULT, legacy: this.#K.MHA_RNG_LEGACY };
@@ -755,11 +760,14 @@ class Layer {
   }
 
   /**
-   * Gradient check by float64 central differences (five-point stencil) over every entry of
-   * Wq, Wk, Wv, Wo, X and the intermediates (or `samples` entries of each). Loss: 'dot'
-   * (sum(G * Y), G from opts.G or default_rng(opts.seed ?? 0).standard_normal) or 'mse'
-   * (against opts.target). Returns rows { tensor, shape, size, checked, maxAbs, maxRel,
-   * meanRel, normRel, worst, analytic, numeric } (normRel: ‖a − n‖ / (‖a‖ + ‖n‖)).
+   * Gradient check by float64 central differences over every entry of Wq, Wk, Wv, Wo, X and the
+   * intermediates (or `samples` entries of each). opts.stencil: 'five-point' (default,
+   * (8 (L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε) or 'two-point' ((L(x+ε) − L(x−ε)) / 2ε,
+   * as a notebook writes it); opts.eps: ε (default 1e-3). Loss: 'dot' (sum(G * Y), G from opts.G
+   * or default_rng(opts.seed ?? 0).standard_normal) or 'mse' (against opts.target). Returns rows
+   * { tensor, shape, size, checked, maxAbs, maxRel, maxRelSum, meanRel, normRel, worst,
+   * analytic, numeric } (maxRelSum: |a − n| / max(|a| + |n|, 1e-8); normRel: ‖a − n‖ /
+   * (‖a‖ + ‖n‖)).
    */
   gradcheck(X, opts) {
     let last;
@@ -791,7 +799,8 @@ class Layer {
     if (eps <= 0) throw new Error(`${fn}: eps must be > 0, got ${eps}`);
     const samples = checkInt(fn, 'samples', o.samples ?? 0, 0);
     const chunk = o.chunk === Infinity ? Infinity : checkInt(fn, 'chunk', o.chunk ?? 256);
-    return { B, T, n, causal, loss, aux, eps, samples, chunk };
+    const flags = this.#m._flags(causal, this.#m._stencil(fn, o.stencil));
+    return { B, T, n, flags, loss, aux, eps, samples, chunk };
   }
 
   /**
@@ -802,13 +811,13 @@ class Layer {
   *gradcheckSteps(X, opts) {
     const fn = 'layer.gradcheck';
     const ptr = this.#live('gradcheck');
-    const { B, T, n, causal, loss, aux, eps, samples, chunk } = this.#checkOptions(fn, X, opts);
+    const { B, T, n, flags, loss, aux, eps, samples, chunk } = this.#checkOptions(fn, X, opts);
     const m = this.#m;
     const ex = m.exports;
     const [px, paux] = m._scratch(fn, [n, n]);
     m._f64(px, n).set(X);
     m._f64(paux, n).set(aux);
-    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, m._flags(causal), loss, paux));
+    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
 
     // The rows (mha_check_row each, laid out as the C side says) live in JS between slices;
     // each slice merges into a copy in wasm memory.
@@ -847,6 +856,52 @@ class Layer {
       }
     }
     yield { done, total, report: report() };
+  }
+
+  /**
+   * One entry's numeric gradient at several steps, for a figure of the error against ε: the check
+   * of layer.gradcheck (same options: B, T, causal, loss, G/seed/target, stencil) prepared once,
+   * then entry `index` (flat) of checked tensor `tensor` ('Wq' ... 'concat', see checkNames)
+   * differenced at each ε of opts.eps (finite numbers > 0). Returns { analytic, numeric }
+   * (numeric: a Float64Array, one per ε). Leaves the layer as a check does.
+   */
+  numericGradient(X, opts) {
+    const fn = 'layer.numericGradient';
+    const o = checkOptions(fn, opts);
+    const ptr = this.#live('numericGradient');
+    const epsList = Array.isArray(o.eps) ? o.eps : [o.eps];
+    for (const e of epsList) {
+      if (!(checkReal(fn, 'eps', e) > 0)) throw new Error(`${fn}: eps must be > 0, got ${e}`);
+    }
+    const { B, T, n, flags, loss, aux } = this.#checkOptions(fn, X, { ...o, eps: undefined });
+    const m = this.#m;
+    const w = m.checkNames.indexOf(o.tensor);
+    if (w < 0) {
+      throw new Error(`${fn}: tensor must be one of ${m.checkNames.join(', ')}, got ${o.tensor}`);
+    }
+    const size = product(m.tensorShape(o.tensor, { B, T, C: this.C, heads: this.heads }));
+    const index = checkInt(fn, 'index', o.index ?? 0, 0);
+    if (index >= size) {
+      throw new Error(`${fn}: index ${index} is past ${o.tensor}'s ${size} entries`);
+    }
+    const ex = m.exports;
+    const { doubles, at } = m._checkRow();
+    const [px, paux, prow] = m._scratch(fn, [n, n, doubles]);
+    m._f64(px, n).set(X);
+    m._f64(paux, n).set(aux);
+    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
+    const numeric = new Float64Array(epsList.length);
+    let analytic = NaN;
+    epsList.forEach((eps, k) => {
+      const row = m._f64(prow, doubles);
+      row.fill(0);
+      row[at.worst] = -1;
+      m._check(fn, ex.mha_gradcheck_slice(ptr, w, 0, index, 1, eps, prow));
+      const out = m._f64(prow, doubles);
+      numeric[k] = out[at.numeric];
+      analytic = out[at.analytic];
+    });
+    return { analytic, numeric };
   }
 
   #shape(id) {

@@ -128,7 +128,43 @@ test('Download notebook (.ipynb): nbformat 4.5 that prints the page top to botto
   }
 });
 
-test('lessons 4 and 5: the norm-wise error beside max rel error, the line on both', async () => {
+/** A check panel's table: headers, body cells, the contrast line and the summary under it. */
+function panelTable(page, id) {
+  return page.evaluate((panel) => {
+    const table = document.querySelector(`#${panel} table`);
+    return {
+      headers: [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
+      body: [...table.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.children].map((td) => td.textContent.trim()),
+      ),
+      line: document.querySelector(`#${panel} .gradcheck-contrast`).textContent,
+      summary: document.querySelector(`#${panel} .gradcheck-summary`).textContent,
+      caption: table.querySelector('caption')?.textContent ?? '',
+    };
+  }, id);
+}
+
+const sci = (x) => x.toExponential(2).replace(/-/g, '−');
+
+/** The rows of a table against a Node report: per entry, cs231n's form and norm-wise. */
+function assertRows(id, tab, report) {
+  const cRel = tab.headers.findIndex((h) => h.startsWith('max rel error per entry'));
+  const cSum = tab.headers.findIndex((h) => h.startsWith('max rel error (cs231n)'));
+  const cNorm = tab.headers.findIndex((h) => h.startsWith('norm-wise rel error'));
+  assert.deepEqual([cSum, cNorm], [cRel + 1, cRel + 2], `${id}: headers ${tab.headers}`);
+  // the rows in lesson 4's backward order (dWo ... dX), each named by its gradient
+  const shown = X.GRADS.map((g) => report.find((r) => `d${r.tensor}` === g)).filter(Boolean);
+  assert.equal(shown.length, report.length, `${id}: rows`);
+  shown.forEach((r, i) => {
+    assert.equal(tab.body[i][0], `d${r.tensor}`, `${id} row ${i}`);
+    assert.equal(tab.body[i][cNorm], sci(r.normRel), `${id} ${r.tensor}: normRel`);
+    assert.equal(tab.body[i][cSum], sci(r.maxRelSum), `${id} ${r.tensor}: maxRelSum`);
+    assert.equal(tab.body[i][cRel], sci(r.maxRel), `${id} ${r.tensor}: maxRel`);
+  });
+  return shown;
+}
+
+test('lessons 4 and 5: three relative errors and the line, as a notebook has them', async () => {
   const { page, close } = await session.open();
   try {
     for (const [id, report] of [
@@ -136,34 +172,63 @@ test('lessons 4 and 5: the norm-wise error beside max rel error, the line on bot
       ['l5-gradcheck', X.sentenceGradcheck({})],
     ]) {
       await page.locator(`#${id}[data-done="1"]`).waitFor({ state: 'attached', timeout: 90_000 });
-      const tab = await page.evaluate((panel) => {
-        const table = document.querySelector(`#${panel} table`);
-        return {
-          headers: [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
-          body: [...table.querySelectorAll('tbody tr')].map((tr) =>
-            [...tr.children].map((td) => td.textContent.trim()),
-          ),
-          line: document.querySelector(`#${panel} .gradcheck-contrast`).textContent,
-        };
-      }, id);
-      const cRel = tab.headers.indexOf('max rel error');
-      const cNorm = tab.headers.indexOf('norm-wise rel error');
-      assert.equal(cNorm, cRel + 1, `${id}: headers ${tab.headers}`);
-      const sci = (x) => x.toExponential(2).replace(/-/g, '−');
-      // the rows in lesson 4's backward order (dWo ... dX), each named by its gradient
-      const shown = X.GRADS.map((g) => report.find((r) => `d${r.tensor}` === g)).filter(Boolean);
-      assert.equal(shown.length, report.length, `${id}: rows`);
-      shown.forEach((r, i) => {
-        assert.equal(tab.body[i][0], `d${r.tensor}`, `${id} row ${i}`);
-        assert.equal(tab.body[i][cNorm], sci(r.normRel), `${id} ${r.tensor}: normRel`);
-        assert.equal(tab.body[i][cRel], sci(r.maxRel), `${id} ${r.tensor}: maxRel`);
-      });
+      const tab = await panelTable(page, id);
+      const shown = assertRows(id, tab, report);
+      // the table says which convention it shows, and which column the pass line reads
+      assert.match(
+        tab.caption,
+        /two-point central differences \(L\(x\+ε\) − L\(x−ε\)\) \/ 2ε, ε = 1\.0e−5/,
+      );
+      assert.ok(tab.headers.includes('max rel error per entry (pass line)'), tab.headers);
       const strict = shown.reduce((w, r) => (r.maxRel > w.maxRel ? r : w));
       const norm = shown.reduce((w, r) => (r.normRel > w.normRel ? r : w));
       assert.ok(tab.line.includes(`here d${strict.tensor}: ${sci(strict.maxRel)}`), tab.line);
       assert.ok(tab.line.includes(`at most ${sci(norm.normRel)} here, d${norm.tensor}`), tab.line);
       assert.match(tab.line, /what many courses print/);
     }
+  } finally {
+    await close();
+  }
+});
+
+test("lesson 4: the stencil, ε and the pass line's form are the student's to choose", async () => {
+  const { page, close } = await session.open('#lesson-4');
+  const id = 'l4-gradcheck';
+  try {
+    await page.locator(`#${id}[data-done="1"]`).waitFor({ state: 'attached', timeout: 90_000 });
+    // the pass line on the norm-wise error: 1e-7 with two points (by hand: 1e-7 × 100 / 100)
+    await page.selectOption(`#${id}-form`, 'norm');
+    let tab = await panelTable(page, id);
+    assert.ok(tab.headers.includes('norm-wise rel error (pass line)'), tab.headers);
+    const worstNorm = Math.max(...X.lesson4Gradcheck().map((r) => r.normRel));
+    assert.equal(
+      tab.summary,
+      `✓ All 12 tensors pass: norm-wise rel error ${sci(worstNorm)} ≤ 1e−7.`,
+    );
+    // five points: ε becomes 1e-3, the check runs again and equals Node's five-point report
+    await page.selectOption(`#${id}-stencil`, 'five-point');
+    assert.equal(await page.inputValue(`#${id}-eps`), '1e-3');
+    await page.locator(`#${id}[data-done="1"]`).waitFor({ state: 'attached', timeout: 90_000 });
+    tab = await panelTable(page, id);
+    const five = X.lesson4Gradcheck({ stencil: 'five-point', eps: 1e-3 });
+    assertRows(id, tab, five);
+    assert.match(tab.caption, /five-point central differences .*, ε = 1\.0e−3/);
+    // a bad ε: a message, and the last table stays
+    await page.fill(`#${id}-eps`, '0');
+    await page.locator(`#${id}-eps`).press('Enter');
+    await page.locator(`#${id}-eps`).blur();
+    assert.match(await page.textContent(`#${id}-eps-error`), /between 1e-15 and 1, got 0/);
+    assertRows(id, await panelTable(page, id), five);
+    // ε = 1e-8 with two points: rounding takes over, the per-entry line (1e-5) fails
+    await page.selectOption(`#${id}-stencil`, 'two-point');
+    await page.selectOption(`#${id}-form`, 'entry');
+    await page.fill(`#${id}-eps`, '1e-8');
+    await page.locator(`#${id}-eps`).blur();
+    await page.locator(`#${id}[data-done="1"]`).waitFor({ state: 'attached', timeout: 90_000 });
+    tab = await panelTable(page, id);
+    const tiny = X.lesson4Gradcheck({ stencil: 'two-point', eps: 1e-8 });
+    assertRows(id, tab, tiny);
+    assert.match(tab.summary, /^✗ \d+ of 12 tensors fail/);
   } finally {
     await close();
   }

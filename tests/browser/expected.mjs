@@ -256,11 +256,17 @@ export function lesson4() {
   return { grads };
 }
 
-/** The full gradient check of lesson 4 (dot loss with G = dY). */
-export function lesson4Gradcheck() {
+/**
+ * The convention the page's check tables start with, as the contract says: a notebook's two-point
+ * central difference (L(x+ε) − L(x−ε)) / 2ε at ε = 1e-5.
+ */
+export const PAGE_CHECK = Object.freeze({ stencil: 'two-point', eps: 1e-5 });
+
+/** The full gradient check of lesson 4 (dot loss with G = dY), at a convention { stencil, eps }. */
+export function lesson4Gradcheck(convention = PAGE_CHECK) {
   const { X, W, dY, B, T, C, heads } = courseStream();
   const layer = layerWith(C, heads, W);
-  const report = layer.gradcheck(X, { B, T, G: dY });
+  const report = layer.gradcheck(X, { B, T, G: dY, ...convention });
   layer.free();
   return report;
 }
@@ -311,7 +317,8 @@ export function sentenceGradcheck(settings, samples = 0) {
   const s = { ...DEFAULT_SETTINGS, ...settings };
   const { T, X, W, target } = sentenceStream(s);
   const layer = layerWith(s.C, s.heads, W);
-  const report = layer.gradcheck(X, { B: 1, T, causal: s.causal, loss: 'mse', target, samples });
+  const opts = { B: 1, T, causal: s.causal, loss: 'mse', target, samples, ...PAGE_CHECK };
+  const report = layer.gradcheck(X, opts);
   layer.free();
   return report;
 }

@@ -1,10 +1,11 @@
 // Every figure the page shows (window.mhaPage.figures()) equals the one computed in this Node
 // process through the same JS API and wasm (tests/browser/expected.mjs, written from the model
 // rules of the contract, not from web/model.js), bit for bit where the computation is the same;
-// and the full gradient checks finish in the page, pass (lesson 4: max rel error <= 1e-7; the MSE
-// checks of lesson 5 and the playground: <= 1e-5, the page's threshold) and equal
-// layer.gradcheck's report in Node. Once they are done (every table complete), the screenshots of
-// each section and of the full page are taken (test-results/browser/*.png).
+// and the full gradient checks finish in the page, pass (at the tables' first convention, a
+// notebook's two-point difference at ε = 1e-5: lesson 4's max rel error <= 1e-5; the MSE checks of
+// lesson 5 and the playground: <= 1e-3) and equal layer.gradcheck's report in Node. Once they are
+// done (every table complete), the screenshots of each section and of the full page are taken
+// (test-results/browser/*.png).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -207,17 +208,17 @@ test('in-page full gradient checks finish, pass, and equal layer.gradcheck in No
     const doneAll = Date.now() - t0;
     const f = await figures(page);
 
-    // lesson 4 (dot loss): every entry within 1e-7. The MSE checks (lesson 5, playground) pass at
-    // 1e-5, the page's stated threshold: MSE gradients are T*C times smaller while the rounding
-    // floor of the differences stays, so the smallest entries reach ~1.5e-6 relative.
-    assertSameReport(f.lesson4.gradcheck, e4, 'lesson 4', 1e-7);
-    assertSameReport(f.lesson5.gradcheck, e5, 'lesson 5', 1e-5);
+    // two points at ε = 1e-5: lesson 4 (dot loss): every entry within 1e-5. The MSE checks (lesson
+    // 5, playground) pass at 1e-3, the page's stated line: MSE gradients are T*C times smaller
+    // while the rounding floor of the differences stays, so the smallest entries reach ~1.6e-5.
+    assertSameReport(f.lesson4.gradcheck, e4, 'lesson 4', 1e-5);
+    assertSameReport(f.lesson5.gradcheck, e5, 'lesson 5', 1e-3);
     if (f.playground.sampled) {
       assert.fail(
         `the playground checks only a sample (${JSON.stringify(f.playground.sampled)}) at the default size`,
       );
     }
-    assertSameReport(f.playground.gradcheck, e5, 'playground', 1e-5);
+    assertSameReport(f.playground.gradcheck, e5, 'playground', 1e-3);
 
     // the lesson-4 table on the page says the same
     const tab = await readTable(page, 'l4-gradcheck');
@@ -228,7 +229,7 @@ test('in-page full gradient checks finish, pass, and equal layer.gradcheck in No
       return i;
     };
     const cTensor = col(/tensor/i),
-      cRel = col(/rel/i);
+      cRel = col(/per entry/i);
     assert.equal(tab.body.length, e4.length, `table rows: ${tab.body.length}`);
     // the rows in lesson 4's backward order (dWo ... dX), each named by its gradient
     const shown4 = X.GRADS.map((g) => e4.find((e) => `d${e.tensor}` === g)).filter(Boolean);
@@ -238,7 +239,7 @@ test('in-page full gradient checks finish, pass, and equal layer.gradcheck in No
       assert.equal(row[cTensor], `d${e.tensor}`, `row ${i} tensor`);
       const rel = parseNum(row[cRel]);
       assert.ok(Number.isFinite(rel), `row ${i}: max rel error "${row[cRel]}" is not a number`);
-      assert.ok(rel <= 1e-7, `${e.tensor}: max rel error ${row[cRel]} > 1e-7`);
+      assert.ok(rel <= 1e-5, `${e.tensor}: max rel error ${row[cRel]} > 1e-5`);
       assert.ok(
         Math.abs(rel - e.maxRel) <= 0.05 * e.maxRel,
         `${e.tensor}: table shows ${row[cRel]}, Node ${e.maxRel}`,

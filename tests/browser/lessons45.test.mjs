@@ -21,6 +21,8 @@ const session = useBrowser();
 const OLD = [
   'parameters checked (Wq, Wk, Wv, Wo, X)',
   'about 512 times smaller',
+  'measured on these arrays, not 512 times',
+  'Same five-point check as lesson 4',
   'rounding floor (about 10⁻¹³ absolute) stays the same',
   'loss at step 0',
   'loss after step 0',
@@ -133,9 +135,12 @@ test("lesson 5: the MSE statement quotes the page's measurements", async () => {
       note.includes(`‖dWq‖, ‖dWk‖, ‖dWv‖ and ‖dWo‖ here are ${ratios.slice(0, 3).join(', ')}`),
       note,
     );
-    assert.match(note, /times smaller than in lesson 4, measured on these arrays, not 512 times/);
-    assert.match(note, /has a root mean square of 2√L\/n = 0\.00445/);
-    assert.match(note, /against 0\.992 for lesson 4's dY: 223 times smaller/);
+    assert.match(note, /times smaller than in lesson 4, measured on these arrays \(the rest/);
+    // no straw man: the size is derived from dL/dY = 2(Y − target)/n, not set against a guess
+    assert.doesNotMatch(note, /not 512 times/);
+    assert.match(note, /so dL\/dY = 2\(Y − target\)\/n: each entry is one output's error divided/);
+    assert.match(note, /Its root mean square is 2√L\/n = 0\.00445/);
+    assert.match(note, /against 0\.992 for lesson 4's dY, whose entries are standard normals: 223/);
     assert.match(note, /\|L\| = 17\.0 in lesson 4, 1\.30 here/);
     // this table's absolute errors, once its check has run (Node's report, formatted as the table)
     await page.locator('#l5-gradcheck[data-done="1"]').waitFor({ timeout: 90_000 });

@@ -243,7 +243,26 @@ static void test_gradcheck_entries_match_full_forwards(void)
         const double numeric = (8.0 * d1 - d2) / (12.0 * eps);
         CHECK(row.numeric == numeric, "%s[%zu]: check %.17g, full forwards %.17g",
               mha_check_name(which), i, row.numeric, numeric);
+        /* the two-point stencil a notebook writes, (L(x+e) - L(x-e)) / 2e, at its e = 1e-5 */
+        const double e2 = 1e-5;
+        mha_check_row two = {0};
+        two.worst = -1.0;
+        CHECK(mha_gradcheck_prepare(l, X, B, T, flags | MHA_CHECK_TWO_POINT, MHA_LOSS_DOT, G) ==
+                  MHA_OK,
+              "prepare two-point");
+        CHECK(mha_gradcheck_slice(l, which, 0, (int)i, 1, e2, &two) == MHA_OK, "slice two-point");
+        const double d = loss_by_full_forward(l, X, G, B, T, flags, which, i, x + e2) -
+                         loss_by_full_forward(l, X, G, B, T, flags, which, i, x - e2);
+        CHECK(two.numeric == d / (2.0 * e2), "%s[%zu]: two-point %.17g, full forwards %.17g",
+              mha_check_name(which), i, two.numeric, d / (2.0 * e2));
+        /* cs231n's form: |a - n| / max(|a| + |n|, 1e-8), by hand */
+        const double a = two.analytic, num = two.numeric;
+        const double sum_form = fabs(a - num) / fmax(fabs(a) + fabs(num), 1e-8);
+        CHECK(two.max_rel_sum == sum_form, "%s[%zu]: max_rel_sum %.17g, by hand %.17g",
+              mha_check_name(which), i, two.max_rel_sum, sum_form);
     }
+    /* the two-point flag belongs to the check: a forward refuses it */
+    CHECK(mha_forward(l, X, B, T, MHA_CHECK_TWO_POINT, NULL) == MHA_EFLAGS, "forward two-point");
     free(X);
     free(G);
     mha_free(l);

@@ -355,6 +355,7 @@ test('summarize and reportRows', () => {
       checked: 4,
       maxAbs: 1e-12,
       maxRel: 3e-8,
+      maxRelSum: 1.5e-8,
       meanRel: 1e-9,
       normRel: 2e-12,
       worst: 2,
@@ -366,6 +367,7 @@ test('summarize and reportRows', () => {
       checked: 3,
       maxAbs: 5e-11,
       maxRel: 1e-9,
+      maxRelSum: 6e-10,
       meanRel: 2e-10,
       normRel: 4e-12,
       worst: 0,
@@ -380,6 +382,16 @@ test('summarize and reportRows', () => {
   assert.equal(summarize(report, 3e-8).pass, true, 'equal to the threshold passes');
   assert.equal(summarize(report, 2.9e-8).pass, false);
   assert.deepEqual(summarize([], 0), { maxRel: 0, maxAbs: 0, checked: 0, pass: true });
+  // the pass line on another form: the largest of that field
+  assert.deepEqual(summarize(report, 4e-12, 'normRel'), {
+    maxRel: 4e-12,
+    maxAbs: 5e-11,
+    checked: 7,
+    pass: true,
+  });
+  assert.equal(summarize(report, 3.9e-12, 'normRel').pass, false);
+  assert.equal(summarize(report, 1.5e-8, 'maxRelSum').pass, true);
+  assert.equal(summarize(report, 1.4e-8, 'maxRelSum').pass, false);
   const rows = reportRows(report);
   assert.deepEqual(rows, [
     {
@@ -389,6 +401,7 @@ test('summarize and reportRows', () => {
       checked: 4,
       maxAbs: 1e-12,
       maxRel: 3e-8,
+      maxRelSum: 1.5e-8,
       meanRel: 1e-9,
       normRel: 2e-12,
     },
@@ -399,6 +412,7 @@ test('summarize and reportRows', () => {
       checked: 3,
       maxAbs: 5e-11,
       maxRel: 1e-9,
+      maxRelSum: 6e-10,
       meanRel: 2e-10,
       normRel: 4e-12,
     },

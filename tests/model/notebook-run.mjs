@@ -15,7 +15,6 @@ import {
   trainingScript,
 } from '../../web/model/numpy-scripts.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
-import { L5_THRESHOLD } from '../../web/model/gradcheck-report.js';
 
 const TOL = 1e-12;
 
@@ -63,7 +62,7 @@ export function assertValidNotebook(nb) {
 export function defaultSections() {
   const tokens = tokenize(DEFAULT_SENTENCE);
   const l5 = (title, lrs) =>
-    trainingScript({ title, sentence: DEFAULT_SENTENCE, tokens, lrs, threshold: L5_THRESHOLD });
+    trainingScript({ title, sentence: DEFAULT_SENTENCE, tokens, lrs });
   return [
     {
       id: 'lesson-1',
@@ -127,11 +126,14 @@ export function assertClose(got, want, what, tol = TOL) {
   assert.ok(diff <= tol * scale, `${what}: notebook ${x} vs page ${y} (max diff ${diff})`);
 }
 
-/** The gradient-check rows a cell printed: { tensor: [maxAbs, maxRel, normRel, status] }. */
+/**
+ * The gradient-check rows a cell printed: { tensor: [maxAbs, maxRel, normRel, status, maxRelSum] }
+ * (the script prints max abs, max rel, cs231n rel, norm rel, then pass or FAIL).
+ */
 export function checkRows(out) {
-  const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
+  const rows = [...out.matchAll(/^(\w+) +\(.*\) +(\S+) +(\S+) +(\S+) +(\S+) +(pass|FAIL)$/gm)];
   return Object.fromEntries(
-    rows.map((m) => [m[1], [Number(m[2]), Number(m[3]), Number(m[4]), m[5]]]),
+    rows.map((m) => [m[1], [Number(m[2]), Number(m[3]), Number(m[5]), m[6], Number(m[4])]]),
   );
 }
 

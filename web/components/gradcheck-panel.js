@@ -7,11 +7,14 @@ import { gradcheckTable, progressBar, groupThousands } from './tables.js';
 import { formatSci } from './scales.js';
 import { timeLeftText } from '../model/format.js';
 import {
+  ERROR_FORMS,
+  conventionThreshold,
   errorContrastText,
   orderedRows,
   reportRows,
   summarize,
 } from '../model/gradcheck-report.js';
+import { conventionControls, conventionText } from './check-convention.js';
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
 
@@ -22,12 +25,16 @@ const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check 
  * finished, and data-state = running | done | sampled | cancelled | error. order (optional,
  * backwardOrder(mha)): the table and its line show the rows in lesson 4's backward order, each
  * named by its gradient (dWo ... dX); rows and report keep the module's order and names.
+ * The panel's convention controls (check-convention.js) choose the stencil and ε the check runs
+ * with (a change runs it again) and the relative error its pass line reads; `threshold` is the
+ * line of the five-point stencil and the per-entry error, scaled for the others
+ * (conventionThreshold).
  */
 export class GradcheckPanel {
   constructor({ id, compute, threshold, caption, label = 'Gradient check', order = null }) {
     this.compute = compute;
-    this.threshold = threshold;
-    this.caption = caption;
+    this.base = threshold;
+    this.title = caption;
     this.label = label;
     this.order = order;
     this.job = null;
@@ -45,8 +52,51 @@ export class GradcheckPanel {
     this.contrast = el('p', { className: 'gradcheck-contrast note' });
     this.#contrast(null);
     this.status = el('p', { className: 'gradcheck-status note' });
-    this.element.append(this.progressSlot, this.tableSlot, this.contrast, this.status);
+    this.last = null; // the last run's { check, options }, run again when the convention changes
+    this.pending = null; // the rows of showPending, until a check reports
+    this.conventions = conventionControls(id, (c, what) => this.#conventionChanged(what));
+    this.element.append(
+      this.conventions.element,
+      this.progressSlot,
+      this.tableSlot,
+      this.contrast,
+      this.status,
+    );
     this.listeners = [];
+  }
+
+  /** The convention in use: { stencil, eps, form }. */
+  get convention() {
+    return this.conventions.value();
+  }
+
+  /** The pass line of the convention in use. */
+  get threshold() {
+    return conventionThreshold(this.base, this.convention);
+  }
+
+  set threshold(base) {
+    this.base = base;
+  }
+
+  /** The table's caption: the check's title and the convention it ran with. */
+  get caption() {
+    return `${this.title}; ${conventionText(this.convention)}`;
+  }
+
+  #conventionChanged(what) {
+    if (what === 'run' && this.last) {
+      this.run(this.last.check, this.last.options);
+      return;
+    }
+    const rows = this.report ?? this.pending;
+    if (rows) this.#table({ sampled: !!this.report && this.sampled, samples: true }, rows);
+    if (this.report) this.#summaryChanged();
+  }
+
+  /** After the pass line moved (another form): tell the listeners, as a finished check does. */
+  #summaryChanged() {
+    for (const f of this.listeners) f(this);
   }
 
   onChange(f) {
@@ -69,9 +119,8 @@ export class GradcheckPanel {
   showPending(text, rows) {
     this.status.textContent = text;
     if (rows) {
-      this.tableSlot.replaceChildren(
-        gradcheckTable(this.#shown(rows), { threshold: this.threshold, caption: this.caption }),
-      );
+      this.pending = rows;
+      this.#table({ sampled: false }, rows);
     }
   }
 
@@ -79,8 +128,14 @@ export class GradcheckPanel {
    * Run a check: check = { C, heads, W, X, opts } as compute.gradcheck takes them (opts.samples:
    * 0 = every entry). o: { priority, total, onDone(rows), sliceMs (main thread only), group }.
    */
-  run(check, { priority = 1, total, onDone, sliceMs, group } = {}) {
+  run(check, options = {}) {
     this.cancel();
+    this.last = { check, options };
+    const { stencil, eps } = this.convention;
+    return this.#submit({ ...check, opts: { ...check.opts, stencil, eps } }, options);
+  }
+
+  #submit(check, { priority = 1, total, onDone, sliceMs, group }) {
     const samples = check.opts?.samples ?? 0;
     const run = { samples, sampled: samples > 0, onDone, t0: 0, lastTable: 0, job: null };
     run.bar = this.#begin(run, total);
@@ -144,6 +199,7 @@ export class GradcheckPanel {
         threshold: this.threshold,
         sampled: run.sampled ? run.samples : false,
         caption: this.caption,
+        form: this.convention.form,
       }),
     );
   }
@@ -181,7 +237,7 @@ export class GradcheckPanel {
     this.report = p.report;
     this.rows = reportRows(p.report);
     this.sampled = run.sampled;
-    const sum = summarize(p.report, this.threshold);
+    const sum = summarize(p.report, this.threshold, ERROR_FORMS[this.convention.form].field);
     const shared = run.job.sharedWith;
     const other = shared && `the ${shared.replace(/^[A-Z](?=[a-z])/, (ch) => ch.toLowerCase())}`;
     run.bar.finish(
@@ -219,6 +275,7 @@ export class GradcheckPanel {
     this.element.dataset.state = 'cancelled';
     this.rows = null;
     this.report = null;
+    this.last = null;
     this.#contrast(null);
     this.status.textContent = text;
   }

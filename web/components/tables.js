@@ -3,6 +3,7 @@
 
 import { MINUS, el } from './dom.js';
 import { formatSci, formatTick, uniqueId } from './scales.js';
+import { ERROR_FORMS } from '../model/gradcheck-report.js';
 
 /** 28160 -> "28,160" (not toLocaleString: its first call initialises ICU, 50-150 ms). */
 export function groupThousands(n) {
@@ -129,57 +130,59 @@ export function shapeTable(stages, { caption = 'Shapes at every stage' } = {}) {
 
 const STATUS_TEXT = { pending: '… pending', pass: '✓ pass', fail: '✗ fail' };
 
-/** 'pending' (nothing checked yet), 'pass' (maxRel <= threshold) or 'fail'. */
-function checkState(r, threshold) {
+/** 'pending' (nothing checked yet), 'pass' (the row's `field` <= threshold) or 'fail'. */
+function checkState(r, threshold, field) {
   if (!(Number(r.checked ?? 0) > 0)) return 'pending';
-  return r.maxRel <= threshold ? 'pass' : 'fail';
+  return r[field] <= threshold ? 'pass' : 'fail';
 }
 
-/** The cells of one tensor's row: tensor, shape, checked, max abs, max rel, norm-wise, status. */
+const FORM_KEYS = Object.keys(ERROR_FORMS); // the table's relative-error columns, in this order
+
+/** The cells of one tensor's row: tensor, shape, checked, max abs, the three relative, status. */
 function gradcheckRow(r, state) {
   const checked = Number(r.checked ?? 0);
   const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
   const status = el('span', { text: STATUS_TEXT[state] });
   status.className = `status status-${state}`;
   const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
+  const rel = (f) => (checked > 0 && r[f] !== undefined ? formatSci(r[f], 2) : '—');
   return [
     String(r.tensor),
     shape,
     checked === size ? `all ${size}` : `${checked} of ${size}`,
     checked > 0 ? formatSci(r.maxAbs, 2) : '—',
-    checked > 0 ? formatSci(r.maxRel, 2) : '—',
-    checked > 0 && r.normRel !== undefined ? formatSci(r.normRel, 2) : '—',
+    ...FORM_KEYS.map((k) => rel(ERROR_FORMS[k].field)),
     status,
   ];
 }
 
-/** How many rows pass, fail, are pending, and the worst relative error of those checked. */
-function tally(list, states) {
+/** How many rows pass, fail, are pending, and the worst error (row[field]) of those checked. */
+function tally(list, states, field) {
   const n = { pass: 0, fail: 0, pending: 0, worst: 0 };
   list.forEach((r, i) => {
     n[states[i]] += 1;
     if (states[i] === 'pending') return;
-    if (!Number.isFinite(r.maxRel)) n.worst = Infinity;
-    else if (r.maxRel > n.worst) n.worst = r.maxRel;
+    if (!Number.isFinite(r[field])) n.worst = Infinity;
+    else if (r[field] > n.worst) n.worst = r[field];
   });
   return n;
 }
 
 /** The summary line under the table, with its class ('is-pass', 'is-fail' or none). */
-function gradcheckSummary(total, n, threshold) {
+function gradcheckSummary(total, n, threshold, what) {
   const thr = formatSci(threshold, 0);
   const worst = formatSci(n.worst, 2);
   if (total === 0) return { text: 'No gradient check yet.' };
   if (n.pending === total) return { text: 'Gradient check pending…' };
   if (n.fail === 0 && n.pending === 0) {
-    const text = `✓ All ${n.pass} tensors pass: max relative error ${worst} ≤ ${thr}.`;
+    const text = `✓ All ${n.pass} tensors pass: ${what} ${worst} ≤ ${thr}.`;
     return { text, cls: 'is-pass' };
   }
   if (n.fail === 0) {
     const so = `${n.pass} of ${total} tensors checked so far`;
-    return { text: `${so}, all pass (max relative error ${worst} ≤ ${thr}).` };
+    return { text: `${so}, all pass (${what} ${worst} ≤ ${thr}).` };
   }
-  const text = `✗ ${n.fail} of ${total} tensors fail: max relative error ${worst} > ${thr}.`;
+  const text = `✗ ${n.fail} of ${total} tensors fail: ${what} ${worst} > ${thr}.`;
   return { text, cls: 'is-fail' };
 }
 
@@ -193,40 +196,44 @@ function sampledNote(sampled, list) {
 
 /**
  * The result of layer.gradcheck(): one row per tensor with its shape, how many entries were
- * checked (of its size), the max absolute and relative errors, the norm-wise relative error
- * ‖a − n‖ / (‖a‖ + ‖n‖) and "✓ pass" / "✗ fail" (pass when maxRel <= threshold). Rows with
- * nothing checked yet show "pending". When `sampled` (true or the number N), a note "sampled: N
- * entries per tensor" is shown. A summary line says how many tensors pass. Returns
- * <div class="gradcheck">.
+ * checked (of its size), the max absolute error, the three relative errors of ERROR_FORMS (per
+ * entry, cs231n's form, norm-wise) and "✓ pass" / "✗ fail": pass when the error of `form` (the
+ * column marked "pass line") is <= threshold. Rows with nothing checked yet show "pending". When
+ * `sampled` (true or the number N), a note "sampled: N entries per tensor" is shown. A summary
+ * line says how many tensors pass. Returns <div class="gradcheck">.
  */
-export function gradcheckTable(rows, { threshold = 1e-7, sampled = false, caption } = {}) {
+export function gradcheckTable(
+  rows,
+  { threshold = 1e-7, sampled = false, caption, form = 'entry' } = {},
+) {
+  const { field } = ERROR_FORMS[form];
   const list = Array.from(rows ?? []);
-  const states = list.map((r) => checkState(r, threshold));
+  const states = list.map((r) => checkState(r, threshold, field));
   const w = table({
     headers: [
       'tensor',
       'shape',
       'checked',
       'max abs error',
-      'max rel error',
-      'norm-wise rel error',
+      ...FORM_KEYS.map((k) => ERROR_FORMS[k].column + (k === form ? ' (pass line)' : '')),
       'result',
     ],
     rows: list.map((r, i) => gradcheckRow(r, states[i])),
     caption,
-    numeric: [2, 3, 4, 5],
+    numeric: [2, 3, 4, 5, 6],
     className: 'gradcheck-table',
   });
   // each row's state, for styling and tests
   const trs = w.table.tBodies[0].rows;
   states.forEach((st, i) => (trs[i].dataset.status = st));
-  const n = tally(list, states);
-  const sum = gradcheckSummary(list.length, n, threshold);
+  const n = tally(list, states, field);
+  const sum = gradcheckSummary(list.length, n, threshold, ERROR_FORMS[form].column);
   const summary = el('p', { className: 'gradcheck-summary', text: sum.text });
   if (sum.cls) summary.classList.add(sum.cls);
   const root = el('div', { className: 'gradcheck' }, w, summary);
   root.dataset.pass = String(n.pass);
   root.dataset.fail = String(n.fail);
+  root.dataset.form = form;
   if (sampled) root.append(sampledNote(sampled, list));
   return root;
 }

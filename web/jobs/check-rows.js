@@ -105,7 +105,7 @@ function checkArgs(mha, { C, heads, W, X, opts }) {
   if (!(eps > 0) || !Number.isFinite(eps)) throw argError(`eps must be > 0, got ${eps}`);
   const samples = opts.samples ?? 0;
   if (!Number.isInteger(samples) || samples < 0) throw argError(`samples must be >= 0`);
-  const flags = opts.causal ? K.MHA_CAUSAL : 0;
+  const flags = mha._flags(opts.causal, mha._stencil('compute.gradcheck', opts.stencil));
   const loss = mse ? K.MHA_LOSS_MSE : K.MHA_LOSS_DOT;
   return { B, T, n, flags, loss, aux, eps, samples };
 }
@@ -153,8 +153,8 @@ function checkLayer(mha, { C, heads, W }, n) {
  * The check of tensors `rows` (indices into mha.checkNames) of the layer { C, heads, W } at input
  * X, as a generator: after every `chunk` entries it yields { done, total, rows: [[w, row], ...] }
  * (rows of the tensors not reached yet are blank). opts: as layer.gradcheckSteps takes them
- * ({ B, T, causal, loss, target, G, seed, eps, samples }). Stopping it early (return()) frees
- * its layer.
+ * ({ B, T, causal, loss, target, G, seed, eps, stencil, samples }). Stopping it early (return())
+ * frees its layer.
  */
 export function* checkRowsSteps(mha, { C, heads, W, X, opts = {}, rows, chunk = 16 }) {
   const a = checkArgs(mha, { C, heads, W, X, opts });

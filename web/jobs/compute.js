@@ -320,13 +320,30 @@ function checkKey(mha, { C, heads, W, X, model, opts = {} }) {
   const mse = opts.loss === 'mse';
   if (model) {
     if (!mse || opts.target !== undefined) return null; // the model's own target only
-    const spec = JSON.stringify([model, opts.B ?? 1, !!opts.causal, opts.eps ?? null]);
+    const spec = JSON.stringify([
+      model,
+      opts.B ?? 1,
+      !!opts.causal,
+      opts.eps ?? null,
+      opts.stencil ?? 'five-point',
+    ]);
     return { scalars: `model ${spec}/${opts.samples ?? 0}`, arrays: [] };
   }
   const aux = mse ? opts.target : opts.G;
   const seed = mse || opts.G !== undefined ? null : (opts.seed ?? 0);
   const eps = opts.eps ?? mha.constants.MHA_GRADCHECK_EPS;
-  const scalars = JSON.stringify([C, heads, opts.B ?? 1, opts.T, !!opts.causal, mse, seed, eps]);
+  const stencil = opts.stencil ?? 'five-point';
+  const scalars = JSON.stringify([
+    C,
+    heads,
+    opts.B ?? 1,
+    opts.T,
+    !!opts.causal,
+    mse,
+    seed,
+    eps,
+    stencil,
+  ]);
   const arrays = [...weightNames(mha).map((k) => W?.[k]), X, aux];
   const numbers = arrays.reduce((n, a) => n + (a?.length ?? 0), 0);
   const bad = arrays.some((a) => a != null && !ArrayBuffer.isView(a) && !Array.isArray(a));

@@ -15,14 +15,18 @@ import {
   L4_THRESHOLD,
   backwardOrder,
   gradcheckSize,
+  passLinesText,
   pendingReport,
 } from '../model/gradcheck-report.js';
+import { formatSci } from '../components/scales.js';
 import { positionLabels } from '../model/labels.js';
 import { checkSamples } from '../model/notebook-check.js';
 import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { epsChart } from '../components/eps-chart.js';
+import { entryLabel, epsilonSweep, sweepTensors } from '../model/epsilon-sweep.js';
 
 // the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
 const AXES = {
@@ -133,7 +137,7 @@ function checkPanel(mha, r, compute) {
     id: 'l4-gradcheck',
     compute,
     threshold: L4_THRESHOLD,
-    caption: `Gradient check of L = sum(dY ⊙ Y): float64, five-point central differences, ε = 10⁻³, every entry; one row per gradient, in the order the lesson computes them`,
+    caption: `Gradient check of L = sum(dY ⊙ Y): float64, every entry; one row per gradient, in the order the lesson computes them`,
     label: 'Lesson 4 gradient check',
     order: backwardOrder(mha),
   });
@@ -147,7 +151,7 @@ function checkPanel(mha, r, compute) {
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and ±2ε; numeric gradient = (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε. Relative error = |analytic − numeric| / max(|analytic|, |numeric|, 10⁻¹²); a tensor passes when its largest relative error is ≤ 10⁻⁷.`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; 10⁻¹² when both are 0). The five-point stencil (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, which also moves the entry by ±2ε, cancels the ε² term of the error as well, so it is about a hundred times more precise at ε = 10⁻³. A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table; the figure below shows why ε = 10⁻⁵ and not smaller.`,
   });
 }
 
@@ -170,6 +174,30 @@ function softmaxWhy() {
       text: `Why dscores = att ⊙ (datt − rowsum(datt ⊙ att)): for one row s of scores (the softmax acts on each row on its own),`,
     }),
     el('ol', {}, ...SOFTMAX_WHY.map((line) => el('li', { text: line }))),
+  );
+}
+
+const EPS_WHY = `Why ε = 10⁻⁵ with two points, and why a notebook's check prints errors near 10⁻⁷ and not 10⁻¹⁵: a finite difference makes two errors. The truncation error is the part of the Taylor series the stencil leaves out: it grows as ε² with two points and as ε⁴ with five, the right-hand side of the figure. The rounding error is float64's: L itself is exact only to about 10⁻¹⁶ × |L|, and the stencil divides the difference of two such values by ε, so it grows as 1/ε as ε shrinks, the left-hand side. Their sum makes the V; its bottom is near ε = 10⁻⁵ for two points (where ε² meets 10⁻¹⁶ / ε) and near 10⁻³ for five (ε⁴ against 10⁻¹⁶ / ε). Below about 10⁻⁸ the two lines coincide: rounding is all that is left. Each line is one entry's error, computed live on this lesson's arrays.`;
+
+/** The figure of one entry's error against ε, for an input the student picks. */
+function epsilonFigure(mha, data) {
+  const select = el('select', { id: 'l4-eps-tensor' });
+  const sizes = { B: data.B, T: data.T, C: data.C, heads: data.heads };
+  for (const t of sweepTensors(mha)) {
+    const label = entryLabel(t, mha.tensorShape(t, sizes).length);
+    select.append(el('option', { text: label, attrs: { value: t } }));
+  }
+  const slot = el('div', { className: 'eps-figure' });
+  const draw = () => slot.replaceChildren(epsChart(epsilonSweep(mha, data, select.value)));
+  select.addEventListener('change', draw);
+  draw();
+  return el(
+    'div',
+    {},
+    el('h3', { text: 'Truncation against rounding: the error against ε' }),
+    el('p', { className: 'note', text: EPS_WHY }),
+    el('div', { className: 'controls' }, field('entry', select)),
+    slot,
   );
 }
 
@@ -205,6 +233,7 @@ export function renderLesson4({ mha, body, data, compute }) {
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),
     panel.element,
+    epsilonFigure(mha, r),
     figs.element,
     script.element,
     downloadsRow(arraysButton(4, () => lesson4Arrays(mha, r)).element),

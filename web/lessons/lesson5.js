@@ -23,9 +23,9 @@ import {
 } from '../model/training.js';
 import { formatSci } from '../components/scales.js';
 import {
-  L5_THRESHOLD,
   backwardOrder,
   gradcheckSize,
+  passLinesText,
   pendingReport,
   pgThreshold,
 } from '../model/gradcheck-report.js';
@@ -252,19 +252,21 @@ function andList(items) {
 /** The two measured reasons, from mseScale's figures s. */
 function scaleItems(s) {
   const w = s.weights;
-  const gradients = `The gradients. MSE's dL/dY = 2(Y − target)/n, with n = T·C = ${s.n}, has a root mean square of 2√L/n = ${s.rms5.toPrecision(3)} (√L is that of Y − target), against ${s.rms4.toPrecision(3)} for lesson 4's dY: ${Math.round(s.dY)} times smaller. A weight's gradient sums over the tokens (B·T = ${s.tokens4} in lesson 4, T = ${s.tokens5} here): ${andList(w.map((x) => `‖${x.gradient}‖`))} here are ${andList(w.map((x) => String(Math.round(x.ratio))))} times smaller than in lesson 4, measured on these arrays, not ${s.n} times.`;
-  const rounding = `The rounding error. A finite difference divides the rounding error of L by ε = 10⁻³, and that error grows with the size of L: |L| = ${Math.abs(s.loss4).toPrecision(3)} in lesson 4, ${Math.abs(s.loss5).toPrecision(3)} here. It is what the max abs error column shows: compare lesson 4's table with this one`;
+  const ratios = andList(w.map((x) => String(Math.round(x.ratio))));
+  const gradients = `The gradients. L = mean((Y − target)²) averages over the n = T·C = ${s.n} entries of Y, so dL/dY = 2(Y − target)/n: each entry is one output's error divided by n/2 = ${s.n / 2}. Its root mean square is 2√L/n = ${s.rms5.toPrecision(3)} (√L is that of Y − target), against ${s.rms4.toPrecision(3)} for lesson 4's dY, whose entries are standard normals: ${Math.round(s.dY)} times smaller. The backward pass is linear in dL/dY, so the weights' gradients shrink by about the same factor: ${andList(w.map((x) => `‖${x.gradient}‖`))} here are ${ratios} times smaller than in lesson 4, measured on these arrays (the rest of the spread comes from the other X and weights: lesson 4 has B·T = ${s.tokens4} tokens, this sentence T = ${s.tokens5}).`;
+  const rounding = `The rounding error. A finite difference divides the rounding error of L by ε, and that error grows with the size of L: |L| = ${Math.abs(s.loss4).toPrecision(3)} in lesson 4, ${Math.abs(s.loss5).toPrecision(3)} here. It is what the max abs error column shows: compare lesson 4's table with this one`;
   return { gradients, rounding };
 }
 
 /**
- * Why lesson 5's threshold is 10⁻⁵, with figures measured on the page (s: mseScale's, null when
- * they could not be measured); setReport(rows) quotes the finished check's absolute errors.
+ * Why lesson 5's pass line is 100 times lesson 4's, with figures measured on the page (s:
+ * mseScale's, null when they could not be measured; base: the five-point, per-entry line);
+ * setReport(rows) quotes the finished check's absolute errors.
  */
-function checkNote(s) {
+function checkNote(s, base) {
   const intro = el('p', {
     className: 'note',
-    text: `Same five-point check as lesson 4, now for the MSE loss at the initial weights. Pass threshold: relative error ≤ 10⁻⁵, not 10⁻⁷, because MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less.`,
+    text: `The same check as lesson 4, with the same choices above its table, now for the MSE loss at the initial weights. Its pass line is 100 times lesson 4's, ${passLinesText(base, (x) => formatSci(x, 0))}, because MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less:`,
   });
   const range = el('span', { className: 'abs-range', text: ' (once the check has run).' });
   const element = el('div', { className: 'mse-scale' }, intro);
@@ -303,7 +305,7 @@ function measuredScale(mha, data, model) {
 }
 
 /** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
-function lessonScript(sentence, tokens, trainer, heads) {
+function lessonScript(sentence, tokens, trainer, heads, panel) {
   const get = () =>
     trainingScript({
       title: `Lesson 5 - guided project: the layer on the sentence, MSE training (${trainer.steps} step(s) taken on the page)`,
@@ -314,7 +316,8 @@ function lessonScript(sentence, tokens, trainer, heads) {
       seed: SEED,
       rng: 'default_rng',
       lrs: trainer.lrs,
-      threshold: L5_THRESHOLD,
+      convention: panel.convention,
+      threshold: panel.threshold,
       checkpoints: 'lesson5',
     });
   return { ...numpyBlock(get, { what: 'lesson 5' }), get };
@@ -363,9 +366,9 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
   const lossSlot = el('div');
   const figs = figuresList();
   const panel = checkPanel(mha, compute, model);
-  const note = checkNote(measuredScale(mha, data, model));
+  const note = checkNote(measuredScale(mha, data, model), panel.base);
   panel.onChange((p) => note.setReport(p.rows));
-  const script = lessonScript(sentence, tokens, trainer, heads);
+  const script = lessonScript(sentence, tokens, trainer, heads, panel);
 
   function fill(initial = false) {
     if (!initial) {

@@ -26,13 +26,14 @@ export const EXAMPLE = Object.freeze({
 });
 
 /**
- * A real example of "only in magnitude": lesson 5's gradient check, the largest relative error
- * on Wk, on the page and in NumPy (the same Debian 12 NumPy).
+ * A real example of "only in magnitude": lesson 5's gradient check at the tables' first
+ * convention (two points, ε = 1e-5, as the scripts), the largest relative error on Wk, on the page
+ * and in NumPy (the same Debian 12 NumPy).
  */
 export const CHECK_EXAMPLE = Object.freeze({
   what: "lesson 5's largest relative error on Wk",
-  page: '4.24e-8',
-  numpy: '1.75e-7',
+  page: '4.76e-6',
+  numpy: '1.22e-5',
 });
 
 /** The random draws: what is bit-identical to NumPy. */
@@ -73,7 +74,8 @@ const MAGNITUDE = Object.freeze({
   brief: "the gradient check's errors (finite differences are rounding noise themselves)",
   text:
     "the gradient check's errors. A finite-difference error is itself rounding noise (the " +
-    "difference of two nearly equal losses), so your notebook's should be of the same size as " +
+    'difference of two nearly equal losses), so with the same stencil and ε (the tables start ' +
+    "with a notebook's: two points, ε = 10⁻⁵) your notebook's should be of the same size as " +
     `the page's, within a factor of a few, not the same digits: ${CHECK_EXAMPLE.what} is ` +
     `${CHECK_EXAMPLE.page} here and ${CHECK_EXAMPLE.numpy} in NumPy.`,
 });

@@ -23,6 +23,80 @@ export function pgThreshold(T, C) {
 }
 
 /**
+ * The stencils a check table offers: the two-point central difference a notebook writes (the
+ * page's default, at ε = 1e-5) and the five-point one (error O(ε⁴), at ε = 1e-3). factor: how much
+ * wider its pass line is than the five-point one's: its truncation error, O(ε²), and its rounding
+ * error, about u·|L| / ε, are both ~100x the five-point stencil's at these steps (measured on
+ * lessons 4 and 5: largest per-entry errors 1.7e-6 and 1.6e-5 against 1.9e-8 and 1.5e-6).
+ */
+export const STENCILS = Object.freeze({
+  'two-point': Object.freeze({
+    name: 'two-point',
+    formula: '(L(x+ε) − L(x−ε)) / 2ε',
+    eps: 1e-5,
+    factor: 100,
+  }),
+  'five-point': Object.freeze({
+    name: 'five-point',
+    formula: '(8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε',
+    eps: 1e-3,
+    factor: 1,
+  }),
+});
+
+/**
+ * The relative errors a check table shows, each a report row's field; the pass line reads the
+ * chosen one. factor: its pass line against the per-entry one's (the norm-wise error weighs every
+ * entry by its size, so tiny entries' rounding noise barely moves it: measured 1.8e-10 and 1.0e-9
+ * on lessons 4 and 5, two-point, against 1.7e-6 and 1.6e-5 per entry).
+ */
+export const ERROR_FORMS = Object.freeze({
+  entry: Object.freeze({
+    field: 'maxRel',
+    column: 'max rel error per entry',
+    formula: 'max over entries of |a − n| / max(|a|, |n|)',
+    factor: 1,
+  }),
+  sum: Object.freeze({
+    field: 'maxRelSum',
+    column: 'max rel error (cs231n)',
+    formula:
+      'max over entries of |a − n| / max(10⁻⁸, |a| + |n|) (the form of Stanford cs231n’s notes)',
+    factor: 1,
+  }),
+  norm: Object.freeze({
+    field: 'normRel',
+    column: 'norm-wise rel error',
+    formula: '‖a − n‖ / (‖a‖ + ‖n‖) over the whole tensor (2-norms)',
+    factor: 0.01,
+  }),
+});
+
+/** The convention every check table starts with: as a notebook computes it. */
+export const DEFAULT_CONVENTION = Object.freeze({ stencil: 'two-point', eps: 1e-5, form: 'entry' });
+
+/**
+ * A check's pass line under a convention: `base` is the line of the five-point stencil and the
+ * per-entry error (L4_THRESHOLD, L5_THRESHOLD, pgThreshold), scaled by the stencil and the form.
+ */
+export function conventionThreshold(base, { stencil, form }) {
+  const s = STENCILS[stencil];
+  const f = ERROR_FORMS[form];
+  if (!s || !f) throw new Error(`conventionThreshold: unknown convention ${stencil} / ${form}`);
+  return Number((base * s.factor * f.factor).toPrecision(12)); // 1e-5, not 9.999999999999999e-6
+}
+
+/**
+ * The pass lines of a check whose five-point, per-entry line is `base`, in words: "10⁻⁵ with two
+ * points, 10⁻⁷ with five (per entry or cs231n's form; 100 times lower norm-wise)". fmt formats a
+ * number.
+ */
+export function passLinesText(base, fmt) {
+  const line = (stencil, form) => fmt(conventionThreshold(base, { stencil, form }));
+  return `${line('two-point', 'entry')} with two points, ${line('five-point', 'entry')} with five (per entry or in cs231n’s form; ${1 / ERROR_FORMS.norm.factor} times lower norm-wise)`;
+}
+
+/**
  * The tensors a full gradient check visits, in the report's order, with their shapes: the
  * module's own check rows (Wq ... Wo, X, then the intermediates), so no list is kept here.
  */
@@ -72,18 +146,23 @@ export function pendingReport(mha, sizes) {
     checked: 0,
     maxAbs: 0,
     maxRel: 0,
+    maxRelSum: 0,
     meanRel: 0,
     normRel: 0,
   }));
 }
 
-/** pass/fail summary of a report against a threshold. */
-export function summarize(report, threshold) {
+/**
+ * pass/fail summary of a report against a threshold, on the relative error `field` (a row's
+ * maxRel, maxRelSum or normRel; default maxRel): { maxRel (the largest of that field), maxAbs,
+ * checked, pass }.
+ */
+export function summarize(report, threshold, field = 'maxRel') {
   let maxRel = 0,
     maxAbsErr = 0,
     checked = 0;
   for (const r of report) {
-    maxRel = Math.max(maxRel, r.maxRel);
+    maxRel = Math.max(maxRel, r[field]);
     maxAbsErr = Math.max(maxAbsErr, r.maxAbs);
     checked += r.checked;
   }
@@ -99,6 +178,7 @@ export function reportRows(report) {
     checked: r.checked,
     maxAbs: r.maxAbs,
     maxRel: r.maxRel,
+    maxRelSum: r.maxRelSum,
     meanRel: r.meanRel,
     normRel: r.normRel,
   }));

@@ -4,6 +4,15 @@
 
 import { SCRIPT_NOTE } from './agreement.js';
 import { checkpointLabels } from './checkpoints.js';
+import {
+  DEFAULT_CONVENTION,
+  L4_THRESHOLD,
+  L5_THRESHOLD,
+  conventionThreshold,
+} from './gradcheck-report.js';
+
+// the pass lines of the scripts' checks: the page's tables' at their default convention
+const L4_LINE = conventionThreshold(L4_THRESHOLD, DEFAULT_CONVENTION);
 
 /** A Python string literal (JSON's escapes are valid Python escapes). */
 export function pyStr(s) {
@@ -178,9 +187,9 @@ const LAYER_CLASS = `class MultiHeadAttention:
         for k in self.W:
             self.W[k] -= lr * self.grads["d" + k]`;
 
-// The gradient check of the page, in NumPy: five-point central differences on every entry of the
-// weights, X, and the intermediates (an intermediate is perturbed and everything after it is
-// recomputed).
+// The gradient check of the page, in NumPy: central differences (two-point by default, as the
+// page's tables start; five-point with points=5) on every entry of the weights, X, and the
+// intermediates (an intermediate is perturbed and everything after it is recomputed).
 const GRADCHECK = `def loss_after(layer, c, start, loss):
     """The loss recomputed from the (edited) cache entry \`start\` onwards."""
     W, h = layer.W, layer.h
@@ -201,12 +210,13 @@ const GRADCHECK = `def loss_after(layer, c, start, loss):
     return loss(c["concat"] @ W["Wo"])
 
 
-def gradcheck(layer, X, loss, dY, eps=1e-3):
-    """Five-point central differences (8(L(x+e)-L(x-e)) - (L(x+2e)-L(x-2e))) / 12e
-    over every entry of the weights, X and the intermediates, in the order lesson 4 computes
-    their gradients (dWo, dconcat, ... dX); rows: gradient, shape, max abs error, max rel error
-    (per entry, strict: one tiny entry sets it), norm-wise rel error ||a - n|| / (||a|| + ||n||)
-    (what many courses print: it weighs entries by their size, so it is far smaller)."""
+def gradcheck(layer, X, loss, dY, eps=1e-5, points=2):
+    """Central differences over every entry of the weights, X and the intermediates, in the
+    order lesson 4 computes their gradients (dWo, dconcat, ... dX): two-point (L(x+e)-L(x-e)) / 2e,
+    or with points=5 (and eps=1e-3) the five-point (8(L(x+e)-L(x-e)) - (L(x+2e)-L(x-2e))) / 12e.
+    Rows: gradient, shape, max abs error, max rel error per entry |a-n| / max(|a|, |n|) (strict:
+    one tiny entry sets it), the same in cs231n's form |a-n| / max(1e-8, |a|+|n|), and the
+    norm-wise ||a - n|| / (||a|| + ||n||) (it weighs entries by their size, so it is far smaller)."""
     layer.forward(X)
     layer.backward(dY)
     g = layer.grads
@@ -227,26 +237,35 @@ def gradcheck(layer, X, loss, dY, eps=1e-3):
         for i in range(P.size):
             x0 = flat[i]
             f = []
-            for d in (eps, -eps, 2 * eps, -2 * eps):
+            for d in (eps, -eps) if points == 2 else (eps, -eps, 2 * eps, -2 * eps):
                 flat[i] = x0 + d
                 f.append(L())
             flat[i] = x0
-            num[i] = (8 * (f[0] - f[1]) - (f[2] - f[3])) / (12 * eps)
+            if points == 2:
+                num[i] = (f[0] - f[1]) / (2 * eps)
+            else:
+                num[i] = (8 * (f[0] - f[1]) - (f[2] - f[3])) / (12 * eps)
         a = analytic.reshape(-1)
         err = np.abs(a - num)
         rel = err / np.maximum(np.maximum(np.abs(a), np.abs(num)), 1e-12)
+        rel_sum = err / np.maximum(np.abs(a) + np.abs(num), 1e-8)
         norm_rel = np.linalg.norm(a - num) / max(np.linalg.norm(a) + np.linalg.norm(num), 1e-12)
-        rows.append(("d" + name, P.shape, err.max(), rel.max(), norm_rel))
+        rows.append(("d" + name, P.shape, err.max(), rel.max(), rel_sum.max(), norm_rel))
     layer.forward(X)      # leave the cache as it was
     layer.backward(dY)
     return rows
 
 
-def print_gradcheck(rows, threshold):
-    print(f"{'gradient':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} {'norm rel err':>12}")
-    for name, shape, mx_abs, mx_rel, norm_rel in rows:
-        ok = "pass" if mx_rel <= threshold else "FAIL"
-        print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e} {norm_rel:12.2e}  {ok}")`;
+def print_gradcheck(rows, threshold, form="entry"):
+    """One line per gradient; pass when its error of form ("entry": max rel err, "sum":
+    cs231n rel, "norm": norm rel err) is <= threshold."""
+    print(f"{'gradient':8} {'shape':16} {'max abs err':>12} {'max rel err':>12} "
+          f"{'cs231n rel':>12} {'norm rel err':>12}")
+    for name, shape, mx_abs, mx_rel, mx_sum, norm_rel in rows:
+        line = {"entry": mx_rel, "sum": mx_sum, "norm": norm_rel}[form]
+        ok = "pass" if line <= threshold else "FAIL"
+        print(f"{name:8} {str(shape):16} {mx_abs:12.2e} {mx_rel:12.2e} {mx_sum:12.2e} "
+              f"{norm_rel:12.2e}  {ok}")`;
 
 /** Lesson 1: two independent single heads on the sentence. */
 export function lesson1Script({ sentence, tokens, C = 64, hs = 16, seed = 42 }) {
@@ -418,7 +437,7 @@ ${checkpointPrints('lesson4')}
 # Error digits depend on rounding, so compare magnitudes with the page, not digits.
 FULL_CHECK = True
 if FULL_CHECK:
-    print_gradcheck(gradcheck(layer, X, lambda Y: np.sum(dY * Y), dY), threshold=1e-7)
+    print_gradcheck(gradcheck(layer, X, lambda Y: np.sum(dY * Y), dY), threshold=${pyNum(L4_LINE)})
 `;
 }
 
@@ -493,6 +512,16 @@ function lrsLiteral(lrs) {
   return `[${lrs.map(pyNum).join(', ')}]`;
 }
 
+/** The arguments after dY of the script's gradcheck call for a convention: '' for the default. */
+function checkArgs({ stencil, eps }) {
+  const points = stencil === 'five-point' ? 5 : 2;
+  if (points === 2 && eps === DEFAULT_CONVENTION.eps) return '';
+  return `, eps=${pyNum(eps)}, points=${points}`;
+}
+
+/** The form argument of print_gradcheck: '' for the per-entry error. */
+const formArg = ({ form }) => (form === 'entry' ? '' : `, form="${form}"`);
+
 /**
  * Lesson 5 / playground: the layer on the sentence; MSE training with the given learning-rate
  * history (one entry per step taken on the page); optional full gradient check.
@@ -509,7 +538,8 @@ export function trainingScript({
   causal = false,
   lrs = [],
   check = true,
-  threshold = 1e-5,
+  convention = DEFAULT_CONVENTION, // the check table's { stencil, eps, form }
+  threshold = conventionThreshold(L5_THRESHOLD, convention),
   printAtt = true,
   checkpoints = null, // a lesson's key ('lesson5'): print its checkpoints after the losses
 }) {
@@ -533,7 +563,7 @@ ${sentenceSetup({ sentence, tokens, C, heads, seed, rng, pe, causal })}
 FULL_CHECK = ${check ? 'True' : 'False'}
 if FULL_CHECK:
     Y0 = layer.forward(X)
-    print_gradcheck(gradcheck(layer, X, mse, dmse(Y0)), threshold=${pyNum(threshold)})
+    print_gradcheck(gradcheck(layer, X, mse, dmse(Y0)${checkArgs(convention)}), threshold=${pyNum(threshold)}${formArg(convention)})
 
 # Gradient descent: one entry per step, the learning rate used for that step.
 lrs = ${lrsLiteral(lrs)}

@@ -8,6 +8,7 @@ import {
   L5_THRESHOLD,
   backwardOrder,
   gradcheckSize,
+  passLinesText,
   pendingReport,
   pgThreshold,
 } from '../../model/gradcheck-report.js';
@@ -55,7 +56,8 @@ export function checksView({ mha, compute, isCurrent }) {
       ? `the full check (${groupThousands(total)} entries) runs by itself after the sampled one`
       : `${groupThousands(total)} entries: this size takes a while, so it runs only when you ask`;
     panel.threshold = pgThreshold(T, s.C);
-    thresholdNote.textContent = `Pass: max relative error ≤ ${trimmedPrecision(panel.threshold, 3)} for n = T·C = ${T * model.C}.`;
+    const fmt = (x) => trimmedPrecision(x, 3);
+    thresholdNote.textContent = `Pass line for n = T·C = ${T * model.C}: ${passLinesText(panel.base, fmt)}.`;
     panel.showPending('', pendingReport(mha, { T, C: s.C, heads: s.h }));
     const group = 'playground'; // a settings change cancels them (compute.cancelGroup)
     panel.run(check({ samples: PG_SAMPLES }), {

@@ -6,7 +6,6 @@ import { el } from '../../components/dom.js';
 import { copyButton } from '../../components/export.js';
 import { debounce } from '../../components/controls.js';
 import { codeDetails, numpyBlock } from '../../components/code.js';
-import { L5_THRESHOLD } from '../../model/gradcheck-report.js';
 import { autoFull, stepCount } from '../../model/playground.js';
 import { AGREEMENT_SENTENCE, PE_AGREEMENT } from '../../model/agreement.js';
 import { settingsToQuery } from '../../model/settings.js';
@@ -31,7 +30,7 @@ const AGREEMENT_NOTE = `${AGREEMENT_SENTENCE} ${PE_AGREEMENT}`;
  * The NumPy script of the view: its settings, the steps taken so far, the check (when it runs by
  * itself) and the attention the maps show (initial, or after the steps taken).
  */
-function viewScript(mha, view, shown) {
+function viewScript(mha, view, shown, panel) {
   if (!view) return '# nothing rendered yet';
   const s = view.settings;
   const taken = Math.max(0, view.losses.length - 1);
@@ -47,7 +46,8 @@ function viewScript(mha, view, shown) {
     pe: s.pe,
     causal: s.causal,
     lrs: new Array(taken).fill(s.lr),
-    threshold: L5_THRESHOLD,
+    convention: panel.convention,
+    threshold: panel.threshold,
     check: autoFull(mha, s, view.tokens.length),
     attSteps: shown.steps,
   });
@@ -76,9 +76,11 @@ function playgroundParts({ mha, compute, state, err }) {
     training: trainingView(),
     figures: figuresView(),
     xDetails: codeDetails('How X is built for these settings (NumPy)', ''),
-    script: numpyBlock(() => viewScript(mha, state.view, shownNow()), { what: 'the playground' }),
     checks: checksView({ mha, compute, isCurrent }),
   };
+  parts.script = numpyBlock(() => viewScript(mha, state.view, shownNow(), parts.checks.panel), {
+    what: 'the playground',
+  });
   parts.trainer = playgroundTrainer({
     mha,
     compute,
@@ -233,7 +235,13 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
     figures: () =>
       state.view ? viewFigures(state.view, parts.checks.panel, parts.attention) : null,
     settings: () => (state.view ? { ...state.view.settings } : null),
-    script: () => viewScript(mha, state.view, state.view && parts.attention.shown(state.view)),
+    script: () =>
+      viewScript(
+        mha,
+        state.view,
+        state.view && parts.attention.shown(state.view),
+        parts.checks.panel,
+      ),
     afterReady() {
       // the address bar holds the full state from the start (a link copied right away reproduces
       // this view); a URL with bad settings is left as it is, with its error message showing
