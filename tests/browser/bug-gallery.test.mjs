@@ -29,6 +29,7 @@ function readGallery() {
       titles: [...c.querySelectorAll('.heatmap-title, figcaption')].map((t) => t.textContent),
       scalar: c.querySelector('.bug-scalar')?.textContent ?? null,
     })),
+    status: document.querySelector('#nb-gallery [role="status"]').textContent,
     textOnly: [...document.querySelectorAll('#nb-gallery .bug-text-only li')].map(
       (li) => li.dataset.mistake,
     ),
@@ -56,6 +57,8 @@ test('the gallery: built on opening, a card per known mistake, named by the chec
       seen.textOnly,
       gallery.textOnly.map((t) => t.id),
     );
+    const n = gallery.cases.length;
+    assert.match(seen.status, new RegExp(`^${n} mistakes .* the mistake made in ${n} of them;`));
     for (const [i, card] of seen.cards.entries()) {
       const c = gallery.cases[i];
       assert.equal(card.recognised, '1', c.id);

@@ -22,8 +22,11 @@ const INTRO =
 /** Compute and draw every case, one per frame; then the text-only records. */
 async function build(mha, { list, status, details }, { shown, textOnly }) {
   const ctx = galleryContext(mha);
+  let named = 0; // cases whose row in the check names their own mistake
   for (const [i, entry] of shown.entries()) {
-    list.append(galleryCard(galleryCase(mha, ctx, entry), i));
+    const c = galleryCase(mha, ctx, entry);
+    if (c.recognised) named += 1;
+    list.append(galleryCard(c, i));
     status.textContent = `Drawing the gallery: ${i + 1} of ${shown.length} mistakes…`;
     await afterFrame();
   }
@@ -32,15 +35,15 @@ async function build(mha, { list, status, details }, { shown, textOnly }) {
     textOnlyList(textOnly),
   );
   status.textContent =
-    `${shown.length} mistakes drawn from the course’s arrays, each recognised by the check as ` +
-    `on your notebook; ${textOnly.length} more diagnoses in words below.`;
+    `${shown.length} mistakes drawn from the course’s arrays; the check names the mistake made ` +
+    `in ${named} of them; ${textOnly.length} more diagnoses in words below.`;
   details.dataset.built = '1';
 }
 
 /**
  * The gallery: a heading, what it is, and a <details id="nb-gallery"> whose cases are computed
- * and drawn the first time it opens. Returns { element (a fragment's nodes), ready() (resolves
- * when every case is drawn, after an opening) }.
+ * and drawn the first time it opens (data-built="1" when all are drawn). Returns { element: the
+ * nodes to append }.
  */
 export function renderBugGallery({ mha }) {
   const entries = galleryEntries(gallerySizes(COURSE));
@@ -55,22 +58,18 @@ export function renderBugGallery({ mha }) {
     status,
     list,
   );
-  let done = null;
-  const open = () => {
-    if (!done) {
-      done = build(mha, { list, status, details }, entries).catch((e) => {
-        status.textContent = `The gallery could not be drawn: ${e.message}`;
-      });
-    }
-    return done;
-  };
+  let started = false;
   details.addEventListener('toggle', () => {
-    if (details.open) open();
+    if (!details.open || started) return;
+    started = true;
+    build(mha, { list, status, details }, entries).catch((e) => {
+      status.textContent = `The gallery could not be drawn: ${e.message}`;
+    });
   });
   const element = [
     el('h3', { text: 'A gallery of common bugs' }),
     el('p', { text: INTRO }),
     details,
   ];
-  return { element, ready: () => (details.open ? open() : Promise.resolve()) };
+  return { element };
 }
