@@ -21,7 +21,10 @@ const session = useBrowser();
 
 const phoneDir = join(repoRoot, 'test-results', 'phone');
 
-/** Open every <details> and wait until the NumPy scripts inside have been written out. */
+/**
+ * Open every <details> and wait until the NumPy scripts inside have been written out and the
+ * gallery of common bugs is drawn.
+ */
 async function openAllDetails(page) {
   const opened = await page.evaluate(() => {
     const closed = [...document.querySelectorAll('details:not([open])')];
@@ -32,6 +35,12 @@ async function openAllDetails(page) {
     () => [...document.querySelectorAll('details pre code')].every((c) => c.textContent.length > 0),
     null,
     { timeout: 10_000 },
+  );
+  // the gallery of common bugs computes and draws its cases when first opened
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('details.bug-gallery')].every((d) => d.dataset.built),
+    null,
+    { timeout: 30_000 },
   );
   return opened;
 }

@@ -14,6 +14,7 @@ import { copyButton } from '../components/export.js';
 import { fileDrop, pasteBox, arrayList } from '../components/notebook-input.js';
 import { checkTable, diffFigures, toleranceLine } from '../components/notebook-table.js';
 import { customBanner } from '../components/notebook-banner.js';
+import { renderBugGallery } from './bug-gallery.js';
 import { readNpy, loadNpz, parseNumpyText, checkNotebook } from '../notebook.js';
 import {
   addArrays,
@@ -219,6 +220,7 @@ function sectionParts(ctx) {
     options: optionControls(),
     results: resultsArea(),
     useUi: useControls(),
+    gallery: renderBugGallery({ mha: ctx.mha }),
   };
 }
 
@@ -404,8 +406,9 @@ function showCustom(ctx, custom) {
 }
 
 function sectionBody(parts) {
-  const { files, paste, listSlot, options, results, useUi } = parts;
+  const { files, paste, listSlot, options, results, useUi, gallery } = parts;
   return [
+    ...gallery.element,
     ...saveStep(),
     el('h3', { text: '2 · Load them here' }),
     el('p', {
