@@ -110,7 +110,10 @@ for (const [name, e] of Object.entries(expected)) {
       const banner = (id) => page.locator(`#${id} .custom-banner`).innerText();
       assert.match(await banner('lesson-1'), /Lesson 1 from your X, /);
       assert.match(await banner('lesson-2'), /Lesson 2 from your x and Wq/);
-      assert.match(await banner('lesson-3'), /show the course’s arrays: Wk is not loaded/);
+      assert.match(
+        await banner('lesson-3'),
+        /show the course’s arrays: they need X and Wq, Wk, Wv, Wo; not loaded: Wk, Wv, Wo\./,
+      );
       assert.deepEqual(await figures(page, 'lesson3'), course.lesson3, 'lesson 3 as it was');
       t.diagnostic(`notebook printed “${e.printed[0]}”; the page shows the same`);
       await page.click('#l1-body-back');

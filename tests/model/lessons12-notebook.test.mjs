@@ -47,7 +47,7 @@ for (const [name, e] of Object.entries(expected)) {
     const { custom, errors } = customArrays(mha, loaded(name), 4);
     assert.equal(errors, undefined);
     assert.equal(custom.main, false, 'no Wk, Wv, Wo: lessons 3-5 keep the course’s');
-    assert.match(custom.why.main, /Wk is not loaded/);
+    assert.match(custom.why.main, /they need X and Wq, Wk, Wv, Wo; not loaded: Wk, Wv, Wo\./);
     const p = custom.lesson1;
     assert.deepEqual([p.T, p.C, p.hs], [e.T, e.C, e.hs]);
     const r = lesson1FromArrays(mha, p);

@@ -66,6 +66,7 @@ function qHeatmap(r, tokens, caps) {
     colAxis: 'feature (column)',
     title: captionText(caps.find((c) => c.name === 'q')),
     shape: `(${r.B}, ${r.T}, ${r.C})`,
+    ...(r.B > 1 ? { caption: 'batch item 0: q[0]' } : {}),
     scale: 'diverging',
     numbers: false,
     exportName: 'lesson2-q',

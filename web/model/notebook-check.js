@@ -434,9 +434,13 @@ export function customArrays(mha, list, heads) {
   if (main.errors && !l1.part && !l2.part) {
     return { errors: [...main.errors, ...(l1.errors ?? []), ...(l2.errors ?? [])] };
   }
+  const missing = missingInputs(mha, list);
+  const mainWhy = missing.length
+    ? `they need X and Wq, Wk, Wv, Wo; not loaded: ${missing.join(', ')}.`
+    : main.errors?.join(' ');
   const why = {
     main: main.errors
-      ? `Lessons 3, 4, 5 and the playground show the course’s arrays: ${main.errors.join(' ')}`
+      ? `Lessons 3, 4, 5 and the playground show the course’s arrays: ${mainWhy}`
       : null,
     lesson1: l1.part ? null : partWhy('lesson1', l1),
     lesson2: l2.part ? null : partWhy('lesson2', l2),
