@@ -29,7 +29,7 @@ import { renderLesson4 } from './lessons/lesson4.js';
 import { renderLesson5 } from './lessons/lesson5.js';
 import { renderPlayground } from './lessons/playground/index.js';
 import { renderNotebookCheck } from './lessons/notebook-check.js';
-import { customBanner } from './components/notebook-banner.js';
+import { lessonBanner, usesCustom } from './components/notebook-banner.js';
 import { lessonData } from './model/notebook-check.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
@@ -174,39 +174,56 @@ function renderPacer() {
 }
 
 // The sections that "Use my arrays in the lessons" re-renders with a notebook's arrays.
-const CUSTOM_KEYS = new Set(['lesson3', 'lesson4', 'lesson5', 'playground']);
+const CUSTOM_KEYS = new Set(['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']);
+
+/**
+ * What section `key` computes from, of page.custom: lesson 1 and 2 their part (custom.lesson1,
+ * custom.lesson2), the others the whole custom arrays when they feed lessons 3-5; null: the
+ * course's.
+ */
+function customFor(custom, key) {
+  if (!usesCustom(custom, key)) return null;
+  return key === 'lesson1' || key === 'lesson2' ? custom[key] : custom;
+}
 
 /**
  * Render one section into its body: lessons 3 and 4 get the course's data or (page.custom) the
- * notebook's; lesson 5 and the playground get page.custom (null: their own sentence).
+ * notebook's; lessons 1, 2, 5 and the playground get their part of page.custom (null: their own).
  */
 function renderStep(page, [key, bodyId, name, render]) {
   const body = document.getElementById(bodyId);
-  const data = page.custom ? lessonData(page.custom) : page.data;
+  const custom = customFor(page.custom, key);
+  const data = custom && (key === 'lesson3' || key === 'lesson4') ? lessonData(custom) : page.data;
   try {
-    page.lessons[key] = render({ ...page.ctx, body, data, custom: page.custom });
+    page.lessons[key] = render({ ...page.ctx, body, data, custom });
   } catch (err) {
     page.lessons[key] = null;
     lessonError(body, name, err);
   }
 }
 
-/** Re-render lessons 3, 4, 5 and the playground for page.custom (null: the course's arrays). */
-function rerenderCustom(page) {
+/**
+ * Re-render lessons 1-5 and the playground for page.custom (null: the course's arrays): a section
+ * is rendered again when it computes from a notebook's arrays now or did before (`before`: the
+ * custom arrays in use until now); every section gets its banner (in use, or why not).
+ */
+function rerenderCustom(page, before) {
   for (const step of STEPS.filter(([key]) => CUSTOM_KEYS.has(key))) {
     const [key, bodyId] = step;
-    const old = page.lessons[key];
-    old?.panel?.cancel();
-    old?.dispose?.();
     const body = document.getElementById(bodyId);
-    body.replaceChildren();
     page.banners.get(key)?.remove();
     page.banners.delete(key);
-    renderStep(page, step);
-    page.lessons[key]?.afterReady?.();
+    if (usesCustom(page.custom, key) || usesCustom(before, key) || !page.lessons[key]) {
+      const old = page.lessons[key];
+      old?.panel?.cancel();
+      old?.dispose?.();
+      body.replaceChildren();
+      renderStep(page, step);
+      page.lessons[key]?.afterReady?.();
+    }
     if (!page.custom) continue;
     const onBack = () => useArrays(page, null, body.closest('section'));
-    const banner = customBanner({ id: `${bodyId}-back`, custom: page.custom, onBack });
+    const banner = lessonBanner({ id: `${bodyId}-back`, key, custom: page.custom, onBack });
     page.banners.set(key, banner);
     body.before(banner);
   }
@@ -214,13 +231,14 @@ function rerenderCustom(page) {
 }
 
 /**
- * Use a notebook's arrays (custom) or the course's again (null) in lessons 3-5 and the
+ * Use a notebook's arrays (custom) or the course's again (null) in lessons 1-5 and the
  * playground; a Back button that was pressed is gone afterwards, so focus goes to its section's
  * heading (or to "Use my arrays" in the notebook section).
  */
 function useArrays(page, custom, from) {
+  const before = page.custom;
   page.custom = custom;
-  rerenderCustom(page);
+  rerenderCustom(page, before);
   if (custom || !from) return;
   const target =
     from.id === 'notebook-check' ? document.getElementById('nb-use') : from.querySelector('h2');
@@ -310,7 +328,7 @@ async function main() {
   const page = {
     ctx: { mha, scheduler, compute, notebook },
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
-    custom: null, // a notebook's arrays in lessons 3-5 and the playground (see rerenderCustom)
+    custom: null, // a notebook's arrays in lessons 1-5 and the playground (see rerenderCustom)
     lessons,
     banners: new Map(),
     notebook: null,

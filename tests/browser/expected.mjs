@@ -111,6 +111,29 @@ function argmax(a, from, n) {
 // ------------------------------------------------------------------------------------------------
 // lesson 1: two single heads on the sentence (C = 64, hs = 16, seed 42)
 
+/**
+ * Lesson 1's comparison at equal parameter count, drawn next from the stream: Wq, Wk, Wv (C, C) /
+ * sqrt(C); one single head of hs = C, and four single heads on the column blocks (head i: columns
+ * i*hs … (i+1)*hs − 1 of each weight, copied out here: not the page's layer). The argmaxes.
+ */
+function oneVsFour(r, X, { T, C }) {
+  const [Wq, Wk, Wv] = [0, 1, 2].map(() => drawScaled(r, C * C, C));
+  const rowMax = (A) => Array.from({ length: T }, (_, i) => argmax(A, i * T, T));
+  const single = mha.singleHead(X, { B: 1, T, C, headSize: C, Wq, Wk, Wv }).att;
+  const hs = C / 4;
+  const block = (W, i) =>
+    Float64Array.from({ length: C * hs }, (_, k) => W[Math.floor(k / hs) * C + i * hs + (k % hs)]);
+  const fourArgmax = [0, 1, 2, 3].map((i) => {
+    const w = { Wq: block(Wq, i), Wk: block(Wk, i), Wv: block(Wv, i) };
+    return rowMax(mha.singleHead(X, { B: 1, T, C, headSize: hs, ...w }).att);
+  });
+  const disagreeRows = [];
+  for (let t = 0; t < T; t++) {
+    if (new Set(fourArgmax.map((a) => a[t])).size > 1) disagreeRows.push(t);
+  }
+  return { singleArgmax: rowMax(single), fourArgmax, disagreeRows };
+}
+
 export function lesson1(sentence = DEFAULT_SENTENCE) {
   const C = 64,
     hs = 16;
@@ -130,12 +153,16 @@ export function lesson1(sentence = DEFAULT_SENTENCE) {
     for (let i = 0; i < T; i++) {
       if (argmax(A1, i * T, T) !== argmax(A2, i * T, T)) argmaxDiffRows.push(i);
     }
+    const rowMax = (A) => Array.from({ length: T }, (_, i) => argmax(A, i * T, T));
     return {
       tokens,
       A1: Array.from(A1),
       A2: Array.from(A2),
       maxGap: maxAbsDiff(A1, A2),
       argmaxDiffRows,
+      argmax1: rowMax(A1),
+      argmax2: rowMax(A2),
+      compare: oneVsFour(r, X, { T, C }),
     };
   } finally {
     r.free();

@@ -55,6 +55,12 @@ test("figures of every lesson equal the Node API's for the same settings", async
       assertSame(f.lesson1.maxGap, e.maxGap, 'maxGap');
       assert.deepEqual(f.lesson1.argmaxDiffRows, e.argmaxDiffRows, 'argmaxDiffRows');
       assert.ok(e.maxGap > 0, 'the two heads attend differently');
+      // the rings (each row's argmax) and one head of hs = 64 against four of hs = 16
+      assert.deepEqual([f.lesson1.argmax1, f.lesson1.argmax2], [e.argmax1, e.argmax2], 'argmax');
+      const c = f.lesson1.compare;
+      assert.deepEqual(c.singleArgmax, e.compare.singleArgmax, 'one head of hs = 64');
+      assert.deepEqual(c.fourArgmax, e.compare.fourArgmax, 'four heads of hs = 16');
+      assert.deepEqual(c.disagreeRows, e.compare.disagreeRows, 'rows the four heads disagree on');
       sub.diagnostic(
         `T=${e.tokens.length}, maxGap=${e.maxGap}, argmax differs in rows [${e.argmaxDiffRows}]`,
       );

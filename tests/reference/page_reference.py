@@ -107,6 +107,26 @@ def lesson1(tokens, C=64, hs=16, seed=42):
         "A1": arr(A1), "A2": arr(A2), "maxGap": float(np.max(np.abs(diff))),
         "argmax1": [int(i) for i in am1], "argmax2": [int(i) for i in am2],
         "argmaxDiffRows": [int(t) for t in np.nonzero(am1 != am2)[0]],
+        "compare": one_vs_four(X, rng, C),
+    }
+
+
+def one_vs_four(X, rng, C, heads=4):
+    """Lesson 1's comparison at equal parameter count, drawn after the two heads: Wq, Wk, Wv (C, C)
+    / sqrt(C); one head of hs = C against `heads` heads, head i on columns i*hs:(i+1)*hs."""
+    Wq, Wk, Wv = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(3))
+    single = single_head_attention(X, Wq, Wk, Wv, False)[0][0]
+    hs = C // heads
+    cols = [slice(i * hs, (i + 1) * hs) for i in range(heads)]
+    four = [single_head_attention(X, Wq[:, c], Wk[:, c], Wv[:, c], False)[0][0] for c in cols]
+    four_am = np.array([np.argmax(a, axis=1) for a in four])
+    T = X.shape[1]
+    distinct = [len(set(four_am[:, t].tolist())) for t in range(T)]
+    return {
+        "single": arr(single), "four": arr(np.array(four)),
+        "singleArgmax": [int(i) for i in np.argmax(single, axis=1)],
+        "fourArgmax": four_am.tolist(), "distinct": distinct,
+        "disagreeRows": [t for t in range(T) if distinct[t] > 1],
     }
 
 

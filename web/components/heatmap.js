@@ -52,6 +52,8 @@ function nextOptions(s, options, newData, opts) {
  * sentence under the title), exportButtons (default true), svgCellLimit; minRowHeight (rows at
  * least this many px tall: cells may be taller than wide), colGroups (a line between blocks of
  * that many columns) and colGroupLabel (what a block is, for the accessible name),
+ * markCells ([[row, col], …] ringed, black on white: e.g. each row's argmax) and markLabel (what
+ * the rings mark, for the key and the accessible name),
  * markNonFinite (NaN cells crossed apart from the hatched ±∞ ones, with a key), blank (a 0/1
  * flag per cell: drawn empty) and blankText (why, for the key and readout): see heatmap/marks.js.
  * Returns { element, update(newData, opts?), highlight(row, col), exportSVG(), exportCanvas(),

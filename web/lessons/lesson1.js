@@ -11,7 +11,8 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
-import { lesson1, lesson1Captions } from '../model/lesson1.js';
+import { lesson1, lesson1Captions, lesson1FromArrays } from '../model/lesson1.js';
+import { compareSection } from './lesson1-compare.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
 import { lesson1Arrays } from '../model/lesson-arrays.js';
 import { fmt } from '../model/format.js';
@@ -20,13 +21,17 @@ import { fmt } from '../model/format.js';
 const CAPTIONS = Object.fromEntries(lesson1Captions().map((c) => [c.name, c]));
 const captionOf = (name) => `${name} = ${CAPTIONS[name].code}`;
 const MAPS = [
-  ['A1', 'head A', 'lesson1-head-A', { scale: 'unit' }],
-  ['A2', 'head B', 'lesson1-head-B', { scale: 'unit' }],
+  ['A1', 'head A', 'lesson1-head-A', { scale: 'unit' }, 'argmax1'],
+  ['A2', 'head B', 'lesson1-head-B', { scale: 'unit' }, 'argmax2'],
   ['diff', 'difference A − B', 'lesson1-difference', { scale: 'diverging', legendLabel: 'A − B' }],
 ];
 
-/** The options the three (T, T) maps share, for result r. */
-function mapOptions(r, title) {
+/** What the rings of the two heads' maps mark. */
+const RING_LABEL = 'each row’s argmax (the key it attends most to)';
+
+/** The options the three (T, T) maps share, for result r; the heads' maps ring each argmax. */
+function mapOptions(r, title, argmaxKey) {
+  const rings = argmaxKey ? { markCells: r[argmaxKey].map((c, t) => [t, c]) } : {};
   return {
     rows: r.T,
     cols: r.T,
@@ -35,13 +40,15 @@ function mapOptions(r, title) {
     title,
     shape: `(${r.T}, ${r.T})`,
     highlightRows: r.argmaxDiffRows,
+    ...rings,
+    ...(argmaxKey ? { markLabel: RING_LABEL } : {}),
   };
 }
 
 function attentionMaps(r) {
-  return MAPS.map(([key, title, exportName, extra]) =>
+  return MAPS.map(([key, title, exportName, extra, argmaxKey]) =>
     lazyHeatmap({
-      ...mapOptions(r, title),
+      ...mapOptions(r, title, argmaxKey),
       highlightLabel: 'rows whose argmax differs',
       exportName,
       data: r[key],
@@ -113,16 +120,66 @@ function sentenceControl(sentence) {
   return { input, err, controls };
 }
 
-export function renderLesson1({ mha, body }) {
+/** The sentence control's listeners: recompute lesson 1 when its text is a valid sentence. */
+function listenSentence(ui, onTokens) {
+  function recompute() {
+    const text = ui.input.value;
+    const c = checkSentence(text);
+    if (c.error) {
+      ui.err.set(c.error);
+      ui.input.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    ui.err.clear();
+    ui.input.removeAttribute('aria-invalid');
+    onTokens(text, c.tokens);
+  }
+  ui.input.addEventListener('input', debounce(recompute, 150));
+  ui.input.addEventListener('change', () => recompute());
+}
+
+/** What window.mhaPage.figures() reads of lesson 1 (the argmaxes and comparison: added keys). */
+function lesson1FigureData(r) {
+  const c = r.compare;
+  return {
+    tokens: [...r.tokens],
+    A1: Array.from(r.A1),
+    A2: Array.from(r.A2),
+    maxGap: r.maxGap,
+    argmaxDiffRows: [...r.argmaxDiffRows],
+    argmax1: [...r.argmax1],
+    argmax2: [...r.argmax2],
+    compare: c && {
+      heads: c.heads,
+      hs: c.hs,
+      singleArgmax: [...c.singleArgmax],
+      fourArgmax: c.fourArgmax.map((a) => [...a]),
+      distinct: [...c.distinct],
+      disagreeRows: [...c.disagreeRows],
+    },
+  };
+}
+
+const HOVER_NOTE = `Hover a token (above) or a cell to highlight its row and column. Ringed cells: each row's argmax in that head. Outlined rows: the two heads' most-attended keys differ.`;
+
+/**
+ * Lesson 1 into `body`: the course's sentence, or (custom: lesson1Part of a notebook's arrays)
+ * the student's X and two heads (no sentence control, no checkpoints: those are the course's).
+ * Returns { figures, script }.
+ */
+export function renderLesson1({ mha, body, custom = null }) {
   const state = { sentence: DEFAULT_SENTENCE, r: null };
-  state.r = lesson1(mha, { tokens: checkSentence(state.sentence).tokens });
-  const ui = sentenceControl(state.sentence);
+  state.r = custom
+    ? lesson1FromArrays(mha, custom)
+    : lesson1(mha, { tokens: checkSentence(state.sentence).tokens });
+  const ui = custom ? null : sentenceControl(state.sentence);
   const chipsSlot = el('div', { className: 'chips-slot' });
   const maps = attentionMaps(state.r);
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
   const untrainedSlot = el('div');
-  const checks = checkpointBox('lesson1', state.r, { what: 'lesson 1' });
+  const compareSlot = el('div');
+  const checks = custom ? null : checkpointBox('lesson1', state.r, { what: 'lesson 1' });
   const getScript = () => lesson1Script({ sentence: state.sentence, tokens: state.r.tokens });
   const script = numpyBlock(getScript, { what: 'lesson 1' });
 
@@ -134,54 +191,42 @@ export function renderLesson1({ mha, body }) {
     chipsSlot.replaceChildren(tokenChips(r.tokens, r.ids, highlight));
     figs.set(lesson1Figures(r));
     argmaxSlot.replaceChildren(argmaxTable(r));
-    untrainedSlot.replaceChildren(untrainedNote(r));
-    checks.update(r);
+    untrainedSlot.replaceChildren(custom ? '' : untrainedNote(r));
+    compareSlot.replaceChildren(compareSection(r).element);
+    checks?.update(r);
     script.refresh();
   }
-  function recompute() {
-    const text = ui.input.value;
-    const c = checkSentence(text);
-    if (c.error) {
-      ui.err.set(c.error);
-      ui.input.setAttribute('aria-invalid', 'true');
-      return;
-    }
-    ui.err.clear();
-    ui.input.removeAttribute('aria-invalid');
-    state.sentence = text;
-    state.r = lesson1(mha, { tokens: c.tokens });
-    MAPS.forEach(([key, title], i) => maps[i].update(state.r[key], mapOptions(state.r, title)));
-    fill();
+  if (ui) {
+    listenSentence(ui, (text, tokens) => {
+      state.sentence = text;
+      state.r = lesson1(mha, { tokens });
+      MAPS.forEach(([key, title, , , argmaxKey], i) =>
+        maps[i].update(state.r[key], mapOptions(state.r, title, argmaxKey)),
+      );
+      fill();
+    });
   }
-  ui.input.addEventListener('input', debounce(recompute, 150));
-  ui.input.addEventListener('change', () => recompute());
 
   fill();
   body.append(
-    ui.controls,
+    ...(ui ? [ui.controls] : []),
     chipsSlot,
-    el('p', {
-      className: 'note',
-      text: `Hover a token (above) or a cell to highlight its row and column. Outlined rows: the two heads' most-attended keys differ.`,
-    }),
+    el('p', { className: 'note', text: HOVER_NOTE }),
     el('div', { className: 'figure-grid cols-2' }, ...maps.map((m) => m.element)),
     figs.element,
-    checks.element,
+    ...(checks ? [checks.element] : []),
     untrainedSlot,
     argmaxSlot,
+    compareSlot,
     script.element,
-    downloadsRow(arraysButton(1, () => lesson1Arrays(mha, { tokens: state.r.tokens })).element),
+    // the .npz of the course's arrays: not offered for a notebook's (the student has them)
+    ...(custom
+      ? []
+      : [
+          downloadsRow(
+            arraysButton(1, () => lesson1Arrays(mha, { tokens: state.r.tokens })).element,
+          ),
+        ]),
   );
-
-  const figures = () => {
-    const r = state.r;
-    return {
-      tokens: [...r.tokens],
-      A1: Array.from(r.A1),
-      A2: Array.from(r.A2),
-      maxGap: r.maxGap,
-      argmaxDiffRows: [...r.argmaxDiffRows],
-    };
-  };
-  return { figures, script: getScript };
+  return { figures: () => lesson1FigureData(state.r), script: getScript };
 }

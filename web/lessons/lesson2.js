@@ -7,18 +7,19 @@ import { numpyBlock } from '../components/code.js';
 import { numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
-import { shapeDiagram } from '../components/shape-diagram.js';
+import { HEAD_COLORS, shapeDiagram } from '../components/shape-diagram.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { lesson2, lesson2Captions } from '../model/lesson2.js';
 import { block2d } from '../model/arrays.js';
 import { columnLabels, positionLabels } from '../model/labels.js';
 import { lesson2Script } from '../model/numpy-scripts.js';
 import { lesson2Arrays } from '../model/lesson-arrays.js';
+import { fmt } from '../model/format.js';
 
 // the notes of the table's stages, by caption name (lesson2Captions, kind 'stage')
 function stageNotes(r) {
   return {
-    x: `B = 1 sequence, T = ${r.T} tokens, C = ${r.C} features`,
+    x: `B = ${r.B} ${r.B === 1 ? 'sequence' : 'sequences'}, T = ${r.T} tokens, C = ${r.C} features`,
     q: 'one matmul for all heads',
     q4: `cut each token's ${r.C} numbers into ${r.heads} heads × ${r.hs}`,
     heads: `head axis before the token axis: one (${r.T}, ${r.hs}) matrix per head`,
@@ -49,7 +50,7 @@ function diagramFigure(r) {
     shapeDiagram(r),
     el('figcaption', {
       className: 'note',
-      text: `Each colour is one head's 16 columns. Reshape only cuts every row into 4 pieces; transpose regroups the pieces so each head gets its own 6 × 16 matrix. No number changes.`,
+      text: `Each colour is one head's ${r.hs} columns. Reshape only cuts every row into ${r.heads} pieces; transpose regroups the pieces so each head gets its own ${r.T} × ${r.hs} matrix. No number changes.`,
     }),
   );
 }
@@ -64,7 +65,8 @@ function qHeatmap(r, tokens, caps) {
     rowAxis: 'token (row)',
     colAxis: 'feature (column)',
     title: captionText(caps.find((c) => c.name === 'q')),
-    shape: '(1, 6, 64)',
+    shape: `(${r.B}, ${r.T}, ${r.C})`,
+    ...(r.B > 1 ? { caption: 'batch item 0: q[0]' } : {}),
     scale: 'diverging',
     numbers: false,
     exportName: 'lesson2-q',
@@ -129,37 +131,54 @@ function lesson2Figures(r, caps) {
   ];
 }
 
+/** How to check q itself: the checkpoint (course's arrays), or the four numbers of yours. */
+function proofsCheck(r) {
+  const four = 'heads[0, 1, 0, :4] and (x @ Wq[:, hs:2*hs])[0, 0, :4]';
+  if (!r.custom) {
+    return `For that, compare the checkpoint below with your notebook: ${four} are the same four numbers, and yours must be these.`;
+  }
+  const values = r.head1Projection.map((v) => fmt(v, 6)).join(', ');
+  return `Here x and Wq are your notebook's: ${four} are ${values} from them.`;
+}
+
 /** What the two proof numbers show, and what they cannot: whether q itself is right. */
 function proofsNote(r) {
   return el('p', {
     className: 'note proofs-note',
-    text: `What the two proofs show: splitting only relabels numbers (head i is columns ${r.hs}·i to ${r.hs}·i+${r.hs - 1} of q, exactly what the small projection x @ Wq[:, ${r.hs}i:${r.hs}(i+1)] computes) and merging undoes it. What they cannot show: that q is right. Both sides of each comparison come from the same x and Wq, so both numbers are 0 with a wrong Wq too (transposed, scaled differently, drawn from another seed). For that, compare the checkpoint below with your notebook: heads[0, 1, 0, :4] and (x @ Wq[:, hs:2*hs])[0, 0, :4] are the same four numbers, and yours must be these.`,
+    text: `What the two proofs show: splitting only relabels numbers (head i is columns ${r.hs}·i to ${r.hs}·i+${r.hs - 1} of q, exactly what the small projection x @ Wq[:, ${r.hs}i:${r.hs}(i+1)] computes) and merging undoes it. What they cannot show: that q is right. Both sides of each comparison come from the same x and Wq, so both numbers are 0 with a wrong Wq too (transposed, scaled differently, drawn from another seed). ${proofsCheck(r)}`,
   });
 }
 
-export function renderLesson2({ mha, body }) {
-  const r = lesson2(mha);
+/** Whether the shape diagram (drawn for B = 1, up to 12 tokens and 8 heads) fits these sizes. */
+const diagramFits = (r) => r.B === 1 && r.T <= 12 && r.heads <= HEAD_COLORS.length;
+
+/**
+ * Lesson 2 into `body`: the course's x and Wq, or (custom: lesson2Part of a notebook's arrays) the
+ * student's (no checkpoints, no .npz of the course's arrays). Returns { figures, script }.
+ */
+export function renderLesson2({ mha, body, custom = null }) {
+  const r = custom ? lesson2(mha, { arrays: custom }) : lesson2(mha);
   const caps = lesson2Captions(r); // every caption below, as NumPy that runs
   const tokens = positionLabels(r.T);
+  const diagram = diagramFits(r) ? [diagramFigure(r)] : [];
   const stages = stagesTable(r, caps);
-  const diagram = diagramFigure(r);
   const qmap = qHeatmap(r, tokens, caps);
   const headMaps = headHeatmaps(r, tokens, caps);
   const figs = figuresList();
   figs.set(lesson2Figures(r, caps));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });
-  const checks = checkpointBox('lesson2', r, { what: 'lesson 2' });
+  const checks = custom ? null : checkpointBox('lesson2', r, { what: 'lesson 2' });
 
   body.append(
-    diagram,
+    ...diagram,
     stages,
     qmap.element,
     el('div', { className: 'figure-grid cols-2' }, ...headMaps.map((h) => h.element)),
     figs.element,
     proofsNote(r),
-    checks.element,
+    ...(checks ? [checks.element] : []),
     script.element,
-    downloadsRow(arraysButton(2, () => lesson2Arrays(r)).element),
+    ...(custom ? [] : [downloadsRow(arraysButton(2, () => lesson2Arrays(r)).element)]),
   );
 
   return {
@@ -167,6 +186,8 @@ export function renderLesson2({ mha, body }) {
       shapes: { x: [...r.shapes.x], q4: [...r.shapes.q4], heads: [...r.shapes.heads] },
       headMaxDiff: r.headMaxDiff,
       roundTrip: r.roundTrip,
+      perHead: [...r.perHead],
+      head1Projection: [...r.head1Projection],
     }),
     script: () => lesson2Script(),
   };

@@ -3,6 +3,7 @@
 
 import { buildInput, drawScaled } from './input.js';
 import { argmaxDiffRows, maxAbs, rowArgmax, subtract } from './arrays.js';
+import { withLayer } from './layers.js';
 
 /** One single head's attention (T, T): Wq, Wk, Wv drawn next from rng, each (C, hs) / sqrt(C). */
 function singleHeadAttention(mha, rng, X, { T, C, hs }) {
@@ -25,10 +26,70 @@ function strongestRow(A, argmaxes, T) {
   return best;
 }
 
+/** The figures of two heads' maps A1, A2 (T, T) of the same X: difference, max gap, argmaxes. */
+function twoHeads(A1, A2, T) {
+  const diff = subtract(A1, A2);
+  const argmax1 = rowArgmax(A1, T);
+  return {
+    A1,
+    A2,
+    diff,
+    maxGap: maxAbs(diff),
+    argmaxDiffRows: argmaxDiffRows(A1, A2, T),
+    argmax1,
+    strongest: strongestRow(A1, argmax1, T),
+    argmax2: rowArgmax(A2, T),
+  };
+}
+
+/** The number of heads the comparison at equal parameter count cuts C into. */
+export const COMPARE_HEADS = 4;
+
+/**
+ * One head of hs = C against COMPARE_HEADS heads of hs = C / COMPARE_HEADS on the same X (T, C),
+ * with the same Wq, Wk, Wv (each (C, C): the same parameter count; head i of the four is columns
+ * i·hs … (i+1)·hs − 1 of them): { heads, hs, single (T, T), four (h, T, T), singleArgmax [T],
+ * fourArgmax [h][T], disagreeRows (rows where the four heads' argmaxes are not all the same),
+ * distinct [T] (how many different keys the four heads attend most to), offSingle [T] (how many
+ * of the four differ from the single head's argmax) }. null when COMPARE_HEADS does not divide C.
+ */
+export function oneVsFour(mha, X, { T, C, W }) {
+  const heads = COMPARE_HEADS;
+  if (C % heads) return null;
+  const single = mha.singleHead(X, { B: 1, T, C, headSize: C, ...W }).att;
+  const four = withLayer(mha, C, heads, { ...W, Wo: W.Wq }, (layer) =>
+    Float64Array.from(layer.forward(X, { B: 1, T }).attention),
+  );
+  const singleArgmax = rowArgmax(single, T);
+  const fourArgmax = Array.from({ length: heads }, (_, i) =>
+    rowArgmax(four.subarray(i * T * T, (i + 1) * T * T), T),
+  );
+  const distinct = [];
+  const offSingle = [];
+  for (let t = 0; t < T; t++) {
+    const keys = fourArgmax.map((a) => a[t]);
+    distinct.push(new Set(keys).size);
+    offSingle.push(keys.filter((k) => k !== singleArgmax[t]).length);
+  }
+  const disagreeRows = distinct.flatMap((n, t) => (n > 1 ? [t] : []));
+  const hs = C / heads;
+  return { heads, hs, single, four, singleArgmax, fourArgmax, distinct, offSingle, disagreeRows };
+}
+
+/** Wq, Wk, Wv, each (C, C) / sqrt(C), drawn next from rng (the comparison's weights). */
+function drawCompareWeights(rng, C) {
+  return {
+    Wq: drawScaled(rng, C * C, C),
+    Wk: drawScaled(rng, C * C, C),
+    Wv: drawScaled(rng, C * C, C),
+  };
+}
+
 /**
  * Lesson 1: two independent single heads on the sentence (C = 64, hs = 16, seed 42, default_rng):
- * one stream: E, then Wq1, Wk1, Wv1, then Wq2, Wk2, Wv2, each standard_normal((C, hs)) / sqrt(C).
- * A1, A2, diff = A1 - A2: (T, T).
+ * one stream: E, then Wq1, Wk1, Wv1, then Wq2, Wk2, Wv2, each standard_normal((C, hs)) / sqrt(C),
+ * then the comparison's Wq, Wk, Wv, each standard_normal((C, C)) / sqrt(C) (after every draw of
+ * the two heads, which stay as they were). A1, A2, diff = A1 - A2: (T, T); compare: oneVsFour.
  */
 export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
   const rng = mha.rng(seed, 'default_rng');
@@ -37,28 +98,34 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
     const { X, vocab, ids } = buildInput(rng, tokens, C);
     const A1 = singleHeadAttention(mha, rng, X, { T, C, hs });
     const A2 = singleHeadAttention(mha, rng, X, { T, C, hs });
-    const diff = subtract(A1, A2);
-    const argmax1 = rowArgmax(A1, T);
-    return {
-      tokens,
-      vocab,
-      ids,
-      C,
-      hs,
-      seed,
-      T,
-      A1,
-      A2,
-      diff,
-      maxGap: maxAbs(diff),
-      argmaxDiffRows: argmaxDiffRows(A1, A2, T),
-      argmax1,
-      strongest: strongestRow(A1, argmax1, T),
-      argmax2: rowArgmax(A2, T),
-    };
+    const compare = oneVsFour(mha, X, { T, C, W: drawCompareWeights(rng, C) });
+    return { tokens, vocab, ids, C, hs, seed, T, X, ...twoHeads(A1, A2, T), compare };
   } finally {
     rng.free();
   }
+}
+
+/** The seed of the comparison's weights when lesson 1 runs on a notebook's X and heads. */
+export const COMPARE_SEED = 42;
+
+/**
+ * Lesson 1 on a notebook's arrays (lesson1Part of web/model/notebook-check.js): X (T, C), the two
+ * heads' weights W1, W2 ({ Wq, Wk, Wv }, each (C, hs)); tokens t0, t1, …. The comparison's Wq,
+ * Wk, Wv (C, C) are drawn from default_rng(COMPARE_SEED), each standard_normal((C, C)) / sqrt(C).
+ */
+export function lesson1FromArrays(mha, { X, T, C, hs, W1, W2, tokens }) {
+  const head = (W) => mha.singleHead(X, { B: 1, T, C, headSize: hs, ...W }).att;
+  const rng = mha.rng(COMPARE_SEED, 'default_rng');
+  let W;
+  try {
+    W = drawCompareWeights(rng, C);
+  } finally {
+    rng.free();
+  }
+  const ids = tokens.map((_, t) => t);
+  const two = twoHeads(head(W1), head(W2), T);
+  const compare = oneVsFour(mha, X, { T, C, W });
+  return { tokens, vocab: tokens, ids, C, hs, seed: null, T, X, ...two, compare, custom: true };
 }
 
 /**

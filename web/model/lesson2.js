@@ -6,17 +6,20 @@ import { dotColumn, maxAbs, maxAbsDiff } from './arrays.js';
 import { withLayer } from './layers.js';
 
 /**
- * max |Qheads[0, i] - x @ Wq[:, i*hs:(i+1)*hs]| for each head i: the layer's head i against the
- * small projection (k-ordered sums from 0.0). x (T, C), Wq (C, C), Qheads (1, h, T, hs).
+ * max |Qheads[:, i] - x @ Wq[:, i*hs:(i+1)*hs]| for each head i: the layer's head i against the
+ * small projection (k-ordered sums from 0.0), over every batch item. x (B, T, C), Wq (C, C),
+ * Qheads (B, h, T, hs).
  */
-function headProjectionGaps(x, Wq, Qheads, { T, C, heads, hs }) {
+function headProjectionGaps(x, Wq, Qheads, { B, T, C, heads, hs }) {
   const perHead = [];
   for (let i = 0; i < heads; i++) {
     let m = 0;
-    for (let t = 0; t < T; t++) {
-      for (let d = 0; d < hs; d++) {
-        const s = dotColumn(x, t * C, Wq, i * hs + d, C);
-        m = Math.max(m, Math.abs(Qheads[(i * T + t) * hs + d] - s));
+    for (let b = 0; b < B; b++) {
+      for (let t = 0; t < T; t++) {
+        for (let d = 0; d < hs; d++) {
+          const s = dotColumn(x, (b * T + t) * C, Wq, i * hs + d, C);
+          m = Math.max(m, Math.abs(Qheads[((b * heads + i) * T + t) * hs + d] - s));
+        }
       }
     }
     perHead.push(m);
@@ -43,21 +46,30 @@ function drawLesson2(mha, seed, T, C) {
 
 /**
  * Lesson 2: x = standard_normal((1, 6, 64)), Wq = standard_normal((64, 64)) / sqrt(64) from
- * default_rng(42); Q from a layer (already split, (1, 4, 6, 16)); the two proofs.
+ * default_rng(42); Q from a layer (already split, (1, 4, 6, 16)); the two proofs. With `arrays`
+ * ({ x (B·T·C), Wq (C·C), B, T, C, heads }: a notebook's, see lesson2Part) the same from them.
  */
-export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
+export function lesson2(mha, { seed = 42, T: T0 = 6, C: C0 = 64, heads: h0 = 4, arrays } = {}) {
+  const { x, Wq, B, T, C, heads } = arrays ?? {
+    ...drawLesson2(mha, seed, T0, C0),
+    B: 1,
+    T: T0,
+    C: C0,
+    heads: h0,
+  };
   const hs = C / heads;
-  const { x, Wq } = drawLesson2(mha, seed, T, C);
+  const dims = { B, T, C, heads };
   // Q = x @ Wq depends on Wq only; the other weights are whatever the borrowed layer holds
   return withLayer(mha, C, heads, { Wq, Wk: Wq, Wv: Wq, Wo: Wq }, (layer) => {
-    layer.forward(x, { B: 1, T });
-    const Qheads = layer.tensor('Q').data; // (1, h, T, hs)
-    const q = mha.mergeHeads(Qheads, { B: 1, T, C, heads }); // x @ Wq, (1, T, C)
-    const perHead = headProjectionGaps(x, Wq, Qheads, { T, C, heads, hs });
+    layer.forward(x, { B, T });
+    const Qheads = Float64Array.from(layer.tensor('Q').data); // (B, h, T, hs)
+    const q = mha.mergeHeads(Qheads, dims); // x @ Wq, (B, T, C)
+    const perHead = headProjectionGaps(x, Wq, Qheads, { ...dims, hs });
     const headMaxDiff = perHead.reduce((a, m) => Math.max(a, m), 0);
-    const split = mha.splitHeads(q, { B: 1, T, C, heads });
-    const back = mha.mergeHeads(split, { B: 1, T, C, heads });
+    const split = mha.splitHeads(q, dims);
+    const back = mha.mergeHeads(split, dims);
     return {
+      B,
       T,
       C,
       heads,
@@ -72,7 +84,8 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
       head1Projection: heads > 1 ? head1Projection(x, Wq, { C, hs }) : [],
       roundTrip: maxAbsDiff(back, q),
       splitEqualsLayer: maxAbsDiff(split, Qheads),
-      shapes: { x: [1, T, C], q4: [1, T, heads, hs], heads: [1, heads, T, hs] },
+      shapes: { x: [B, T, C], q4: [B, T, heads, hs], heads: [B, heads, T, hs] },
+      custom: !!arrays,
     };
   });
 }
@@ -83,15 +96,25 @@ export function lesson2(mha, { seed = 42, T = 6, C = 64, heads = 4 } = {}) {
  * the columns of q it is), 'figure' (the shapes and the two proofs). tests/model/captions.test.mjs
  * runs every one in python3 and compares it with the page's value.
  */
-export function lesson2Captions({ T, C, heads, hs }) {
-  const x = `(1, ${T}, ${C})`;
-  const merge = `heads.transpose(0, 2, 1, 3).reshape(1, ${T}, ${C})`;
+export function lesson2Captions({ B = 1, T, C, heads, hs }) {
+  const x = `(${B}, ${T}, ${C})`;
+  const merge = `heads.transpose(0, 2, 1, 3).reshape(${B}, ${T}, ${C})`;
   const gap = 'np.abs(heads[:, i] - x @ Wq[:, i * hs:(i + 1) * hs]).max()';
   const caps = [
     { kind: 'stage', name: 'x', code: 'x', shape: x },
     { kind: 'stage', name: 'q', code: 'x @ Wq', shape: x },
-    { kind: 'stage', name: 'q4', code: `q.reshape(1, ${T}, h, hs)`, shape: `(1, ${T}, h, hs)` },
-    { kind: 'stage', name: 'heads', code: 'q4.transpose(0, 2, 1, 3)', shape: `(1, h, ${T}, hs)` },
+    {
+      kind: 'stage',
+      name: 'q4',
+      code: `q.reshape(${B}, ${T}, h, hs)`,
+      shape: `(${B}, ${T}, h, hs)`,
+    },
+    {
+      kind: 'stage',
+      name: 'heads',
+      code: 'q4.transpose(0, 2, 1, 3)',
+      shape: `(${B}, h, ${T}, hs)`,
+    },
     { kind: 'stage', name: 'merged', code: merge, shape: x },
   ];
   for (let i = 0; i < heads; i++) {

@@ -13,7 +13,13 @@ import { fmt, shapeText } from './format.js';
 import { positionLabels } from './labels.js';
 import { gradcheckSize } from './gradcheck-report.js';
 import { withLayer } from './layers.js';
-import { HEAD_COLUMN_NAMES, courseName } from '../notebook/names.js';
+import {
+  HEAD_COLUMN_NAMES,
+  LESSON1_NAMES,
+  arrayKey,
+  courseName,
+  lessonName,
+} from '../notebook/names.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
 
 /** The largest file of each kind the section reads (what the notebook's readers can accept). */
@@ -132,7 +138,7 @@ export function addArrays(list, incoming) {
   const out = [...list];
   const replaced = [];
   for (const a of incoming) {
-    const entry = { ...a, key: String(a.name).toLowerCase() };
+    const entry = { ...a, key: arrayKey(a.name) };
     const at = out.findIndex((e) => e.key === entry.key);
     if (at >= 0) {
       out[at] = entry;
@@ -149,11 +155,13 @@ export function removeArray(list, key) {
 
 /**
  * The loaded array of course name `name`: the one of that name in any case, else the first whose
- * name the check reads as it (W_q, attn: see courseName), or null.
+ * name the check reads as it (W_q, attn: see courseName; lesson 1's W_q1, head1_Wq: see
+ * lessonName), or null.
  */
 export function findArray(list, name) {
   const key = String(name).toLowerCase();
-  return list.find((e) => e.key === key) ?? list.find((e) => courseName(e.name) === name) ?? null;
+  const named = (e) => courseName(e.name) === name || lessonName(e.name) === name;
+  return list.find((e) => e.key === key) ?? list.find(named) ?? null;
 }
 
 /**
@@ -290,7 +298,7 @@ function inputErrors(mha, list, dims) {
  * are the student's when loaded with X's size, else drawn from default_rng(CUSTOM_SEED): dY =
  * standard_normal((B, T, C)), then target = standard_normal((1, T, C)).
  */
-export function customArrays(mha, list, heads) {
+function mainArrays(mha, list, heads) {
   const X = findArray(list, 'X');
   if (!X) return { errors: ['X is not loaded: the lessons need X and Wq, Wk, Wv, Wo.'] };
   const dims = xSizes(X);
@@ -320,6 +328,127 @@ export function customArrays(mha, list, heads) {
   } finally {
     rng.free();
   }
+}
+
+/** The sizes of a lesson's X or x within the lessons' limits: { B, T, C } or { errors }. */
+function lessonSizes(e) {
+  const dims = xSizes(e);
+  if (dims.error) return { errors: [dims.error.replace(/^X\b/, e.name)] };
+  const errors = limitErrors({ ...dims, heads: 1 });
+  return errors.length ? { errors } : dims;
+}
+
+/** Shape and finiteness errors of arrays that must all have `shape`. */
+function shapeErrors(entries, shape) {
+  const errors = [];
+  for (const e of entries) {
+    if (e.shape.length !== 2 || e.shape[0] !== shape[0] || e.shape[1] !== shape[1]) {
+      errors.push(`${e.name} has shape ${shapeText(e.shape)}, expected ${shapeText(shape)}.`);
+    } else if (finiteError(e)) errors.push(finiteError(e));
+  }
+  return errors;
+}
+
+/**
+ * Lesson 1's part of custom arrays: { part } = { X (T·C, batch item 0), B, T, C, hs, W1, W2
+ * ({ Wq, Wk, Wv }, each C·hs), tokens (t0, t1, …) }; { missing: [names] } when X or a head's
+ * weight is not loaded (aliases: see lessonName); or { errors } for shapes and values it can't use.
+ */
+export function lesson1Part(list) {
+  const X = findArray(list, 'X');
+  const W = LESSON1_NAMES.map((n) => findArray(list, n));
+  const missing = [X ? null : 'X', ...LESSON1_NAMES.filter((n, i) => !W[i])].filter(Boolean);
+  if (missing.length) return { missing };
+  const dims = lessonSizes(X);
+  if (dims.errors) return dims;
+  const hs = W[0].shape.length === 2 ? W[0].shape[1] : 0;
+  const errors = shapeErrors(W, [dims.C, hs]);
+  if (hs < 1) errors.unshift(`${W[0].name} has shape ${shapeText(W[0].shape)}, expected (C, hs).`);
+  if (finiteError(X)) errors.push(finiteError(X));
+  if (errors.length) return { errors };
+  const { B, T, C } = dims;
+  const w = (i) => Float64Array.from(W[i].data);
+  return {
+    part: {
+      B,
+      T,
+      C,
+      hs,
+      X: Float64Array.from(X.data.subarray(0, T * C)),
+      W1: { Wq: w(0), Wk: w(1), Wv: w(2) },
+      W2: { Wq: w(3), Wk: w(4), Wv: w(5) },
+      tokens: positionLabels(T),
+      names: [X.name, ...W.map((e) => e.name)],
+    },
+  };
+}
+
+/**
+ * Lesson 2's part of custom arrays: { part } = { x (B·T·C), Wq (C·C), B, T, C, heads } from the
+ * array named exactly x (lesson 2's, told apart from X by its case) and Wq; `heads` (the check's)
+ * when it divides C. { missing: [names] } when x or Wq is not loaded, or { errors }.
+ */
+export function lesson2Part(list, heads) {
+  const x = list.find((e) => e.name === 'x') ?? null;
+  const Wq = findArray(list, 'Wq');
+  const missing = [x ? null : 'x', Wq ? null : 'Wq'].filter(Boolean);
+  if (missing.length) return { missing };
+  const dims = lessonSizes(x);
+  if (dims.errors) return dims;
+  const errors = shapeErrors([Wq], [dims.C, dims.C]);
+  if (finiteError(x)) errors.push(finiteError(x));
+  if (!Number.isInteger(heads) || heads < 1 || dims.C % heads || heads > CUSTOM_LIMITS.heads) {
+    errors.push(`h = ${heads} does not divide C = ${dims.C}: lesson 2 cuts q into h heads.`);
+  }
+  if (errors.length) return { errors };
+  const part = { ...dims, heads, x: Float64Array.from(x.data), Wq: Float64Array.from(Wq.data) };
+  return { part: { ...part, names: [x.name, Wq.name] } };
+}
+
+/** Why a lesson keeps the course's arrays (lesson1Part's or lesson2Part's answer): a sentence. */
+function partWhy(which, r) {
+  const needs =
+    which === 'lesson1'
+      ? 'X and the two heads’ weights Wq1, Wk1, Wv1, Wq2, Wk2, Wv2 (each (C, hs))'
+      : 'x (B, T, C) and Wq (C, C)';
+  const lesson = which === 'lesson1' ? 'Lesson 1' : 'Lesson 2';
+  if (r.missing) {
+    return `${lesson} shows the course’s arrays: it needs ${needs}; not loaded: ${r.missing.join(', ')}.`;
+  }
+  return `${lesson} shows the course’s arrays: ${r.errors.join(' ')}`;
+}
+
+/**
+ * The student's arrays for the lessons, or why none can be used: { custom } or { errors:
+ * [messages] }. custom = { main, lesson1, lesson2, why }: with main (lessons 3, 4, 5 and the
+ * playground) also { X (B·T·C), W: { Wq, Wk, Wv, Wo } (C·C), dY (B·T·C), target (T·C: batch item
+ * 0), B, T, C, heads, given: { dY, target } }; dY and target are the student's when loaded with
+ * X's size, else drawn from default_rng(CUSTOM_SEED): dY = standard_normal((B, T, C)), then target
+ * = standard_normal((1, T, C)). lesson1, lesson2: lesson1Part's and lesson2Part's part, or null;
+ * why: { lesson1, lesson2, main }: why a lesson keeps the course's arrays (null: it uses yours).
+ */
+export function customArrays(mha, list, heads) {
+  const main = mainArrays(mha, list, heads);
+  const l1 = lesson1Part(list);
+  const l2 = lesson2Part(list, heads);
+  if (main.errors && !l1.part && !l2.part) {
+    return { errors: [...main.errors, ...(l1.errors ?? []), ...(l2.errors ?? [])] };
+  }
+  const missing = missingInputs(mha, list);
+  const mainWhy = missing.length
+    ? `they need X and Wq, Wk, Wv, Wo; not loaded: ${missing.join(', ')}.`
+    : main.errors?.join(' ');
+  const why = {
+    main: main.errors
+      ? `Lessons 3, 4, 5 and the playground show the course’s arrays: ${mainWhy}`
+      : null,
+    lesson1: l1.part ? null : partWhy('lesson1', l1),
+    lesson2: l2.part ? null : partWhy('lesson2', l2),
+  };
+  const parts = { lesson1: l1.part ?? null, lesson2: l2.part ?? null, why };
+  return {
+    custom: main.custom ? { ...main.custom, main: true, ...parts } : { main: false, ...parts },
+  };
 }
 
 /** Lessons 3 and 4's data from custom arrays: { X, W, dY, B, T, C, heads } (as courseData). */

@@ -87,6 +87,61 @@ export function courseName(name) {
   return BY_KEY.get(key) ?? ALIASES[key] ?? null;
 }
 
+// ------------------------------------------------------------------------------------------------
+// Lessons 1 and 2's arrays (issue 19): not results the check compares, but arrays "Use my arrays in
+// the lessons" reads: lesson 1's two heads' weights and lesson 2's x (lesson 2's Wq is the Wq).
+
+/** Lesson 1's weights: head 1's Wq1, Wk1, Wv1, then head 2's Wq2, Wk2, Wv2, each (C, hs). */
+export const LESSON1_NAMES = Object.freeze(['Wq1', 'Wk1', 'Wv1', 'Wq2', 'Wk2', 'Wv2']);
+
+/**
+ * The spellings a course notebook uses for lesson 1's weights, after lower-casing and dropping
+ * underscores as for ALIASES (W_q1, Wq_1, q1, head1_Wq, Wq_head1, h1_Wq, W1q, WqA / Wq_B for heads
+ * A and B): { key: name }.
+ */
+function lesson1Aliases() {
+  const out = {};
+  for (const name of LESSON1_NAMES) {
+    const p = name[1].toLowerCase(); // q, k, v
+    const i = name[2]; // 1, 2
+    const ab = i === '1' ? 'a' : 'b';
+    for (const key of [
+      `w${p}${i}`,
+      `${p}${i}`,
+      `head${i}w${p}`,
+      `w${p}head${i}`,
+      `h${i}w${p}`,
+      `w${p}h${i}`,
+      `w${i}${p}`,
+      `w${p}${ab}`,
+      `head${ab}w${p}`,
+      `w${p}head${ab}`,
+    ]) {
+      out[key] = name;
+    }
+  }
+  return out;
+}
+
+const LESSON_ALIASES = Object.freeze(lesson1Aliases());
+
+/**
+ * The lesson-1 name a file's array name stands for (Wq1 … Wv2), or null: case and underscores
+ * ignored, as courseName.
+ */
+export function lessonName(name) {
+  return LESSON_ALIASES[keyOf(String(name))] ?? null;
+}
+
+/**
+ * The key of a loaded array: its name lower-cased (a second array whose name differs only in case
+ * replaces the first), except lesson 2's `x`, which the course tells apart from X by its case.
+ */
+export function arrayKey(name) {
+  const s = String(name);
+  return s === 'x' ? 'x (lesson 2)' : s.toLowerCase();
+}
+
 /**
  * Sort a file's arrays by course name. An exact course name (any case) wins over an alias; a
  * second array for the same course name is ignored with a note.

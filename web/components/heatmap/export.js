@@ -24,7 +24,7 @@ import {
 import { highlightItems } from './highlight.js';
 import { computeLayout, fitted } from './layout.js';
 import { exportLegendLayout, highlightKeyText, legendItems } from './legend.js';
-import { groupItems, marksKeyLines } from './marks.js';
+import { groupItems, marksKeyLines, ringItems } from './marks.js';
 import { escapeXML, itemsMarkup, paintItems, shift } from './primitives.js';
 import { HATCH_BG, HATCH_INK, INK, MUTED_INK, WHITE } from './theme.js';
 
@@ -114,6 +114,7 @@ export function exportSVGMarkup(s, measure) {
   body += cellsMarkup(s, L, col);
   body += itemsMarkup(groupItems(s, L), defs);
   body += itemsMarkup(highlightItems(s, L), defs);
+  body += itemsMarkup(ringItems(s, L), defs);
   body += '</g>';
   body += itemsMarkup(sc.legendItems, defs);
   const label = escapeXML(`${s.title ? `${s.title}: ` : ''}heatmap, ${s.rows} x ${s.cols}`);
@@ -145,6 +146,7 @@ export function exportCanvas(s, measure, scale = 2) {
   paintNumbers(ctx, s, L, col, L.mx, L.my + sc.oy);
   paintItems(ctx, shift(groupItems(s, L), 0, sc.oy));
   paintItems(ctx, shift(highlightItems(s, L), 0, sc.oy));
+  paintItems(ctx, shift(ringItems(s, L), 0, sc.oy));
   paintItems(ctx, sc.legendItems);
   return canvas;
 }

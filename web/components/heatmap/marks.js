@@ -4,6 +4,8 @@
 //                  hatched one way); the readout says NaN, ∞ or −∞ (never "masked")
 //   blank          a 0/1 flag per cell: cells drawn empty ("—"), said as blankText
 //   colGroups      a line between blocks of that many columns (the head blocks of a (T, C) matrix)
+//   markCells      [[row, col], …]: each cell ringed (white halo, black ring: no colour needed),
+//                  said as markLabel in the key and, cell by cell, in the accessible name
 // The key of the marks goes beside the legend, and their counts into the figure's accessible name.
 
 import { el, svgEl } from '../dom.js';
@@ -43,11 +45,32 @@ export function markCounts(s) {
 
 const cells = (k) => `${k} ${k === 1 ? 'cell' : 'cells'}`;
 
-/** The key's entries for the marks present: [{ kind, text }] (none without markNonFinite). */
+/** The ringed cells of s (markCells) that are in the matrix: [[row, col], …]. */
+export function ringedCells(s) {
+  const ok = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
+  return Array.from(s.markCells ?? []).filter((rc) => ok(rc?.[0], s.rows) && ok(rc?.[1], s.cols));
+}
+
+/** "row 0 ‘The’ → column 3 ‘cat’" for a ringed cell. */
+function ringedText(s, [r, c]) {
+  const label = (labels, i) => (labels?.[i] != null ? ` ‘${labels[i]}’` : '');
+  return `row ${r}${label(s.rowLabels, r)} → column ${c}${label(s.colLabels, c)}`;
+}
+
+/** The key's entry for the ringed cells, or null (no markCells). */
+function ringEntry(s) {
+  const rings = ringedCells(s);
+  if (!rings.length) return null;
+  const what = s.markLabel ?? 'marked cells';
+  return { kind: 'ring', text: `ringed: ${what}`, cells: rings.map((rc) => ringedText(s, rc)) };
+}
+
+/** The key's entries for the marks present: [{ kind, text }] (none without marks asked for). */
 function keyEntries(s) {
-  if (!s.markNonFinite) return [];
+  const ring = ringEntry(s);
+  if (!s.markNonFinite) return ring ? [ring] : [];
   const n = markCounts(s);
-  const out = [];
+  const out = ring ? [ring] : [];
   if (n.nan) out.push({ kind: 'nan', text: `NaN: ${cells(n.nan)}` });
   const inf = [];
   if (n.posInf) inf.push(`∞: ${cells(n.posInf)}`);
@@ -57,15 +80,19 @@ function keyEntries(s) {
   return out;
 }
 
-/** "; marked: NaN: 2 cells; ∞: 1 cell" for the accessible name ('' without marks). */
+/**
+ * "; marked: NaN: 2 cells; ∞: 1 cell" for the accessible name ('' without marks); ringed cells
+ * are listed: "; marked: ringed: argmax of each row (row 0 ‘The’ → column 3 ‘cat’, …)".
+ */
 export function marksLabel(s) {
   const entries = keyEntries(s);
-  return entries.length ? `; marked: ${entries.map((e) => e.text).join('; ')}` : '';
+  const text = (e) => (e.cells ? `${e.text} (${e.cells.join(', ')})` : e.text);
+  return entries.length ? `; marked: ${entries.map(text).join('; ')}` : '';
 }
 
 /** The key's lines as text (the exports print them under the legend). */
 export function marksKeyLines(s) {
-  const name = { nan: 'cross-hatched dark', inf: 'hatched light', blank: 'empty' };
+  const name = { nan: 'cross-hatched dark', inf: 'hatched light', blank: 'empty', ring: '○' };
   return keyEntries(s).map((e) => `${name[e.kind]}: ${e.text}`);
 }
 
@@ -165,4 +192,20 @@ export function groupsLabel(s) {
   const what = s.colGroupLabel ?? 'group';
   const n = Math.ceil(s.cols / g);
   return `, lines between ${n} blocks of ${g} columns (one ${what} each)`;
+}
+
+/**
+ * The ringed cells (markCells) as primitives: a white halo and a black ring inside each cell's
+ * edge, so the mark shows on light and dark cells alike and needs no colour.
+ */
+export function ringItems(s, L) {
+  const items = [];
+  for (const [r, c] of ringedCells(s)) {
+    const x = L.mx + c * L.cell + 2;
+    const y = L.my + r * L.cellH + 2;
+    const box = { type: 'rect', x, y, w: L.cell - 4, h: L.cellH - 4, fill: 'none' };
+    items.push({ ...box, stroke: '#ffffff', sw: 3.5, cls: 'ring-halo' });
+    items.push({ ...box, stroke: INK, sw: 1.75, cls: 'ring-cell' });
+  }
+  return items;
 }

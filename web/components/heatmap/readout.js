@@ -53,7 +53,10 @@ export function readoutText(s, { r, c }) {
   if (r >= 0 && c >= 0) {
     const v = s.data[r * s.cols + c];
     const value = s.blank?.[r * s.cols + c] ? `— (${s.blankText ?? 'empty'})` : readoutValue(s, v);
-    return `${nameOf(s, 'row', r)} → ${nameOf(s, 'col', c)}: ${value}`;
+    // a ringed cell (markCells) says so: the keyboard and screen reader see the ring too
+    const ringed = s.markCells?.some((rc) => rc?.[0] === r && rc?.[1] === c);
+    const mark = ringed ? ` (ringed: ${s.markLabel ?? 'marked cell'})` : '';
+    return `${nameOf(s, 'row', r)} → ${nameOf(s, 'col', c)}: ${value}${mark}`;
   }
   if (r >= 0) return `${nameOf(s, 'row', r)} (row ${r}): ${summary(s, r, -1)}`;
   return `${nameOf(s, 'col', c)} (column ${c}): ${summary(s, -1, c)}`;

@@ -11,7 +11,14 @@ import { updateCaption } from './frame.js';
 import { createOverlay, highlightItems } from './highlight.js';
 import { computeLayout, fitted } from './layout.js';
 import { updateSide } from './legend.js';
-import { groupItems, groupsLabel, marksLabel, nanDefs, updateMarksKey } from './marks.js';
+import {
+  groupItems,
+  groupsLabel,
+  marksLabel,
+  nanDefs,
+  ringItems,
+  updateMarksKey,
+} from './marks.js';
 import { drawItemsDOM } from './primitives.js';
 
 /** The <svg>'s accessible name: size, axes and the range of the finite values. */
@@ -74,6 +81,7 @@ function buildSVG(state) {
   dom.figure.dataset.renderer = state.canvas ? 'canvas' : 'svg';
   drawItemsDOM(groupItems(s, L), svg);
   drawItemsDOM(highlightItems(s, L), svg);
+  drawItemsDOM(ringItems(s, L), svg);
   state.overlay = createOverlay();
   svg.append(state.overlay.g);
   if (old) old.replaceWith(svg);
@@ -97,6 +105,7 @@ function structure(s) {
     s.digits,
     s.colGroups ?? null,
     s.markNonFinite ?? null,
+    s.markCells ?? null,
     s.minRowHeight ?? null,
   ]);
 }
