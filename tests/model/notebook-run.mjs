@@ -61,8 +61,7 @@ export function assertValidNotebook(nb) {
 /** The page's sections with their scripts as the page builds them before any interaction. */
 export function defaultSections() {
   const tokens = tokenize(DEFAULT_SENTENCE);
-  const l5 = (title, lrs) =>
-    trainingScript({ title, sentence: DEFAULT_SENTENCE, tokens, lrs });
+  const l5 = (title, lrs) => trainingScript({ title, sentence: DEFAULT_SENTENCE, tokens, lrs });
   return [
     {
       id: 'lesson-1',
