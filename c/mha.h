@@ -136,10 +136,11 @@ int mha_rng_normal(mha_rng *rng, double loc, double scale, double *out, size_t n
 
 typedef struct mha_layer mha_layer;
 
+/* flags */
 enum {
-    MHA_CAUSAL = 1,       /* mask keys after the query (attention exactly 0 above the diagonal) */
+    MHA_CAUSAL = 1,         /* mask keys after the query (attention exactly 0 above the diagonal) */
     MHA_CHECK_TWO_POINT = 2 /* gradient check only: two-point central differences (see below) */
-}; /* flags */
+};
 
 /* Creates a layer of width C with h heads (head size hs = C / h); weights and gradients are zero
  * until mha_init_weights (or until written through mha_params). Allocates 2 * 4*C*C doubles; the

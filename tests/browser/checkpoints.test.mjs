@@ -1,5 +1,5 @@
 // The checkpoint box of every lesson and the corrected statements of lessons 1-3, in Chromium:
-//   - each lesson shows "Checkpoint — your notebook should print" with the lines Node computes
+//   - each lesson shows "Checkpoint — what this lesson's script prints", the lines Node computes
 //     through the same model and API (web/model/checkpoints.js on lessonN(); lesson 5: a Trainer at
 //     its initial weights), character for character, and updates them with lesson 1's sentence
 //     and lesson 3's causal mask; its copy button copies exactly those lines;
@@ -89,7 +89,7 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
     for (const lesson of Object.keys(SECTION)) {
       const got = await pageLines(page, lesson);
       assert.ok(got, `${lesson}: no checkpoint box`);
-      assert.equal(got.title, 'Checkpoint — your notebook should print');
+      assert.equal(got.title, 'Checkpoint — what this lesson’s script prints');
       assert.equal(got.section, SECTION[lesson], `${lesson}: the box is in its section`);
       assert.deepEqual(got.lines, want[lesson], `${lesson}: the box's lines`);
       assert.ok(got.copy, `${lesson}: a copy button`);

@@ -249,8 +249,16 @@ test(JUMP, async (t) => {
       heading.visible && heading.top > heading.barBottom,
       `lesson 4's heading at y ${heading.top}, the contents bar ends at ${heading.barBottom}`,
     );
-    const next = await kb.press('Tab');
-    assert.equal(next.id, 'l4-batch', `the first Tab after the jump: ${next.what}`);
+    // The first stops after the jump stay in lesson 4: the course box's scrollable table (a
+    // keyboard user scrolls it), then the lesson's first control.
+    const stops = [];
+    let next = await kb.press('Tab');
+    while (next.id !== 'l4-batch' && stops.length < 3) {
+      assert.match(next.what, /in section#lesson-4$/, `a Tab after the jump: ${next.what}`);
+      stops.push(next.what);
+      next = await kb.press('Tab');
+    }
+    assert.equal(next.id, 'l4-batch', `Tabs after the jump: ${[...stops, next.what].join(' | ')}`);
     t.diagnostic(
       `heading at y ${Math.round(heading.top)} below the bar (ends at ${Math.round(heading.barBottom)}); next Tab: ${next.what}`,
     );

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CUSTOM_LIMITS,
+  customLimitsText,
   CUSTOM_SEED,
   MAX_FILE_BYTES,
   addArrays,
@@ -292,12 +293,17 @@ test("customArrays refuses what the lessons can't draw, each with its message", 
   assert.match(errs(list, 5).join(' '), /heads = 5 does not divide C = 64/);
   assert.match(errs(list, 32).join(' '), /heads = 32: the lessons draw every head, at most 16/);
   const big = addArrays(list, [arr('X', [1, CUSTOM_LIMITS.T + 1, 64])]).list;
-  assert.match(errs(big).join(' '), /T = 65: the lessons take 1 to 64 tokens/);
+  assert.match(errs(big).join(' '), /T = 65: the lessons take your arrays with 1 to 64 tokens\./);
   const wide = addArrays(
     [],
     [arr('X', [1, 2, 256]), ...['Wq', 'Wk', 'Wv', 'Wo'].map((n) => arr(n, [256, 256]))],
   ).list;
-  assert.match(errs(wide).join(' '), /C = 256: the lessons take C from 1 to 128/);
+  assert.match(
+    errs(wide).join(' '),
+    /C = 256: the lessons take your arrays with C from 1 to 128\./,
+  );
+  assert.doesNotMatch(errs(wide).join(' '), /playground/); // its own limits are 128 and 1024
+  assert.equal(customLimitsText(), 'T ≤ 64, C ≤ 128, at most 4 batch items and 16 heads');
   const batch = addArrays(list, [arr('X', [5, 6, 64])]).list;
   assert.match(errs(batch).join(' '), /B = 5: the lessons draw every batch item, at most 4/);
   const flat = addArrays(list, [arr('X', [768])]).list;

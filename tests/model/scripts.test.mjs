@@ -26,7 +26,7 @@ import {
   headColumnLabels,
   columnLabels,
 } from '../../web/model/labels.js';
-import { tokenize } from '../../web/model/tokens.js';
+import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { buildInput } from '../../web/model/input.js';
 import { lesson1 } from '../../web/model/lesson1.js';
 import { lesson2 } from '../../web/model/lesson2.js';
@@ -34,7 +34,6 @@ import { lesson3 } from '../../web/model/lesson3.js';
 import { lesson4 } from '../../web/model/lesson4.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { drawScaled } from '../../web/model/input.js';
-import { courseData } from '../../web/model/course.js';
 import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { backwardOrder } from '../../web/model/gradcheck-report.js';
@@ -383,15 +382,15 @@ test("layerObjectScript (lesson 5's listing): the class runs, its losses are lay
   assert.match(script, /^class MultiHeadAttention:$/m);
   // the course's constructor: sizes and a seed, the weights drawn inside
   assert.match(script, /^ {4}def __init__\(self, C, h, seed=0, causal=False\):$/m);
-  assert.match(script, /^layer = MultiHeadAttention\(C, h, seed=rng\)/m);
+  assert.match(script, /^layer = MultiHeadAttention\(C, h, seed=rng, causal=False\)/m);
   for (const m of ['def forward(self, X):', 'def backward(self, dY):', 'def step(self, lr):']) {
     assert.ok(script.includes(m), m);
   }
   const out = runPython(script);
-  // the listing's data: the course demo's X and weights, target = the next draw (lesson 4's dY)
-  const d = courseData(mha);
-  const layer = layerWith(mha, d.C, 4, d.W);
-  const losses = layer.train(d.X, d.dY, { B: d.B, T: d.T, steps: 12, lr: 0.1 });
+  // the listing's data: lesson 5's, the sentence's X, the layer's weights and the target
+  const model = sentenceModel(mha, { tokens: tokenize(DEFAULT_SENTENCE) });
+  const layer = layerWith(mha, model.C, model.heads, model.W);
+  const losses = layer.train(model.X, model.target, { B: 1, T: model.T, steps: 12, lr: 0.1 });
   layer.free();
   const got = [
     printed(out, 'loss after 0 steps'),

@@ -1,15 +1,16 @@
-// checkpoints.js - the "Checkpoint — your notebook should print" box of every lesson: a few
+// checkpoints.js - the "Checkpoint — what this lesson's script prints" box of every lesson: a few
 // entries by their NumPy expressions (web/model/checkpoints.js), every digit, and a copy button.
 // The lesson's Copy-as-NumPy script prints the same lines.
 
 import { el } from './dom.js';
 import { copyButton } from './export.js';
 import { checkpointLine, checkpoints, pythonValues } from '../model/checkpoints.js';
-import { AGREEMENT, AGREEMENT_SENTENCE } from '../model/agreement.js';
+import { AGREEMENT } from '../model/agreement.js';
 
 const NOTE =
-  'In your notebook, print(np.asarray(expr).tolist()) shows every digit (NumPy’s own print ' +
-  `rounds to 8); the Copy-as-NumPy script prints these same lines. ${AGREEMENT_SENTENCE}`;
+  'These are the lines this lesson’s Copy-as-NumPy script prints, on the page’s arrays (with ' +
+  'your notebook’s arrays in use, on yours). print(np.asarray(expr).tolist()) shows every digit ' +
+  '(NumPy’s own print rounds to 8). How closely a NumPy run agrees: Start here.';
 
 /** How an entry agrees with NumPy, in agreement.js's words (+ a random draw / computed). */
 function kindText(kind) {
@@ -54,9 +55,12 @@ export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
     {
       className: 'checkpoints',
       dataset: { lesson },
-      attrs: { role: 'group', 'aria-label': `Checkpoint of ${what}: your notebook should print` },
+      attrs: { role: 'group', 'aria-label': `Checkpoint of ${what}: what its script prints` },
     },
-    el('h3', { className: 'checkpoints-title', text: 'Checkpoint — your notebook should print' }),
+    el('h3', {
+      className: 'checkpoints-title',
+      text: 'Checkpoint — what this lesson’s script prints',
+    }),
     dl,
     el('p', { className: 'note checkpoints-note', text: NOTE }),
     el('div', { className: 'actions' }, copy),

@@ -37,9 +37,7 @@ export function numpyBlock(getScript, { what = 'this lesson' } = {}) {
   );
   const note = el('span', {
     className: 'note',
-    text:
-      'a complete script for python3 + numpy that prints the numbers shown here (the random ' +
-      'draws bit for bit, everything computed to the last digit or two)',
+    text: 'a complete script for python3 + numpy that prints the numbers shown here',
   });
   const box = el(
     'div',

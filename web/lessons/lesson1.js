@@ -10,6 +10,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { courseBox } from '../components/course-box.js';
 import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
 import { lesson1, lesson1Captions, lesson1FromArrays } from '../model/lesson1.js';
 import { compareSection } from './lesson1-compare.js';
@@ -194,6 +195,7 @@ export function renderLesson1({ mha, body, custom = null }) {
     untrainedSlot.replaceChildren(custom ? '' : untrainedNote(r));
     compareSlot.replaceChildren(compareSection(r).element);
     checks?.update(r);
+    course.update({ maxGap: r.maxGap, argmaxDiff: r.argmaxDiffRows.length, T: r.T });
     script.refresh();
   }
   if (ui) {
@@ -207,8 +209,10 @@ export function renderLesson1({ mha, body, custom = null }) {
     });
   }
 
+  const course = courseBox('lesson1', { custom: !!custom });
   fill();
   body.append(
+    course.element,
     ...(ui ? [ui.controls] : []),
     chipsSlot,
     el('p', { className: 'note', text: HOVER_NOTE }),

@@ -9,6 +9,7 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { HEAD_COLORS, shapeDiagram } from '../components/shape-diagram.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { courseBox } from '../components/course-box.js';
 import { lesson2, lesson2Captions } from '../model/lesson2.js';
 import { block2d } from '../model/arrays.js';
 import { columnLabels, positionLabels } from '../model/labels.js';
@@ -168,8 +169,11 @@ export function renderLesson2({ mha, body, custom = null }) {
   figs.set(lesson2Figures(r, caps));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });
   const checks = custom ? null : checkpointBox('lesson2', r, { what: 'lesson 2' });
+  const course = courseBox('lesson2', { custom: !!custom });
+  course.update(r);
 
   body.append(
+    course.element,
     ...diagram,
     stages,
     qmap.element,

@@ -10,6 +10,7 @@ import { num, numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { courseBox } from '../components/course-box.js';
 import { lesson3, lesson3Captions, lesson3Step } from '../model/lesson3.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { batchTokenLabels, headColumnLabels, positionLabels } from '../model/labels.js';
@@ -296,7 +297,7 @@ function lesson3Body(parts) {
   ];
 }
 
-export function renderLesson3({ mha, body, data }) {
+export function renderLesson3({ mha, body, data, custom = null }) {
   const state = { causal: false, r: null };
   state.r = lesson3(mha, { causal: false, data });
   const toks = positionLabels(state.r.T);
@@ -312,9 +313,12 @@ export function renderLesson3({ mha, body, data }) {
   const script = numpyBlock(getScript, { what: 'lesson 3' });
   const scalingSlot = el('div');
   const checks = checkpointBox('lesson3', state.r, { what: 'lesson 3' });
+  const course = courseBox('lesson3', { custom: !!custom });
 
   function fill() {
     const r = state.r;
+    const { X, Q, att, Y } = r.shapes;
+    course.update({ shapes: [X, Q, att, Y], rowSumMaxErr: r.rowSumMaxErr });
     shapesSlot.replaceChildren(shapeTable(r.stages, { caption: shapesCaption(r) }));
     grid.update(r);
     steps.update(r);
@@ -335,7 +339,7 @@ export function renderLesson3({ mha, body, data }) {
   const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });
   const downloads = downloadsRow(arraysButton(3, getArrays).element);
   const parts = { r: state.r, controls, shapesSlot, grid, steps, blocks, figs, script };
-  body.append(...lesson3Body({ ...parts, scalingSlot, checks, downloads }));
+  body.append(course.element, ...lesson3Body({ ...parts, scalingSlot, checks, downloads }));
 
   return {
     figures: () => {

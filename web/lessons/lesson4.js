@@ -25,6 +25,7 @@ import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { courseBox } from '../components/course-box.js';
 import { epsChart } from '../components/eps-chart.js';
 import { entryLabel, epsilonSweep, sweepTensors } from '../model/epsilon-sweep.js';
 
@@ -201,7 +202,7 @@ function epsilonFigure(mha, data) {
   );
 }
 
-export function renderLesson4({ mha, body, data, compute }) {
+export function renderLesson4({ mha, body, data, compute, custom = null }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
@@ -220,7 +221,11 @@ export function renderLesson4({ mha, body, data, compute }) {
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
+  const course = courseBox('lesson4', { custom: !!custom });
+  course.update({ gradcheck: null });
+  panel.onChange((p) => course.update({ gradcheck: p.rows }));
   body.append(
+    course.element,
     el('p', { className: 'note notation', text: NOTATION }),
     el('p', {
       className: 'formula',

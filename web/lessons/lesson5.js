@@ -20,6 +20,7 @@ import {
   mseScale,
   stepLearningRate,
   stepsText,
+  trainAtOnce,
 } from '../model/training.js';
 import { formatSci } from '../components/scales.js';
 import {
@@ -35,6 +36,7 @@ import { lesson5Arrays } from '../model/lesson-arrays.js';
 import { checkSamples, customModel } from '../model/notebook-check.js';
 import { SteppedTrainer } from '../jobs/trainer.js';
 import { checkpointBox } from '../components/checkpoints.js';
+import { courseBox } from '../components/course-box.js';
 
 const C = 64;
 const SEED = 42;
@@ -304,6 +306,28 @@ function measuredScale(mha, data, model) {
   }
 }
 
+/** The class as the lessons build it and what each button calls: a program that runs as is. */
+function layerListing(sentence) {
+  return codeDetails(
+    'The layer object: class MultiHeadAttention and what each button calls, on this ' +
+      'lesson’s sentence (runs as is; prints the losses the table shows after Step and Run ' +
+      `${RUN_STEPS} steps)`,
+    layerObjectScript({ lr: 0.1, runSteps: RUN_STEPS, sentence, tokens: tokenize(sentence) }),
+  );
+}
+
+/**
+ * The box "Your course and this page" with the 10 steps of lr 0.1 the course runs, computed at
+ * once on the lesson's model (course.values: what it shows besides the check's rows).
+ */
+function lessonCourseBox(mha, model, custom) {
+  const course = courseBox('lesson5', { custom: !!custom });
+  const s = { C: model.C, h: model.heads, steps: 10, lr: 0.1, causal: false };
+  course.values = { losses10: trainAtOnce(mha, s, model).losses, gradcheck: null };
+  course.update(course.values);
+  return course;
+}
+
 /** The "Copy as NumPy" block of the lesson; get() is its script for the current training. */
 function lessonScript(sentence, tokens, trainer, heads, panel) {
   const get = () =>
@@ -353,11 +377,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
   const model = lessonModel(mha, sentence, custom);
   const trainer = new SteppedTrainer(mha, compute, model);
   const { T, heads, tokens } = model;
-  // the class as the lessons build it and what each button calls: a program that runs as is
-  const objectCode = codeDetails(
-    'The layer object: class MultiHeadAttention and what each button calls (runs as is)',
-    layerObjectScript({ lr: 0.1, runSteps: RUN_STEPS }),
-  );
+  const objectCode = layerListing(sentence);
   const ui = trainingControls();
   const att = attentionMaps(trainer.att, tokens, heads);
   const attTitle = el('h3');
@@ -387,7 +407,10 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
   wireTraining(ui, trainer, fill);
 
   fill(true);
+  const course = lessonCourseBox(mha, model, custom);
+  panel.onChange((p) => course.update({ ...course.values, gradcheck: p.rows }));
   body.append(
+    course.element,
     custom ? el('p', { className: 'note', text: CUSTOM_INTRO }) : introParagraph(sentence, T),
     objectCode.element,
     el('p', { className: 'formula', text: 'L = mean((Y − target)²),   W ← W − lr · dL/dW' }),

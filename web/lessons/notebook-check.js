@@ -31,12 +31,14 @@ import {
   nameError,
   quoteName,
   customArrays,
+  customLimitsText,
   statusSummary,
   rootCauseText,
   checkedText,
   LAYER_SAVE_LINE,
 } from '../model/notebook-check.js';
 import { COURSE } from '../model/course.js';
+import { MAX_PG_TOKENS } from '../model/settings.js';
 import { savezLine } from '../notebook/names.js';
 
 const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
@@ -429,7 +431,7 @@ function sectionBody(parts) {
     results.slot,
     el('h3', { text: '4 · Your arrays in the lessons' }),
     el('p', {
-      text: `Lessons 3, 4 and 5 and the playground can run on your X and weights (and your dY and target when the file has them) instead of the course’s: B, T, C and h come from your shapes, within the playground’s limits (T ≤ 64, C ≤ 128, at most 4 batch items and 16 heads). Lesson 1 runs on your X and the two heads’ weights Wq1, Wk1, Wv1, Wq2, Wk2, Wv2 (each (C, hs); W_q1, q1 or head1_Wq are read too), lesson 2 on your x and Wq.`,
+      text: `Lessons 3, 4 and 5 and the playground can run on your X and weights (and your dY and target when the file has them) instead of the course’s: B, T, C and h come from your shapes, up to ${customLimitsText()} (every batch item and head is drawn; the playground’s own sentences go up to ${MAX_PG_TOKENS} tokens and C = 1024). Lesson 1 runs on your X and the two heads’ weights Wq1, Wk1, Wv1, Wq2, Wk2, Wv2 (each (C, hs); W_q1, q1 or head1_Wq are read too), lesson 2 on your x and Wq.`,
     }),
     useUi.element,
     useUi.err.element,

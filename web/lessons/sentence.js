@@ -8,7 +8,8 @@ import { tokenChips } from '../components/token-chips.js';
 import { field } from '../components/controls.js';
 import { numList } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
-import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
+import { DEFAULT_SENTENCE, MAX_TOKENS, tokenize } from '../model/tokens.js';
+import { MAX_PG_TOKENS } from '../model/settings.js';
 import { sentenceInput } from '../model/input.js';
 import { xSnippet } from '../model/numpy-scripts.js';
 import { AGREEMENT, PE_AGREEMENT } from '../model/agreement.js';
@@ -27,7 +28,7 @@ function rulesList() {
       {},
       `Tokens: words are runs of letters, digits and apostrophes; every other non-space character (punctuation, each emoji) is a token of its own; spaces only separate. In Python: `,
       code('re.findall(r"(?:[^\\W_]|\')+|\\S", sentence)'),
-      '. The page takes 1 to 64 tokens.',
+      `. Lesson 1’s sentence field takes 1 to ${MAX_TOKENS} tokens (its maps are T×T), the playground’s up to ${MAX_PG_TOKENS}.`,
     ),
     el(
       'li',

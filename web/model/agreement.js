@@ -57,7 +57,8 @@ const LAST_DIGITS = Object.freeze({
   brief: 'everything computed from them: Q, K, V, scores, att, Y, the losses, the gradients',
   text:
     'everything computed from them: Q, K, V, scores, att, Y, the losses, every gradient and ' +
-    "every training step. NumPy's matrix products (its BLAS library) add up their terms in " +
+    'every training step. NumPy hands matrix products to a BLAS library (Basic Linear Algebra ' +
+    'Subprograms, such as OpenBLAS), which adds up their terms in ' +
     'another order, which depends on your CPU, and its exp may round the last bit differently, ' +
     'so a full-precision print can differ in its last digit or two (or not at all); an entry ' +
     'much smaller than the largest of its array can differ a few digits earlier, as the ' +

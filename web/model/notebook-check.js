@@ -25,7 +25,11 @@ import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limit
 /** The largest file of each kind the section reads (what the notebook's readers can accept). */
 export const MAX_FILE_BYTES = Object.freeze({ npy: MAX_NPY_BYTES, npz: MAX_NPZ_BYTES });
 
-/** What the lessons can draw: the playground's T and C, a few batch items, 16 heads. */
+/**
+ * What the lessons can draw from a notebook's arrays: T tokens (the attention maps are T×T), width
+ * C, every batch item and every head. (The playground's own sentences go further: MAX_PG_TOKENS
+ * tokens, C up to 1024.)
+ */
 export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
 
 /** The seed of the dY and target drawn when the notebook has none (the course's seed). */
@@ -254,10 +258,10 @@ function limitErrors({ B, T, C, heads }) {
   const errors = [];
   if (B < 1 || B > L.B) errors.push(`B = ${B}: the lessons draw every batch item, at most ${L.B}.`);
   if (T < 1 || T > L.T) {
-    errors.push(`T = ${T}: the lessons take 1 to ${L.T} tokens (the playground's limit).`);
+    errors.push(`T = ${T}: the lessons take your arrays with 1 to ${L.T} tokens.`);
   }
   if (C < 1 || C > L.C) {
-    errors.push(`C = ${C}: the lessons take C from 1 to ${L.C} (the playground's limit).`);
+    errors.push(`C = ${C}: the lessons take your arrays with C from 1 to ${L.C}.`);
   }
   if (!Number.isInteger(heads) || heads < 1 || C % heads) {
     errors.push(`heads = ${heads} does not divide C = ${C}: each head gets C / heads columns.`);
@@ -493,6 +497,11 @@ export function customForward(mha, custom, { causal = false } = {}) {
     layer.forward(model.X, { B: 1, T: model.T, causal }),
   );
   return { model, att, Y };
+}
+
+/** The limits of CUSTOM_LIMITS in words: "T ≤ 64, C ≤ 128, at most 4 batch items and 16 heads". */
+export function customLimitsText(L = CUSTOM_LIMITS) {
+  return `T ≤ ${L.T}, C ≤ ${L.C}, at most ${L.B} batch items and ${L.heads} heads`;
 }
 
 /** The sizes line of custom arrays: "B = 2, T = 6, C = 64, h = 4 (hs = 16)". */

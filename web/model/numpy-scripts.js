@@ -4,6 +4,7 @@
 
 import { SCRIPT_NOTE } from './agreement.js';
 import { checkpointLabels } from './checkpoints.js';
+import { DEFAULT_SENTENCE, tokenize } from './tokens.js';
 import {
   DEFAULT_CONVENTION,
   L4_THRESHOLD,
@@ -42,7 +43,7 @@ export function checkpointPrints(lesson) {
   const lines = checkpointLabels(lesson).map(
     (label) => `print(${pyStr(`${label} =`)}, np.asarray(${label}).tolist())`,
   );
-  return `# Checkpoint: the page's "your notebook should print" box shows these same lines.
+  return `# Checkpoint: the page's "what this lesson's script prints" box shows these same lines.
 ${lines.join('\n')}`;
 }
 
@@ -329,7 +330,8 @@ heads = q4.transpose(0, 2, 1, 3)        # (1, 4, 6, 16): head axis before the to
 print("x", x.shape, "-> q", q.shape, "-> q4", q4.shape, "-> heads", heads.shape)
 
 # Proof 1: head i is exactly x projected by the i-th block of 16 columns of Wq.
-# (NumPy's BLAS may sum the narrow product in another order; then this prints ~1e-16, not 0.)
+# (NumPy's BLAS, the library that does its matrix products, may sum the narrow product in
+# another order; then this prints ~1e-16, not 0.)
 head_max_diff = max(np.abs(heads[:, i] - x @ Wq[:, i * hs:(i + 1) * hs]).max() for i in range(h))
 print("headMaxDiff =", repr(float(head_max_diff)))
 
@@ -443,12 +445,23 @@ if FULL_CHECK:
 
 /**
  * Lesson 5's "layer object" listing: the class MultiHeadAttention as the lessons build it, and
- * what each button of the lesson calls, as a program that runs (on the course demo's X and
- * weights, with a target drawn next from the same stream): it prints the loss before and after
- * one step and after a run of `runSteps` more.
+ * what each button of the lesson calls, as a program that runs on lesson 5's own data (the
+ * sentence's X, the layer's weights and the target, drawn as the lesson draws them): it prints the
+ * loss before and after one step ("Step") and after a run of `runSteps` more ("Run 10 steps"),
+ * the numbers the lesson's table shows after those clicks.
  */
-export function layerObjectScript({ lr = 0.1, runSteps = 10 } = {}) {
-  return `import numpy as np
+export function layerObjectScript({
+  lr = 0.1,
+  runSteps = 10,
+  sentence = DEFAULT_SENTENCE,
+  tokens = tokenize(sentence),
+  C = 64,
+  heads = 4,
+  seed = 42,
+} = {}) {
+  const setup = { sentence, tokens, C, heads, seed, rng: 'default_rng', pe: false, causal: false };
+  return `import re
+import numpy as np
 
 ${LAYER_FUNCS}
 
@@ -456,25 +469,18 @@ ${LAYER_FUNCS}
 ${LAYER_CLASS}
 
 
-# What the buttons call. The data here is the course demo's (lessons 3 and 4); "Copy as NumPy"
-# below builds lesson 5's own X, weights and target from the sentence and prints its numbers.
-${courseStream()}
-# the weights live in the object:
-${courseLayer()}
-target = rng.standard_normal((B, T, C))   # drawn next from the same stream
+# What the buttons call, on lesson 5's data: the sentence's X, the layer's weights, the target.
+${sentenceSetup(setup)}
+
+
 W0 = {k: w.copy() for k, w in layer.W.items()}   # the initial weights, for "Reset"
 lr = ${pyNum(lr)}
-
-
-def mse(Y):
-    return np.mean((Y - target) ** 2)   # L = mean((Y - target)**2)
 
 
 def step(layer, lr):
     """One step of gradient descent on L: what "Step" calls."""
     Y = layer.forward(X)                # caches Q, K, V, att, ... for backward
-    dY = 2 * (Y - target) / Y.size      # dL/dY
-    layer.backward(dY)                  # fills layer.grads: dWq, dWk, dWv, dWo (and dX)
+    layer.backward(dmse(Y))             # dL/dY = 2 (Y - target) / Y.size; fills layer.grads
     layer.step(lr)                      # W -= lr * dW for each of the four weights
 
 

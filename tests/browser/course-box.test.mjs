@@ -1,0 +1,81 @@
+// "Your course and this page" (issue 19, item 1): every lesson opens with the course's printed
+// results beside the page's, the page's column computed in this Node process (expected.mjs) and
+// from the finished check tables; the boxes say why the numbers differ and how to bring yours.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, consoleErrors } from './browser.mjs';
+import * as X from './expected.mjs';
+
+const session = useBrowser();
+
+/** Every box: { lesson, heading, rows: [[what, course, page]], text }. */
+function boxes(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.course-box')].map((b) => ({
+      lesson: b.dataset.lesson,
+      heading: b.querySelector('h3').textContent,
+      rows: [...b.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.children].map((c) => c.textContent.trim()),
+      ),
+      text: b.textContent,
+    })),
+  );
+}
+
+const sci = (x) => x.toExponential(1).replace(/-/g, '−');
+const range = (rows, f) => {
+  const v = rows.map((r) => r[f]).filter((x) => x > 0);
+  return `${sci(Math.min(...v))} to ${sci(Math.max(...v))}`;
+};
+
+test("each lesson's box: the course's results, the page's, why, how to bring yours", async () => {
+  const { page, log, close } = await session.open();
+  try {
+    await page
+      .locator('#l4-gradcheck[data-done="1"]')
+      .waitFor({ state: 'attached', timeout: 90_000 });
+    await page
+      .locator('#l5-gradcheck[data-done="1"]')
+      .waitFor({ state: 'attached', timeout: 90_000 });
+    const got = await boxes(page);
+    assert.deepEqual(
+      got.map((b) => b.lesson),
+      ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5'],
+    );
+    const by = Object.fromEntries(got.map((b) => [b.lesson, b]));
+    const l1 = X.lesson1();
+    assert.deepEqual(by.lesson1.rows, [
+      ['largest weight gap, max |A1 − A2|', '0.26', l1.maxGap.toFixed(3)],
+      ['rows whose argmax differs', '7 of 8', `${l1.argmaxDiffRows.length} of 8`],
+    ]);
+    assert.equal(by.lesson2.rows[0][2], '0.0');
+    assert.equal(by.lesson3.rows[0][2], '(2, 6, 64) → (2, 4, 6, 16) → (2, 4, 6, 6) → (2, 6, 64)');
+    const c4 = X.lesson4Gradcheck();
+    assert.deepEqual(by.lesson4.rows[0].slice(1), [
+      'between 10⁻¹⁰ and 10⁻⁷',
+      `per entry ${range(c4, 'maxRel')}; norm-wise ${range(c4, 'normRel')}`,
+    ]);
+    const c5 = X.sentenceGradcheck({});
+    assert.equal(
+      by.lesson5.rows[0][2],
+      `per entry ${range(c5, 'maxRel')}; norm-wise ${range(c5, 'normRel')}`,
+    );
+    // the course's 10 steps at lr 0.1 on the page's sentence: layer.train's losses in Node
+    const losses = X.sentenceLosses({}, 11);
+    assert.deepEqual(by.lesson5.rows[1].slice(1), [
+      '0.6508 → 0.3840',
+      `${losses[0].toFixed(4)} → ${losses[10].toFixed(4)}`,
+    ]);
+    for (const b of got) {
+      assert.equal(b.heading, 'Your course and this page');
+      assert.match(b.text, /The course draws its own random numbers/);
+      assert.match(b.text, /Use my arrays in the lessons/);
+      assert.match(b.text, /np\.savez\("lesson\d\.npz"/);
+    }
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    await close();
+  }
+});

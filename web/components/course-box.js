@@ -1,0 +1,56 @@
+// course-box.js - "Your course and this page": a short box at the top of a lesson with what the
+// course's notebook prints beside what the page shows, why they differ and how to bring the
+// student's own arrays (the table is web/model/course-results.js).
+
+import { el } from './dom.js';
+import { table } from './tables.js';
+import { formatSci, uniqueId } from './scales.js';
+import {
+  COURSE_RESULTS,
+  HOW_YOURS,
+  WHY_DIFFERENT,
+  courseBoxRows,
+} from '../model/course-results.js';
+
+const CUSTOM_NOTE =
+  'The page’s column is computed from your notebook’s arrays: it is what your notebook should ' +
+  'print. The course’s column is the course’s own run, with its own draws.';
+
+/**
+ * The box of lesson `key` ('lesson1' ... 'lesson5'). custom: the lesson shows a student's
+ * arrays. Returns { element, update(f) } (f: the page's values, see COURSE_RESULTS; null: being
+ * computed).
+ */
+export function courseBox(key, { custom = false } = {}) {
+  const id = uniqueId('course-box');
+  const slot = el('div', { className: 'course-box-table' });
+  const save = el('code', { text: COURSE_RESULTS[key].save });
+  const how = custom
+    ? el('p', { className: 'note', text: CUSTOM_NOTE })
+    : el('p', { className: 'note' }, `${HOW_YOURS} For this lesson: `, save, '.');
+  const element = el(
+    'div',
+    {
+      className: 'course-box',
+      dataset: { lesson: key },
+      attrs: { role: 'group', 'aria-labelledby': id },
+    },
+    el('h3', { id, text: custom ? 'Your notebook and the course' : 'Your course and this page' }),
+    slot,
+    custom ? '' : el('p', { className: 'note', text: WHY_DIFFERENT }),
+    how,
+  );
+  const update = (f) => {
+    const rows = courseBoxRows(key, f, (x) => formatSci(x, 1));
+    slot.replaceChildren(
+      table({
+        headers: ['result', 'the course prints', custom ? 'your arrays give' : 'this page shows'],
+        rows: rows.map((r) => [r.what, r.course, r.page ?? 'computing…']),
+        caption: `${key.replace('lesson', 'Lesson ')}: the course’s printed results beside the page’s`,
+        className: 'course-box-rows',
+      }),
+    );
+  };
+  update(null);
+  return { element, update };
+}

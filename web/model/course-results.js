@@ -1,0 +1,125 @@
+// course-results.js - what the course's own notebook prints in each lesson, beside what this page
+// shows, and why they differ (DOM-free): the one table the "Your course and this page" boxes are
+// drawn from. The course draws its own random numbers (its seed, its order of draws, its weight
+// scales), so its X, weights, dY and target are not the page's; the page draws its own,
+// documented ones (seed 42, default_rng, standard normals / √C, in the order its scripts show).
+// Shapes, checks and conclusions agree; the numbers do not, until the student's arrays are loaded.
+
+/** Why the course's numbers and the page's differ, in every box. */
+export const WHY_DIFFERENT =
+  'The course draws its own random numbers (its own seed, order of draws and weight scales), so ' +
+  'its X and weights are not the page’s; the page draws its own, documented ones (seed 42, ' +
+  'default_rng, standard normals / √C, in the order its Copy-as-NumPy scripts show). The shapes, ' +
+  'the checks and the conclusions are the same; the numbers are not.';
+
+/** How a student brings their own numbers onto the page, the same for every lesson. */
+export const HOW_YOURS =
+  'To see your notebook’s numbers here, save its arrays (np.savez) and drop the file on Check ' +
+  'your notebook, then press “Use my arrays in the lessons”: this lesson is recomputed from them.';
+
+/** The smallest and largest positive finite errors of a check's rows, or null before any. */
+export function errorRange(rows, field = 'maxRel') {
+  const v = Array.from(rows ?? [], (r) => r[field]).filter((x) => x > 0 && Number.isFinite(x));
+  return v.length ? { lo: Math.min(...v), hi: Math.max(...v) } : null;
+}
+
+/** "per entry 4.1e−9 to 1.7e−6; norm-wise 1.3e−11 to 2.5e−10" for a check's rows, or null. */
+function checkRanges(f, sci) {
+  const entry = errorRange(f.gradcheck, 'maxRel');
+  const norm = errorRange(f.gradcheck, 'normRel');
+  if (!entry || !norm) return null;
+  const range = (r) => `${sci(r.lo)} to ${sci(r.hi)}`;
+  return `per entry ${range(entry)}; norm-wise ${range(norm)}`;
+}
+
+const shapeList = (shapes) => shapes.map((s) => `(${s.join(', ')})`).join(' → ');
+
+/**
+ * Per lesson: the arrays to save (the names the page reads) and the rows of its box, each
+ * { what, course (as the course prints it), page(f, sci) (text from the page's values f; sci
+ * formats an error; null: not computed yet) }. Lessons 2 and 3 print checks and shapes, which do
+ * not depend on the draws: the course's column says so instead of quoting numbers.
+ */
+export const COURSE_RESULTS = Object.freeze({
+  lesson1: {
+    save: 'np.savez("lesson1.npz", X=X, Wq1=Wq1, Wk1=Wk1, Wv1=Wv1, Wq2=Wq2, Wk2=Wk2, Wv2=Wv2)',
+    rows: [
+      {
+        what: 'largest weight gap, max |A1 − A2|',
+        course: '0.26',
+        page: (f) => f.maxGap.toFixed(3),
+      },
+      {
+        what: 'rows whose argmax differs',
+        course: '7 of 8',
+        page: (f) => `${f.argmaxDiff} of ${f.T}`,
+      },
+    ],
+  },
+  lesson2: {
+    save: 'np.savez("lesson2.npz", x=x, Wq=Wq)',
+    rows: [
+      {
+        what: 'max |merge_heads(split_heads(q)) − q|',
+        course: '0.0, whatever the draws',
+        page: (f) => (f.roundTrip === 0 ? '0.0' : String(f.roundTrip)),
+      },
+    ],
+  },
+  lesson3: {
+    save: 'np.savez("lesson3.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo)',
+    rows: [
+      {
+        what: 'shapes: X → Q → att → Y',
+        course: '(2, 6, 64) → (2, 4, 6, 16) → (2, 4, 6, 6) → (2, 6, 64)',
+        page: (f) => shapeList(f.shapes),
+      },
+      {
+        what: 'largest |softmax row sum − 1|',
+        course: '~1e-16: rows sum to 1 whatever the draws',
+        page: (f, sci) => sci(f.rowSumMaxErr),
+      },
+    ],
+  },
+  lesson4: {
+    save: 'np.savez("lesson4.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY)',
+    rows: [
+      {
+        what: 'gradient-check errors, over the gradients (the check table’s stencil and ε)',
+        course: 'between 10⁻¹⁰ and 10⁻⁷',
+        page: checkRanges,
+      },
+    ],
+  },
+  lesson5: {
+    save:
+      'np.savez("lesson5.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=target, lr=lr, ' +
+      'steps=steps)',
+    rows: [
+      {
+        what: 'gradient-check errors (the check table’s stencil and ε)',
+        course: 'around 10⁻⁷',
+        page: checkRanges,
+      },
+      {
+        what: 'MSE loss, before → after 10 steps of lr 0.1',
+        course: '0.6508 → 0.3840',
+        page: (f) => f.losses10 && `${f.losses10[0].toFixed(4)} → ${f.losses10[10].toFixed(4)}`,
+      },
+    ],
+  },
+});
+
+/**
+ * The rows of lesson `key`'s box for the page's values f: [{ what, course, page }] (page: text,
+ * or null while it is being computed); sci formats an error.
+ */
+export function courseBoxRows(key, f, sci = (x) => x.toExponential(1)) {
+  const entry = COURSE_RESULTS[key];
+  if (!entry) throw new Error(`courseBoxRows: no course results for ${key}`);
+  return entry.rows.map((row) => ({
+    what: row.what,
+    course: row.course,
+    page: f ? (row.page(f, sci) ?? null) : null,
+  }));
+}
