@@ -27,6 +27,7 @@ import { lesson4Arrays } from '../model/lesson-arrays.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { epsChart } from '../components/eps-chart.js';
 import { entryLabel, epsilonSweep, sweepTensors } from '../model/epsilon-sweep.js';
+import { dXPathsBox, matmulRuleBox } from './lesson4-rules.js';
 
 // the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
 const AXES = {
@@ -228,7 +229,9 @@ export function renderLesson4({ mha, body, data, compute }) {
     }),
     grads.controls,
     grads.grid,
+    matmulRuleBox(r),
     softmaxWhy(),
+    dXPathsBox(r),
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),
