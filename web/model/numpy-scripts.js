@@ -329,7 +329,8 @@ heads = q4.transpose(0, 2, 1, 3)        # (1, 4, 6, 16): head axis before the to
 print("x", x.shape, "-> q", q.shape, "-> q4", q4.shape, "-> heads", heads.shape)
 
 # Proof 1: head i is exactly x projected by the i-th block of 16 columns of Wq.
-# (NumPy's BLAS may sum the narrow product in another order; then this prints ~1e-16, not 0.)
+# (NumPy's BLAS, the library NumPy uses for matrix products, may sum the narrow product in
+# another order; then this prints ~1e-16, not 0.)
 head_max_diff = max(np.abs(heads[:, i] - x @ Wq[:, i * hs:(i + 1) * hs]).max() for i in range(h))
 print("headMaxDiff =", repr(float(head_max_diff)))
 
