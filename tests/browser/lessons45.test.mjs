@@ -195,11 +195,11 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
       x.rules.map((r) => r[2]),
       [
         'dY @ Woᵀ',
-        'concatᵀ @ dY, summed over the batch: concat.reshape(-1, C).T @ dY.reshape(-1, C)',
+        'concatᵀ @ dY, summed over the batch',
         'dheadout @ Vᵀ',
         'attᵀ @ dheadout',
-        'dscores @ (Kᵀ)ᵀ / √hs = dscores @ K / √hs',
-        'Qᵀ @ dscores / √hs, so dK = dscoresᵀ @ Q / √hs',
+        'dscores @ K / √hs ((Kᵀ)ᵀ = K)',
+        'Qᵀ @ dscores / √hs; its transpose: dK = dscoresᵀ @ Q / √hs',
       ],
     );
     // dX's three terms, each checked by shapes, with Node's numbers (NumPy's in tests/model)

@@ -8,29 +8,36 @@ import { formatSci } from '../components/scales.js';
 import { shapeText } from '../model/format.js';
 import { L4_THRESHOLD, conventionThreshold } from '../model/gradcheck-report.js';
 
-const RULE = `The matmul rule, used at every product of the backward pass: for C = A @ B, dA = dC @ Bᵀ and dB = Aᵀ @ dC. Why: C[i, k] = Σ_j A[i, j] B[j, k], so A[i, j] reaches the loss through row i of C, weighted by B[j, k]; dA[i, j] = Σ_k dC[i, k] B[j, k], which is entry (i, j) of dC @ Bᵀ (and the same for B). Check it by shapes: a gradient has the shape of what it is the gradient of, and dC @ Bᵀ has A's. On 3-D and 4-D arrays ᵀ swaps the last two axes and the leading axes (batch, head) are carried along; a weight is shared by every batch item and token, so its gradient sums over them, one matmul after reshape(-1, C). Shapes catch a missing ᵀ or a wrong order when the sizes differ, not on a square matrix: the (C, C) Wo fits with or without ᵀ.`;
+const RULE = `The matmul rule, used at every product of the backward pass: for C = A @ B, dA = dC @ Bᵀ and dB = Aᵀ @ dC. Why: C[i, k] = Σ_j A[i, j] B[j, k], so A[i, j] reaches the loss through row i of C, weighted by B[j, k]; dA[i, j] = Σ_k dC[i, k] B[j, k], which is entry (i, j) of dC @ Bᵀ (and the same for B). Check it by shapes: a gradient has the shape of what it is the gradient of, and dC @ Bᵀ has A's. On 3-D and 4-D arrays ᵀ swaps the last two axes and the leading axes (batch, head) are carried along; a weight is shared by every batch item and token, so its gradient sums over them, one matmul after a reshape: dWo = concat.reshape(-1, C).T @ dY.reshape(-1, C). Shapes catch a missing ᵀ or a wrong order when the sizes differ, not on a square matrix: the (C, C) Wo fits with or without ᵀ.`;
 
-/** '(2, 6, 64) @ (64, 64) → (2, 6, 64)' for one row of the shape check. */
-function shapesText(x) {
+/** '(2, 6, 64) @ (64, 64) → (2, 6, 64)' for one row of the shape check, wrapping before →. */
+function shapesCell(x) {
   const result = x.result ? shapeText(x.result) : 'no product: the inner sizes differ';
-  return `${shapeText(x.left)} @ ${shapeText(x.right)} → ${result}`;
+  return el(
+    'span',
+    {},
+    el('code', { className: 'shape', text: `${shapeText(x.left)} @ ${shapeText(x.right)}` }),
+    ' ',
+    el('code', { className: 'shape', text: `→ ${result}` }),
+  );
 }
 
-/** 'concat (2, 6, 64) ✓' (or ✗: never for the layer's own arrays). */
-function targetText(x) {
-  return `${x.ofName}: ${shapeText(x.of)} ${x.ok ? '✓' : '✗'}`;
+/** 'concat: (2, 6, 64) ✓' (or ✗: never for the layer's own arrays). */
+function targetCell(x) {
+  const mark = x.ok ? '✓' : '✗';
+  return el(
+    'span',
+    {},
+    `${x.ofName}: `,
+    el('code', { className: 'shape', text: shapeText(x.of) }),
+    ` ${mark}`,
+  );
 }
 
 /** The rule, and a table of its rows with the lesson's shapes (r.rules, see matmulRules). */
 export function matmulRuleBox(r) {
   const rows = r.rules.flatMap((g) =>
-    g.rows.map((x) => [
-      x.grad,
-      g.product,
-      x.rule,
-      el('code', { className: 'shape', text: shapesText(x) }),
-      targetText(x),
-    ]),
+    g.rows.map((x) => [x.grad, g.product, x.rule, shapesCell(x), targetCell(x)]),
   );
   return el(
     'div',
@@ -72,8 +79,8 @@ export function dXPathsBox(r) {
   const rows = p.paths.map((x) => [
     `${x.grad} @ ${x.weight}ᵀ`,
     `${x.path} = X @ ${x.weight}`,
-    el('code', { className: 'shape', text: shapesText(x.shapes) }),
-    targetText(x.shapes),
+    shapesCell(x.shapes),
+    targetCell(x.shapes),
     num(x.norm, 6),
     num(x.rel, 3),
   ]);

@@ -54,7 +54,7 @@ export function matmulRules(mha, sizes) {
         shapeRow('dconcat', 'dY @ Woᵀ', [s('dY'), t('Wo')], ['concat', s('concat')]),
         shapeRow(
           'dWo',
-          'concatᵀ @ dY, summed over the batch: concat.reshape(-1, C).T @ dY.reshape(-1, C)',
+          'concatᵀ @ dY, summed over the batch',
           [transposedShape(f('concat')), f('dY')],
           ['Wo', s('Wo')],
         ),
@@ -70,15 +70,10 @@ export function matmulRules(mha, sizes) {
     {
       product: 'scores = Q @ Kᵀ / √hs',
       rows: [
-        shapeRow(
-          'dQ',
-          'dscores @ (Kᵀ)ᵀ / √hs = dscores @ K / √hs',
-          [s('dscores'), s('K')],
-          ['Q', s('Q')],
-        ),
+        shapeRow('dQ', 'dscores @ K / √hs ((Kᵀ)ᵀ = K)', [s('dscores'), s('K')], ['Q', s('Q')]),
         shapeRow(
           'dKᵀ',
-          'Qᵀ @ dscores / √hs, so dK = dscoresᵀ @ Q / √hs',
+          'Qᵀ @ dscores / √hs; its transpose: dK = dscoresᵀ @ Q / √hs',
           [t('Q'), s('dscores')],
           ['Kᵀ', t('K')],
         ),
