@@ -224,3 +224,97 @@ test('the why of lessons 1-3, with live numbers; the misleading wording gone', a
     await close();
   }
 });
+
+// Issue 19: lesson 3's wording that named Y's column blocks after heads (under the full Wo a column
+// of Y belongs to no head), as the page used to print it; never to come back
+const OLD_L3 = [
+  'block 0 (head 0)',
+  'block 1 (head 1)',
+  "(head 0's block)",
+  'every block changes',
+  'max |ΔY| per block',
+  'carries head i into output block j',
+  'moves only block 0 of Y',
+];
+
+/** Lesson 3's block experiment as the page shows it: table, map labels, notes, figures list. */
+function blockTexts() {
+  const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+  const table = [...document.querySelectorAll('#l3-body table')].find((t) =>
+    t.caption?.textContent.startsWith('Add 1.0 to every entry'),
+  );
+  const maps = [...document.querySelectorAll('#l3-body figure.heatmap')].filter((f) =>
+    f.querySelector('.heatmap-title').textContent.startsWith('ΔY'),
+  );
+  return {
+    body: document.querySelector('#l3-body').innerText,
+    headers: [...table.querySelectorAll('thead th')].map((th) => th.textContent),
+    rows: [...table.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.children].slice(0, 2).map((c) => c.textContent),
+    ),
+    notes: maps.map((f) => f.querySelector('.heatmap-note').textContent),
+    mapText: maps.map((f) => f.textContent).join('\n'),
+    rowsNote: text('#l3-body .why-rows'),
+    rowsNums: [...document.querySelectorAll('#l3-body .why-rows .fig-num')].map(
+      (s) => s.dataset.full,
+    ),
+    figs: text('#l3-body .figures-list .stat dt'),
+  };
+}
+
+test("lesson 3: Y's columns named as columns, heads where true; ΔY's equal rows", async (t) => {
+  const { page, log, close } = await session.open();
+  try {
+    await waitFiguresDrawn(page);
+    const x = await page.evaluate(blockTexts);
+    const r3 = lesson3(mha, {});
+    assert.deepEqual(x.headers, [
+      'columns of Y',
+      'with the block-diagonal Wo, they read',
+      'block-diagonal Wo: max |ΔY|',
+      'full Wo: max |ΔY|',
+    ]);
+    assert.deepEqual(x.rows, [
+      ['columns 0–15', 'head 0 only'],
+      ['columns 16–31', 'head 1 only'],
+      ['columns 32–47', 'head 2 only'],
+      ['columns 48–63', 'head 3 only'],
+    ]);
+    assert.deepEqual(x.notes, [
+      'only columns 0–15 change: they read only head 0',
+      'every column block changes: each column reads all 4 heads',
+    ]);
+    // the maps' column labels are Y's column numbers, not heads
+    assert.doesNotMatch(x.mapText, /h\d:\d/);
+    assert.match(x.mapText, /output column of Y/);
+    assert.deepEqual(
+      x.figs.filter((s) => s.includes('ΔY')),
+      [
+        'block-diagonal Wo: max |ΔY| in columns 0–15, 16–31, 32–47, 48–63 of Y',
+        'full Wo: max |ΔY| in columns 0–15, 16–31, 32–47, 48–63 of Y',
+      ],
+    );
+    // why every row of ΔY is the same, with Node's numbers (every digit)
+    assert.equal(x.rowsNote.length, 1);
+    const note = x.rowsNote[0];
+    assert.match(note, /^Why every row of ΔY looks the same: the change is headout\[:, 0\] \+= 1/);
+    assert.match(note, /for all 12 tokens \(B·T\)/);
+    assert.match(note, /ones in head 0's columns 0–15, zeros elsewhere/);
+    assert.match(
+      note,
+      /the sum of Wo's rows 0 to 15, Wo\[:16\]\.sum\(axis=0\), whatever the token/,
+    );
+    assert.deepEqual(x.rowsNums, [
+      String(r3.fullRows.maxDiff),
+      String(r3.bdRows.maxDiff),
+      String(r3.fullRows.headSum[0]),
+    ]);
+    assert.ok(r3.fullRows.maxDiff <= 1e-14 && r3.bdRows.maxDiff <= 1e-14);
+    for (const old of OLD_L3) assert.ok(!x.body.includes(old), `lesson 3 still says "${old}"`);
+    t.diagnostic(`max |ΔY row − Wo[:16].sum(0)|: ${x.rowsNums[0]}, ${x.rowsNums[1]}`);
+    assert.deepEqual(consoleErrors(log), [], 'console errors');
+    assert.deepEqual(log.errors, [], 'page errors');
+  } finally {
+    await close();
+  }
+});

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, figures, waitFigures, waitFiguresDrawn, consoleErrors } from './browser.mjs';
 import * as X from './expected.mjs';
-import { lesson4Captions } from '../../web/model/lesson4.js';
+import { lesson4, lesson4Captions } from '../../web/model/lesson4.js';
 import { attentionCaptions, mseScale } from '../../web/model/training.js';
 import { courseData } from '../../web/model/course.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
@@ -116,6 +116,116 @@ test("lesson 4: captions are NumPy that runs; the check table in the lesson's or
     assert.match(why[0], /∂att_j\/∂s_k = att_j \(δ_jk − att_k\)/);
     assert.match(why[2], /dscores = att ⊙ \(datt − rowsum\(datt ⊙ att\)\)/);
     for (const old of OLD) assert.ok(!body.includes(old), `lesson 4 still says "${old}"`);
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    await close();
+  }
+});
+
+/** Lesson 4's matmul rule and dX's three terms as the page shows them. */
+function ruleTexts() {
+  const cells = (sel) =>
+    [...document.querySelectorAll(`${sel} tbody tr`)].map((tr) =>
+      [...tr.children].map((c) => c.textContent),
+    );
+  const body = document.querySelector('#l4-body').innerText;
+  const at = (sel) => body.indexOf(document.querySelector(sel).innerText.slice(0, 40));
+  return {
+    rule: document.querySelector('#l4-body .matmul-rule > p').textContent,
+    rules: cells('#l4-body .matmul-rule'),
+    paths: cells('#l4-body .dx-paths'),
+    why: document.querySelector('#l4-body .why-dx').textContent,
+    nums: [...document.querySelectorAll('#l4-body .why-dx .fig-num')].map((s) => s.dataset.full),
+    notation: document.querySelector('#l4-body .notation').textContent,
+    order: [at('.notation'), at('.matmul-rule'), at('.softmax-why'), at('.dx-paths')],
+  };
+}
+
+test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms', async (t) => {
+  const { page, log, close } = await session.open();
+  try {
+    await waitFiguresDrawn(page);
+    const x = await page.evaluate(ruleTexts);
+    // before the softmax derivation, after the notation; the three paths after the softmax
+    assert.ok(
+      x.order.every((v, k) => v >= 0 && (k === 0 || v > x.order[k - 1])),
+      `${x.order}`,
+    );
+    assert.match(x.rule, /for C = A @ B, dA = dC @ Bᵀ and dB = Aᵀ @ dC/);
+    assert.match(x.rule, /Check it by shapes/);
+    // B = 2, T = 6, C = 64, h = 4, hs = 16: the shapes as NumPy's matmul gives them
+    assert.deepEqual(
+      x.rules.map((r) => [r[0], r[1], r[3], r[4]]),
+      [
+        [
+          'dconcat',
+          'Y = concat @ Wo',
+          '(2, 6, 64) @ (64, 64) → (2, 6, 64)',
+          'concat: (2, 6, 64) ✓',
+        ],
+        ['dWo', 'Y = concat @ Wo', '(64, 12) @ (12, 64) → (64, 64)', 'Wo: (64, 64) ✓'],
+        [
+          'datt',
+          'headout = att @ V',
+          '(2, 4, 6, 16) @ (2, 4, 16, 6) → (2, 4, 6, 6)',
+          'att: (2, 4, 6, 6) ✓',
+        ],
+        [
+          'dV',
+          'headout = att @ V',
+          '(2, 4, 6, 6) @ (2, 4, 6, 16) → (2, 4, 6, 16)',
+          'V: (2, 4, 6, 16) ✓',
+        ],
+        [
+          'dQ',
+          'scores = Q @ Kᵀ / √hs',
+          '(2, 4, 6, 6) @ (2, 4, 6, 16) → (2, 4, 6, 16)',
+          'Q: (2, 4, 6, 16) ✓',
+        ],
+        [
+          'dKᵀ',
+          'scores = Q @ Kᵀ / √hs',
+          '(2, 4, 16, 6) @ (2, 4, 6, 6) → (2, 4, 16, 6)',
+          'Kᵀ: (2, 4, 16, 6) ✓',
+        ],
+      ],
+    );
+    assert.deepEqual(
+      x.rules.map((r) => r[2]),
+      [
+        'dY @ Woᵀ',
+        'concatᵀ @ dY, summed over the batch',
+        'dheadout @ Vᵀ',
+        'attᵀ @ dheadout',
+        'dscores @ K / √hs ((Kᵀ)ᵀ = K)',
+        'Qᵀ @ dscores / √hs; its transpose: dK = dscoresᵀ @ Q / √hs',
+      ],
+    );
+    // dX's three terms, each checked by shapes, with Node's numbers (NumPy's in tests/model)
+    const p = lesson4(X.mha).xPaths;
+    assert.deepEqual(
+      x.paths.map((r) => r.slice(0, 4)),
+      ['Q', 'K', 'V'].map((v) => [
+        `d${v}m @ W${v.toLowerCase()}ᵀ`,
+        `${v} = X @ W${v.toLowerCase()}`,
+        '(2, 6, 64) @ (64, 64) → (2, 6, 64)',
+        'X: (2, 6, 64) ✓',
+      ]),
+    );
+    assert.match(x.why, /dX = dQm @ Wqᵀ \+ dKm @ Wkᵀ \+ dVm @ Wvᵀ, where dQm = merge_heads\(dQ\)/);
+    assert.match(x.why, /norm-wise pass line is 1e−7 \(two points\)/);
+    const least = Math.min(...p.paths.map((q) => q.leftOut)) / 1e-7;
+    assert.deepEqual(x.nums, [
+      String(p.sumMaxDiff),
+      ...p.paths.map((q) => String(q.leftOut)),
+      String(least),
+    ]);
+    assert.ok(p.sumMaxDiff <= 1e-14 && least > 1e5, `${p.sumMaxDiff} ${least}`);
+    // split_heads and merge_heads defined before the captions use them
+    assert.match(x.notation, /split_heads\(x, h\) is lesson 3's x\.reshape\(B, T, h, hs\)/);
+    assert.match(x.notation, /merge_heads\(x\), its inverse, is x\.transpose\(0, 2, 1, 3\)/);
+    t.diagnostic(`max |sum − dX| ${x.nums[0]}; left out: ${x.nums.slice(1, 4).join(', ')}`);
     assert.deepEqual(log.errors, []);
     assert.deepEqual(consoleErrors(log), []);
   } finally {

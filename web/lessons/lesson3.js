@@ -13,7 +13,7 @@ import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
 import { lesson3, lesson3Captions, lesson3Step } from '../model/lesson3.js';
 import { meanOverHeads, slice2d } from '../model/arrays.js';
-import { batchTokenLabels, headColumnLabels, positionLabels } from '../model/labels.js';
+import { batchTokenLabels, columnLabels, positionLabels } from '../model/labels.js';
 import { lesson3Script } from '../model/numpy-scripts.js';
 import { lesson3Arrays } from '../model/lesson-arrays.js';
 import { courseData } from '../model/course.js';
@@ -189,14 +189,17 @@ function stepView(r, toks) {
   return { controls, grid, row: figureRow(maps.out.element, rowSumSlot), update };
 }
 
-/** ΔY (B·T, C) after headout[:, 0] += 1 with the block-diagonal and the full Wo. */
+/**
+ * ΔY (B·T, C) after headout[:, 0] += 1 with the block-diagonal and the full Wo. Y's columns are
+ * labelled by number: with the full Wo a column of Y belongs to no head.
+ */
 function blockExperiment(r) {
-  const { B, T, C, hs } = r;
+  const { B, T, C } = r;
   const common = {
     rows: B * T,
     cols: C,
     rowLabels: batchTokenLabels(B, T),
-    colLabels: headColumnLabels(C, hs),
+    colLabels: columnLabels(C),
     rowAxis: 'batch · token (row)',
     colAxis: 'output column of Y',
     shape: `(${B}·${T}, ${C})`,
@@ -211,37 +214,71 @@ function blockExperiment(r) {
     ...common,
     title: 'ΔY with block-diagonal Wo',
     exportName: 'lesson3-deltaY-blockdiag',
-    caption: "only columns 0…15 (head 0's block) change",
+    caption: `only ${r.columnBlocks[0]} change: they read only head 0`,
   });
   const fullMap = lazyHeatmap({
     data: r.fullDeltaY,
     ...common,
     title: 'ΔY with the full Wo',
     exportName: 'lesson3-deltaY-full',
-    caption: 'every block changes',
+    caption: `every column block changes: each column reads all ${r.heads} heads`,
   });
   const slot = el('div');
+  const rowsSlot = el('div');
   const update = (res) => {
     bdMap.update(res.bdDeltaY, { maxAbs: res.deltaMaxAbs });
     fullMap.update(res.fullDeltaY, { maxAbs: res.deltaMaxAbs });
     slot.replaceChildren(blockTable(res));
+    rowsSlot.replaceChildren(rowsNote(res));
   };
-  const maps = el('div', { className: 'figure-grid cols-1' }, bdMap.element, fullMap.element);
+  const maps = el(
+    'div',
+    {},
+    el('div', { className: 'figure-grid cols-1' }, bdMap.element, fullMap.element),
+    rowsSlot,
+  );
   return { slot, maps, update };
+}
+
+/** Why every row of ΔY is the same, with this page's Wo and ΔY (the block experiment). */
+function rowsNote(r) {
+  const { B, T, hs } = r;
+  const first = r.columnBlocks[0];
+  return el(
+    'p',
+    { className: 'note why-rows' },
+    `Why every row of ΔY looks the same: the change is headout[:, 0] += 1, the same +1 on every entry of head 0, for all ${B * T} tokens (B·T). After merge_heads, every token's row of Δconcat (the change of concat) is the same: ones in head 0's ${first}, zeros elsewhere. ΔY = Δconcat @ Wo, so every row of ΔY is that one row times Wo: the sum of Wo's rows 0 to ${hs - 1}, Wo[:${hs}].sum(axis=0), whatever the token. With the block-diagonal Wo those ${hs} rows are 0 outside ${first}, and so is their sum. Measured on this page: each row of ΔY differs from Wo[:${hs}].sum(axis=0) by at most `,
+    num(r.fullRows.maxDiff),
+    ' with the full Wo and ',
+    num(r.bdRows.maxDiff),
+    ` with the block-diagonal one (float64 rounding); column 0, for instance, is Wo[:${hs}, 0].sum() = `,
+    num(r.fullRows.headSum[0]),
+    ' in every row.',
+  );
 }
 
 function blockTable(r) {
   return table({
-    headers: ['column block of Y', 'columns', 'block-diagonal Wo: max |ΔY|', 'full Wo: max |ΔY|'],
+    headers: [
+      'columns of Y',
+      'with the block-diagonal Wo, they read',
+      'block-diagonal Wo: max |ΔY|',
+      'full Wo: max |ΔY|',
+    ],
     rows: r.blockDiagDelta.map((v, j) => [
-      `block ${j} (head ${j})`,
-      `${j * r.hs}…${(j + 1) * r.hs - 1}`,
+      r.columnBlocks[j],
+      `head ${j} only`,
       num(v),
       num(r.fullDelta[j]),
     ]),
     caption: `Add 1.0 to every entry of head 0's output, ${captionCode(r, 'bump')['headout[:, 0]']}, and recompute Y`,
     numeric: [2, 3],
   });
+}
+
+/** 'columns 0–15, 16–31, 32–47, 48–63': Y's column blocks in one phrase. */
+function blockList(r) {
+  return `columns ${r.columnBlocks.map((b) => b.replace('columns ', '')).join(', ')}`;
 }
 
 function lesson3Figures(r) {
@@ -254,10 +291,14 @@ function lesson3Figures(r) {
     },
     {
       key: 'blockDiagDelta',
-      label: 'block-diagonal Wo: max |ΔY| per block',
+      label: `block-diagonal Wo: max |ΔY| in ${blockList(r)} of Y`,
       value: numList(r.blockDiagDelta),
     },
-    { key: 'fullDelta', label: 'full Wo: max |ΔY| per block', value: numList(r.fullDelta) },
+    {
+      key: 'fullDelta',
+      label: `full Wo: max |ΔY| in ${blockList(r)} of Y`,
+      value: numList(r.fullDelta),
+    },
     { key: 'causal', label: 'causal mask', value: r.causal ? 'on' : 'off' },
   ];
 }
@@ -269,7 +310,8 @@ function shapesCaption(r) {
 /** Why Wo is what lets the heads interact (the words of the block-diagonal experiment). */
 function woText({ hs }) {
   const b = `${hs} × ${hs}`;
-  return `Why Wo is where the heads interact: up to concat, each head's output sits in its own ${hs} columns (head i in columns ${hs}·i to ${hs}·i+${hs - 1}) and no head has seen another's numbers. Y = concat @ Wo, and the ${b} block of Wo in row block i and column block j carries head i into output block j. The diagonal blocks keep every head in its own columns; only the off-diagonal blocks let one output column read several heads. With them set to 0 (a block-diagonal Wo) output block j reads only head j, so the change to head 0 below moves only block 0 of Y; with the full Wo each output column reads every head, and every block moves.`;
+  const first = `columns 0–${hs - 1}`;
+  return `Why Wo is where the heads interact: up to concat, each head's output sits in its own ${hs} columns (head i in columns ${hs}·i to ${hs}·i+${hs - 1}) and no head has seen another's numbers. Y = concat @ Wo, and the ${b} block of Wo in row block i and column block j carries head i into columns ${hs}·j to ${hs}·j+${hs - 1} of Y. The diagonal blocks keep every head in its own columns; only the off-diagonal blocks let one output column read several heads. With them set to 0 (a block-diagonal Wo) columns ${hs}·j to ${hs}·j+${hs - 1} of Y read only head j, so the change to head 0 below moves only ${first} of Y; with the full Wo each column of Y reads every head, belongs to none, and every column block moves.`;
 }
 
 function lesson3Body(parts) {

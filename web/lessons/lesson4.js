@@ -28,6 +28,7 @@ import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
 import { epsChart } from '../components/eps-chart.js';
 import { entryLabel, epsilonSweep, sweepTensors } from '../model/epsilon-sweep.js';
+import { dXPathsBox, matmulRuleBox } from './lesson4-rules.js';
 
 // the axes of each gradient's map (its caption, NumPy that runs, is lesson4Captions')
 const AXES = {
@@ -152,12 +153,13 @@ function checkPanel(mha, r, compute) {
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; 10⁻¹² when both are 0). The five-point stencil (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, which also moves the entry by ±2ε, cancels the ε² term of the error as well, so it is about a hundred times more precise at ε = 10⁻³. A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table; the figure below shows why ε = 10⁻⁵ and not smaller.`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; 10⁻¹² when both are 0). The five-point stencil (a stencil: the points at which a finite difference evaluates L, here x ± ε and x ± 2ε), (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, cancels the ε² term of the error as well, so it is about a hundred times more precise at ε = 10⁻³. A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table; the figure below shows why ε = 10⁻⁵ and not smaller.`,
   });
 }
 
-// ⊙ and rowsum, defined where lesson 4's text first uses them (the formulas above and below)
-const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row.`;
+// ⊙, rowsum, split_heads and merge_heads, defined where lesson 4's text first uses them (the
+// formulas and captions below)
+const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row. split_heads(x, h) is lesson 3's x.reshape(B, T, h, hs).transpose(0, 2, 1, 3), (B, T, C) → (B, h, T, hs); merge_heads(x), its inverse, is x.transpose(0, 2, 1, 3).reshape(B, T, C).`;
 
 // the softmax backward in three lines, for one row s of scores (the softmax acts on each row)
 const SOFTMAX_WHY = [
@@ -178,7 +180,7 @@ function softmaxWhy() {
   );
 }
 
-const EPS_WHY = `Why ε = 10⁻⁵ with two points, and why a notebook's check prints errors near 10⁻⁷ and not 10⁻¹⁵: a finite difference makes two errors. The truncation error is the part of the Taylor series the stencil leaves out: it grows as ε² with two points and as ε⁴ with five, the right-hand side of the figure. The rounding error is float64's: L itself is exact only to about 10⁻¹⁶ × |L|, and the stencil divides the difference of two such values by ε, so it grows as 1/ε as ε shrinks, the left-hand side. Their sum makes the V; its bottom is near ε = 10⁻⁵ for two points (where ε² meets 10⁻¹⁶ / ε) and near 10⁻³ for five (ε⁴ against 10⁻¹⁶ / ε). Below about 10⁻⁸ the two lines coincide: rounding is all that is left. Each line is one entry's error, computed live on this lesson's arrays.`;
+const EPS_WHY = `Why ε = 10⁻⁵ with two points, and why a notebook's check prints errors near 10⁻⁷ and not 10⁻¹⁵: a finite difference makes two errors. The truncation error is the part of the Taylor series L(x + ε) = L(x) + ε L′(x) + ε² L″(x)/2 + … that the stencil leaves out: it grows as ε² with two points and as ε⁴ with five, the right-hand side of the figure. The rounding error is float64's: L itself is exact only to about 10⁻¹⁶ × |L|, and the stencil divides the difference of two such values by ε, so it grows as 1/ε as ε shrinks, the left-hand side. Their sum makes the V; its bottom is near ε = 10⁻⁵ for two points (where ε² meets 10⁻¹⁶ / ε) and near 10⁻³ for five (ε⁴ against 10⁻¹⁶ / ε). Below about 10⁻⁸ the two lines coincide: rounding is all that is left. Each line is one entry's error, computed live on this lesson's arrays.`;
 
 /** The figure of one entry's error against ε, for an input the student picks. */
 function epsilonFigure(mha, data) {
@@ -233,7 +235,9 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
     }),
     grads.controls,
     grads.grid,
+    matmulRuleBox(r),
     softmaxWhy(),
+    dXPathsBox(r),
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),

@@ -56,6 +56,32 @@ function deltaY(layer, Ybefore, perturbed) {
   return subtract(layer.forwardFrom('headout').Y, Ybefore);
 }
 
+/** 'columns 0–15', 'columns 16–31', ...: the hs-wide column blocks of a (·, C) array. */
+export function columnBlockLabels(C, heads) {
+  const hs = C / heads;
+  return Array.from({ length: heads }, (_, j) => `columns ${j * hs}–${(j + 1) * hs - 1}`);
+}
+
+/**
+ * Why every row of ΔY (B·T, C) is the same after headout[:, 0] += 1: each token's row of Δconcat
+ * is ones in head 0's columns 0 … hs−1, so each row of ΔY = Δconcat @ Wo is the sum of Wo's rows
+ * 0 … hs−1. Returns { headSum: Wo[:hs].sum(axis=0) (C), rowSpread: max |ΔY[r] − ΔY[0]|,
+ * maxDiff: max |ΔY[r] − headSum| } over every row r.
+ */
+export function deltaRowCheck(dY, Wo, { B, T, C, hs }) {
+  const headSum = new Float64Array(C);
+  for (let i = 0; i < hs; i++) for (let c = 0; c < C; c++) headSum[c] += Wo[i * C + c];
+  let rowSpread = 0;
+  let maxDiff = 0;
+  for (let r = 0; r < B * T; r++) {
+    for (let c = 0; c < C; c++) {
+      rowSpread = Math.max(rowSpread, Math.abs(dY[r * C + c] - dY[c]));
+      maxDiff = Math.max(maxDiff, Math.abs(dY[r * C + c] - headSum[c]));
+    }
+  }
+  return { headSum, rowSpread, maxDiff };
+}
+
 // The causal mask as the lesson's script writes it: key j > query i is the future.
 const MASKED = 'np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)';
 
@@ -152,8 +178,9 @@ export function lesson3(mha, { causal = false, data } = {}) {
   const { X, W, B, T, C } = data ?? courseData(mha);
   const heads = data?.heads ?? COURSE.heads; // a notebook's arrays bring their own
   const dims = { B, T, C, heads, hs: C / heads };
+  const bdWo = blockDiagonal(W.Wo, C, heads);
   const layer = borrowLayer(mha, C, heads, W);
-  const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: blockDiagonal(W.Wo, C, heads) });
+  const bdLayer = borrowLayer(mha, C, heads, { ...W, Wo: bdWo });
   try {
     const { t, shapes } = forwardTensors(mha, layer, X, { B, T, causal });
     const QK = qkProducts(t.Q.data, t.K.data, dims);
@@ -179,6 +206,10 @@ export function lesson3(mha, { causal = false, data } = {}) {
       deltaMaxAbs: maxAbs(fullDeltaY),
       blockDiagDelta: blockMaxima(bdDeltaY, C, heads),
       fullDelta: blockMaxima(fullDeltaY, C, heads),
+      columnBlocks: columnBlockLabels(C, heads),
+      // every row of ΔY is the sum of Wo's rows 0 … hs−1 (the block-diagonal Wo's for bdDeltaY)
+      fullRows: deltaRowCheck(fullDeltaY, W.Wo, dims),
+      bdRows: deltaRowCheck(bdDeltaY, bdWo, dims),
       stages: lesson3Stages({ ...dims, causal }),
     };
   } finally {

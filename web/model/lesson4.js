@@ -4,6 +4,7 @@
 import { COURSE, courseData } from './course.js';
 import { block2d, dot, frobenius, maxAbs } from './arrays.js';
 import { withLayer } from './layers.js';
+import { dXPaths, matmulRules } from './backward-rules.js';
 
 /** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
 export function lesson4(mha, { data } = {}) {
@@ -20,7 +21,27 @@ export function lesson4(mha, { data } = {}) {
     const loss = dot(dY, Y);
     // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
     const params = 4 * C * C + B * T * C;
-    return { B, T, C, heads, hs: C / heads, X, W, dY, Y, order, grads, loss, params };
+    const sizes = { B, T, C, heads };
+    // the matmul rule checked by the lesson's shapes; dX as the sum of X's three paths
+    const rules = matmulRules(mha, sizes);
+    const xPaths = dXPaths(mha, layer, W, sizes);
+    return {
+      B,
+      T,
+      C,
+      heads,
+      hs: C / heads,
+      X,
+      W,
+      dY,
+      Y,
+      order,
+      grads,
+      loss,
+      params,
+      rules,
+      xPaths,
+    };
   });
 }
 
