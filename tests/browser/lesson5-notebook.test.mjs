@@ -82,3 +82,36 @@ for (const c of CASES) {
     }
   });
 }
+
+test('a run that diverges (lr 10, 20 steps): lesson 5 stops, says so, works on', async () => {
+  const { page, log, close } = await session.open('', { timeout: 60_000 });
+  try {
+    await waitSettled(page);
+    await load(page, join(dir, 'seed3-sqrtC-diverges.npz'));
+    await page.click('#nb-use');
+    await page.waitForFunction(() => window.mhaPage.notebook().custom, null, { timeout: 20_000 });
+    const status = page.locator('#l5-yours-status');
+    await page.waitForFunction(
+      () => /stopped/.test(document.getElementById('l5-yours-status')?.textContent ?? ''),
+      null,
+      { timeout: 30_000 },
+    );
+    const f = await figures(page, 'lesson5');
+    assert.ok(f.step >= 1 && f.step < 20, `${f.step} steps kept`);
+    assert.ok(f.losses.slice(0, -1).every(Number.isFinite));
+    assert.equal(
+      await status.innerText(),
+      `Your run stopped after ${f.step} steps of 20: the loss stopped being finite (the run diverged at lr 10). The steps taken are shown.`,
+    );
+    assert.match(await page.locator('#l5-error').innerText(), /Training stopped: the loss is NaN/);
+    // the page works on: Reset, then one step at a smaller lr
+    await page.click('#l5-reset');
+    await page.fill('#l5-lr', '0.05');
+    await page.click('#l5-step');
+    await waitFigures(page, (x) => x.lesson5.step === 1, { key: 'lesson5', what: 'one step' });
+    assert.ok(Number.isFinite((await figures(page, 'lesson5')).losses[1]));
+    assert.deepEqual(log.errors, [], 'page errors');
+  } finally {
+    await close();
+  }
+});

@@ -14,6 +14,8 @@ Wk, Wv, Wo and target), one .npz per variant of what else the student saved:
     OUTDIR/<name>-after.npz    only Wq_after (Wq after the run) and steps: lr is to be found
     OUTDIR/<name>-final.npz    losses with the loss after the last step appended (len = steps + 1)
                                and Wq_after: which of the two lengths is the steps, Wq_after tells
+    OUTDIR/<name>-diverges.npz lr = 10 and steps = 20, a run that diverges (its loss overflows to
+                               NaN within the 20 steps): the page must stop and keep the steps taken
 then OUTDIR/<name>.txt (what the notebook printed: "step 0: loss 1.0234" ... "after 10 steps:
 loss 0.9876") and OUTDIR/expected.json (every loss in full precision, lr, steps, seed, scale),
 for tests/model/lesson5-notebook.test.mjs and tests/browser/lesson5-notebook.test.mjs.
@@ -110,13 +112,14 @@ def notebook(nb, out):
     np.savez(base + "-losses.npz", **inputs, losses=np.array(losses))
     np.savez(base + "-after.npz", **inputs, Wq_after=mha.Wq, steps=steps)
     np.savez(base + "-final.npz", **inputs, losses=np.array(losses + [final]), Wq_after=mha.Wq)
+    np.savez(base + "-diverges.npz", **inputs, lr=10.0, steps=20)
     with open(base + ".txt", "w") as f:
         f.write("\n".join(printed) + "\n")
     return {
         "seed": nb["seed"], "scale": nb["scale"], "T": T, "C": C, "heads": h, "lr": lr,
         "steps": steps, "losses": [float(x) for x in losses] + [float(final)],
         "printed": printed,
-        "variants": ["lr", "losses", "after", "final"],
+        "variants": ["lr", "losses", "after", "final", "diverges"],
     }
 
 

@@ -7,6 +7,9 @@ import { button } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { agreementText, lossesAgreement, runLine, stepsText } from '../model/training.js';
 
+/** A learning rate in a sentence: at most 6 significant digits (0.05, 10). */
+const plainLr = (lr) => String(Number(lr.toPrecision(6)));
+
 /**
  * The box over lesson 5's controls while a student's arrays are in use. run: studentRun's result.
  * Returns { element, button (#l5-run-yours), update(losses) (the page's losses so far),
@@ -44,7 +47,7 @@ export function yourRunBox(run) {
     compare.className = text && !text.includes(' agree ') ? 'warning' : 'note';
   };
   const stopped = (k) => {
-    status.textContent = `Your run stopped after ${stepsText(k)} of ${run.steps}: the loss stopped being finite (the run diverged at lr ${num(run.lrs[Math.max(k - 1, 0)])}). The steps taken are shown.`;
+    status.textContent = `Your run stopped after ${stepsText(k)} of ${run.steps}: the loss stopped being finite (the run diverged at lr ${plainLr(run.lrs[Math.max(k - 1, 0)])}). The steps taken are shown.`;
   };
   return { element, button: runBtn, update, stopped };
 }
