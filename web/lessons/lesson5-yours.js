@@ -42,9 +42,10 @@ export function yourRunBox(run) {
     status.textContent =
       done < run.steps ? `${stepsText(done)} of your ${run.steps} taken.` : `Your ${steps} taken.`;
     if (!run.yours) return;
-    const text = agreementText(run.yours.key, lossesAgreement(run.yours.losses, losses));
-    compare.textContent = text ?? '';
-    compare.className = text && !text.includes(' agree ') ? 'warning' : 'note';
+    const agreement = lossesAgreement(run.yours.losses, losses);
+    compare.textContent = agreementText(run.yours.key, agreement) ?? '';
+    // a run that is not the notebook's is worth the reader's eye (the text says why)
+    compare.className = agreement.rows.length && !agreement.agree ? 'error' : 'note';
   };
   const stopped = (k) => {
     status.textContent = `Your run stopped after ${stepsText(k)} of ${run.steps}: the loss stopped being finite (the run diverged at lr ${plainLr(run.lrs[Math.max(k - 1, 0)])}). The steps taken are shown.`;

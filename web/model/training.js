@@ -32,7 +32,7 @@ export function lossesAgreement(yours, page) {
     if (y === p) rel = 0;
     else if (Number.isFinite(d)) rel = d / Math.abs(p);
     rows.push({ k, yours: y, page: p, rel });
-    if (rel > maxRel || Number.isNaN(rel)) [maxRel, at] = [rel, k];
+    if (rel > maxRel) [maxRel, at] = [rel, k];
   }
   return { rows, maxRel, at, agree: n > 0 && maxRel <= SAME_RUN_REL };
 }

@@ -181,7 +181,7 @@ function lossesLr(ctx, losses) {
 function runSteps(ctx, found) {
   const { saved, lr, losses, afters } = found;
   const max = ctx.limits.maxSteps;
-  if (saved) return { S: saved.S, from: 'file' };
+  if (saved) return { S: saved.S, full: saved.full, from: 'file' };
   if (lr?.schedule) return { S: Math.min(lr.lrs.length, max), from: 'file' };
   if (!losses) return null;
   const { S, final } = stepsFromLosses(ctx, losses.length, lr?.lrs ?? null, afters);
@@ -201,7 +201,8 @@ function crossChecks(ctx, found, run) {
       `Your ${key} have ${losses.length} entries, but your ${ctx.keys.steps} is ${saved.full}: expected ${saved.full} (the loss before each step) or ${saved.full + 1} (and the loss after the last step). They are shown beside the page's for the steps both have.`,
     );
   }
-  if (!afters.length || lr?.from === 'weights' || run.S > ctx.limits.maxSteps) return;
+  // (the W_after of a run longer than the page's limit are after steps the page does not take)
+  if (!afters.length || lr?.from === 'weights' || (saved && saved.full > run.S)) return;
   if (aftersMatch(ctx, afters, run.lrs, run.S)) return;
   const names = afters.map((x) => x.key).join(', ');
   ctx.messages.push(
@@ -239,6 +240,19 @@ function stepsText(ctx, { S, from }, afterKey) {
   return `${n}, the page's: your file has no steps or losses`;
 }
 
+// The lr found from the W_after (found.lr, when one reproduces them) after the run's steps (or
+// one step when the file does not say): the steps, { S: 1, from: 'weights' } when they were one
+function weightsLr(ctx, found, steps) {
+  const S = steps?.full ?? steps?.S ?? 1;
+  const v = lrFromAfters(ctx, found.afters, S);
+  if (v === null) {
+    ctx.messages.push(afterNote(found.afters, S));
+    return steps;
+  }
+  found.lr = { lrs: [v], from: 'weights', key: found.afters[0].key };
+  return steps ?? { S: 1, from: 'weights' };
+}
+
 // The run: { lrs (one per step), lr, steps, lrFrom, stepsFrom, lrText, stepsText, yours }
 function findRun(ctx) {
   const page = ctx.limits;
@@ -251,12 +265,7 @@ function findRun(ctx) {
   ctx.grad = lossAt(ctx.mha, ctx.inp, ctx.inp.W0, true);
   if (!found.lr && found.losses?.length >= 2) found.lr = lossesLr(ctx, found.losses);
   let steps = runSteps(ctx, found);
-  if (!found.lr && found.afters.length) {
-    const v = lrFromAfters(ctx, found.afters, steps?.S ?? 1);
-    if (v !== null) found.lr = { lrs: [v], from: 'weights', key: found.afters[0].key };
-    else ctx.messages.push(afterNote(found.afters, steps?.S ?? 1));
-    if (v !== null && !steps) steps = { S: 1, from: 'weights' };
-  }
+  if (!found.lr && found.afters.length) steps = weightsLr(ctx, found, steps);
   const lr = found.lr ?? { lrs: [page.lr], from: 'page' };
   steps ??= { S: page.steps, from: 'page' };
   const lrs = Array.from({ length: steps.S }, (_, k) => lr.lrs[Math.min(k, lr.lrs.length - 1)]);
