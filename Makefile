@@ -116,7 +116,8 @@ reference: $(BUILD)/reference/.done
 $(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_streams.py \
 		tests/reference/page_reference.py tests/reference/notebook_formats.py \
 		tests/reference/notebook_students.py tests/reference/notebook_layouts.py \
-		tests/reference/notebook_training.py tests/reference/notebook_lessons12.py
+		tests/reference/notebook_training.py tests/reference/notebook_lessons12.py \
+		tests/reference/notebook_lesson5.py
 	@mkdir -p $(BUILD)/reference
 	$(PYTHON) tests/reference/mha_reference.py $(BUILD)/reference
 	$(PYTHON) tests/reference/rng_streams.py $(BUILD)/reference
@@ -125,6 +126,7 @@ $(BUILD)/reference/.done: tests/reference/mha_reference.py tests/reference/rng_s
 	$(PYTHON) tests/reference/notebook_training.py $(BUILD)/reference/notebook-training
 	$(PYTHON) tests/reference/notebook_layouts.py $(BUILD)/reference/notebook-layouts
 	$(PYTHON) tests/reference/notebook_lessons12.py $(BUILD)/reference/notebook-lessons12
+	$(PYTHON) tests/reference/notebook_lesson5.py $(BUILD)/reference/notebook-lesson5
 	@touch $@
 
 test-c: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1

@@ -314,3 +314,12 @@ export async function screenshotSections(page, prefix = '') {
 }
 
 export const fmt = (x) => (typeof x === 'number' ? x.toExponential(3) : String(x));
+
+/** Drop one file on the notebook check's file input (#nb-file); wait until it is listed. */
+export async function dropNotebookFile(page, path) {
+  const listed = await page.evaluate(() => window.mhaPage.notebook().arrays?.length ?? 0);
+  await page.setInputFiles('#nb-file', path);
+  await page.waitForFunction((n) => (window.mhaPage.notebook().arrays?.length ?? 0) !== n, listed, {
+    timeout: 10_000,
+  });
+}

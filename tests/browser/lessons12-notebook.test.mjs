@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, consoleErrors, figures } from './browser.mjs';
+import { useBrowser, consoleErrors, dropNotebookFile, figures } from './browser.mjs';
 import { waitSettled } from './a11y.mjs';
 import { referenceDir } from '../helpers.mjs';
 
@@ -24,14 +24,7 @@ const session = useBrowser();
 const dir = join(referenceDir(), 'notebook-lessons12');
 const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
 
-/** Drop one .npz on the section and wait until its arrays are listed. */
-async function load(page, path) {
-  const before = await page.evaluate(() => window.mhaPage.notebook().arrays?.length ?? 0);
-  await page.setInputFiles('#nb-file', path);
-  await page.waitForFunction((n) => (window.mhaPage.notebook().arrays?.length ?? 0) !== n, before, {
-    timeout: 10_000,
-  });
-}
+const load = dropNotebookFile;
 
 /** Click "Use my arrays in the lessons" and wait for the lessons to use them. */
 async function useArrays(page) {

@@ -5,6 +5,7 @@
 
 import { el } from './dom.js';
 import { customSizesText, CUSTOM_SEED } from '../model/notebook-check.js';
+import { runLine } from '../model/training.js';
 
 /** What of lesson 4's dY and lesson 5's target is the student's and what was drawn. */
 function drawnText(custom) {
@@ -60,7 +61,13 @@ export function usesCustom(custom, key) {
  */
 export function lessonBanner({ id, key, custom, onBack }) {
   if (usesCustom(custom, key) && key !== 'lesson1' && key !== 'lesson2') {
-    return customBanner({ id, custom, onBack });
+    const banner = customBanner({ id, custom, onBack });
+    // lesson 5: the lr and steps of the student's run, and where they came from
+    if (key === 'lesson5' && custom.training) {
+      const line = el('p', { className: 'note', text: runLine(custom.training) });
+      banner.querySelector('button').before(line);
+    }
+    return banner;
   }
   const used = usesCustom(custom, key);
   const text = used

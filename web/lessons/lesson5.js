@@ -15,6 +15,7 @@ import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
 import {
+  LESSON5_DEFAULTS,
   attentionCaptions,
   lossSummary,
   mseScale,
@@ -37,19 +38,20 @@ import { checkSamples, customModel } from '../model/notebook-check.js';
 import { SteppedTrainer } from '../jobs/trainer.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
+import { yourRunBox, yoursColumns } from './lesson5-yours.js';
 
 const C = 64;
 const SEED = 42;
-const RUN_STEPS = 10; // "Run 10 steps"
+const RUN_STEPS = LESSON5_DEFAULTS.steps; // "Run 10 steps"
 const RUN_EVERY_MS = 80;
 
-function trainingControls() {
+function trainingControls(lr = LESSON5_DEFAULTS.lr) {
   const stepBtn = button('l5-step', 'Step', 'btn btn-primary');
   const runBtn = button('l5-run', `Run ${RUN_STEPS} steps`);
   const resetBtn = button('l5-reset', 'Reset');
   const lrInput = el('input', {
     id: 'l5-lr',
-    value: '0.1',
+    value: String(lr),
     attrs: {
       type: 'number',
       step: '0.01',
@@ -104,17 +106,19 @@ function attentionMaps(att, tokens, heads) {
   return { maps, update, highlight };
 }
 
-// Steps are counted as lesson 5's script counts them: losses[k] is the loss after k steps.
-function lossTable(trainer) {
+// Steps are counted as lesson 5's script counts them: losses[k] is the loss after k steps;
+// yours: yoursColumns (a student's losses beside the page's) or null.
+function lossTable(trainer, yours = null) {
   return table({
-    headers: ['steps taken k', 'lr of step k', 'loss after k steps'],
+    headers: ['steps taken k', 'lr of step k', 'loss after k steps', ...(yours?.headers ?? [])],
     rows: trainer.losses.map((L, k) => [
       String(k),
       k === 0 ? '— (initial weights)' : num(trainer.lrs[k - 1]),
       num(L, 10),
+      ...(yours ? yours.cells(k, L) : []),
     ]),
     caption: 'The loss table (hover a loss for full precision)',
-    numeric: [1, 2],
+    numeric: yours ? [1, 2, 3, 4] : [1, 2],
   });
 }
 
@@ -171,7 +175,8 @@ function readLr(ui) {
 
 /**
  * Step, Run 10 steps and Reset on the trainer (its steps run in the compute engine); fill()
- * redraws after every change.
+ * redraws after every change. Returns { doStep(lr) (resolves true when the step was taken, false
+ * when cancelled, the error when it failed), stopRun() }.
  */
 function wireTraining(ui, trainer, fill) {
   const run = { active: false, timer: null }; // "Run 10 steps"
@@ -188,7 +193,7 @@ function wireTraining(ui, trainer, fill) {
     clearTimeout(run.timer);
     setBusy(false);
   };
-  // resolves true when the step was taken
+  // resolves true when the step was taken, false when cancelled, else the error
   const doStep = (lr) =>
     trainer.step(lr).then(
       () => {
@@ -200,7 +205,7 @@ function wireTraining(ui, trainer, fill) {
         ui.err.set(`Training stopped: ${e.message}`);
         stopRun();
         fill();
-        return false;
+        return e;
       },
     );
   ui.stepBtn.addEventListener('click', () => {
@@ -215,7 +220,7 @@ function wireTraining(ui, trainer, fill) {
     let left = RUN_STEPS;
     const tick = () =>
       doStep(lr).then((ok) => {
-        if (!ok || !run.active) return;
+        if (ok !== true || !run.active) return;
         left -= 1;
         if (left > 0) run.timer = setTimeout(tick, RUN_EVERY_MS);
         else stopRun();
@@ -229,6 +234,33 @@ function wireTraining(ui, trainer, fill) {
     fill();
   });
   ui.lrInput.addEventListener('input', () => readLr(ui));
+  return { doStep, stopRun };
+}
+
+/**
+ * A student's run on the trainer (run: studentRun's): back to the initial weights, then each of
+ * its steps at its lr, one after the other; the box says where it stopped when one fails.
+ */
+function wireYours(run, box, ui, trainer, fill, wired) {
+  let serial = 0;
+  const runYours = async () => {
+    const mine = ++serial;
+    wired.stopRun();
+    ui.err.clear();
+    ui.lrInput.value = fieldLr(run.lr);
+    trainer.reset();
+    fill();
+    for (const lr of run.lrs) {
+      const ok = await wired.doStep(lr);
+      if (mine !== serial || ok === false) return;
+      if (ok !== true) {
+        box.stopped(trainer.steps);
+        return;
+      }
+    }
+  };
+  box.button.addEventListener('click', runYours);
+  return runYours;
 }
 
 function introParagraph(sentence, T) {
@@ -365,6 +397,23 @@ function downloads(mha, model, trainer, notebook) {
   );
 }
 
+/** A found lr as the field shows it: 12 significant digits (0.04999999999999997 -> 0.05). */
+const fieldLr = (lr) => String(Number(lr.toPrecision(12)));
+
+/**
+ * The controls, and with a student's run (custom.training: lr, steps, losses) its box and the
+ * loss table's columns of the student's losses: { run, ui, yours, columns } (null without).
+ */
+function controlsFor(custom) {
+  const run = custom?.training ?? null;
+  return {
+    run,
+    ui: trainingControls(run ? fieldLr(run.lr) : undefined),
+    yours: run && yourRunBox(run),
+    columns: yoursColumns(run),
+  };
+}
+
 /** Lesson 5's model: the sentence's, or (custom: a notebook's arrays) the student's. */
 function lessonModel(mha, sentence, custom) {
   if (custom) return customModel(custom);
@@ -378,7 +427,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
   const trainer = new SteppedTrainer(mha, compute, model);
   const { T, heads, tokens } = model;
   const objectCode = layerListing(sentence);
-  const ui = trainingControls();
+  const { run, ui, yours, columns } = controlsFor(custom);
   const att = attentionMaps(trainer.att, tokens, heads);
   const attTitle = el('h3');
   const chips = tokenChips(tokens, model.ids, att.highlight);
@@ -400,11 +449,13 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
       trainer.steps === 0
         ? 'Attention of the initial weights (0 steps)'
         : `Attention after ${stepsText(trainer.steps)}`;
-    lossSlot.replaceChildren(lossTable(trainer));
+    lossSlot.replaceChildren(lossTable(trainer, columns));
+    yours?.update(trainer.losses);
     figs.set(lesson5Figures(trainer));
     script.refresh();
   }
-  wireTraining(ui, trainer, fill);
+  const wired = wireTraining(ui, trainer, fill);
+  const runYours = yours ? wireYours(run, yours, ui, trainer, fill, wired) : null;
 
   fill(true);
   const course = lessonCourseBox(mha, model, custom);
@@ -414,6 +465,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
     custom ? el('p', { className: 'note', text: CUSTOM_INTRO }) : introParagraph(sentence, T),
     objectCode.element,
     el('p', { className: 'formula', text: 'L = mean((Y − target)²),   W ← W − lr · dL/dW' }),
+    yours ? yours.element : '',
     ui.element,
     el('div', { className: 'figure-row' }, chart.element, lossSlot),
     attTitle,
@@ -444,6 +496,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
       const opts = { B: 1, T, loss: 'mse', target: model.target, samples };
       const check = { C: model.C, heads, W: model.W, X: model.X, opts };
       panel.run(check, { priority: 2, total: samples ? undefined : total });
+      runYours?.(); // the student's steps at the student's lr, at once
     },
     panel,
     dispose() {

@@ -21,6 +21,9 @@ import {
   lessonName,
 } from '../notebook/names.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
+import { studentRun } from '../notebook/training-run.js';
+import { MAX_LR, MAX_STEPS } from './settings.js';
+import { LESSON5_DEFAULTS } from './training.js';
 
 /** The largest file of each kind the section reads (what the notebook's readers can accept). */
 export const MAX_FILE_BYTES = Object.freeze({ npy: MAX_NPY_BYTES, npz: MAX_NPZ_BYTES });
@@ -428,7 +431,8 @@ function partWhy(which, r) {
  * playground) also { X (B·T·C), W: { Wq, Wk, Wv, Wo } (C·C), dY (B·T·C), target (T·C: batch item
  * 0), B, T, C, heads, given: { dY, target } }; dY and target are the student's when loaded with
  * X's size, else drawn from default_rng(CUSTOM_SEED): dY = standard_normal((B, T, C)), then target
- * = standard_normal((1, T, C)). lesson1, lesson2: lesson1Part's and lesson2Part's part, or null;
+ * = standard_normal((1, T, C)); training: lesson 5's run (lesson5Run). lesson1, lesson2:
+ * lesson1Part's and lesson2Part's part, or null;
  * why: { lesson1, lesson2, main }: why a lesson keeps the course's arrays (null: it uses yours).
  */
 export function customArrays(mha, list, heads) {
@@ -450,9 +454,18 @@ export function customArrays(mha, list, heads) {
     lesson2: l2.part ? null : partWhy('lesson2', l2),
   };
   const parts = { lesson1: l1.part ?? null, lesson2: l2.part ?? null, why };
-  return {
-    custom: main.custom ? { ...main.custom, main: true, ...parts } : { main: false, ...parts },
-  };
+  if (!main.custom) return { custom: { main: false, ...parts } };
+  const training = lesson5Run(mha, list, main.custom);
+  return { custom: { ...main.custom, main: true, training, ...parts } };
+}
+
+/**
+ * Lesson 5's run from the student's file (studentRun): the lr and steps saved, else found from
+ * the losses or Wq_after, else the page's (LESSON5_DEFAULTS), within MAX_LR and MAX_STEPS.
+ */
+export function lesson5Run(mha, list, custom) {
+  const limits = { maxLr: MAX_LR, maxSteps: MAX_STEPS, ...LESSON5_DEFAULTS };
+  return studentRun(mha, checkArgs(list), customModel(custom), limits);
 }
 
 /** Lessons 3 and 4's data from custom arrays: { X, W, dY, B, T, C, heads } (as courseData). */

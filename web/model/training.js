@@ -8,6 +8,58 @@ import { frobenius } from './arrays.js';
 import { weightNames } from './tensors.js';
 import { lesson4 } from './lesson4.js';
 
+/** Lesson 5's own run: lr 0.1 (its field's value) and 10 steps ("Run 10 steps"). */
+export const LESSON5_DEFAULTS = Object.freeze({ lr: 0.1, steps: 10 });
+
+/** Losses that agree to at most this relative difference are the same run (float64 rounding). */
+export const SAME_RUN_REL = 1e-10;
+
+/**
+ * A student's losses beside the page's, step by step (yours[k] and page[k]: the loss after k
+ * steps, that is before step k): { rows: [{ k, yours, page, rel }] for the steps both have,
+ * maxRel, at (its step), agree (maxRel <= SAME_RUN_REL) }; rel = |yours - page| / |page|
+ * (Infinity when one is not finite and they differ).
+ */
+export function lossesAgreement(yours, page) {
+  const n = Math.min(yours.length, page.length);
+  const rows = [];
+  let maxRel = 0;
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    const [y, p] = [yours[k], page[k]];
+    const d = Math.abs(y - p);
+    let rel = Infinity;
+    if (y === p) rel = 0;
+    else if (Number.isFinite(d)) rel = d / Math.abs(p);
+    rows.push({ k, yours: y, page: p, rel });
+    if (rel > maxRel) [maxRel, at] = [rel, k];
+  }
+  return { rows, maxRel, at, agree: n > 0 && maxRel <= SAME_RUN_REL };
+}
+
+/** "Lesson 5 runs your training: lr 0.05 from your file; 10 steps from your file." */
+export function runLine(run) {
+  return `Lesson 5 runs your training: ${run.lrText}; ${run.stepsText}.`;
+}
+
+const sci = (x) => (Number.isFinite(x) ? x.toExponential(1) : String(x));
+
+/**
+ * What lossesAgreement found, in one sentence (key: the student's name for the losses; null
+ * when no step is compared yet): "Your losses agree with the page's at all 10 steps compared: …".
+ */
+export function agreementText(key, a) {
+  const n = a.rows.length;
+  if (!n) return null;
+  const r = a.rows[a.at];
+  const compared = `${n === 1 ? 'the 1 step' : `all ${n} steps`} compared`;
+  if (a.agree) {
+    return `Your ${key} agree with the page's at ${compared}: the largest relative difference is ${sci(a.maxRel)} (step ${r.k}), float64 rounding. The page ran the run your notebook ran.`;
+  }
+  const pair = `yours ${r.yours.toPrecision(10)}, the page's ${r.page.toPrecision(10)}`;
+  return `Your ${key} differ from the page's: the largest relative difference is ${sci(a.maxRel)}, at step ${r.k} (${pair}), of ${compared}. The same arrays at the same lr agree to about 1e-12, so this is not the run your notebook made on these arrays: another learning rate or number of steps, another loss (the course's is np.mean((Y - target) ** 2)), or weights saved after training instead of before.`;
+}
+
 /** The message of a diverged run (the same as Trainer.step's). */
 export function divergedMessage(loss) {
   return `the loss is ${loss}: training diverged (the learning rate is too large). Reset and use a smaller learning rate.`;

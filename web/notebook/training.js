@@ -15,7 +15,8 @@ import { agrees, comparedRow, toleranceFor, uncomparedRow } from './compare.js';
 import { matchNames, shapeText } from './names.js';
 import { dot } from './ops.js';
 
-const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
+/** The four weights, in the course's order. */
+export const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
 const COURSE_STEP = 'the course writes W -= lr * dW';
 const SAVE_LR = "save it: np.savez('mha_check.npz', ..., lr=lr)";
 
@@ -40,8 +41,11 @@ function trainingName(key) {
   return Object.keys(OTHER_KEYS).find((n) => OTHER_KEYS[n].includes(k)) ?? null;
 }
 
-// { keys: { Wq_after: 'Wq_new', lr: 'eta', … }, notes }: the course's spelling wins a tie
-function trainingKeys(arrays) {
+/**
+ * The training arrays of a file by name: { keys: { Wq_after: 'Wq_new', lr: 'eta', … }, notes };
+ * the course's spelling wins a tie.
+ */
+export function trainingKeys(arrays) {
   const keys = {};
   const notes = [];
   const rank = (key) => (key === trainingName(key) ? 0 : 1);
@@ -64,8 +68,8 @@ function trainingKeys(arrays) {
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 const allFinite = (d) => d.every(Number.isFinite);
 
-// { ...a, data: Float64Array, shape } from a readNpy-style array, or null when it is not one
-function toArray(a) {
+/** { ...a, data: Float64Array, shape } from a readNpy-style array, or null when it is not one. */
+export function toArray(a) {
   const shape = a?.shape;
   if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) return null;
   const size = shape.reduce((x, y) => x * y, 1);
@@ -167,8 +171,11 @@ function withLayer(mha, inp, W, fn) {
   }
 }
 
-// The MSE loss at weights W and, with `grads`, dWq … dWo: { loss, g }
-function lossAt(mha, inp, W, grads = false) {
+/**
+ * The MSE loss at weights W and, with `grads`, dWq … dWo: { loss, g }. inp: { s: { C, heads, B,
+ * T, causal }, X, target }.
+ */
+export function lossAt(mha, inp, W, grads = false) {
   return withLayer(mha, inp, W, (layer) => {
     const { Y } = layer.forward(inp.X, forwardOpts(inp));
     const { loss, dY } = mha.mseLoss(Y, inp.target);
@@ -179,16 +186,19 @@ function lossAt(mha, inp, W, grads = false) {
   });
 }
 
-// W - c·g, entry by entry
-const stepped = (W, g, c) => W.map((v, i) => v - c * g[i]);
+/** W - c·g, entry by entry. */
+export const stepped = (W, g, c) => W.map((v, i) => v - c * g[i]);
 
 // The learning rate of step k of a schedule (a step after the last one: its last rate; none: 0,
 // for a final loss that no step follows)
 const lrAt = (lrs, k) => (lrs.length ? lrs[Math.min(k, lrs.length - 1)] : 0);
 
-// `steps` steps of layer.train from the initial weights with the learning rates lrs:
-// { losses (the loss before each step; NaN after the loss stopped being finite), weights }
-function engineRun(ctx, lrs, steps) {
+/**
+ * `steps` steps of layer.train from the initial weights with the learning rates lrs: { losses (the
+ * loss before each step; NaN after the loss stopped being finite), weights (after the steps) }.
+ * ctx: { mha, inp: { s, X, target, W0 }, runs: Map (the runs so far, by lrs and steps) }.
+ */
+export function engineRun(ctx, lrs, steps) {
   const key = `${lrs.join(',')}|${steps}`;
   if (ctx.runs.has(key)) return ctx.runs.get(key);
   const { inp } = ctx;
@@ -282,9 +292,12 @@ function lrFromWeights(ctx) {
   return null;
 }
 
-// The lr whose first step takes the loss to L1: the root of loss(W0 - lr·dW) = L1 nearest the
-// linear estimate (L0 - L1) / |dW|², by secant steps; null if they find none
-function fitLr(ctx, L1) {
+/**
+ * The lr whose first step takes the loss to L1: the root of loss(W0 - lr·dW) = L1 nearest the
+ * linear estimate (L0 - L1) / |dW|², by secant steps; null if they find none. ctx: engineRun's,
+ * with grad: lossAt(…, W0, true).
+ */
+export function fitLr(ctx, L1) {
   const { grad, inp } = ctx;
   const gg = WEIGHTS.reduce((sum, w) => sum + dot(grad.g[w], grad.g[w]), 0);
   if (!(gg > 0) || !Number.isFinite(L1)) return null;
