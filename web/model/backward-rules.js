@@ -3,6 +3,7 @@
 // the rows follow a student's arrays (other B, T, C, h).
 
 import { frobenius, maxAbsDiff } from './arrays.js';
+import { weightNames } from './tensors.js';
 
 /** A shape with its last two axes swapped (NumPy's .transpose(..., -1, -2); .T for 2-D). */
 export function transposedShape(s) {
@@ -95,12 +96,18 @@ function timesTransposed(a, W, C) {
   return out;
 }
 
-// X's three paths: Q = X @ Wq, K = X @ Wk, V = X @ Wv (merged over the heads: (B, T, C))
-const PATHS = [
-  ['Q', 'Wq', 'dQm'],
-  ['K', 'Wk', 'dKm'],
-  ['V', 'Wv', 'dVm'],
-];
+/**
+ * X's three paths: Q = X @ Wq, K = X @ Wk, V = X @ Wv (merged over the heads: (B, T, C)), from
+ * the module's first three weights (its order: Wq, Wk, Wv, Wo) -> [path, weight, grad] rows.
+ */
+function xPaths(mha) {
+  return weightNames(mha)
+    .slice(0, 3)
+    .map((weight) => {
+      const path = weight.slice(1).toUpperCase();
+      return [path, weight, `d${path}m`];
+    });
+}
 
 /**
  * Why dX sums three terms: X feeds Q, K and V, so dX = dQm @ Wqᵀ + dKm @ Wkᵀ + dVm @ Wvᵀ (dQm,
@@ -114,7 +121,7 @@ export function dXPaths(mha, layer, W, sizes) {
   const dX = layer.tensor('dX').data;
   const norm = frobenius(dX);
   const sum = new Float64Array(dX.length);
-  const paths = PATHS.map(([path, weight, grad]) => {
+  const paths = xPaths(mha).map(([path, weight, grad]) => {
     const term = timesTransposed(layer.tensor(grad).data, W[weight], C);
     for (let i = 0; i < sum.length; i++) sum[i] += term[i];
     const without = new Float64Array(dX.length);
