@@ -47,7 +47,10 @@ for (const c of CASES) {
       const shown = (key) => page.locator(`#l5-body [data-figure="${key}"]`).innerText();
       const first = Number(await shown('loss0'));
       const last = Number(await shown('loss'));
-      assert.equal(`step 0: loss ${first.toFixed(4)}`, e.printed[0]);
+      assert.equal(
+        `step 0: loss ${first.toFixed(4)}`,
+        e.printed.find((l) => l.startsWith('step 0')),
+      );
       assert.equal(`after ${e.steps} steps: loss ${last.toFixed(4)}`, e.printed.at(-1));
       assert.ok(Math.abs(first / e.losses[0] - 1) < 1e-9, `shown ${first} vs ${e.losses[0]}`);
       assert.ok(Math.abs(last / e.losses.at(-1) - 1) < 1e-9, `shown ${last} vs ${e.losses.at(-1)}`);
@@ -68,8 +71,23 @@ for (const c of CASES) {
         const heads = await table.locator('thead th').allInnerTexts();
         assert.deepEqual(heads.slice(3), ['your losses[k]', 'relative difference']);
       } else assert.equal(compare, '');
+      // the check table: two-point, eps 1e-5 on the notebook's arrays, the size its check printed
+      await page
+        .locator('#l5-gradcheck[data-done="1"]')
+        .waitFor({ state: 'attached', timeout: 60_000 });
+      const rows = (await figures(page, 'lesson5')).gradcheck;
+      assert.equal(await page.locator('#l5-gradcheck-stencil').inputValue(), 'two-point');
+      assert.equal(await page.locator('#l5-gradcheck-eps').inputValue(), '1e-5');
+      const sizes = [];
+      for (const [w, numpy] of Object.entries(e.check)) {
+        const row = rows.find((r) => r.tensor === w);
+        const ratio = Math.max(row.maxRel / numpy, numpy / row.maxRel);
+        assert.ok(ratio <= 10, `${w}: page ${row.maxRel}, notebook ${numpy}`);
+        sizes.push(`${w} ${row.maxRel.toExponential(1)} (${numpy.toExponential(1)})`);
+      }
+      t.diagnostic(`check per entry, page (notebook): ${sizes.join(', ')}`);
       t.diagnostic(
-        `notebook printed “${e.printed[0]}” … “${e.printed.at(-1)}”; the page shows ${first} … ${last}`,
+        `notebook printed “${e.printed.find((l) => l.startsWith('step 0'))}” … “${e.printed.at(-1)}”; the page shows ${first} … ${last}`,
       );
       await page.click('#l5-body-back');
       await page.waitForFunction(() => !window.mhaPage.notebook().custom);

@@ -1591,6 +1591,11 @@ static void check_row(const slot_t *s, int which, const mha_check_row *row, size
             "%s: row %d worst index %.17g", what, which, row->worst);
     REQUIRE(row->max_rel >= 0 && row->max_abs >= 0 && row->mean_rel >= 0,
             "%s: row %d negative or NaN errors", what, which);
+    /* cs231n's form |a - n| / max(|a| + |n|, floor): at most 1 by the triangle inequality, or
+     * infinite where a gradient is not finite */
+    REQUIRE(row->max_rel_sum == INFINITY ||
+                (row->max_rel_sum >= 0 && row->max_rel_sum <= 1.0 + 1e-12),
+            "%s: row %d max_rel_sum %.17g outside [0, 1]", what, which, row->max_rel_sum);
     REQUIRE(row->mean_rel <= row->max_rel * (1.0 + 1e-12),
             "%s: row %d mean_rel %.17g > max_rel %.17g", what, which, row->mean_rel, row->max_rel);
     /* norm-wise error: in [0, 1] (triangle inequality) or infinite, and at most max_rel up to the
@@ -1642,7 +1647,7 @@ static int gc_args_read(rd_t *r, slot_t *s, gc_args *a)
     if (a->B <= 0 || a->T <= 0) {
         a->causes |= E(MHA_EDIM);
     }
-    if (a->flags & ~MHA_CAUSAL) {
+    if (a->flags & ~(MHA_CAUSAL | MHA_CHECK_TWO_POINT)) { /* the check's own flag is allowed */
         a->causes |= E(MHA_EFLAGS);
     }
     if (a->kind != MHA_LOSS_DOT && a->kind != MHA_LOSS_MSE) {
@@ -1694,7 +1699,7 @@ static void gc_model_after(slot_t *s, const gc_args *a, int gc)
     s->have_fwd = 1;
     s->B = a->B;
     s->T = a->T;
-    s->flags = a->flags;
+    s->flags = a->flags & MHA_CAUSAL; /* the forward pass the layer holds */
     s->have_bwd = 1;
     s->gc = gc;
     s->consistent = 1;
@@ -1709,7 +1714,8 @@ static void require_prepared(slot_t *s, const gc_args *a, const double *params, 
     mha_layer *c = clone_layer(s, params);
     REQUIRE(c, "could not create a small layer");
     size_t n = 0;
-    REQUIRE(mha_forward(c, a->X, a->B, a->T, a->flags, NULL) == MHA_OK, "forward (fresh layer)");
+    REQUIRE(mha_forward(c, a->X, a->B, a->T, a->flags & MHA_CAUSAL, NULL) == MHA_OK,
+            "forward (fresh layer)");
     double *dY = dalloc(a->btc);
     if (a->kind == MHA_LOSS_MSE) {
         double loss;
@@ -1831,11 +1837,13 @@ static void op_gradcheck(rd_t *r, slot_t *s)
     for (int w = 0; w < MHA_CHECK_COUNT; w++) {
         check_row(s, w, &report[w], positions_of(check_n(s, w), samples), 0, "gradcheck");
     }
-    /* smooth moderate data (softmax far from saturation): the five-point stencil agrees closely */
+    /* smooth moderate data (softmax far from saturation): the five-point stencil agrees closely
+     * (two-point's truncation error at this eps is eps^2 f'''/6, not bounded here) */
     size_t nsc = 0;
     const double *sc = mha_tensor(l, MHA_T_SCORES, &nsc);
-    if (eps == MHA_GRADCHECK_EPS && within(a.X, a.btc, 4.0) && within(a.aux, a.btc, 4.0) &&
-        within(snap_params(&sn), mha_num_params(l), 1.5) && s->C <= 16 && within(sc, nsc, 20.0)) {
+    if (eps == MHA_GRADCHECK_EPS && !(a.flags & MHA_CHECK_TWO_POINT) && within(a.X, a.btc, 4.0) &&
+        within(a.aux, a.btc, 4.0) && within(snap_params(&sn), mha_num_params(l), 1.5) &&
+        s->C <= 16 && within(sc, nsc, 20.0)) {
         for (int w = 0; w < MHA_CHECK_COUNT; w++) {
             REQUIRE(report[w].max_abs <= 1e-6,
                     "gradcheck on moderate data: %s max_abs %.3g (analytic %.17g numeric %.17g at "

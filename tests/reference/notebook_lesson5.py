@@ -16,8 +16,11 @@ Wk, Wv, Wo and target), one .npz per variant of what else the student saved:
                                and Wq_after: which of the two lengths is the steps, Wq_after tells
     OUTDIR/<name>-diverges.npz lr = 10 and steps = 20, a run that diverges (its loss overflows to
                                NaN within the 20 steps): the page must stop and keep the steps taken
-then OUTDIR/<name>.txt (what the notebook printed: "step 0: loss 1.0234" ... "after 10 steps:
-loss 0.9876") and OUTDIR/expected.json (every loss in full precision, lr, steps, seed, scale),
+then OUTDIR/<name>.txt (what the notebook printed: its gradient check of the MSE loss at the
+initial weights, two-point central differences with eps = 1e-5 over every entry, "gradient check
+(two-point, eps 1e-5), max relative error: Wq 3.1e-07, ...", then "step 0: loss 1.0234" ...
+"after 10 steps: loss 0.9876") and OUTDIR/expected.json (every loss and check error in full
+precision, lr, steps, seed, scale),
 for tests/model/lesson5-notebook.test.mjs and tests/browser/lesson5-notebook.test.mjs.
 Plain NumPy float64, written independently of the page; nothing here reads the page's code.
 """
@@ -87,6 +90,37 @@ class MultiHeadAttention:
         self.Wo -= lr * self.dWo
 
 
+def mse(mha, X, target):
+    return np.mean((mha.forward(X) - target) ** 2)
+
+
+def gradient_check(mha, X, target, eps=1e-5):
+    """The check a notebook writes: two-point central differences of the MSE loss over every entry
+    of each weight, max |a - n| / max(|a|, |n|) per weight (the analytic gradient from backward)."""
+    Y = mha.forward(X)
+    mha.backward(2 * (Y - target) / Y.size)
+    errors, normwise = {}, {}
+    for name in ("Wq", "Wk", "Wv", "Wo"):
+        W, analytic = getattr(mha, name), getattr(mha, "d" + name).copy()
+        numeric = np.zeros_like(W)
+        worst = 0.0
+        for i in np.ndindex(W.shape):
+            x = W[i]
+            W[i] = x + eps
+            up = mse(mha, X, target)
+            W[i] = x - eps
+            down = mse(mha, X, target)
+            W[i] = x
+            n, a = (up - down) / (2 * eps), analytic[i]
+            numeric[i] = n
+            denom = max(abs(a), abs(n))
+            worst = max(worst, abs(a - n) / denom if denom > 0 else 0.0)
+        errors[name] = worst
+        normwise[name] = float(np.linalg.norm(analytic - numeric)
+                               / (np.linalg.norm(analytic) + np.linalg.norm(numeric)))
+    return errors, normwise
+
+
 def notebook(nb, out):
     rng = np.random.default_rng(nb["seed"])
     T, C, h, lr, steps = nb["T"], nb["C"], nb["h"], nb["lr"], nb["steps"]
@@ -95,7 +129,12 @@ def notebook(nb, out):
     target = rng.standard_normal((1, T, C))
     W0 = {k: getattr(mha, k).copy() for k in ("Wq", "Wk", "Wv", "Wo")}
 
-    losses, printed = [], []
+    check, check_norm = gradient_check(mha, X, target)
+    printed = ["gradient check (two-point, eps 1e-5), max relative error: "
+               + ", ".join(f"{k} {v:.1e}" for k, v in check.items()),
+               "gradient check, norm-wise: "
+               + ", ".join(f"{k} {v:.1e}" for k, v in check_norm.items())]
+    losses = []
     for step in range(steps):
         Y = mha.forward(X)
         loss = np.mean((Y - target) ** 2)
@@ -118,7 +157,7 @@ def notebook(nb, out):
     return {
         "seed": nb["seed"], "scale": nb["scale"], "T": T, "C": C, "heads": h, "lr": lr,
         "steps": steps, "losses": [float(x) for x in losses] + [float(final)],
-        "printed": printed,
+        "printed": printed, "check": check, "check_norm": check_norm,
         "variants": ["lr", "losses", "after", "final", "diverges"],
     }
 
@@ -135,7 +174,7 @@ def main(argv):
     print("notebook_lesson5: %d notebooks in %s" % (len(doc), out))
     for name, d in doc.items():
         print("  %s (seed %d, scale %s, lr %g, %d steps): %s ... %s"
-              % (name, d["seed"], d["scale"], d["lr"], d["steps"], d["printed"][0],
+              % (name, d["seed"], d["scale"], d["lr"], d["steps"], d["printed"][2],
                  d["printed"][-1]))
     return 0
 

@@ -77,7 +77,8 @@ const MAGNITUDE = Object.freeze({
     "the gradient check's errors. A finite-difference error is itself rounding noise (the " +
     'difference of two nearly equal losses), so with the same stencil and ε (the tables start ' +
     "with a notebook's: two points, ε = 10⁻⁵) your notebook's should be of the same size as " +
-    `the page's, within a factor of a few, not the same digits: ${CHECK_EXAMPLE.what} is ` +
+    `the page's, not the same digits: per entry within a factor of ten (norm-wise within ` +
+    `three). Example: ${CHECK_EXAMPLE.what} is ` +
     `${CHECK_EXAMPLE.page} here and ${CHECK_EXAMPLE.numpy} in NumPy.`,
 });
 
