@@ -1,0 +1,70 @@
+// docs-screenshots.mjs - the screenshots in docs/, each a 1280 px wide window scrolled to one
+// part of the page once every figure is drawn:
+//   docs/lesson1-course-1280.png  lesson 1 opening with "Your course and this page"
+//   docs/eps-1280.png             lesson 4's error against ε (the V of truncation and rounding)
+//   docs/gallery-1280.png         "A gallery of common bugs" (in "Check your notebook"), opened
+//   node tests/tools/docs-screenshots.mjs [name ...]   (names: lesson1-course, eps, gallery)
+// Needs the bundle (make wasm bundle) and Chromium, as the browser tests do.
+
+import { join } from 'node:path';
+import {
+  launchBrowser,
+  openPage,
+  repoRoot,
+  servePage,
+  waitFiguresDrawn,
+} from '../browser/browser.mjs';
+
+/** Scroll so that the first `selector` whose text matches `text` sits below the contents bar. */
+async function scrollTo(page, selector, text = '') {
+  await page.evaluate(
+    ([sel, pattern]) => {
+      const target = [...document.querySelectorAll(sel)].find((e) =>
+        new RegExp(pattern).test(e.textContent),
+      );
+      if (!target) throw new Error(`docs-screenshots: no ${sel} reading /${pattern}/`);
+      const bar = document.getElementById('toc').getBoundingClientRect().height;
+      window.scrollTo(0, target.getBoundingClientRect().top + window.scrollY - bar - 16);
+    },
+    [selector, text],
+  );
+}
+
+async function openGallery(page) {
+  await page.evaluate(() => {
+    document.getElementById('nb-gallery').open = true;
+  });
+  await page.waitForFunction(() => document.getElementById('nb-gallery').dataset.built === '1');
+  await page.waitForFunction(() => !document.querySelector('#nb-gallery [data-pending]'));
+}
+
+// name -> { height, prepare(page), at: [selector, text] scrolled to the top }
+const SHOTS = {
+  'lesson1-course': { height: 1100, at: ['#lesson-1-h'] },
+  eps: { height: 1000, at: ['#lesson-4 h3', '^Truncation against rounding'] },
+  gallery: { height: 2000, at: ['#nb-body h3', 'gallery'], prepare: openGallery },
+};
+
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(SHOTS);
+const browser = await launchBrowser();
+const { server, url } = await servePage();
+try {
+  for (const name of names) {
+    const shot = SHOTS[name];
+    if (!shot) throw new Error(`docs-screenshots: no shot ${name} (${Object.keys(SHOTS)})`);
+    const { page, close } = await openPage(browser, url, {
+      viewport: { width: 1280, height: shot.height },
+    });
+    await waitFiguresDrawn(page, 60_000);
+    if (shot.prepare) await shot.prepare(page);
+    await scrollTo(page, ...shot.at);
+    await page.waitForTimeout(300);
+    const out = join(repoRoot, 'docs', `${name}-1280.png`);
+    await page.screenshot({ path: out });
+    console.log(`wrote ${out}`);
+    await close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
