@@ -101,7 +101,7 @@ const char *mha_strerror(int code);
 const char *mha_version(void);
 
 /* ---------------------------------------------------------------------------------------------- */
-/* random streams identical to NumPy's (see README: "Random numbers") */
+/* random streams identical to NumPy's (see docs/numerics.md: "Random numbers") */
 
 enum {
     MHA_RNG_DEFAULT = 0, /* np.random.default_rng(seed): SeedSequence + PCG64, ziggurat normals */

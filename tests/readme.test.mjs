@@ -1,9 +1,9 @@
-// The README's API examples cannot rot: the first ```js block of "## JS API" runs as a module
+// The API examples cannot rot: the first ```js block of the README's "## JS API" runs as a module
 // (importing the package by its name, which resolves to this repository through package.json's
-// exports map), and the first ```c block of "## C API" compiles against the native library
-// (`make lib`) and runs. Both must succeed, print sane values, and agree with each other: they
-// use the same seeds, so the wasm and the native build must print the same numbers. It also runs
-// `make demo`, which the C API section documents.
+// exports map), and the first ```c block of docs/api.md's "## C API" compiles against the native
+// library (`make lib`) and runs. Both must succeed, print sane values, and agree with each
+// other: they use the same seeds, so the wasm and the native build must print the same numbers.
+// It also runs `make demo`, which the C API section documents.
 //
 // "## The two commands" are the only ones: `npm start` and `make test`, CI's .ci/run is the
 // second, and both install what a fresh machine lacks themselves (.ci/setup): one line when they
@@ -20,12 +20,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { npmCli, repoRoot } from './helpers.mjs';
 import { loadManifest, studentsDir } from './notebook-students.mjs';
@@ -33,12 +34,14 @@ import { MISTAKES } from '../web/notebook/catalogue.js';
 import { mistakesTable } from './tools/mistakes-table.mjs';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+/** A file of docs/ (the details the README links to). */
+const doc = (name) => readFileSync(join(repoRoot, 'docs', name), 'utf8');
 
-/** The first ```lang block of the `## heading` section (up to the next `## `). */
-function firstBlock(heading, lang) {
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  assert.ok(start >= 0, `README.md has no "## ${heading}" section`);
-  const rest = readme.slice(start + 1);
+/** The first ```lang block of the `## heading` section (up to the next `## `) of `text`. */
+function firstBlock(heading, lang, text = readme, file = 'README.md') {
+  const start = text.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `${file} has no "## ${heading}" section`);
+  const rest = text.slice(start + 1);
   const next = rest.indexOf('\n## ');
   const section = next < 0 ? rest : rest.slice(0, next);
   const m = section.match(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'm'));
@@ -142,8 +145,8 @@ test('README "## JS API": the example is a complete program that runs', (t) => {
   );
 });
 
-test('README "## C API": the example links build/libmha.a and prints the JS numbers', (t) => {
-  const code = firstBlock('C API', 'c');
+test('docs/api.md "## C API": the example links build/libmha.a and prints the JS numbers', (t) => {
+  const code = firstBlock('C API', 'c', doc('api.md'), 'docs/api.md');
   assert.ok(/int main\(void\)/.test(code), 'the C example is not a complete program');
   run('make', ['--no-print-directory', '-s', 'lib']);
   const dir = join(repoRoot, 'build', 'readme');
@@ -451,8 +454,9 @@ test('npm start without emcc: one setup line, the URL on PORT; port taken: one l
   }
 });
 
-test('README "## Check your notebook": the example blames X @ Wq.T; all mistakes listed', () => {
-  const code = firstBlock('Check your notebook', 'js');
+test('docs/notebook-check.md: the example blames X @ Wq.T; all mistakes listed', () => {
+  const nbDoc = doc('notebook-check.md');
+  const code = firstBlock('Check your notebook', 'js', nbDoc, 'docs/notebook-check.md');
   const dir = join(repoRoot, 'build', 'readme');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'check.mjs');
@@ -473,8 +477,43 @@ test('README "## Check your notebook": the example blames X @ Wq.T; all mistakes
     lines.some((l) => /^dX\s+differs\s+follows-from/.test(l)),
     out,
   );
-  const section = readme.slice(readme.indexOf('\n## Check your notebook\n'));
+  const section = nbDoc.slice(nbDoc.indexOf('\n## Check your notebook\n'));
   // the table is generated from the records: exactly, in their order
-  assert.ok(section.includes(`\n${mistakesTable()}\n`), 'README holds mistakes-table.mjs');
+  assert.ok(section.includes(`\n${mistakesTable()}\n`), 'docs/notebook-check.md holds it');
   for (const m of MISTAKES) assert.ok(section.includes(`| \`${m.id}\` |`), m.id);
+});
+
+test('README is a front door: at most 200 lines, short table cells, every link resolves', (t) => {
+  const lines = readme.split('\n');
+  assert.ok(lines.length <= 200, `README.md has ${lines.length} lines`);
+  const cells = lines.filter((l) => l.startsWith('|')).flatMap((l) => l.split('|'));
+  const longest = Math.max(...cells.map((c) => c.trim().length));
+  assert.ok(longest <= 200, `a README table cell of ${longest} characters`);
+  // the README and every document of docs/: each relative link names a file that exists, and a
+  // #fragment a heading of it (GitHub's slug: lower case, spaces to '-', punctuation dropped)
+  const slug = (h) =>
+    h
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+  const files = ['README.md', ...readdirSync(join(repoRoot, 'docs')).map((f) => `docs/${f}`)];
+  let links = 0;
+  for (const file of files.filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(join(repoRoot, file), 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;
+      const [path, fragment] = target.split('#');
+      const full = path ? join(repoRoot, dirname(file), path) : join(repoRoot, file);
+      assert.ok(existsSync(full), `${file}: the link ${target} names no file`);
+      if (fragment) {
+        const headings = readFileSync(full, 'utf8').match(/^#+ .*$/gm) ?? [];
+        const slugs = headings.map((h) => slug(h.replace(/^#+ /, '')));
+        assert.ok(slugs.includes(fragment), `${file}: no heading #${fragment} in ${path}`);
+      }
+      links++;
+    }
+  }
+  t.diagnostic(
+    `README.md: ${lines.length} lines, longest table cell ${longest} characters; ${links} links in ${files.length} files resolve`,
+  );
 });

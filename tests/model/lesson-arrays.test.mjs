@@ -1,7 +1,6 @@
 // web/model/lesson-arrays.js: what each lesson's "Download arrays (.npz)" holds. Every array
 // equals, bit for bit, what the lesson's model computes (the figures the page shows); names that
-// the notebook check reads have the meaning and a shape the check accepts (README, "Check your
-// notebook");
+// the notebook check reads have the meaning and a shape the check accepts (docs/notebook-check.md);
 // and writeNpz's file of them reads back in NumPy (np.load) with the same values, bit for bit.
 
 import { test } from 'node:test';
@@ -34,8 +33,8 @@ const mha = await loadMHA();
 const tokens = tokenize(DEFAULT_SENTENCE);
 const T5 = tokens.length;
 
-// The notebook check's names (README, "Check your notebook"), each with the shapes it accepts
-// for the course demo (B = 2, T = 6, C = 64, h = 4): written here from the README, not from code.
+// The notebook check's names (docs/notebook-check.md), each with the shapes it accepts for the
+// course demo (B = 2, T = 6, C = 64, h = 4): written here from that document, not from code.
 function contractShapes({ B, T, C, h }) {
   const hs = C / h;
   const split = [B, h, T, hs];

@@ -1,7 +1,7 @@
-// mistakes-table.mjs - the README's table of the notebook check's diagnoses, generated from their
-// records (MISTAKES in web/notebook/catalogue.js): one row per record, in the catalogue's order.
-// tests/readme.test.mjs asserts the README holds exactly this table; after adding or changing a
-// record, paste the output into README.md ("Check your notebook").
+// mistakes-table.mjs - docs/notebook-check.md's table of the notebook check's diagnoses,
+// generated from their records (MISTAKES in web/notebook/catalogue.js): one row per record, in
+// the catalogue's order. tests/readme.test.mjs asserts docs/notebook-check.md holds exactly this
+// table; after adding or changing a record, paste the output there.
 //
 //   node tests/tools/mistakes-table.mjs
 

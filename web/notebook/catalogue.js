@@ -8,8 +8,8 @@
 // computed the student's way (`what` is their line; `params`: values to try, 'fit': a constant
 // found by least squares; `own`: only when site is the result being checked). Analyses run in
 // the order of the records: phase 'early' before the known mistakes are searched (a mask's fill
-// must never be blamed on the causal switch), the others after. The README's table of diagnoses
-// is these records (tests/readme.test.mjs compares them).
+// must never be blamed on the causal switch), the others after. The table of diagnoses in
+// docs/notebook-check.md is these records (tests/readme.test.mjs compares them).
 //
 // Adding a diagnosis: one record here (a variant, or an analysis in analyses/), and one student
 // notebook that makes the mistake in tests/reference/notebook_students.py.
@@ -445,7 +445,7 @@ function maskedScores(s) {
   };
 }
 
-/** Every diagnosis of the check, one frozen record each (README: "Check your notebook"). */
+/** Every diagnosis of the check, one frozen record each (docs/notebook-check.md). */
 export const MISTAKES = Object.freeze(
   RECORDS.map((r) => Object.freeze({ ...r, tensors: Object.freeze([...r.tensors]) })),
 );

@@ -438,7 +438,7 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
 // ------------------------------------------------------------------------------------------------
 
 /**
- * Check a student's arrays against the engine (README, "Check your notebook": the report's shape).
+ * Check a student's arrays against the engine (docs/notebook-check.md: the report’s shape).
  * arrays: { [name]: { data, shape, dtype?, resolution? } }, names matched to the course's
  * case-insensitively; options: { heads, causal = false } (heads may be left out when a split
  * array shows it). Throws an Error with a one-line message when X or Wq, Wk, Wv is missing or
