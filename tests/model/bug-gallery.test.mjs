@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMHA } from '../helpers.mjs';
 import { MISTAKES } from '../../web/notebook/catalogue.js';
-import { COURSE, courseData } from '../../web/model/course.js';
+import { COURSE } from '../../web/model/defaults.js';
+import { courseData } from '../../web/model/course.js';
 import {
   CORNER,
   bugGallery,

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trainer } from '../../web/jobs/trainer.js';
-import { COURSE, courseData } from '../../web/model/course.js';
+import { COURSE } from '../../web/model/defaults.js';
+import { courseData } from '../../web/model/course.js';
 import { layerWith, borrowLayer, returnLayer } from '../../web/model/layers.js';
 import { lesson1 } from '../../web/model/lesson1.js';
 import { lesson2 } from '../../web/model/lesson2.js';

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COURSE } from '../../web/model/course.js';
+import { COURSE } from '../../web/model/defaults.js';
 import {
   DEFAULTS,
   C_OPTIONS,
@@ -40,7 +40,25 @@ test('the constants: defaults, options and limits', () => {
     },
   );
   assert.ok(Object.isFrozen(DEFAULTS) && Object.isFrozen(COURSE));
-  assert.deepEqual({ ...COURSE }, { seed: 42, B: 2, T: 6, C: 64, heads: 4, hs: 16 });
+  // the course's own numbers (its demo: seed 42, B=2, T=6, C=64, h=4, hs=16; lesson 5's lr 0.1
+  // and 10 steps; a notebook's two-point ε 1e-5, the five-point stencil's 1e-3)
+  assert.deepEqual(
+    { ...COURSE, eps: { ...COURSE.eps } },
+    {
+      seed: 42,
+      rng: 'default_rng',
+      B: 2,
+      T: 6,
+      C: 64,
+      heads: 4,
+      hs: 16,
+      sentence: 'The lanterns of Lantern Bay guide boats home',
+      lr: 0.1,
+      steps: 10,
+      eps: { twoPoint: 1e-5, fivePoint: 1e-3 },
+    },
+  );
+  assert.ok(Object.isFrozen(COURSE.eps));
   assert.equal(DEFAULT_SENTENCE, 'The lanterns of Lantern Bay guide boats home');
   assert.deepEqual(C_OPTIONS, [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
   assert.equal(MAX_PG_TOKENS, 128);

@@ -9,11 +9,12 @@ import { el } from '../components/dom.js';
 import { afterFrame } from '../components/lazy-figure.js';
 import { galleryCard, textOnlyList } from '../components/bug-gallery.js';
 import { galleryCase, galleryContext, galleryEntries, gallerySizes } from '../model/bug-gallery.js';
-import { COURSE } from '../model/course.js';
+import { COURSE } from '../model/defaults.js';
 
 const INTRO =
   'Each mistake below is one line of a notebook done the wrong way, run on the course’s arrays ' +
-  'of lessons 3 and 4 (seed 42, B = 2, T = 6, C = 64, h = 4; the target of lesson 5’s MSE loss ' +
+  `of lessons 3 and 4 (seed ${COURSE.seed}, B = ${COURSE.B}, T = ${COURSE.T}, C = ${COURSE.C}, ` +
+  `h = ${COURSE.heads}; the target of lesson 5’s MSE loss ` +
   'is chosen so that dY is lesson 4’s): the check is run on that notebook, as on yours, and ' +
   'its row for the mistake is shown with the mistaken tensor beside the course’s (batch item ' +
   '0, head 0). If your numbers look like one of these, you have found your bug before saving ' +

@@ -1,5 +1,6 @@
 // lesson1.js - Why one head isn't enough: two independent single heads on the sentence.
 
+import { COURSE } from '../model/defaults.js';
 import { el } from '../components/dom.js';
 import { table } from '../components/tables.js';
 import { figuresList } from '../components/figures.js';
@@ -11,7 +12,7 @@ import { lazyHeatmap } from '../components/lazy-figure.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
-import { DEFAULT_SENTENCE, checkSentence } from '../model/tokens.js';
+import { DEFAULT_SENTENCE, MAX_TOKENS, checkSentence } from '../model/tokens.js';
 import { lesson1, lesson1Captions, lesson1FromArrays } from '../model/lesson1.js';
 import { compareSection } from './lesson1-compare.js';
 import { lesson1Script } from '../model/numpy-scripts.js';
@@ -108,6 +109,9 @@ function untrainedNote(r) {
   });
 }
 
+/** 'C = 64, hs = 16, seed 42 (default_rng)': what lesson 1 draws its heads with. */
+const SETTING = `C = ${COURSE.C}, hs = ${COURSE.hs}, seed ${COURSE.seed} (${COURSE.rng})`;
+
 function sentenceControl(sentence) {
   const input = textInput('l1-sentence', 'l1-error', { size: 60 });
   input.value = sentence;
@@ -115,7 +119,7 @@ function sentenceControl(sentence) {
   const controls = el(
     'div',
     { className: 'controls' },
-    field('Sentence', input, '1–64 tokens; C = 64, hs = 16, seed 42 (default_rng)'),
+    field('Sentence', input, `1–${MAX_TOKENS} tokens; ${SETTING}`),
     err.element,
   );
   return { input, err, controls };

@@ -1,6 +1,7 @@
 // lesson4.js - The backward pass: every gradient in the lesson's order, and the full gradient
 // check.
 
+import { COURSE } from '../model/defaults.js';
 import { el } from '../components/dom.js';
 import { table, groupThousands } from '../components/tables.js';
 import { figuresList } from '../components/figures.js';
@@ -231,7 +232,7 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
     el('p', { className: 'note notation', text: NOTATION }),
     el('p', {
       className: 'formula',
-      text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (2, 6, 64) array, the next draw of the seed-42 stream; no causal mask here)`,
+      text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (${COURSE.B}, ${COURSE.T}, ${COURSE.C}) array, the next draw of the seed-${COURSE.seed} stream; no causal mask here)`,
     }),
     grads.controls,
     grads.grid,

@@ -1,5 +1,6 @@
 // lesson5.js - Guided project: the layer as a reusable object, trained on the Lantern Bay sentence.
 
+import { COURSE } from '../model/defaults.js';
 import { el } from '../components/dom.js';
 import { table } from '../components/tables.js';
 import { figuresList } from '../components/figures.js';
@@ -40,8 +41,8 @@ import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
 import { yourRunBox, yoursColumns } from './lesson5-yours.js';
 
-const C = 64;
-const SEED = 42;
+const C = COURSE.C;
+const SEED = COURSE.seed;
 const RUN_STEPS = LESSON5_DEFAULTS.steps; // "Run 10 steps"
 const RUN_EVERY_MS = 80;
 
@@ -271,7 +272,7 @@ function introParagraph(sentence, T) {
     el('q', { text: sentence }),
     el('span', {
       className: 'note',
-      text: ` (C = 64, h = 4, seed 42, default_rng; X from the embeddings as above, then MultiHeadAttention(C, h, seed=rng) draws Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, 64)))`,
+      text: ` (C = ${C}, h = ${COURSE.heads}, seed ${SEED}, ${COURSE.rng}; X from the embeddings as above, then MultiHeadAttention(C, h, seed=rng) draws Wq, Wk, Wv, Wo, then target = rng.standard_normal((1, ${T}, ${C})))`,
     }),
   );
 }
@@ -344,7 +345,7 @@ function layerListing(sentence) {
     'The layer object: class MultiHeadAttention and what each button calls, on this ' +
       'lesson’s sentence (runs as is; prints the losses the table shows after Step and Run ' +
       `${RUN_STEPS} steps)`,
-    layerObjectScript({ lr: 0.1, runSteps: RUN_STEPS, sentence, tokens: tokenize(sentence) }),
+    layerObjectScript({ lr: COURSE.lr, runSteps: RUN_STEPS, sentence, tokens: tokenize(sentence) }),
   );
 }
 
@@ -354,7 +355,7 @@ function layerListing(sentence) {
  */
 function lessonCourseBox(mha, model, custom) {
   const course = courseBox('lesson5', { custom: !!custom });
-  const s = { C: model.C, h: model.heads, steps: 10, lr: 0.1, causal: false };
+  const s = { C: model.C, h: model.heads, steps: COURSE.steps, lr: COURSE.lr, causal: false };
   course.values = { losses10: trainAtOnce(mha, s, model).losses, gradcheck: null };
   course.update(course.values);
   return course;
@@ -370,7 +371,7 @@ function lessonScript(sentence, tokens, trainer, heads, panel) {
       C,
       heads,
       seed: SEED,
-      rng: 'default_rng',
+      rng: COURSE.rng,
       lrs: trainer.lrs,
       convention: panel.convention,
       threshold: panel.threshold,
@@ -418,7 +419,7 @@ function controlsFor(custom) {
 function lessonModel(mha, sentence, custom) {
   if (custom) return customModel(custom);
   const tokens = tokenize(sentence);
-  return sentenceModel(mha, { tokens, C, heads: 4, seed: SEED, rng: 'default_rng' });
+  return sentenceModel(mha, { tokens, C, heads: COURSE.heads, seed: SEED, rng: COURSE.rng });
 }
 
 export function renderLesson5({ mha, body, data, compute, notebook, custom = null }) {

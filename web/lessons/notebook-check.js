@@ -37,7 +37,7 @@ import {
   checkedText,
   LAYER_SAVE_LINE,
 } from '../model/notebook-check.js';
-import { COURSE } from '../model/course.js';
+import { COURSE } from '../model/defaults.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
 import { savezLine } from '../notebook/names.js';
 

@@ -1,6 +1,7 @@
 // sentence.js - "The Lantern Bay sentence": tokens, embedding rows, X, and (collapsed, in "How X
 // is built") the rules of tokens, vocabulary and the random stream and how to rebuild X in NumPy.
 
+import { COURSE } from '../model/defaults.js';
 import { el } from '../components/dom.js';
 import { figuresList } from '../components/figures.js';
 import { codeDetails } from '../components/code.js';
@@ -14,8 +15,8 @@ import { sentenceInput } from '../model/input.js';
 import { xSnippet } from '../model/numpy-scripts.js';
 import { AGREEMENT, PE_AGREEMENT } from '../model/agreement.js';
 
-const C = 64;
-const SEED = 42;
+const C = COURSE.C;
+const SEED = COURSE.seed;
 
 /** The rules of the page: tokens, vocabulary, the one random stream, X. */
 function rulesList() {

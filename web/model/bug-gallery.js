@@ -20,7 +20,8 @@ import { Pipeline } from '../notebook/pipeline.js';
 import { tensorPlan } from '../notebook/steps.js';
 import { acceptedShapes } from '../notebook/names.js';
 import { shownName } from '../notebook/analyses/layout.js';
-import { COURSE, courseData } from './course.js';
+import { COURSE } from './defaults.js';
+import { courseData } from './course.js';
 import { block2d } from './arrays.js';
 
 /** The largest corner of a (C, C) array the gallery draws (rows and columns). */

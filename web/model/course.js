@@ -1,17 +1,15 @@
 // course.js - the course setting of lessons 3 and 4 and its data (DOM-free).
 
+import { COURSE } from './defaults.js';
 import { weightNames } from './tensors.js';
 import { drawScaled } from './input.js';
-
-/** seed 42, B = 2 sequences of T = 6 tokens, C = 64 features, 4 heads of hs = 16. */
-export const COURSE = Object.freeze({ seed: 42, B: 2, T: 6, C: 64, heads: 4, hs: 16 });
 
 /** X (2, 6, 64) and Wq, Wk, Wv, Wo (64, 64) / 8 from default_rng(42), then dY (lesson 4). */
 export function courseData(
   mha,
   { seed = COURSE.seed, B = COURSE.B, T = COURSE.T, C = COURSE.C } = {},
 ) {
-  const rng = mha.rng(seed, 'default_rng');
+  const rng = mha.rng(seed, COURSE.rng);
   try {
     const X = rng.standardNormal(B * T * C);
     const W = {};

@@ -1,6 +1,8 @@
 // gradcheck-report.js - what a gradient check visits and how its report reads (DOM-free): sizes,
 // the pending rows before anything is checked, pass/fail summaries, and the pass thresholds.
 
+import { COURSE } from './defaults.js';
+
 /** Lesson 4's threshold: L = sum(dY * Y), float64, five-point differences. */
 export const L4_THRESHOLD = 1e-7;
 
@@ -33,13 +35,13 @@ export const STENCILS = Object.freeze({
   'two-point': Object.freeze({
     name: 'two-point',
     formula: '(L(x+ε) − L(x−ε)) / 2ε',
-    eps: 1e-5,
+    eps: COURSE.eps.twoPoint,
     factor: 100,
   }),
   'five-point': Object.freeze({
     name: 'five-point',
     formula: '(8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε',
-    eps: 1e-3,
+    eps: COURSE.eps.fivePoint,
     factor: 1,
   }),
 });
@@ -73,7 +75,11 @@ export const ERROR_FORMS = Object.freeze({
 });
 
 /** The convention every check table starts with: as a notebook computes it. */
-export const DEFAULT_CONVENTION = Object.freeze({ stencil: 'two-point', eps: 1e-5, form: 'entry' });
+export const DEFAULT_CONVENTION = Object.freeze({
+  stencil: 'two-point',
+  eps: COURSE.eps.twoPoint,
+  form: 'entry',
+});
 
 /**
  * A check's pass line under a convention: `base` is the line of the five-point stencil and the
@@ -211,7 +217,7 @@ export function errorContrastText(report, format) {
     : '';
   const norm = c ? ` (at most ${format(c.norm.normRel)} here, ${c.norm.tensor})` : '';
   return (
-    `The max rel error column is per entry, |a − n| / max(|a|, |n|), and strict: one tiny gradient entry dominates it${strict}. ` +
+    `The max rel error per entry column, |a − n| / max(|a|, |n|), is strict: one tiny gradient entry dominates it${strict}. ` +
     `The norm-wise column, ‖a − n‖ / (‖a‖ + ‖n‖), weighs every entry by its size; it is what many courses print, and far smaller${norm}.`
   );
 }

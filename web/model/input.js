@@ -1,6 +1,7 @@
 // input.js - X from one NumPy stream (DOM-free): E = standard_normal((V, C)), X = E[ids][None],
 // optionally X += PE (the sinusoidal positional encoding).
 
+import { COURSE } from './defaults.js';
 import { vocabulary } from './tokens.js';
 
 /** PE[t, 2i] = sin(t / 10000**(2i/C)), PE[t, 2i+1] = cos(t / 10000**(2i/C)); (T, C) flat. */
@@ -43,8 +44,8 @@ export function buildInput(rng, tokens, C, { pe = false } = {}) {
 }
 
 /** buildInput from a fresh default_rng(seed) stream (the sentence section's X). */
-export function sentenceInput(mha, tokens, { C = 64, seed = 42, pe = false } = {}) {
-  const rng = mha.rng(seed, 'default_rng');
+export function sentenceInput(mha, tokens, { C = COURSE.C, seed = COURSE.seed, pe = false } = {}) {
+  const rng = mha.rng(seed, COURSE.rng);
   try {
     return buildInput(rng, tokens, C, { pe });
   } finally {

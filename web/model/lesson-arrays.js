@@ -4,6 +4,7 @@
 // Q K V scores att headout concat Y loss dWo dconcat dheadout dV datt dscores dQ dK dWq dWk dWv
 // dX), it means exactly that, so a lesson's .npz fed back to the check matches.
 
+import { COURSE } from './defaults.js';
 import { buildInput, drawScaled } from './input.js';
 import { dot, subtract } from './arrays.js';
 import { forwardNames, weightNames } from './tensors.js';
@@ -21,9 +22,9 @@ export function arraysFilename(n) {
  * Wq1 Wk1 Wv1 / Wq2 Wk2 Wv2 (C, hs) as drawn after E from the same stream, their attention A1, A2
  * (T, T) and A1 - A2 as diff.
  */
-export function lesson1Arrays(mha, { tokens, C = 64, hs = 16, seed = 42 }) {
+export function lesson1Arrays(mha, { tokens, C = COURSE.C, hs = COURSE.hs, seed = COURSE.seed }) {
   const T = tokens.length;
-  const rng = mha.rng(seed, 'default_rng');
+  const rng = mha.rng(seed, COURSE.rng);
   const out = {};
   try {
     const { X, E, ids } = buildInput(rng, tokens, C);
@@ -95,14 +96,14 @@ export function layerArrays(mha, { X, W, B, T, C, heads, causal = false, dY, tar
 
 /** Lesson 3: the course demo's forward pass (data: courseData), with the page's causal mask. */
 export function lesson3Arrays(mha, data, { causal = false } = {}) {
-  const { X, W, B, T, C } = data;
-  return layerArrays(mha, { X, W, B, T, C, heads: 4, causal });
+  const { X, W, B, T, C, heads = COURSE.heads } = data;
+  return layerArrays(mha, { X, W, B, T, C, heads, causal });
 }
 
 /** Lesson 4: the course demo with dY, L = sum(dY * Y): lesson 3's arrays, dY, loss, gradients. */
 export function lesson4Arrays(mha, data) {
-  const { X, W, B, T, C, dY } = data;
-  return layerArrays(mha, { X, W, B, T, C, heads: 4, dY });
+  const { X, W, B, T, C, dY, heads = COURSE.heads } = data;
+  return layerArrays(mha, { X, W, B, T, C, heads, dY });
 }
 
 /**

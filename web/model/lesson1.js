@@ -1,6 +1,7 @@
 // lesson1.js - "Why one head isn't enough": two independent single heads on the sentence
 // (DOM-free).
 
+import { COURSE } from './defaults.js';
 import { buildInput, drawScaled } from './input.js';
 import { argmaxDiffRows, maxAbs, rowArgmax, subtract } from './arrays.js';
 import { withLayer } from './layers.js';
@@ -91,8 +92,8 @@ function drawCompareWeights(rng, C) {
  * then the comparison's Wq, Wk, Wv, each standard_normal((C, C)) / sqrt(C) (after every draw of
  * the two heads, which stay as they were). A1, A2, diff = A1 - A2: (T, T); compare: oneVsFour.
  */
-export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
-  const rng = mha.rng(seed, 'default_rng');
+export function lesson1(mha, { tokens, C = COURSE.C, hs = COURSE.hs, seed = COURSE.seed } = {}) {
+  const rng = mha.rng(seed, COURSE.rng);
   try {
     const T = tokens.length;
     const { X, vocab, ids } = buildInput(rng, tokens, C);
@@ -106,7 +107,7 @@ export function lesson1(mha, { tokens, C = 64, hs = 16, seed = 42 } = {}) {
 }
 
 /** The seed of the comparison's weights when lesson 1 runs on a notebook's X and heads. */
-export const COMPARE_SEED = 42;
+export const COMPARE_SEED = COURSE.seed;
 
 /**
  * Lesson 1 on a notebook's arrays (lesson1Part of web/model/notebook-check.js): X (T, C), the two
@@ -115,7 +116,7 @@ export const COMPARE_SEED = 42;
  */
 export function lesson1FromArrays(mha, { X, T, C, hs, W1, W2, tokens }) {
   const head = (W) => mha.singleHead(X, { B: 1, T, C, headSize: hs, ...W }).att;
-  const rng = mha.rng(COMPARE_SEED, 'default_rng');
+  const rng = mha.rng(COMPARE_SEED, COURSE.rng);
   let W;
   try {
     W = drawCompareWeights(rng, C);

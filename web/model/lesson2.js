@@ -1,6 +1,7 @@
 // lesson2.js - "Splitting into heads": (1, 6, 64) -> (1, 6, 4, 16) -> (1, 4, 6, 16), and the two
 // proofs (DOM-free).
 
+import { COURSE } from './defaults.js';
 import { drawScaled } from './input.js';
 import { dotColumn, maxAbs, maxAbsDiff } from './arrays.js';
 import { withLayer } from './layers.js';
@@ -34,7 +35,7 @@ function head1Projection(x, Wq, { C, hs }) {
 
 /** x = standard_normal((1, T, C)), then Wq = standard_normal((C, C)) / sqrt(C); default_rng. */
 function drawLesson2(mha, seed, T, C) {
-  const rng = mha.rng(seed, 'default_rng');
+  const rng = mha.rng(seed, COURSE.rng);
   try {
     const x = rng.standardNormal(T * C);
     const Wq = drawScaled(rng, C * C, C);
@@ -49,7 +50,10 @@ function drawLesson2(mha, seed, T, C) {
  * default_rng(42); Q from a layer (already split, (1, 4, 6, 16)); the two proofs. With `arrays`
  * ({ x (B·T·C), Wq (C·C), B, T, C, heads }: a notebook's, see lesson2Part) the same from them.
  */
-export function lesson2(mha, { seed = 42, T: T0 = 6, C: C0 = 64, heads: h0 = 4, arrays } = {}) {
+export function lesson2(
+  mha,
+  { seed = COURSE.seed, T: T0 = COURSE.T, C: C0 = COURSE.C, heads: h0 = COURSE.heads, arrays } = {},
+) {
   const { x, Wq, B, T, C, heads } = arrays ?? {
     ...drawLesson2(mha, seed, T0, C0),
     B: 1,

@@ -3,7 +3,8 @@
 // (DOM-free).
 
 import { forwardNames } from './tensors.js';
-import { COURSE, courseData } from './course.js';
+import { COURSE } from './defaults.js';
+import { courseData } from './course.js';
 import {
   blockDiagonal,
   blockMaxima,

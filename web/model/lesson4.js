@@ -1,7 +1,8 @@
 // lesson4.js - "The backward pass": forward, backward with dY (loss L = sum(dY * Y)), every
 // gradient in the lesson's order, and each gradient's figure caption as NumPy that runs (DOM-free).
 
-import { COURSE, courseData } from './course.js';
+import { COURSE } from './defaults.js';
+import { courseData } from './course.js';
 import { block2d, dot, frobenius, maxAbs } from './arrays.js';
 import { withLayer } from './layers.js';
 import { dXPaths, matmulRules } from './backward-rules.js';

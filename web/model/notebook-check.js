@@ -7,6 +7,7 @@
 // source ('mha_check.npz', 'X.npy', 'pasted'), resolution? (pasted text: per-entry tolerance) }.
 // A skipped .npz member (not loaded; the rest of its file is): { name, source, reason, fix }.
 
+import { COURSE } from './defaults.js';
 import { weightNames } from './tensors.js';
 import { block2d } from './arrays.js';
 import { fmt, shapeText } from './format.js';
@@ -36,7 +37,7 @@ export const MAX_FILE_BYTES = Object.freeze({ npy: MAX_NPY_BYTES, npz: MAX_NPZ_B
 export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
 
 /** The seed of the dY and target drawn when the notebook has none (the course's seed). */
-export const CUSTOM_SEED = 42;
+export const CUSTOM_SEED = COURSE.seed;
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -318,7 +319,7 @@ function mainArrays(mha, list, heads) {
   if (errors.length) return { errors };
   const W = {};
   for (const k of weightNames(mha)) W[k] = Float64Array.from(findArray(list, k).data);
-  const rng = mha.rng(CUSTOM_SEED, 'default_rng');
+  const rng = mha.rng(CUSTOM_SEED, COURSE.rng);
   try {
     const drawnDY = rng.standardNormal(n);
     const drawnTarget = rng.standardNormal(dims.T * dims.C);

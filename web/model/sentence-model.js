@@ -1,6 +1,7 @@
 // sentence-model.js - lesson 5's and the playground's model of a sentence (DOM-free): one stream
 // gives E, then Wq, Wk, Wv, Wo (C, C) / sqrt(C), then target = standard_normal((1, T, C)).
 
+import { COURSE } from './defaults.js';
 import { weightNames } from './tensors.js';
 import { buildInput, drawScaled } from './input.js';
 import { vocabulary } from './tokens.js';
@@ -58,10 +59,10 @@ export function sentenceModel(mha, options) {
  */
 export function sentenceSpec({
   tokens,
-  C = 64,
-  heads = 4,
-  seed = 42,
-  rng = 'default_rng',
+  C = COURSE.C,
+  heads = COURSE.heads,
+  seed = COURSE.seed,
+  rng = COURSE.rng,
   pe = false,
   causal = false,
 }) {

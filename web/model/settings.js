@@ -4,7 +4,8 @@
 //   parseQuery(search)     '?s=...&C=64...' -> raw settings
 //   settingsToQuery(s)     valid settings -> '?s=...&C=64&h=4&seed=42&rng=...&steps=10'
 
-import { DEFAULT_SENTENCE, checkSentence } from './tokens.js';
+import { COURSE } from './defaults.js';
+import { checkSentence } from './tokens.js';
 
 /** The widths C the playground offers: the course's sizes, then up to GPT-2's 768 and 1024. */
 export const C_OPTIONS = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
@@ -12,7 +13,12 @@ export const C_OPTIONS = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1
 export const MAX_PG_TOKENS = 128;
 /** Widths and head counts one click away (the course's, real models'): { key, label, C, h }. */
 export const PRESETS = Object.freeze([
-  Object.freeze({ key: 'course', label: 'the course (C = 64, h = 4)', C: 64, h: 4 }),
+  Object.freeze({
+    key: 'course',
+    label: `the course (C = ${COURSE.C}, h = ${COURSE.heads})`,
+    C: COURSE.C,
+    h: COURSE.heads,
+  }),
   Object.freeze({ key: 'gpt2-small', label: 'GPT-2 small (C = 768, h = 12)', C: 768, h: 12 }),
   Object.freeze({ key: '1024-16', label: '1024 / 16 (C = 1024, h = 16)', C: 1024, h: 16 }),
 ]);
@@ -24,15 +30,15 @@ export const MAX_SEED_LEGACY = 2 ** 32 - 1; // np.random.seed takes 0 ... 2**32 
 
 /** The playground's defaults (also the state an empty query string means). */
 export const DEFAULTS = Object.freeze({
-  s: DEFAULT_SENTENCE,
-  C: 64,
-  h: 4,
-  seed: 42,
-  rng: 'default_rng',
+  s: COURSE.sentence,
+  C: COURSE.C,
+  h: COURSE.heads,
+  seed: COURSE.seed,
+  rng: COURSE.rng,
   causal: false,
   pe: false,
-  lr: 0.1,
-  steps: 10,
+  lr: COURSE.lr,
+  steps: COURSE.steps,
 });
 
 /** The settings' keys, in the order of the controls, the messages and the query string. */

@@ -5,7 +5,9 @@
 //   checkSentence a sentence the page accepts (1 to MAX_TOKENS tokens, or a given limit; no
 //                 markup), or a message
 
-export const DEFAULT_SENTENCE = 'The lanterns of Lantern Bay guide boats home';
+import { COURSE } from './defaults.js';
+
+export const DEFAULT_SENTENCE = COURSE.sentence;
 export const MAX_TOKENS = 64;
 
 const TOKEN_RE = /[\p{L}\p{N}']+|\S/gu;

@@ -2,6 +2,7 @@
 // all steps in one wasm call, the learning rate a step accepts, the captions of its attention
 // maps as NumPy, and how its MSE gradients compare with lesson 4's (what its check's text quotes).
 
+import { COURSE } from './defaults.js';
 import { withLayer } from './layers.js';
 import { MAX_LR } from './settings.js';
 import { frobenius } from './arrays.js';
@@ -9,7 +10,7 @@ import { weightNames } from './tensors.js';
 import { lesson4 } from './lesson4.js';
 
 /** Lesson 5's own run: lr 0.1 (its field's value) and 10 steps ("Run 10 steps"). */
-export const LESSON5_DEFAULTS = Object.freeze({ lr: 0.1, steps: 10 });
+export const LESSON5_DEFAULTS = Object.freeze({ lr: COURSE.lr, steps: COURSE.steps });
 
 /** Losses that agree to at most this relative difference are the same run (float64 rounding). */
 export const SAME_RUN_REL = 1e-10;

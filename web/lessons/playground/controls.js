@@ -111,7 +111,11 @@ function setControls(c, raw) {
   // a width that is not offered keeps its text, so the error can name it
   selectValue(c.C, String(r.C), `${r.C} (not offered)`);
   const C = Number(r.C);
-  fillHeads(c.h, C_OPTIONS.includes(C) ? C : 64, Number.isInteger(Number(r.h)) ? Number(r.h) : r.h);
+  fillHeads(
+    c.h,
+    C_OPTIONS.includes(C) ? C : DEFAULTS.C,
+    Number.isInteger(Number(r.h)) ? Number(r.h) : r.h,
+  );
   selectValue(c.h, String(r.h), String(r.h));
   c.seed.value = String(r.seed);
   selectValue(c.rng, String(r.rng), String(r.rng));
