@@ -21,15 +21,8 @@ import {
 } from './components/lazy-figure.js';
 import { notebookButton, sectionText } from './components/downloads.js';
 import { renderStartHere } from './lessons/start-here.js';
-import { renderSentence } from './lessons/sentence.js';
-import { renderLesson1 } from './lessons/lesson1.js';
-import { renderLesson2 } from './lessons/lesson2.js';
-import { renderLesson3 } from './lessons/lesson3.js';
-import { renderLesson4 } from './lessons/lesson4.js';
-import { renderLesson5 } from './lessons/lesson5.js';
-import { renderPlayground } from './lessons/playground/index.js';
-import { renderNotebookCheck } from './lessons/notebook-check.js';
-import { lessonBanner, usesCustom } from './components/notebook-banner.js';
+import { SECTIONS, customFor, lessonView, sectionByKey } from './lessons/index.js';
+import { lessonBanner } from './components/notebook-banner.js';
 import { lessonData } from './model/notebook-check.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
@@ -109,34 +102,18 @@ function observeSections(links) {
   }
 }
 
-// Every section of the page, in order: [key, body id, name, render, performance mark].
-const STEPS = [
-  ['sentence', 'sentence-body', 'The sentence', renderSentence, null],
-  ['lesson1', 'l1-body', 'Lesson 1', renderLesson1, 'mha:lesson-1'],
-  ['lesson2', 'l2-body', 'Lesson 2', renderLesson2, 'mha:lesson-2'],
-  ['lesson3', 'l3-body', 'Lesson 3', renderLesson3, 'mha:lesson-3'],
-  ['lesson4', 'l4-body', 'Lesson 4', renderLesson4, 'mha:lesson-4'],
-  ['lesson5', 'l5-body', 'Lesson 5', renderLesson5, 'mha:lesson-5'],
-  ['playground', 'pg-body', 'The playground', renderPlayground, 'mha:playground'],
-];
-const NOTEBOOK = 'notebook'; // the notebook check's section (nb-body), rendered in page order
-
 /**
  * The order the sections are built in: the one the reader sees first (the address's #fragment,
  * else the first section reaching below the top of the window), then the rest in page order.
  */
 function buildOrder() {
-  const inPage = [...document.querySelectorAll('.lesson-body')].map((b) => b.id);
-  const keyOf = (bodyId) =>
-    bodyId === 'nb-body' ? NOTEBOOK : STEPS.find((st) => st[1] === bodyId)?.[0];
-  const keys = inPage.map(keyOf).filter(Boolean);
   const id = decodeURIComponent(location.hash.slice(1));
   const target = id ? document.getElementById(id) : null;
   const section =
     target?.closest('section') ??
     [...document.querySelectorAll('section')].find((x) => x.getBoundingClientRect().bottom > 0);
-  const first = keyOf(section?.querySelector('.lesson-body')?.id);
-  return first ? [first, ...keys.filter((k) => k !== first)] : keys;
+  const first = SECTIONS.find((s) => s.id === section?.id);
+  return first ? [first, ...SECTIONS.filter((s) => s !== first)] : [...SECTIONS];
 }
 
 /**
@@ -173,61 +150,46 @@ function renderPacer() {
   };
 }
 
-// The sections that "Use my arrays in the lessons" re-renders with a notebook's arrays.
-const CUSTOM_KEYS = new Set(['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']);
-
 /**
- * What section `key` computes from, of page.custom: lesson 1 and 2 their part (custom.lesson1,
- * custom.lesson2), the others the whole custom arrays when they feed lessons 3-5; null: the
- * course's.
+ * Render one section into its body (registry entry `s`): with page.custom (a notebook's arrays in
+ * use) it gets what it takes of them (customFor), and lessons 3 and 4 their arrays as `data`;
+ * else the course's. A section that throws shows why and gets an empty view.
  */
-function customFor(custom, key) {
-  if (!usesCustom(custom, key)) return null;
-  return key === 'lesson1' || key === 'lesson2' ? custom[key] : custom;
-}
-
-/**
- * Render one section into its body: lessons 3 and 4 get the course's data or (page.custom) the
- * notebook's; lessons 1, 2, 5 and the playground get their part of page.custom (null: their own).
- */
-function renderStep(page, [key, bodyId, name, render]) {
-  const body = document.getElementById(bodyId);
-  const custom = customFor(page.custom, key);
-  const data = custom && (key === 'lesson3' || key === 'lesson4') ? lessonData(custom) : page.data;
+function renderSection(page, s) {
+  const body = document.getElementById(s.body);
+  const custom = customFor(page.custom, s);
+  const data = custom && s.data ? lessonData(custom) : page.data;
   try {
-    page.lessons[key] = render({ ...page.ctx, body, data, custom });
+    page.lessons[s.key] = lessonView(s.render({ ...page.ctx, body, data, custom }));
   } catch (err) {
-    page.lessons[key] = null;
-    lessonError(body, name, err);
+    page.lessons[s.key] = lessonView();
+    lessonError(body, s.title, err);
   }
 }
 
 /**
- * Re-render lessons 1-5 and the playground for page.custom (null: the course's arrays): a section
- * is rendered again when it computes from a notebook's arrays now or did before (`before`: the
- * custom arrays in use until now); every section gets its banner (in use, or why not).
+ * Re-render the sections that take a notebook's arrays for page.custom (null: the course's): a
+ * section is rendered again when it computes from a notebook's arrays now or did before
+ * (`before`: the custom arrays in use until now); each gets its banner (in use, or why not).
  */
 function rerenderCustom(page, before) {
-  for (const step of STEPS.filter(([key]) => CUSTOM_KEYS.has(key))) {
-    const [key, bodyId] = step;
-    const body = document.getElementById(bodyId);
-    page.banners.get(key)?.remove();
-    page.banners.delete(key);
-    if (usesCustom(page.custom, key) || usesCustom(before, key) || !page.lessons[key]) {
-      const old = page.lessons[key];
-      old?.panel?.cancel();
-      old?.dispose?.();
+  for (const s of SECTIONS.filter((x) => x.custom)) {
+    const body = document.getElementById(s.body);
+    page.banners.get(s.key)?.remove();
+    page.banners.delete(s.key);
+    if (customFor(page.custom, s) || customFor(before, s) || !(s.key in page.lessons)) {
+      page.lessons[s.key]?.dispose();
       body.replaceChildren();
-      renderStep(page, step);
-      page.lessons[key]?.afterReady?.();
+      renderSection(page, s);
+      page.lessons[s.key].afterReady();
     }
     if (!page.custom) continue;
     const onBack = () => useArrays(page, null, body.closest('section'));
-    const banner = lessonBanner({ id: `${bodyId}-back`, key, custom: page.custom, onBack });
-    page.banners.set(key, banner);
+    const banner = lessonBanner({ id: `${s.body}-back`, key: s.key, custom: page.custom, onBack });
+    page.banners.set(s.key, banner);
     body.before(banner);
   }
-  page.notebook?.showCustom(page.custom);
+  for (const s of SECTIONS) page.lessons[s.key]?.showCustom(page.custom);
 }
 
 /**
@@ -241,25 +203,11 @@ function useArrays(page, custom, from) {
   rerenderCustom(page, before);
   if (custom || !from) return;
   const target =
-    from.id === 'notebook-check' ? document.getElementById('nb-use') : from.querySelector('h2');
+    from.id === sectionByKey('check').id
+      ? document.getElementById('nb-use')
+      : from.querySelector('h2');
   if (target && target.tagName === 'H2') target.tabIndex = -1;
   target?.focus({ preventScroll: true });
-}
-
-function renderNotebookSection(page) {
-  const body = document.getElementById('nb-body');
-  if (!body) return;
-  const section = body.closest('section');
-  try {
-    page.notebook = renderNotebookCheck({
-      mha: page.ctx.mha,
-      body,
-      onUse: (custom) => useArrays(page, custom, section),
-      onBack: () => useArrays(page, null, section),
-    });
-  } catch (err) {
-    lessonError(body, 'The notebook check', err);
-  }
 }
 
 /** The page's own timing, for the curious: in the footer, out of the students' way. */
@@ -274,19 +222,17 @@ function showTiming(version) {
 function exposePage(page, compute) {
   const { lessons } = page;
   window.mhaPage = {
+    /** Every section's figures (null: it has none, or could not be computed), by key. */
     figures() {
-      const f = {};
-      for (const k of ['lesson1', 'lesson2', 'lesson3', 'lesson4', 'lesson5', 'playground']) {
-        f[k] = lessons[k]?.figures() ?? null;
-      }
+      const f = Object.fromEntries(SECTIONS.map((s) => [s.key, lessons[s.key].figures()]));
       return JSON.parse(JSON.stringify(f));
     },
     settings() {
-      return lessons.playground?.settings() ?? null;
+      return lessons.playground.state();
     },
     /** The notebook check: loaded arrays, the last check's statuses, custom arrays in use. */
     notebook() {
-      return { ...(page.notebook?.state() ?? {}), custom: !!page.custom };
+      return { ...lessons.check.state(), custom: !!page.custom };
     },
     /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */
     get compute() {
@@ -319,42 +265,47 @@ async function main() {
   const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
   const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
   const lessons = {};
-  // the notebook: every section's NumPy script as the page holds it at the click, in page order
-  const notebook = () =>
-    STEPS.filter(([key]) => typeof lessons[key]?.script === 'function').map(([key, bodyId]) => ({
-      ...sectionText(document.getElementById(bodyId)),
-      code: lessons[key].script(),
+  // the .ipynb: every section's NumPy script as the page holds it at the click, in page order
+  const ipynbCells = () =>
+    SECTIONS.filter((s) => lessons[s.key].script).map((s) => ({
+      ...sectionText(document.getElementById(s.body)),
+      code: lessons[s.key].script(),
     }));
+  const check = document.getElementById(sectionByKey('check').id);
   const page = {
-    ctx: { mha, scheduler, compute, notebook },
+    ctx: {
+      mha,
+      scheduler,
+      compute,
+      ipynbCells,
+      onUse: (custom) => useArrays(page, custom, check),
+      onBack: () => useArrays(page, null, check),
+    },
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
-    custom: null, // a notebook's arrays in lessons 1-5 and the playground (see rerenderCustom)
-    lessons,
+    custom: null, // a notebook's arrays in the sections that take them (see rerenderCustom)
+    lessons, // each section's view (lessonView), by key
     banners: new Map(),
-    notebook: null,
   };
   observePendingFigures(); // a figure that comes into view is drawn at once
   const pacer = renderPacer();
-  for (const key of buildOrder()) {
+  for (const s of buildOrder()) {
     await pacer.next();
-    const step = STEPS.find((st) => st[0] === key);
-    if (key in lessons) continue; // already rendered ("Use my arrays" came first)
+    if (s.key in lessons) continue; // already rendered ("Use my arrays" came first)
     pacer.start();
-    if (key === NOTEBOOK) renderNotebookSection(page);
-    else renderStep(page, step);
+    renderSection(page, s);
     pacer.done();
-    if (step?.[4]) performance.mark(step[4]);
+    if (s.mark) performance.mark(s.mark);
   }
 
   const tools = document.querySelector('#toc .toc-tools');
   tools?.append(
-    notebookButton(notebook, { id: 'download-notebook', version: mha.version }).element,
+    notebookButton(ipynbCells, { id: 'download-notebook', version: mha.version }).element,
   );
 
   exposePage(page, compute);
 
   // the sections whose first figures come back from the compute engine (the playground's)
-  await Promise.allSettled(STEPS.map(([key]) => lessons[key]?.ready));
+  await Promise.allSettled(SECTIONS.map((s) => lessons[s.key].ready));
   performance.mark('mha:ready');
   performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
   performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');
@@ -368,7 +319,7 @@ async function main() {
   // full check (1)
   buildPendingFigures();
   figuresBuilt().then(layoutEverywhere);
-  for (const k of ['lesson4', 'lesson5', 'playground']) lessons[k]?.afterReady?.();
+  for (const s of SECTIONS) lessons[s.key].afterReady();
   Promise.all([checksDone(scheduler), compute.idle()]).then(() => {
     performance.mark('mha:checks-done');
     status.textContent = status.textContent.replace(

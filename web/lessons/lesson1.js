@@ -170,7 +170,8 @@ const HOVER_NOTE = `Hover a token (above) or a cell to highlight its row and col
 /**
  * Lesson 1 into `body`: the course's sentence, or (custom: lesson1Part of a notebook's arrays)
  * the student's X and two heads (no sentence control, no checkpoints: those are the course's).
- * Returns { figures, script }.
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
  */
 export function renderLesson1({ mha, body, custom = null }) {
   const state = { sentence: DEFAULT_SENTENCE, r: null };

@@ -155,7 +155,9 @@ const diagramFits = (r) => r.B === 1 && r.T <= 12 && r.heads <= HEAD_COLORS.leng
 
 /**
  * Lesson 2 into `body`: the course's x and Wq, or (custom: lesson2Part of a notebook's arrays) the
- * student's (no checkpoints, no .npz of the course's arrays). Returns { figures, script }.
+ * student's (no checkpoints, no .npz of the course's arrays).
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
  */
 export function renderLesson2({ mha, body, custom = null }) {
   const r = custom ? lesson2(mha, { arrays: custom }) : lesson2(mha);

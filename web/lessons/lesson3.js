@@ -339,6 +339,11 @@ function lesson3Body(parts) {
   ];
 }
 
+/**
+ * Lesson 3 into `body`: the course's forward pass (data: courseData) or a notebook's arrays.
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
+ */
 export function renderLesson3({ mha, body, data, custom = null }) {
   const state = { causal: false, r: null };
   state.r = lesson3(mha, { causal: false, data });

@@ -205,6 +205,12 @@ function epsilonFigure(mha, data) {
   );
 }
 
+/**
+ * Lesson 4 into `body`: the backward pass of lesson 3's arrays (data) with dY, and its gradient
+ * check (started by afterReady).
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
+ */
 export function renderLesson4({ mha, body, data, compute, custom = null }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
@@ -264,6 +270,6 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
       const check = { C: r.C, heads, W: r.W, X: r.X, opts: { B, T, G: r.dY, samples } };
       panel.run(check, { priority: 7, total: samples ? undefined : total, sliceMs: 40 });
     },
-    panel,
+    dispose: () => panel.cancel(),
   };
 }

@@ -382,9 +382,9 @@ function lessonScript(sentence, tokens, trainer, heads, panel) {
 
 /**
  * The lesson's downloads: its arrays (the model at its initial weights, then the training so
- * far) and the notebook of the whole page (notebook: the page's sections).
+ * far) and the .ipynb of the whole page (ipynbCells: the page's sections).
  */
-function downloads(mha, model, trainer, notebook) {
+function downloads(mha, model, trainer, ipynbCells) {
   const arrays = () =>
     lesson5Arrays(mha, model, {
       weights: trainer.weights,
@@ -394,7 +394,7 @@ function downloads(mha, model, trainer, notebook) {
     });
   return downloadsRow(
     arraysButton(5, arrays).element,
-    notebook && notebookButton(notebook, { id: 'l5-notebook', version: mha.version }).element,
+    ipynbCells && notebookButton(ipynbCells, { id: 'l5-notebook', version: mha.version }).element,
   );
 }
 
@@ -422,7 +422,13 @@ function lessonModel(mha, sentence, custom) {
   return sentenceModel(mha, { tokens, C, heads: COURSE.heads, seed: SEED, rng: COURSE.rng });
 }
 
-export function renderLesson5({ mha, body, data, compute, notebook, custom = null }) {
+/**
+ * Lesson 5 into `body`: the layer on the sentence (or a notebook's arrays and run), trained step
+ * by step, and its gradient check (started by afterReady).
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
+ */
+export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new SteppedTrainer(mha, compute, model);
@@ -477,7 +483,7 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
     note.element,
     panel.element,
     script.element,
-    downloads(mha, model, trainer, notebook),
+    downloads(mha, model, trainer, ipynbCells),
   );
   body.append(checkpointBox('lesson5', trainer, { what: 'lesson 5' }).element); // step 0
 
@@ -499,7 +505,6 @@ export function renderLesson5({ mha, body, data, compute, notebook, custom = nul
       panel.run(check, { priority: 2, total: samples ? undefined : total });
       runYours?.(); // the student's steps at the student's lr, at once
     },
-    panel,
     dispose() {
       panel.cancel();
       trainer.free();

@@ -440,8 +440,11 @@ function sectionBody(parts) {
 }
 
 /**
- * The section. ctx: { mha, body, onUse(custom), onBack() }. Returns { showCustom(custom | null),
- * state() } (state: what the tests read: loaded names, the statuses of the last check).
+ * The check of a student's arrays into `body`; "Use my arrays" calls ctx.onUse(custom), its Back
+ * ctx.onBack(). Its view's state() is what the tests read (loaded names, the last check's
+ * statuses); showCustom(custom) shows which arrays the lessons use.
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
  */
 export function renderNotebookCheck({ mha, body, onUse, onBack }) {
   const ctx = { mha, onUse, onBack, state: { list: [], skipped: [], result: null, heads: null } };

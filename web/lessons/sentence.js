@@ -124,6 +124,12 @@ function sentenceFigures(tokens, inp) {
   ];
 }
 
+/**
+ * The sentence into `body`: its tokens, the embedding rows and X (with the positional encoding
+ * one click away).
+ * @param {import('./index.js').SectionContext} ctx
+ * @returns {import('./index.js').SectionView}
+ */
 export function renderSentence({ mha, body }) {
   const sentence = DEFAULT_SENTENCE;
   const tokens = tokenize(sentence);

@@ -172,6 +172,12 @@ function hideForCustom(form, parts, nodes) {
   for (const n of nodes.filter((x) => x.matches?.('.pe-note, .link-actions'))) n.hidden = true;
 }
 
+/**
+ * The playground into `body`: the settings' controls (from the address), the view they give, its
+ * training and gradient check; state() is its settings.
+ * @param {import('../index.js').SectionContext} ctx
+ * @returns {import('../index.js').SectionView}
+ */
 export function renderPlayground({ mha, body, compute, custom = null }) {
   // asked counts the views asked for; shown is the number of the one on screen
   const state = { view: null, custom, asked: 0, shown: 0, job: null };
@@ -234,7 +240,7 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
   return {
     figures: () =>
       state.view ? viewFigures(state.view, parts.checks.panel, parts.attention) : null,
-    settings: () => (state.view ? { ...state.view.settings } : null),
+    state: () => (state.view ? { ...state.view.settings } : null),
     script: () =>
       viewScript(
         mha,
@@ -250,7 +256,6 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
     // the first view is on screen (at once, unless its forward pass is large: then it comes
     // back from the compute engine)
     ready: firstView,
-    panel: parts.checks.panel,
     dispose() {
       state.asked += 1;
       state.job?.cancel();

@@ -1,0 +1,107 @@
+// The section registry (web/lessons/index.js) is the page's one list of sections: it agrees with
+// web/index.html, section for section, and its helpers keep the lesson contract.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { SECTIONS, customFor, lessonView, sectionByKey } from '../../web/lessons/index.js';
+import { usesCustom } from '../../web/components/notebook-banner.js';
+
+const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
+
+/** [section id, lesson-body id] of every <section> of the page that has a body, in page order. */
+function pageSections() {
+  const out = [];
+  for (const m of html.matchAll(/<section id="([^"]+)"[\s\S]*?<\/section>/g)) {
+    const body = m[0].match(/class="lesson-body" id="([^"]+)"/);
+    if (body) out.push([m[1], body[1]]);
+  }
+  return out;
+}
+
+test('the registry lists the page’s sections, in page order, with their bodies', () => {
+  const page = pageSections();
+  assert.ok(page.length >= 8, `only ${page.length} sections with a body in index.html`);
+  assert.deepEqual(
+    SECTIONS.map((s) => [s.id, s.body]),
+    page,
+  );
+});
+
+test('every link of the table of contents goes to a section of the registry or Start here', () => {
+  const toc = html.match(/<nav[^>]*id="toc"[\s\S]*?<\/nav>/)[0];
+  const targets = [...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
+  const ids = new Set(SECTIONS.map((s) => s.id));
+  assert.ok(targets.length >= SECTIONS.length);
+  for (const t of targets) assert.ok(ids.has(t) || t === 'start-here', `#${t}`);
+  for (const s of SECTIONS) assert.ok(targets.includes(s.id), `no link to #${s.id}`);
+});
+
+test('each entry is complete: unique key, id, body and mark; a render function; a title', () => {
+  for (const field of ['key', 'id', 'body']) {
+    const values = SECTIONS.map((s) => s[field]);
+    assert.equal(new Set(values).size, values.length, `${field} repeated`);
+  }
+  const marks = SECTIONS.map((s) => s.mark).filter((m) => m !== null);
+  assert.equal(new Set(marks).size, marks.length);
+  for (const s of SECTIONS) {
+    assert.equal(typeof s.render, 'function', s.key);
+    assert.match(s.title, /^(The |Lesson \d)/, s.key);
+    assert.ok([null, 'part', 'all'].includes(s.custom), s.key);
+    assert.equal(typeof s.data, 'boolean', s.key);
+    assert.ok(Object.isFrozen(s), s.key);
+  }
+  assert.ok(Object.isFrozen(SECTIONS));
+  assert.equal(sectionByKey('lesson4').body, 'l4-body');
+  assert.throws(() => sectionByKey('lesson6'), /no section "lesson6" \(sections: sentence,/);
+});
+
+test('lessonView gives every member of the contract; what a section returns wins', async () => {
+  const empty = lessonView();
+  assert.deepEqual(Object.keys(empty).sort(), [
+    'afterReady',
+    'dispose',
+    'figures',
+    'ready',
+    'script',
+    'showCustom',
+    'state',
+  ]);
+  assert.equal(empty.figures(), null);
+  assert.equal(empty.state(), null);
+  assert.equal(empty.script, null);
+  assert.equal(await empty.ready, undefined);
+  assert.equal(empty.afterReady(), undefined);
+  const figures = () => ({ x: 1 });
+  const v = lessonView({ figures, script: () => 'print(1)' });
+  assert.equal(v.figures, figures);
+  assert.equal(v.script(), 'print(1)');
+  assert.equal(v.dispose(), undefined);
+});
+
+test('customFor: a section’s part, all the arrays, or none, as the banners say', () => {
+  const lesson1 = { X: 'x' };
+  const cases = [
+    null,
+    { main: true, lesson1, lesson2: null },
+    { main: false, lesson1, lesson2: null },
+    { main: false, lesson1: null, lesson2: { x: 1 } },
+  ];
+  for (const custom of cases) {
+    for (const s of SECTIONS) {
+      const got = customFor(custom, s);
+      if (!s.custom || !custom) assert.equal(got, null, s.key);
+      else if (s.custom === 'part') assert.equal(got, custom[s.key] ?? null, s.key);
+      else assert.equal(got, custom.main ? custom : null, s.key);
+      // the banner over a section says the same (components/notebook-banner.js)
+      if (s.custom) assert.equal(usesCustom(custom, s.key), got !== null, `${s.key} banner`);
+    }
+  }
+  assert.deepEqual(
+    SECTIONS.filter((s) => s.custom === 'part').map((s) => s.key),
+    ['lesson1', 'lesson2'],
+  );
+  assert.deepEqual(
+    SECTIONS.filter((s) => s.data).map((s) => s.key),
+    ['lesson3', 'lesson4'],
+  );
+});

@@ -1,0 +1,186 @@
+// index.js - the page's sections, in page order: the one list that web/app.js, window.mhaPage,
+// "Use my arrays" and the tests derive from.
+//
+// Adding a lesson: one file in web/lessons/ whose render(ctx) follows the contract below, one
+// entry here (where it sits in the page), and its <section> in web/index.html with a
+// <div class="lesson-body" id="<body>"> (tests/lessons/registry.test.mjs checks that the two
+// agree).
+
+import { renderSentence } from './sentence.js';
+import { renderLesson1 } from './lesson1.js';
+import { renderLesson2 } from './lesson2.js';
+import { renderLesson3 } from './lesson3.js';
+import { renderLesson4 } from './lesson4.js';
+import { renderLesson5 } from './lesson5.js';
+import { renderNotebookCheck } from './notebook-check.js';
+import { renderPlayground } from './playground/index.js';
+
+/**
+ * What a section's render receives.
+ * @typedef {object} SectionContext
+ * @property {object} mha        the engine (web/mha.js loadMHA)
+ * @property {object} scheduler  the page's job scheduler (web/jobs/scheduler.js)
+ * @property {object} compute    the compute engine (web/jobs/compute.js createCompute)
+ * @property {() => object[]} ipynbCells  every section's NumPy script as the page holds it now,
+ *   in page order (the .ipynb download)
+ * @property {HTMLElement} body  the section's body, empty: render fills it
+ * @property {object} data       lessons 3 and 4's arrays: the course's (courseData) or, with
+ *   `data: true` and a notebook's arrays in use, the notebook's (lessonData)
+ * @property {object|null} custom  the notebook's arrays this section computes from (see
+ *   `custom` below), null: the course's
+ * @property {(custom: object) => void} onUse  "Use my arrays in the lessons" (the check)
+ * @property {() => void} onBack  back to the course's arrays (the check)
+ */
+
+/**
+ * What a section's render returns; every member may be left out (lessonView fills it in).
+ * @typedef {object} SectionView
+ * @property {() => object|null} figures  the numbers its figures show, JSON-able
+ *   (window.mhaPage.figures(); the browser tests compare them with the Node API's)
+ * @property {(() => string)|null} script  its NumPy script as shown now (a cell of the .ipynb)
+ * @property {Promise<unknown>} ready  settles when its first figures are on screen (mha:ready
+ *   waits for every section's)
+ * @property {() => void} afterReady  starts its background jobs (gradient checks, training) once
+ *   every section is drawn
+ * @property {() => void} dispose  cancels its jobs and frees its wasm memory (before it is drawn
+ *   again with other arrays)
+ * @property {(custom: object|null) => void} showCustom  told which notebook's arrays the page
+ *   now uses (null: the course's)
+ * @property {() => object|null} state  what the browser tests read of it (the playground's
+ *   settings, the check's arrays and rows)
+ */
+
+/**
+ * A section of the page.
+ * @typedef {object} SectionEntry
+ * @property {string} key    its name in window.mhaPage.figures() and the tests
+ * @property {string} id     its <section id> in web/index.html (the address's #fragment)
+ * @property {string} body   the id of its <div class="lesson-body">
+ * @property {string} title  its name in an error message ("Lesson 1 could not be computed: …")
+ * @property {(ctx: SectionContext) => SectionView} render
+ * @property {string|null} mark  the performance mark set once it is drawn
+ * @property {'part'|'all'|null} custom  what it takes of a notebook's arrays ("Use my arrays"):
+ *   its own part (custom[key]: lessons 1 and 2), all of them (when they feed lessons 3-5), or
+ *   nothing (null: it is never drawn again)
+ * @property {boolean} data  it computes from lessons 3 and 4's arrays (ctx.data)
+ */
+
+/** @type {readonly SectionEntry[]} */
+export const SECTIONS = Object.freeze(
+  [
+    {
+      key: 'sentence',
+      id: 'sentence',
+      body: 'sentence-body',
+      title: 'The sentence',
+      render: renderSentence,
+      mark: null,
+      custom: null,
+      data: false,
+    },
+    {
+      key: 'lesson1',
+      id: 'lesson-1',
+      body: 'l1-body',
+      title: 'Lesson 1',
+      render: renderLesson1,
+      mark: 'mha:lesson-1',
+      custom: 'part',
+      data: false,
+    },
+    {
+      key: 'lesson2',
+      id: 'lesson-2',
+      body: 'l2-body',
+      title: 'Lesson 2',
+      render: renderLesson2,
+      mark: 'mha:lesson-2',
+      custom: 'part',
+      data: false,
+    },
+    {
+      key: 'lesson3',
+      id: 'lesson-3',
+      body: 'l3-body',
+      title: 'Lesson 3',
+      render: renderLesson3,
+      mark: 'mha:lesson-3',
+      custom: 'all',
+      data: true,
+    },
+    {
+      key: 'lesson4',
+      id: 'lesson-4',
+      body: 'l4-body',
+      title: 'Lesson 4',
+      render: renderLesson4,
+      mark: 'mha:lesson-4',
+      custom: 'all',
+      data: true,
+    },
+    {
+      key: 'lesson5',
+      id: 'lesson-5',
+      body: 'l5-body',
+      title: 'Lesson 5',
+      render: renderLesson5,
+      mark: 'mha:lesson-5',
+      custom: 'all',
+      data: false,
+    },
+    {
+      key: 'check',
+      id: 'notebook-check',
+      body: 'nb-body',
+      title: 'The notebook check',
+      render: renderNotebookCheck,
+      mark: null,
+      custom: null,
+      data: false,
+    },
+    {
+      key: 'playground',
+      id: 'playground',
+      body: 'pg-body',
+      title: 'The playground',
+      render: renderPlayground,
+      mark: 'mha:playground',
+      custom: 'all',
+      data: false,
+    },
+  ].map((s) => Object.freeze(s)),
+);
+
+const NONE = () => null;
+const NOTHING = () => {};
+
+/** A section's view with every member of SectionView (what render left out does nothing). */
+export function lessonView(view = {}) {
+  return {
+    figures: NONE,
+    script: null,
+    ready: Promise.resolve(),
+    afterReady: NOTHING,
+    dispose: NOTHING,
+    showCustom: NOTHING,
+    state: NONE,
+    ...view,
+  };
+}
+
+/** The section's entry by key; throws for a key no section has. */
+export function sectionByKey(key) {
+  const s = SECTIONS.find((x) => x.key === key);
+  if (!s) throw new Error(`no section "${key}" (sections: ${SECTIONS.map((x) => x.key)})`);
+  return s;
+}
+
+/**
+ * What section `entry` computes from of a notebook's arrays (custom, or null: none loaded): its
+ * part (custom[key]) or all of them when they feed lessons 3-5 (custom.main); null: the course's.
+ */
+export function customFor(custom, entry) {
+  if (!custom || !entry.custom) return null;
+  if (entry.custom === 'part') return custom[entry.key] ?? null;
+  return custom.main ? custom : null;
+}
