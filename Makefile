@@ -24,16 +24,12 @@ SETUP = @EMCC='$(EMCC)' CC='$(CC)' PYTHON='$(PYTHON)' FUZZ_CC='$(FUZZ_CC)' CLANG
 SRC := c/mha.c c/train.c c/kernels.c c/rng.c c/npmath.c
 HDR := $(wildcard c/*.h)
 
-# The API exported to JS: every public function of c/mha.h, plus malloc/free for buffers.
-EXPORTS := mha_strerror mha_version \
-	mha_rng_create mha_rng_free mha_rng_standard_normal mha_rng_random mha_rng_normal \
-	mha_create mha_free mha_layer_C mha_layer_heads mha_init_weights mha_params mha_grads \
-	mha_num_params mha_forward mha_backward mha_zero_grad mha_forward_from mha_tensor \
-	mha_tensor_shape mha_tensor_name mha_check_name mha_mse_loss mha_sgd_step mha_train mha_gradcheck mha_gradcheck_prepare \
-	mha_gradcheck_slice mha_split_heads mha_merge_heads mha_single_head \
-	mha_tensor_count mha_tensor_kind mha_tensor_stage mha_tensor_grad mha_tensor_step mha_grad_order \
-	mha_check_tensor mha_tensor_shape_for mha_constant_count mha_constant_name mha_constant_value \
-	mha_cache_bytes malloc free
+# The API exported to JS: every public function of c/mha.h, read from its declarations (each
+# starts at column 0 with a lowercase type: `int mha_forward(`, `double *mha_params(`), plus
+# malloc/free for buffers. tests/abi.test.mjs checks the module exports exactly these.
+open_paren := (
+EXPORTS := $(shell sed -nE 's/^[a-z].*[^A-Za-z0-9_](mha_[A-Za-z0-9_]+)[$(open_paren)].*/\1/p' c/mha.h) \
+	malloc free
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -53,7 +49,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: lint lint-c format-c all wasm bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 # (`@:`, an empty recipe: when all is up to date, npm start prints no "Nothing to be done")
@@ -61,6 +57,10 @@ wasm: web/mha.wasm $(BUILD)/mha-scalar.wasm
 	@:
 web/mha.wasm: $(SRC) $(HDR)
 	$(EMCC) $(WASM_CFLAGS) $(SRC) -o $@ $(WASM_LDFLAGS)
+
+# The exported functions, one line (tests/abi.test.mjs compares them with c/mha.h)
+exports:
+	@echo $(EXPORTS)
 
 # The same library without SIMD: tests/simd.test.mjs checks both builds give identical bits.
 $(BUILD)/mha-scalar.wasm: $(SRC) $(HDR)

@@ -36,8 +36,8 @@ struct mha_layer {
     double *cache;            /* one block: every other tensor of the table, then work and aux */
     size_t cap_btc, cap_bhtt; /* capacity of the block, in elements per tensor */
 
-    int B, T, flags; /* sizes of the last forward */
-    int have_forward, have_backward;
+    int B, T, flags;                 /* sizes of the last forward */
+    int have_forward, have_backward; /* set by layer_cache_holds only */
     int gc_loss;      /* gradient check: loss kind prepared by mha_gradcheck_prepare */
     int gc_two_point; /* ... and its stencil: 1 for MHA_CHECK_TWO_POINT, 0 for five points */
     int gc_ready;
@@ -70,6 +70,11 @@ size_t tensor_size(const mha_layer *l, int id);
  * reallocated and X is not NULL, the B*T*C doubles at X are copied to the new l->X first (X may
  * point into the old cache). */
 int layer_reserve(mha_layer *l, int B, int T, const double *X);
+
+/* What the cache holds now: a forward (1 or 0) and a backward of that forward (1 or 0). The one
+ * place these flags change; each change also cancels a prepared gradient check (gc_ready), which
+ * mha_gradcheck_prepare sets again afterwards. */
+void layer_cache_holds(mha_layer *l, int forward, int backward);
 
 /* Run the forward pass from stage `from` (MHA_STAGE_*) on the cache (sizes l->B, l->T, flags) */
 void forward_from(mha_layer *l, int from);

@@ -264,6 +264,13 @@ static void cache_layout(mha_layer *l)
     }
 }
 
+void layer_cache_holds(mha_layer *l, int forward, int backward)
+{
+    l->have_forward = forward;
+    l->have_backward = backward;
+    l->gc_ready = 0;
+}
+
 /* Doubles in a cache block of these capacities */
 static size_t cache_doubles(size_t cap_btc, size_t cap_bhtt)
 {
@@ -296,9 +303,7 @@ int layer_reserve(mha_layer *l, int B, int T, const double *X)
     l->cache = block;
     l->cap_btc = new_btc;
     l->cap_bhtt = new_bhtt;
-    l->have_forward = 0;
-    l->have_backward = 0;
-    l->gc_ready = 0;
+    layer_cache_holds(l, 0, 0);
     cache_layout(l);
     if (X) {
         /* X may live in the old block (the layer's own MHA_T_X): copy it before that goes */
@@ -546,9 +551,7 @@ int layer_begin_forward(mha_layer *l, const double *X, int B, int T, int flags)
     l->B = B;
     l->T = T;
     l->flags = flags;
-    l->have_forward = 1;
-    l->have_backward = 0;
-    l->gc_ready = 0;
+    layer_cache_holds(l, 1, 0);
     return MHA_OK;
 }
 
@@ -578,8 +581,7 @@ int mha_forward_from(mha_layer *l, int stage)
         return MHA_ENOFORWARD;
     }
     forward_from(l, from);
-    l->have_backward = 0;
-    l->gc_ready = 0;
+    layer_cache_holds(l, 1, 0);
     return MHA_OK;
 }
 
@@ -672,8 +674,7 @@ int mha_backward(mha_layer *l, const double *dY, double *dX)
     const size_t btc = (size_t)l->B * (size_t)l->T * (size_t)l->C;
     memmove(l->dY, dY, btc * sizeof(double));
     backward_core(l);
-    l->have_backward = 1;
-    l->gc_ready = 0; /* the gradient buffer no longer holds the prepared check's gradient */
+    layer_cache_holds(l, 1, 1); /* the gradients no longer hold the prepared check's */
     if (dX) {
         memmove(dX, l->dX, btc * sizeof(double));
     }

@@ -138,7 +138,7 @@ int mha_train(mha_layer *l, const double *X, const double *target, int B, int T,
         }
         mse_grad(l->dY, l->Y, target, n);
         backward_core(l);
-        l->have_backward = 1;
+        layer_cache_holds(l, 1, 1);
         sgd_update(l, lr);
     }
     /* the cache holds the forward/backward of the last step, before its update */
@@ -321,9 +321,9 @@ int mha_gradcheck_prepare(mha_layer *l, const double *X, int B, int T, int flags
     }
     memset(l->grads, 0, mha_num_params(l) * sizeof(double));
     backward_core(l);
-    l->have_backward = 1;
+    layer_cache_holds(l, 1, 1);
     prepare_partials(l);
-    l->gc_ready = 1;
+    l->gc_ready = 1; /* after layer_cache_holds, which cancels any earlier preparation */
     return MHA_OK;
 }
 

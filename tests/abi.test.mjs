@@ -1,13 +1,15 @@
 // The C ABI of c/mha.h, called through the RAW wasm exports (mha.exports), without web/mha.js's
 // argument checks in between: status codes, out-parameters, NULL handling, and that the module
-// exports every public function of the header (so the Makefile's EXPORTS list can't miss one).
+// exports exactly the public functions of the header, plus malloc and free (the Makefile's EXPORTS
+// list is read from the header's declarations; a test here checks that too).
 // Status codes, tensor ids, version numbers and the other constants are parsed from c/mha.h (its
 // enums and its one-line-each lists MHA_STATUSES, MHA_TENSORS, MHA_CHECK_ROW_FIELDS), not copied,
 // and the module's own table of them (mha_constant_*) must say the same.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, readHeader, bitEqual, bitMismatches } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { loadMHA, readHeader, bitEqual, bitMismatches, repoRoot } from './helpers.mjs';
 
 const mha = await loadMHA();
 const ex = mha.exports;
@@ -175,9 +177,19 @@ test(`the tensor table: count, names, kinds, stages, gradients, steps, check row
   ex.free(out);
 });
 
+// The public functions of c/mha.h in its order: declarations start at column 0 with a lowercase
+// type (`int mha_forward(`, `double *mha_params(`), as the Makefile reads them for EXPORTS.
+const declared = [...header.matchAll(/^[a-z].*\b(mha_\w+)\(/gm)].map((m) => m[1]);
+
+test("the Makefile's EXPORTS are c/mha.h's functions, read from it, plus malloc and free", () => {
+  const out = execFileSync('make', ['-s', '--no-print-directory', 'exports'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  assert.deepEqual(out.trim().split(/\s+/), [...declared, 'malloc', 'free']);
+});
+
 test('every public function declared in c/mha.h is a wasm export', (t) => {
-  // declarations start at column 0 with a lowercase type: `int mha_forward(`, `double *mha_params(`
-  const declared = [...header.matchAll(/^[a-z].*\b(mha_\w+)\(/gm)].map((m) => m[1]);
   assert.ok(declared.length >= 30, `only ${declared.length} declarations found`);
   assert.equal(new Set(declared).size, declared.length, 'duplicate declarations');
   const missing = declared.filter((f) => typeof ex[f] !== 'function');

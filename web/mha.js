@@ -242,49 +242,35 @@ function readTensorTable(ex, K, string) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// the module
+// the module's memory and C calls: one per module, shared by MHA, Layer and Rng through their
+// private fields, so no public object exposes it
 
-class MHA {
-  #ex;
-  #K;
+class Wasm {
   #scratchPtr = 0;
   #scratchBytes = 0;
-  #out; // C out-parameters in wasm memory: { ptr, rank, dims, len } addresses
-  #tensors;
   #tensorIds = new Map();
-  #gradOrder = [];
-  #checkNames = [];
-  #checkRow;
 
   constructor(exports) {
-    this.#ex = exports;
+    this.ex = exports; // the raw exports
     exports._initialize?.();
-    const string = (p) => this.#string(p);
-    this.#K = readConstants(exports, string);
-    this.#out = this.#outSlots();
-    this.#tensors = readTensorTable(exports, this.#K, string);
-    for (const t of this.#tensors) this.#tensorIds.set(t.name, t.id);
-    for (let i = 0, id; (id = exports.mha_grad_order(i)) !== this.#K.MHA_T_NONE; i++) {
-      this.#gradOrder.push(this.#tensors[id].name);
-    }
-    for (let w = 0; w < this.#K.MHA_CHECK_COUNT; w++) {
-      this.#checkNames.push(this.#tensors[exports.mha_check_tensor(w)].name);
-    }
-    this.#checkRow = structLayout(this.#K, 'mha_check_row', REPORT_FIELDS);
-    /** The library version, "MAJOR.MINOR.PATCH", as the C side reports it. */
-    this.version = this.#string(exports.mha_version());
+    const string = (p) => this.string(p);
+    this.K = readConstants(exports, string);
+    this.out = this.#outSlots(); // C out-parameters in wasm memory: { ptr, rank, dims, len }
+    this.tensors = readTensorTable(exports, this.K, string);
+    for (const t of this.tensors) this.#tensorIds.set(t.name, t.id);
+    this.checkRow = structLayout(this.K, 'mha_check_row', REPORT_FIELDS);
   }
 
   // One block for the C calls' out-parameters: a pointer, a rank, MHA_MAX_RANK dims, a length.
   #outSlots() {
-    const K = this.#K;
+    const K = this.K;
     const sizes = {
       ptr: K['sizeof(void *)'],
       rank: K['sizeof(int)'],
       dims: K.MHA_MAX_RANK * K['sizeof(int)'],
       len: K['sizeof(size_t)'],
     };
-    const base = this.#ex.malloc(Object.values(sizes).reduce((a, b) => a + b, 0));
+    const base = this.ex.malloc(Object.values(sizes).reduce((a, b) => a + b, 0));
     if (!base) throw new Error('loadMHA: out of memory');
     const slots = {};
     let p = base;
@@ -295,21 +281,120 @@ class MHA {
     return Object.freeze(slots);
   }
 
+  f64(ptr, n) {
+    return new Float64Array(this.ex.memory.buffer, ptr >>> 0, n);
+  }
+  i32(ptr, n) {
+    return new Int32Array(this.ex.memory.buffer, ptr >>> 0, n);
+  }
+  // the pointer / length a C call wrote to its out-parameter slot
+  ptrOut() {
+    return new Uint32Array(this.ex.memory.buffer, this.out.ptr, 1)[0];
+  }
+  lenOut() {
+    return new Uint32Array(this.ex.memory.buffer, this.out.len, 1)[0];
+  }
+  // the shape mha_tensor_shape(_for) wrote to the rank and dims slots
+  shapeOut() {
+    const rank = this.i32(this.out.rank, 1)[0];
+    return Array.from(this.i32(this.out.dims, rank));
+  }
+  tensorId(fn, name) {
+    if (typeof name !== 'string' || !this.#tensorIds.has(name)) {
+      const names = this.tensors.map((t) => t.name);
+      throw new Error(`${fn}: unknown tensor ${describe(name)}; one of ${names.join(', ')}`);
+    }
+    return this.#tensorIds.get(name);
+  }
+  flags(causal, twoPoint = false) {
+    return (causal ? this.K.MHA_CAUSAL : 0) | (twoPoint ? this.K.MHA_CHECK_TWO_POINT : 0);
+  }
+  stencil(fn, stencil) {
+    const codes = { 'five-point': false, 'two-point': true };
+    return codes[checkChoice(fn, 'stencil', stencil, codes, 'five-point')];
+  }
+  rngKind(fn, rng) {
+    const codes = { default_rng: this.K.MHA_RNG_DEFAULT, legacy: this.K.MHA_RNG_LEGACY };
+    return codes[checkChoice(fn, 'rng', rng, codes, 'default_rng')];
+  }
+  lossKind(fn, loss) {
+    const codes = { dot: this.K.MHA_LOSS_DOT, mse: this.K.MHA_LOSS_MSE };
+    return codes[checkChoice(fn, 'loss', loss, codes, 'dot')];
+  }
+
+  string(ptr) {
+    const bytes = new Uint8Array(this.ex.memory.buffer, ptr >>> 0);
+    let end = 0;
+    while (bytes[end] !== 0) end++;
+    return new TextDecoder().decode(bytes.subarray(0, end));
+  }
+  errorMessage(code) {
+    return this.string(this.ex.mha_strerror(code));
+  }
+  check(fn, code) {
+    if (code !== this.K.MHA_OK) throw new Error(`${fn}: ${this.errorMessage(code)}`);
+  }
+
+  // A grow-only scratch block for arguments and results, carved into `counts` double arrays.
+  // Returns their pointers. Anything held in scratch is dead after the next scratch call.
+  scratch(fn, counts) {
+    let total = 0;
+    for (const n of counts) total += n;
+    const bytes = total * F64;
+    if (bytes > 2 ** 31) throw new Error(`${fn}: arrays too large (${bytes} bytes)`);
+    if (bytes > this.#scratchBytes) {
+      const ptr = this.ex.malloc(bytes);
+      if (!ptr) throw new Error(`${fn}: out of memory (needed ${bytes} bytes of scratch)`);
+      if (this.#scratchPtr) this.ex.free(this.#scratchPtr);
+      this.#scratchPtr = ptr;
+      this.#scratchBytes = bytes;
+    }
+    const ptrs = [];
+    let p = this.#scratchPtr >>> 0;
+    for (const n of counts) {
+      ptrs.push(p);
+      p += n * F64;
+    }
+    return ptrs;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// the module
+
+class MHA {
+  #w;
+  #gradOrder = [];
+  #checkNames = [];
+
+  constructor(exports) {
+    const w = new Wasm(exports);
+    this.#w = w;
+    for (let i = 0, id; (id = exports.mha_grad_order(i)) !== w.K.MHA_T_NONE; i++) {
+      this.#gradOrder.push(w.tensors[id].name);
+    }
+    for (let k = 0; k < w.K.MHA_CHECK_COUNT; k++) {
+      this.#checkNames.push(w.tensors[exports.mha_check_tensor(k)].name);
+    }
+    /** The library version, "MAJOR.MINOR.PATCH", as the C side reports it. */
+    this.version = w.string(exports.mha_version());
+  }
+
   /** The raw wasm exports (the C ABI of c/mha.h). */
   get exports() {
-    return this.#ex;
+    return this.#w.ex;
   }
   /** Every constant of c/mha.h by its C name (status codes, flags, ids, struct layouts). */
   get constants() {
-    return this.#K;
+    return this.#w.K;
   }
   /** The tensor table: { id, name, kind, stage, grad, step, check } per tensor, by id. */
   get tensors() {
-    return this.#tensors;
+    return this.#w.tensors;
   }
   /** Names accepted by layer.tensor(), in the C table's order. */
   get tensorNames() {
-    return this.#tensors.map((t) => t.name);
+    return this.#w.tensors.map((t) => t.name);
   }
   /** Tensors compared by the gradient check, in report order. */
   get checkNames() {
@@ -323,102 +408,19 @@ class MHA {
   /** The shape of tensor `name` for sizes { B, T, C, heads } (no layer needed). */
   tensorShape(name, opts) {
     const fn = 'tensorShape';
-    const id = this._tensorId(fn, name);
+    const w = this.#w;
+    const id = w.tensorId(fn, name);
     const o = checkOptions(fn, opts);
     const [B, T, C, heads] = ['B', 'T', 'C', 'heads'].map((k) => checkInt(fn, k, o[k]));
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
-    const { rank, dims } = this.#out;
-    this._check(fn, this.#ex.mha_tensor_shape_for(id, B, T, C, heads, rank, dims));
-    return this._shapeOut();
-  }
-
-  // --- memory helpers (internal, used by Layer and Rng through the module) ---
-
-  _f64(ptr, n) {
-    return new Float64Array(this.#ex.memory.buffer, ptr >>> 0, n);
-  }
-  _i32(ptr, n) {
-    return new Int32Array(this.#ex.memory.buffer, ptr >>> 0, n);
-  }
-  _out() {
-    return this.#out;
-  }
-  // the pointer / length a C call wrote to its out-parameter slot
-  _ptrOut() {
-    return new Uint32Array(this.#ex.memory.buffer, this.#out.ptr, 1)[0];
-  }
-  _lenOut() {
-    return new Uint32Array(this.#ex.memory.buffer, this.#out.len, 1)[0];
-  }
-  // the shape mha_tensor_shape(_for) wrote to the rank and dims slots
-  _shapeOut() {
-    const rank = this._i32(this.#out.rank, 1)[0];
-    return Array.from(this._i32(this.#out.dims, rank));
-  }
-  _tensorId(fn, name) {
-    if (typeof name !== 'string' || !this.#tensorIds.has(name)) {
-      throw new Error(
-        `${fn}: unknown tensor ${describe(name)}; one of ${this.tensorNames.join(', ')}`,
-      );
-    }
-    return this.#tensorIds.get(name);
-  }
-  _checkRow() {
-    return this.#checkRow;
-  }
-  _flags(causal, twoPoint = false) {
-    return (causal ? this.#K.MHA_CAUSAL : 0) | (twoPoint ? this.#K.MHA_CHECK_TWO_POINT : 0);
-  }
-  _stencil(fn, stencil) {
-    const codes = { 'five-point': false, 'two-point': true };
-    return codes[checkChoice(fn, 'stencil', stencil, codes, 'five-point')];
-  }
-  _rngKind(fn, rng) {
-    const codes = { default_rng: this.#K.MHA_RNG_DEFAULT, legacy: this.#K.MHA_RNG_LEGACY };
-    return codes[checkChoice(fn, 'rng', rng, codes, 'default_rng')];
-  }
-  _lossKind(fn, loss) {
-    const codes = { dot: this.#K.MHA_LOSS_DOT, mse: this.#K.MHA_LOSS_MSE };
-    return codes[checkChoice(fn, 'loss', loss, codes, 'dot')];
-  }
-
-  #string(ptr) {
-    const bytes = new Uint8Array(this.#ex.memory.buffer, ptr >>> 0);
-    let end = 0;
-    while (bytes[end] !== 0) end++;
-    return new TextDecoder().decode(bytes.subarray(0, end));
+    const { rank, dims } = w.out;
+    w.check(fn, w.ex.mha_tensor_shape_for(id, B, T, C, heads, rank, dims));
+    return w.shapeOut();
   }
 
   /** The C library's message for status code `code`. */
   errorMessage(code) {
-    return this.#string(this.#ex.mha_strerror(code));
-  }
-
-  _check(fn, code) {
-    if (code !== this.#K.MHA_OK) throw new Error(`${fn}: ${this.errorMessage(code)}`);
-  }
-
-  // A grow-only scratch block for arguments and results, carved into `counts` double arrays.
-  // Returns their pointers. Anything held in scratch is dead after the next _scratch call.
-  _scratch(fn, counts) {
-    let total = 0;
-    for (const n of counts) total += n;
-    const bytes = total * F64;
-    if (bytes > 2 ** 31) throw new Error(`${fn}: arrays too large (${bytes} bytes)`);
-    if (bytes > this.#scratchBytes) {
-      const ptr = this.#ex.malloc(bytes);
-      if (!ptr) throw new Error(`${fn}: out of memory (needed ${bytes} bytes of scratch)`);
-      if (this.#scratchPtr) this.#ex.free(this.#scratchPtr);
-      this.#scratchPtr = ptr;
-      this.#scratchBytes = bytes;
-    }
-    const ptrs = [];
-    let p = this.#scratchPtr >>> 0;
-    for (const n of counts) {
-      ptrs.push(p);
-      p += n * F64;
-    }
-    return ptrs;
+    return this.#w.errorMessage(code);
   }
 
   // --- the API ---
@@ -435,33 +437,33 @@ class MHA {
     const heads = checkInt(fn, 'heads', o.heads);
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
     // the weights and their gradients, (C, C) each
-    const weights = this.#tensors.filter((t) => t.kind === 'param').length;
+    const weights = this.#w.tensors.filter((t) => t.kind === 'param').length;
     const weightBytes = 2 * weights * C * C * F64;
     if (weightBytes > MEMORY_CAP) {
       throw new Error(
         `${fn}: C = ${C} is too large: its weights and gradients need ${MiB(weightBytes)}, over the module's 1 GiB memory`,
       );
     }
-    const kind = this._rngKind(fn, o.rng);
-    const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind === this.#K.MHA_RNG_LEGACY);
+    const kind = this.#w.rngKind(fn, o.rng);
+    const [lo, hi] = checkSeed(fn, o.seed ?? 0, kind === this.#w.K.MHA_RNG_LEGACY);
     const scale = o.scale === undefined ? 1 / Math.sqrt(C) : checkReal(fn, 'scale', o.scale);
-    this._check(fn, this.#ex.mha_create(C, heads, this.#out.ptr));
-    const ptr = this._ptrOut();
-    const code = this.#ex.mha_init_weights(ptr, lo, hi, kind, scale);
-    if (code !== this.#K.MHA_OK) {
-      this.#ex.mha_free(ptr);
-      this._check(fn, code);
+    this.#w.check(fn, this.#w.ex.mha_create(C, heads, this.#w.out.ptr));
+    const ptr = this.#w.ptrOut();
+    const code = this.#w.ex.mha_init_weights(ptr, lo, hi, kind, scale);
+    if (code !== this.#w.K.MHA_OK) {
+      this.#w.ex.mha_free(ptr);
+      this.#w.check(fn, code);
     }
-    return new Layer(this, ptr, C, heads);
+    return new Layer(this, this.#w, ptr, C, heads);
   }
 
   /** A NumPy-identical random stream: rng(seed, 'default_rng' | 'legacy'); .free() it when done. */
   rng(seed = 0, kind = 'default_rng') {
     const fn = 'rng';
-    const k = this._rngKind(fn, kind);
-    const [lo, hi] = checkSeed(fn, seed, k === this.#K.MHA_RNG_LEGACY);
-    this._check(fn, this.#ex.mha_rng_create(k, lo, hi, this.#out.ptr));
-    return new Rng(this, this._ptrOut());
+    const k = this.#w.rngKind(fn, kind);
+    const [lo, hi] = checkSeed(fn, seed, k === this.#w.K.MHA_RNG_LEGACY);
+    this.#w.check(fn, this.#w.ex.mha_rng_create(k, lo, hi, this.#w.out.ptr));
+    return new Rng(this.#w, this.#w.ptrOut());
   }
 
   /** n standard normals from a fresh generator: np.random.default_rng(seed).standard_normal(n). */
@@ -476,11 +478,11 @@ class MHA {
 
   /** split_heads: x (B,T,C) -> (B,heads,T,C/heads). */
   splitHeads(x, opts) {
-    return this.#splitMerge('splitHeads', this.#ex.mha_split_heads, x, opts);
+    return this.#splitMerge('splitHeads', this.#w.ex.mha_split_heads, x, opts);
   }
   /** merge_heads: x (B,heads,T,C/heads) -> (B,T,C). */
   mergeHeads(x, opts) {
-    return this.#splitMerge('mergeHeads', this.#ex.mha_merge_heads, x, opts);
+    return this.#splitMerge('mergeHeads', this.#w.ex.mha_merge_heads, x, opts);
   }
 
   #splitMerge(fn, cfun, x, opts) {
@@ -492,10 +494,10 @@ class MHA {
     if (C % heads !== 0) throw new Error(`${fn}: C (${C}) must be divisible by heads (${heads})`);
     const n = B * T * C;
     checkArray(fn, 'x', x, n, 'B*T*C');
-    const [px, pout] = this._scratch(fn, [n, n]);
-    this._f64(px, n).set(x);
-    this._check(fn, cfun(px, B, T, C, heads, pout));
-    return this._f64(pout, n).slice();
+    const [px, pout] = this.#w.scratch(fn, [n, n]);
+    this.#w.f64(px, n).set(x);
+    this.#w.check(fn, cfun(px, B, T, C, heads, pout));
+    return this.#w.f64(pout, n).slice();
   }
 
   /**
@@ -514,7 +516,7 @@ class MHA {
     checkArray(fn, 'Wq', o.Wq, C * hs, 'C*headSize');
     checkArray(fn, 'Wk', o.Wk, C * hs, 'C*headSize');
     checkArray(fn, 'Wv', o.Wv, C * hs, 'C*headSize');
-    const [px, pq, pk, pv, patt, pout] = this._scratch(fn, [
+    const [px, pq, pk, pv, patt, pout] = this.#w.scratch(fn, [
       B * T * C,
       C * hs,
       C * hs,
@@ -522,15 +524,18 @@ class MHA {
       B * T * T,
       B * T * hs,
     ]);
-    this._f64(px, B * T * C).set(X);
-    this._f64(pq, C * hs).set(o.Wq);
-    this._f64(pk, C * hs).set(o.Wk);
-    this._f64(pv, C * hs).set(o.Wv);
-    this._check(
+    this.#w.f64(px, B * T * C).set(X);
+    this.#w.f64(pq, C * hs).set(o.Wq);
+    this.#w.f64(pk, C * hs).set(o.Wk);
+    this.#w.f64(pv, C * hs).set(o.Wv);
+    this.#w.check(
       fn,
-      this.#ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, this._flags(causal), patt, pout),
+      this.#w.ex.mha_single_head(px, B, T, C, hs, pq, pk, pv, this.#w.flags(causal), patt, pout),
     );
-    return { att: this._f64(patt, B * T * T).slice(), out: this._f64(pout, B * T * hs).slice() };
+    return {
+      att: this.#w.f64(patt, B * T * T).slice(),
+      out: this.#w.f64(pout, B * T * hs).slice(),
+    };
   }
 
   /** Mean squared error: { loss: mean((Y - target)^2), dY: 2 (Y - target) / n }. */
@@ -540,11 +545,11 @@ class MHA {
     if (Y.length === 0) throw new Error(`${fn}: Y is empty`);
     checkArray(fn, 'target', target, Y.length, 'Y.length');
     const n = Y.length;
-    const [py, pt, pdy, ploss] = this._scratch(fn, [n, n, n, 1]);
-    this._f64(py, n).set(Y);
-    this._f64(pt, n).set(target);
-    this._check(fn, this.#ex.mha_mse_loss(py, pt, n, ploss, pdy));
-    return { loss: this._f64(ploss, 1)[0], dY: this._f64(pdy, n).slice() };
+    const [py, pt, pdy, ploss] = this.#w.scratch(fn, [n, n, n, 1]);
+    this.#w.f64(py, n).set(Y);
+    this.#w.f64(pt, n).set(target);
+    this.#w.check(fn, this.#w.ex.mha_mse_loss(py, pt, n, ploss, pdy));
+    return { loss: this.#w.f64(ploss, 1)[0], dY: this.#w.f64(pdy, n).slice() };
   }
 }
 
@@ -552,10 +557,10 @@ class MHA {
 // a random stream
 
 class Rng {
-  #m;
+  #w;
   #ptr;
-  constructor(m, ptr) {
-    this.#m = m;
+  constructor(w, ptr) {
+    this.#w = w;
     this.#ptr = ptr;
   }
 
@@ -567,30 +572,28 @@ class Rng {
   #fill(fn, n, call) {
     const ptr = this.#live(fn);
     checkInt(`rng.${fn}`, 'n', n, 0);
-    const [p] = this.#m._scratch(`rng.${fn}`, [Math.max(n, 1)]);
-    this.#m._check(`rng.${fn}`, call(ptr, p));
-    return this.#m._f64(p, n).slice();
+    const [p] = this.#w.scratch(`rng.${fn}`, [Math.max(n, 1)]);
+    this.#w.check(`rng.${fn}`, call(ptr, p));
+    return this.#w.f64(p, n).slice();
   }
 
   /** The next n standard normals (rng.standard_normal(n) / np.random.randn(n)). */
   standardNormal(n) {
-    return this.#fill('standardNormal', n, (r, p) =>
-      this.#m.exports.mha_rng_standard_normal(r, p, n),
-    );
+    return this.#fill('standardNormal', n, (r, p) => this.#w.ex.mha_rng_standard_normal(r, p, n));
   }
   /** The next n uniform doubles in [0, 1) (rng.random(n) / np.random.rand(n)). */
   random(n) {
-    return this.#fill('random', n, (r, p) => this.#m.exports.mha_rng_random(r, p, n));
+    return this.#fill('random', n, (r, p) => this.#w.ex.mha_rng_random(r, p, n));
   }
   /** The next n normals loc + scale * z (rng.normal(loc, scale, n)). */
   normal(loc, scale, n) {
     checkReal('rng.normal', 'loc', loc);
     checkReal('rng.normal', 'scale', scale);
-    return this.#fill('normal', n, (r, p) => this.#m.exports.mha_rng_normal(r, loc, scale, p, n));
+    return this.#fill('normal', n, (r, p) => this.#w.ex.mha_rng_normal(r, loc, scale, p, n));
   }
   free() {
     const ptr = this.#live('free');
-    this.#m.exports.mha_rng_free(ptr);
+    this.#w.ex.mha_rng_free(ptr);
     this.#ptr = 0;
   }
 }
@@ -600,10 +603,12 @@ class Rng {
 
 class Layer {
   #m;
+  #w;
   #ptr;
 
-  constructor(m, ptr, C, heads) {
+  constructor(m, w, ptr, C, heads) {
     this.#m = m;
+    this.#w = w;
     this.#ptr = ptr;
     /** Model width. */
     this.C = C;
@@ -623,7 +628,7 @@ class Layer {
     const B = checkInt(`layer.${fn}`, 'B', o.B);
     const T = checkInt(`layer.${fn}`, 'T', o.T);
     const causal = checkBool(`layer.${fn}`, 'causal', o.causal);
-    const cacheBytes = this.#m.exports.mha_cache_bytes(B, T, this.C, this.heads);
+    const cacheBytes = this.#w.ex.mha_cache_bytes(B, T, this.C, this.heads);
     if (cacheBytes > MEMORY_CAP) {
       throw new Error(
         `layer.${fn}: B = ${B}, T = ${T} is too large: the forward cache needs ${MiB(cacheBytes)} (the attention alone is B*heads*T*T), over the module's 1 GiB memory`,
@@ -634,18 +639,18 @@ class Layer {
 
   // A live view of tensor `id` in wasm memory (NULL: null), its length as the C side gives it.
   #view(id) {
-    const m = this.#m;
-    const p = m.exports.mha_tensor(this.#ptr, id, m._out().len);
-    return p ? m._f64(p, m._lenOut()) : null;
+    const wasm = this.#w;
+    const p = wasm.ex.mha_tensor(this.#ptr, id, wasm.out.len);
+    return p ? wasm.f64(p, wasm.lenOut()) : null;
   }
 
   // { Wq: view, ... } for each weight: of the weight itself, or of its gradient
   #views(fn, ofGrad) {
     this.#live(fn);
     const views = {};
-    for (const t of this.#m.tensors) {
+    for (const t of this.#w.tensors) {
       if (t.kind === 'param') {
-        views[t.name] = this.#view(ofGrad ? this.#m._tensorId(fn, t.grad) : t.id);
+        views[t.name] = this.#view(ofGrad ? this.#w.tensorId(fn, t.grad) : t.id);
       }
     }
     return views;
@@ -661,15 +666,15 @@ class Layer {
   }
   /** All parameters [Wq | Wk | Wv | Wo] as one live view (4*C*C). */
   get params() {
-    const ex = this.#m.exports;
+    const ex = this.#w.ex;
     const ptr = this.#live('params');
-    return this.#m._f64(ex.mha_params(ptr), ex.mha_num_params(ptr));
+    return this.#w.f64(ex.mha_params(ptr), ex.mha_num_params(ptr));
   }
   /** All gradients as one live view (4*C*C). */
   get gradBuffer() {
-    const ex = this.#m.exports;
+    const ex = this.#w.ex;
     const ptr = this.#live('gradBuffer');
-    return this.#m._f64(ex.mha_grads(ptr), ex.mha_num_params(ptr));
+    return this.#w.f64(ex.mha_grads(ptr), ex.mha_num_params(ptr));
   }
 
   /** Forward pass: X (B,T,C) -> { Y (B,T,C), attention (B,heads,T,T) }; caches everything. */
@@ -679,12 +684,9 @@ class Layer {
     const { B, T, causal } = this.#dims(fn, opts);
     const n = B * T * this.C;
     checkArray(`layer.${fn}`, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
-    const [px] = this.#m._scratch(`layer.${fn}`, [n]);
-    this.#m._f64(px, n).set(X);
-    this.#m._check(
-      `layer.${fn}`,
-      this.#m.exports.mha_forward(ptr, px, B, T, this.#m._flags(causal), 0),
-    );
+    const [px] = this.#w.scratch(`layer.${fn}`, [n]);
+    this.#w.f64(px, n).set(X);
+    this.#w.check(`layer.${fn}`, this.#w.ex.mha_forward(ptr, px, B, T, this.#w.flags(causal), 0));
     return this.#forwardResult();
   }
 
@@ -702,32 +704,32 @@ class Layer {
     const [B, T] = this.#cachedSize(fn);
     const n = B * T * this.C;
     checkArray(fn, 'dY', dY, n, `B*T*C of the last forward = ${B}*${T}*${this.C}`);
-    const [pdy] = this.#m._scratch(fn, [n]);
-    this.#m._f64(pdy, n).set(dY);
-    this.#m._check(fn, this.#m.exports.mha_backward(ptr, pdy, 0));
+    const [pdy] = this.#w.scratch(fn, [n]);
+    this.#w.f64(pdy, n).set(dY);
+    this.#w.check(fn, this.#w.ex.mha_backward(ptr, pdy, 0));
     return { dX: this.tensor('dX').data };
   }
 
   // [B, T] of the forward held in the C cache (the single source of truth): X is (B, T, C)
   #cachedSize(fn) {
-    const { rank, dims } = this.#m._out();
-    const id = this.#m._tensorId(fn, 'X');
-    const code = this.#m.exports.mha_tensor_shape(this.#ptr, id, rank, dims);
-    if (code !== this.#m.constants.MHA_OK) throw new Error(`${fn}: call forward first`);
-    const [B, T] = this.#m._shapeOut();
+    const { rank, dims } = this.#w.out;
+    const id = this.#w.tensorId(fn, 'X');
+    const code = this.#w.ex.mha_tensor_shape(this.#ptr, id, rank, dims);
+    if (code !== this.#w.K.MHA_OK) throw new Error(`${fn}: call forward first`);
+    const [B, T] = this.#w.shapeOut();
     return [B, T];
   }
 
   /** Zero the gradient buffer. */
   zeroGrad() {
-    this.#m._check('layer.zeroGrad', this.#m.exports.mha_zero_grad(this.#live('zeroGrad')));
+    this.#w.check('layer.zeroGrad', this.#w.ex.mha_zero_grad(this.#live('zeroGrad')));
   }
 
   /** params -= lr * grads. */
   sgdStep(lr) {
     const ptr = this.#live('sgdStep');
     checkReal('layer.sgdStep', 'lr', lr);
-    this.#m._check('layer.sgdStep', this.#m.exports.mha_sgd_step(ptr, lr));
+    this.#w.check('layer.sgdStep', this.#w.ex.mha_sgd_step(ptr, lr));
   }
 
   /**
@@ -745,14 +747,14 @@ class Layer {
     checkArray(fn, 'target', target, n, `B*T*C = ${B}*${T}*${this.C}`);
     checkFinite(fn, 'X', X);
     checkFinite(fn, 'target', target);
-    const [px, pt, pl] = this.#m._scratch(fn, [n, n, Math.max(steps, 1)]);
-    this.#m._f64(px, n).set(X);
-    this.#m._f64(pt, n).set(target);
-    const flags = this.#m._flags(causal);
-    const code = this.#m.exports.mha_train(ptr, px, pt, B, T, flags, lr, steps, pl);
-    const losses = this.#m._f64(pl, steps).slice();
-    if (code !== this.#m.constants.MHA_OK) {
-      const err = new Error(`${fn}: ${this.#m.errorMessage(code)}`);
+    const [px, pt, pl] = this.#w.scratch(fn, [n, n, Math.max(steps, 1)]);
+    this.#w.f64(px, n).set(X);
+    this.#w.f64(pt, n).set(target);
+    const flags = this.#w.flags(causal);
+    const code = this.#w.ex.mha_train(ptr, px, pt, B, T, flags, lr, steps, pl);
+    const losses = this.#w.f64(pl, steps).slice();
+    if (code !== this.#w.K.MHA_OK) {
+      const err = new Error(`${fn}: ${this.#w.errorMessage(code)}`);
       err.losses = losses;
       throw err;
     }
@@ -785,21 +787,20 @@ class Layer {
     const { o, B, T, causal } = this.#dims('gradcheck', opts);
     const n = B * T * this.C;
     checkArray(fn, 'X', X, n, `B*T*C = ${B}*${T}*${this.C}`);
-    const loss = this.#m._lossKind(fn, o.loss);
+    const loss = this.#w.lossKind(fn, o.loss);
     let aux;
-    if (loss === this.#m.constants.MHA_LOSS_MSE) {
+    if (loss === this.#w.K.MHA_LOSS_MSE) {
       aux = checkArray(fn, 'target', o.target, n, 'B*T*C');
     } else if (o.G !== undefined) {
       aux = checkArray(fn, 'G', o.G, n, 'B*T*C');
     } else {
       aux = this.#m.standardNormal(n, { seed: o.seed ?? 0 });
     }
-    const eps =
-      o.eps === undefined ? this.#m.constants.MHA_GRADCHECK_EPS : checkReal(fn, 'eps', o.eps);
+    const eps = o.eps === undefined ? this.#w.K.MHA_GRADCHECK_EPS : checkReal(fn, 'eps', o.eps);
     if (eps <= 0) throw new Error(`${fn}: eps must be > 0, got ${eps}`);
     const samples = checkInt(fn, 'samples', o.samples ?? 0, 0);
     const chunk = o.chunk === Infinity ? Infinity : checkInt(fn, 'chunk', o.chunk ?? 256);
-    const flags = this.#m._flags(causal, this.#m._stencil(fn, o.stencil));
+    const flags = this.#w.flags(causal, this.#w.stencil(fn, o.stencil));
     return { B, T, n, flags, loss, aux, eps, samples, chunk };
   }
 
@@ -813,20 +814,21 @@ class Layer {
     const ptr = this.#live('gradcheck');
     const { B, T, n, flags, loss, aux, eps, samples, chunk } = this.#checkOptions(fn, X, opts);
     const m = this.#m;
-    const ex = m.exports;
-    const [px, paux] = m._scratch(fn, [n, n]);
-    m._f64(px, n).set(X);
-    m._f64(paux, n).set(aux);
-    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
+    const wasm = this.#w;
+    const ex = wasm.ex;
+    const [px, paux] = wasm.scratch(fn, [n, n]);
+    wasm.f64(px, n).set(X);
+    wasm.f64(paux, n).set(aux);
+    wasm.check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
 
     // The rows (mha_check_row each, laid out as the C side says) live in JS between slices;
     // each slice merges into a copy in wasm memory.
     const names = m.checkNames;
-    const shapes = names.map((name) => this.#shape(m._tensorId(fn, name)));
+    const shapes = names.map((name) => this.#shape(wasm.tensorId(fn, name)));
     const sizes = shapes.map(product);
     const positions = sizes.map((s) => (samples === 0 || samples >= s ? s : samples));
     const total = positions.reduce((a, b) => a + b, 0);
-    const { doubles, at } = m._checkRow();
+    const { doubles, at } = wasm.checkRow;
     const rows = names.map(() => new Float64Array(doubles));
     for (const row of rows) row[at.worst] = -1;
     const report = () =>
@@ -840,16 +842,16 @@ class Layer {
       for (let first = 0; first < positions[w];) {
         const count = Math.min(chunk === Infinity ? positions[w] : chunk, positions[w] - first);
         const live = this.#live('gradcheck');
-        const [prow] = m._scratch(fn, [doubles]);
-        m._f64(prow, doubles).set(rows[w]);
+        const [prow] = wasm.scratch(fn, [doubles]);
+        wasm.f64(prow, doubles).set(rows[w]);
         const code = ex.mha_gradcheck_slice(live, w, samples, first, count, eps, prow);
-        if (code === m.constants.MHA_ENOFORWARD) {
+        if (code === wasm.K.MHA_ENOFORWARD) {
           throw new Error(
             `${fn}: the check was interrupted: another call on this layer ran while it was in progress`,
           );
         }
-        m._check(fn, code);
-        rows[w].set(m._f64(prow, doubles));
+        wasm.check(fn, code);
+        rows[w].set(wasm.f64(prow, doubles));
         first += count;
         done += count;
         if (chunk !== Infinity) yield { done, total, report: report() };
@@ -884,20 +886,21 @@ class Layer {
     if (index >= size) {
       throw new Error(`${fn}: index ${index} is past ${o.tensor}'s ${size} entries`);
     }
-    const ex = m.exports;
-    const { doubles, at } = m._checkRow();
-    const [px, paux, prow] = m._scratch(fn, [n, n, doubles]);
-    m._f64(px, n).set(X);
-    m._f64(paux, n).set(aux);
-    m._check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
+    const wasm = this.#w;
+    const ex = wasm.ex;
+    const { doubles, at } = wasm.checkRow;
+    const [px, paux, prow] = wasm.scratch(fn, [n, n, doubles]);
+    wasm.f64(px, n).set(X);
+    wasm.f64(paux, n).set(aux);
+    wasm.check(fn, ex.mha_gradcheck_prepare(ptr, px, B, T, flags, loss, paux));
     const numeric = new Float64Array(epsList.length);
     let analytic = NaN;
     epsList.forEach((eps, k) => {
-      const row = m._f64(prow, doubles);
+      const row = wasm.f64(prow, doubles);
       row.fill(0);
       row[at.worst] = -1;
-      m._check(fn, ex.mha_gradcheck_slice(ptr, w, 0, index, 1, eps, prow));
-      const out = m._f64(prow, doubles);
+      wasm.check(fn, ex.mha_gradcheck_slice(ptr, w, 0, index, 1, eps, prow));
+      const out = wasm.f64(prow, doubles);
       numeric[k] = out[at.numeric];
       analytic = out[at.analytic];
     });
@@ -905,12 +908,12 @@ class Layer {
   }
 
   #shape(id) {
-    const { rank, dims } = this.#m._out();
-    this.#m._check(
+    const { rank, dims } = this.#w.out;
+    this.#w.check(
       'layer.tensor',
-      this.#m.exports.mha_tensor_shape(this.#live('tensor'), id, rank, dims),
+      this.#w.ex.mha_tensor_shape(this.#live('tensor'), id, rank, dims),
     );
-    return this.#m._shapeOut();
+    return this.#w.shapeOut();
   }
 
   /**
@@ -920,11 +923,11 @@ class Layer {
   tensor(name) {
     const fn = 'layer.tensor';
     this.#live('tensor');
-    const id = this.#m._tensorId(fn, name);
+    const id = this.#w.tensorId(fn, name);
     const shape = this.#shape(id);
     const view = this.#view(id);
     if (!view) {
-      const run = this.#m.tensors[id].kind === 'gradient' ? 'backward' : 'forward';
+      const run = this.#w.tensors[id].kind === 'gradient' ? 'backward' : 'forward';
       throw new Error(`${fn}: ${name} does not exist yet (run ${run} first)`);
     }
     return { data: view.slice(), shape };
@@ -934,7 +937,7 @@ class Layer {
   setTensor(name, data) {
     const fn = 'layer.setTensor';
     this.#live('setTensor');
-    const id = this.#m._tensorId(fn, name);
+    const id = this.#w.tensorId(fn, name);
     const shape = this.#shape(id);
     checkArray(fn, 'data', data, product(shape), `the size of ${name} (${shape.join('x')})`);
     const view = this.#view(id);
@@ -950,20 +953,20 @@ class Layer {
   forwardFrom(name) {
     const fn = 'layer.forwardFrom';
     const ptr = this.#live('forwardFrom');
-    const restartable = this.#m.tensors.filter((t) => t.stage !== null).map((t) => t.name);
+    const restartable = this.#w.tensors.filter((t) => t.stage !== null).map((t) => t.name);
     if (!restartable.includes(name)) {
       throw new Error(
         `${fn}: name must be one of ${restartable.join(', ')} (the intermediates forward can restart from), got ${describe(name)}`,
       );
     }
-    this.#m._check(fn, this.#m.exports.mha_forward_from(ptr, this.#m._tensorId(fn, name)));
+    this.#w.check(fn, this.#w.ex.mha_forward_from(ptr, this.#w.tensorId(fn, name)));
     return this.#forwardResult();
   }
 
   /** Release the layer's memory; any later call throws. */
   free() {
     const ptr = this.#live('free');
-    this.#m.exports.mha_free(ptr);
+    this.#w.ex.mha_free(ptr);
     this.#ptr = 0;
   }
 }

@@ -82,6 +82,15 @@ function arrayOf(name, a, n) {
   return a;
 }
 
+/** The C flags of a check: MHA_CAUSAL and MHA_CHECK_TWO_POINT from opts.causal and opts.stencil. */
+function checkFlags(K, opts) {
+  const stencil = opts.stencil ?? 'five-point';
+  if (stencil !== 'five-point' && stencil !== 'two-point') {
+    throw argError(`stencil must be 'five-point' or 'two-point', got ${stencil}`);
+  }
+  return (opts.causal ? K.MHA_CAUSAL : 0) | (stencil === 'two-point' ? K.MHA_CHECK_TWO_POINT : 0);
+}
+
 /** The check's validated arguments: { B, T, n, flags, loss, aux, eps, samples }. */
 function checkArgs(mha, { C, heads, W, X, opts }) {
   const K = mha.constants;
@@ -105,7 +114,7 @@ function checkArgs(mha, { C, heads, W, X, opts }) {
   if (!(eps > 0) || !Number.isFinite(eps)) throw argError(`eps must be > 0, got ${eps}`);
   const samples = opts.samples ?? 0;
   if (!Number.isInteger(samples) || samples < 0) throw argError(`samples must be >= 0`);
-  const flags = mha._flags(opts.causal, mha._stencil('compute.gradcheck', opts.stencil));
+  const flags = checkFlags(K, opts);
   const loss = mse ? K.MHA_LOSS_MSE : K.MHA_LOSS_DOT;
   return { B, T, n, flags, loss, aux, eps, samples };
 }

@@ -42,36 +42,6 @@ export function etaMs(elapsedMs, done, total) {
   return Math.max(0, (elapsedMs * (total - done)) / done);
 }
 
-// --------------------------------------------------------------------------------------------
-// a job's life: submitted, then exactly one of done, failed or cancelled
-
-function settle(c, job, how, value) {
-  if (job.settled) return false;
-  job.settled = true;
-  c.live.delete(job);
-  if (how === 'done') job.resolve(value);
-  else job.reject(value);
-  // after the callbacks' own follow-up jobs (a microtask later) have been submitted
-  setTimeout(() => checkIdle(c), 0);
-  return true;
-}
-
-function checkIdle(c) {
-  if (c.live.size) return;
-  for (const f of c.idleWaiters.splice(0)) f();
-}
-
-function cancelledError(job) {
-  const err = new Error(`${job.name || job.kind} cancelled`);
-  err.cancelled = true;
-  return err;
-}
-
-function cancelJob(c, job) {
-  if (!settle(c, job, 'cancelled', cancelledError(job))) return;
-  job.handle?.cancel(epochNow());
-}
-
 /** Progress of a job: the value with etaMs (checks: entries; training runs: steps). */
 function progress(job, value, elapsedMs) {
   if (job.settled || !job.onProgress) return;
@@ -80,49 +50,11 @@ function progress(job, value, elapsedMs) {
   job.onProgress({ ...value, etaMs: etaMs(elapsedMs, done, total) });
 }
 
-function recordCancel(c, job, stats) {
-  const group = job.ownerGroup ?? job.group; // a shared run: its first subscriber's group
-  c.cancellations.push({ id: job.id, name: job.name, group, kind: job.kind, ...stats });
-  if (c.cancellations.length > CANCELS_KEPT) c.cancellations.shift();
+function cancelledError(job) {
+  const err = new Error(`${job.name || job.kind} cancelled`);
+  err.cancelled = true;
+  return err;
 }
-
-// --------------------------------------------------------------------------------------------
-// the main thread: the job's task on the page's Scheduler
-
-function runMain(c, job) {
-  let task = null;
-  let t0 = 0;
-  const sj = c.scheduler.submit({
-    name: job.name,
-    priority: job.priority,
-    sliceMs: job.sliceMs,
-    start: () => {
-      t0 = performance.now();
-      task = startTask(c.mha, job.kind, job.args);
-      return task;
-    },
-    onProgress: (v) => progress(job, v, performance.now() - t0),
-    onDone: () => {
-      if (sj.last) progress(job, sj.last, performance.now() - t0); // the final count too
-      job.busyMs = sj.busyMs;
-      settle(c, job, 'done', task.result());
-    },
-    onError: (err) => settle(c, job, 'failed', err),
-  });
-  job.handle = {
-    cancel: () => {
-      sj.cancel(); // the Scheduler drops it at once: no further slice
-      recordCancel(c, job, {
-        engine: 'main-thread',
-        ...progressCount(sj.last),
-        slicesAfterPost: 0,
-      });
-    },
-  };
-}
-
-// --------------------------------------------------------------------------------------------
-// the workers: a job as one part, or a gradient check as several (split by tensor)
 
 function errorOf(msg) {
   const err = new Error(msg.message);
@@ -138,85 +70,6 @@ function errorOf(msg) {
 function workerChunk({ C, opts = {} }) {
   const c = checkChunk(opts.B ?? 1, opts.T, C);
   return c < 8 ? c : Math.min(4 * c, 128);
-}
-
-/** The parts of a job: [{ args, rows }]; a large check on several workers, split by tensor. */
-function partsOf(c, job) {
-  if (job.kind !== 'gradcheck') return [{ args: job.args }];
-  const whole = { args: { ...job.args, chunk: workerChunk(job.args) } };
-  if (c.pool.size < 2) return [whole];
-  const { C, heads, opts = {} } = job.args;
-  const plan = checkPlan(c.mha, { B: opts.B, T: opts.T, C, heads }, opts.samples ?? 0);
-  const total = plan.positions.reduce((a, b) => a + b, 0);
-  if (total < SPLIT_MIN_ENTRIES) return [whole];
-  job.plan = plan;
-  return splitRows(plan.positions, c.pool.size).map(({ rows, entries }) => ({
-    rows,
-    entries,
-    args: { ...whole.args, rows },
-  }));
-}
-
-/** The report of a split check: every row from its part's latest value, blank before. */
-function mergedReport(c, job, parts) {
-  const rows = new Map();
-  for (const p of parts) for (const [w, row] of p.value?.rows ?? []) rows.set(w, row);
-  return job.plan.names.map((_, w) => rows.get(w) ?? blankRow(c.mha, job.plan, w));
-}
-
-function partProgress(c, job, parts) {
-  if (!job.plan) return parts[0].value;
-  const done = parts.reduce((a, p) => a + (p.value?.done ?? 0), 0);
-  const total = parts.reduce((a, p) => a + (p.value?.total ?? 0), 0);
-  return { done, total, report: mergedReport(c, job, parts) };
-}
-
-function runPool(c, job) {
-  const parts = partsOf(c, job).map((p) => ({ ...p, id: 0, value: null, busy: 0, elapsed: 0 }));
-  let left = parts.length;
-  const handlers = (part) => ({
-    progress(msg) {
-      Object.assign(part, { value: msg.value, busy: msg.busyMs, elapsed: msg.elapsedMs });
-      const elapsed = Math.max(...parts.map((p) => p.elapsed));
-      progress(job, partProgress(c, job, parts), elapsed);
-    },
-    done(msg) {
-      const n = part.entries;
-      part.value = job.plan ? { done: n, total: n, rows: msg.value } : msg.value;
-      part.busy = msg.busyMs;
-      job.busyMs = parts.reduce((a, p) => a + p.busy, 0);
-      left -= 1;
-      if (left === 0) settle(c, job, 'done', job.plan ? mergedReport(c, job, parts) : msg.value);
-    },
-    error(msg) {
-      if (settle(c, job, 'failed', errorOf(msg))) job.handle.cancel(epochNow());
-    },
-    cancelled(msg) {
-      const { slices, done, total, slicesAfterPost } = msg;
-      recordCancel(c, job, { engine: 'worker', part: part.rows ?? null, slices, done, total });
-      c.cancellations.at(-1).slicesAfterPost = slicesAfterPost;
-    },
-  });
-  for (const part of parts) {
-    part.handlers = handlers(part);
-    part.id = c.pool.submit(
-      { kind: job.kind, args: part.args, priority: job.priority },
-      part.handlers,
-    );
-  }
-  job.parts = parts;
-  job.handle = { cancel: (sentAt) => parts.forEach((p) => c.pool.cancel(p.id, sentAt)) };
-}
-
-/** The pool failed: its unfinished jobs start again on the main thread. */
-function rerouteToMain(c, parts) {
-  const ids = new Set(parts.map((p) => p.id));
-  const jobs = [...c.live].filter((j) => j.parts?.some((x) => ids.has(x.id)));
-  for (const job of jobs) {
-    job.plan = null;
-    job.parts = null;
-    runMain(c, job);
-  }
 }
 
 /**
@@ -256,42 +109,6 @@ function checkLayerArgs(mha, kind, { C, heads, W, model }) {
       throw new Error(`${fn}: W.${k} must hold C*C = ${C * C} numbers, got ${w?.length ?? w}`);
     }
   }
-}
-
-/** A job as the caller holds it: settled exactly once (done, failed or cancelled). */
-function newJob(c, kind, args, opts) {
-  const job = {
-    id: ++c.serial,
-    kind,
-    args,
-    name: opts.name ?? '',
-    label: opts.label ?? '',
-    group: opts.group ?? null,
-    priority: opts.priority,
-    sliceMs: opts.sliceMs,
-    onProgress: opts.onProgress,
-    settled: false,
-    busyMs: 0,
-    sharedWith: null,
-    handle: null,
-  };
-  job.promise = new Promise((resolve, reject) => Object.assign(job, { resolve, reject }));
-  job.promise.catch(() => {}); // a caller may drop a cancelled job's promise
-  job.cancel = () => cancelJob(c, job);
-  c.live.add(job);
-  return job;
-}
-
-function submit(c, kind, args, opts) {
-  const job = newJob(c, kind, args, opts);
-  try {
-    checkLayerArgs(c.mha, kind, args);
-    if (c.pool && !c.pool.broken) runPool(c, job);
-    else runMain(c, job);
-  } catch (err) {
-    settle(c, job, 'failed', err);
-  }
-  return job;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -358,95 +175,365 @@ function sameKey(a, b) {
   return a.scalars === b.scalars && a.arrays.every((x, i) => sameNumbers(x, b.arrays[i]));
 }
 
-function forget(c, run) {
-  const i = c.runs.indexOf(run);
-  if (i >= 0) c.runs.splice(i, 1);
-}
-
 /** The run's last progress to a subscriber (its own onProgress; etaMs already in). */
 function tell(job, value) {
   if (!job.settled && value) job.onProgress?.(value);
 }
 
-function finishRun(c, run, report) {
-  run.report = report;
-  run.busyMs = run.job.busyMs;
-  if (run.subs.size && !run.subs.has(run.first)) {
-    // the caller that started it left: the earliest one still there gets it as its own
-    run.first = [...run.subs][0];
-    run.first.sharedWith = null;
-    const label = run.first.label || run.first.name;
-    for (const job of run.subs) if (job !== run.first) job.sharedWith = label;
-  }
-  for (const job of run.subs) {
-    tell(job, run.last);
-    job.busyMs = job === run.first ? run.busyMs : 0;
-    settle(c, job, 'done', job === run.first ? report : structuredClone(report));
-  }
-  run.subs.clear();
-  const kept = c.runs.filter((r) => r.report);
-  if (kept.length > SHARED_KEPT) forget(c, kept[0]);
-}
+// --------------------------------------------------------------------------------------------
+// the engine: every job, run and record of it is held here, in private fields
 
-function failRun(c, run, err) {
-  forget(c, run);
-  if (err.cancelled) return; // every subscriber had cancelled already
-  for (const job of run.subs) settle(c, job, 'failed', err);
-  run.subs.clear();
-}
+class Compute {
+  #mha;
+  #scheduler;
+  #pool = null;
+  #reason; // why the main thread, when no pool was started
+  #live = new Set(); // jobs not settled yet
+  #serial = 0;
+  #cancellations = [];
+  #idleWaiters = [];
+  #runs = []; // shared checks: running, or finished and remembered
+  #reused = 0;
 
-function startRun(c, args, opts, key) {
-  const run = { key, args, subs: new Set(), first: null, last: null, report: null, busyMs: 0 };
-  const onProgress = (v) => {
-    run.last = v;
-    for (const job of run.subs) tell(job, v);
-  };
-  const o = { ...opts, group: null, onProgress };
-  run.job = submit(c, 'gradcheck', args, o);
-  run.job.ownerGroup = opts.group ?? null;
-  run.job.promise.then(
-    (report) => finishRun(c, run, report),
-    (err) => failRun(c, run, err),
-  );
-  c.runs.push(run);
-  return run;
-}
+  constructor({ mha, scheduler, workers = 'auto', wasm, source, spawner } = {}) {
+    this.#mha = mha;
+    this.#scheduler = scheduler;
+    const cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
+    const size = poolSize(workers, cores);
+    const spawn = spawner ?? blobSpawner(source ?? globalThis.MHA_WORKER_SOURCE);
+    if (size === 0) this.#reason = 'workers = 0';
+    else if (!wasm) this.#reason = 'no module bytes to send (an unbundled page)';
+    else if (!spawn) this.#reason = 'no worker script, or no Worker and Blob URLs in this browser';
+    if (size > 0 && spawn && wasm) {
+      const onBroken = (parts) => this.#rerouteToMain(parts);
+      this.#pool = new WorkerPool({ spawner: spawn, size, wasm, onBroken });
+    }
+  }
 
-/** A subscriber leaves; the run stops when none is left (and it has not finished). */
-function unsubscribe(c, run, job) {
-  run.subs.delete(job);
-  if (run.subs.size || run.report || run.job.settled) return;
-  forget(c, run);
-  cancelJob(c, run.job);
-}
+  #workers() {
+    return !!this.#pool && !this.#pool.broken;
+  }
 
-function sharedGradcheck(c, args, opts) {
-  let key = null;
-  try {
-    checkLayerArgs(c.mha, 'gradcheck', args);
-    key = checkKey(c.mha, args);
-  } catch {
-    key = null; // submit() says what is wrong
+  get kind() {
+    return this.#workers() ? 'worker' : 'main-thread';
   }
-  if (!key) return submit(c, 'gradcheck', args, opts);
-  const found = c.runs.find((r) => sameKey(r.key, key));
-  const run = found ?? startRun(c, args, opts, key);
-  const job = newJob(c, 'gradcheck', args, opts);
-  job.handle = { cancel: () => unsubscribe(c, run, job) };
-  if (found) {
-    job.sharedWith = run.first?.label || run.first?.name || run.job.name;
-    c.reused += 1;
-  } else {
-    run.first = job;
+  get size() {
+    return this.#workers() ? this.#pool.size : 0;
   }
-  if (run.report) {
-    tell(job, run.last);
-    settle(c, job, 'done', structuredClone(run.report));
-  } else {
-    run.subs.add(job);
-    tell(job, run.last);
+
+  gradcheck({ priority = 1, group, name, label, sliceMs, onProgress, reuse = true, ...args }) {
+    const o = { priority, group, name, label, sliceMs, onProgress };
+    return reuse ? this.#sharedGradcheck(args, o) : this.#submit('gradcheck', args, o);
   }
-  return job;
+  train({ priority = 6, group, name, sliceMs, onStep, ...args }) {
+    return this.#submit('train', args, { priority, group, name, sliceMs, onProgress: onStep });
+  }
+  forward({ priority = 8, group, name, ...args }) {
+    return this.#submit('forward', args, { priority, group, name });
+  }
+  cancelGroup(group) {
+    for (const job of [...this.#live]) if (job.group === group) this.#cancelJob(job);
+  }
+  idle() {
+    if (!this.#live.size) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+  terminate() {
+    for (const job of [...this.#live]) this.#cancelJob(job);
+    this.#pool?.terminate();
+  }
+  /**
+   * { kind, size, reason (why the main thread), cancelled: the last cancellations, reused: how
+   * many checks got the report of an identical one instead of running }
+   */
+  info() {
+    const on = this.#workers();
+    const reason = on ? '' : this.#pool?.reason || this.#reason;
+    const kind = on ? 'worker' : 'main-thread';
+    const cancelled = [...this.#cancellations];
+    return { kind, size: on ? this.#pool.size : 0, reason, cancelled, reused: this.#reused };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // a job's life: submitted, then exactly one of done, failed or cancelled
+
+  /** A job as the caller holds it: settled exactly once (done, failed or cancelled). */
+  #newJob(kind, args, opts) {
+    const job = {
+      id: ++this.#serial,
+      kind,
+      args,
+      name: opts.name ?? '',
+      label: opts.label ?? '',
+      group: opts.group ?? null,
+      priority: opts.priority,
+      sliceMs: opts.sliceMs,
+      onProgress: opts.onProgress,
+      settled: false,
+      busyMs: 0,
+      sharedWith: null,
+      handle: null,
+    };
+    job.promise = new Promise((resolve, reject) => Object.assign(job, { resolve, reject }));
+    job.promise.catch(() => {}); // a caller may drop a cancelled job's promise
+    job.cancel = () => this.#cancelJob(job);
+    this.#live.add(job);
+    return job;
+  }
+
+  #submit(kind, args, opts) {
+    const job = this.#newJob(kind, args, opts);
+    try {
+      checkLayerArgs(this.#mha, kind, args);
+      if (this.#workers()) this.#runPool(job);
+      else this.#runMain(job);
+    } catch (err) {
+      this.#settle(job, 'failed', err);
+    }
+    return job;
+  }
+
+  #settle(job, how, value) {
+    if (job.settled) return false;
+    job.settled = true;
+    this.#live.delete(job);
+    if (how === 'done') job.resolve(value);
+    else job.reject(value);
+    // after the callbacks' own follow-up jobs (a microtask later) have been submitted
+    setTimeout(() => this.#checkIdle(), 0);
+    return true;
+  }
+
+  #checkIdle() {
+    if (this.#live.size) return;
+    for (const f of this.#idleWaiters.splice(0)) f();
+  }
+
+  #cancelJob(job) {
+    if (!this.#settle(job, 'cancelled', cancelledError(job))) return;
+    job.handle?.cancel(epochNow());
+  }
+
+  #recordCancel(job, stats) {
+    const group = job.ownerGroup ?? job.group; // a shared run: its first subscriber's group
+    this.#cancellations.push({ id: job.id, name: job.name, group, kind: job.kind, ...stats });
+    if (this.#cancellations.length > CANCELS_KEPT) this.#cancellations.shift();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // the main thread: the job's task on the page's Scheduler
+
+  #runMain(job) {
+    let task = null;
+    let t0 = 0;
+    const sj = this.#scheduler.submit({
+      name: job.name,
+      priority: job.priority,
+      sliceMs: job.sliceMs,
+      start: () => {
+        t0 = performance.now();
+        task = startTask(this.#mha, job.kind, job.args);
+        return task;
+      },
+      onProgress: (v) => progress(job, v, performance.now() - t0),
+      onDone: () => {
+        if (sj.last) progress(job, sj.last, performance.now() - t0); // the final count too
+        job.busyMs = sj.busyMs;
+        this.#settle(job, 'done', task.result());
+      },
+      onError: (err) => this.#settle(job, 'failed', err),
+    });
+    job.handle = {
+      cancel: () => {
+        sj.cancel(); // the Scheduler drops it at once: no further slice
+        this.#recordCancel(job, {
+          engine: 'main-thread',
+          ...progressCount(sj.last),
+          slicesAfterPost: 0,
+        });
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // the workers: a job as one part, or a gradient check as several (split by tensor)
+
+  /** The parts of a job: [{ args, rows }]; a large check on several workers, split by tensor. */
+  #partsOf(job) {
+    if (job.kind !== 'gradcheck') return [{ args: job.args }];
+    const whole = { args: { ...job.args, chunk: workerChunk(job.args) } };
+    if (this.#pool.size < 2) return [whole];
+    const { C, heads, opts = {} } = job.args;
+    const plan = checkPlan(this.#mha, { B: opts.B, T: opts.T, C, heads }, opts.samples ?? 0);
+    const total = plan.positions.reduce((a, b) => a + b, 0);
+    if (total < SPLIT_MIN_ENTRIES) return [whole];
+    job.plan = plan;
+    return splitRows(plan.positions, this.#pool.size).map(({ rows, entries }) => ({
+      rows,
+      entries,
+      args: { ...whole.args, rows },
+    }));
+  }
+
+  /** The report of a split check: every row from its part's latest value, blank before. */
+  #mergedReport(job, parts) {
+    const rows = new Map();
+    for (const p of parts) for (const [w, row] of p.value?.rows ?? []) rows.set(w, row);
+    return job.plan.names.map((_, w) => rows.get(w) ?? blankRow(this.#mha, job.plan, w));
+  }
+
+  #partProgress(job, parts) {
+    if (!job.plan) return parts[0].value;
+    const done = parts.reduce((a, p) => a + (p.value?.done ?? 0), 0);
+    const total = parts.reduce((a, p) => a + (p.value?.total ?? 0), 0);
+    return { done, total, report: this.#mergedReport(job, parts) };
+  }
+
+  #runPool(job) {
+    const parts = this.#partsOf(job).map((p) => ({
+      ...p,
+      id: 0,
+      value: null,
+      busy: 0,
+      elapsed: 0,
+    }));
+    let left = parts.length;
+    const handlers = (part) => ({
+      progress: (msg) => {
+        Object.assign(part, { value: msg.value, busy: msg.busyMs, elapsed: msg.elapsedMs });
+        const elapsed = Math.max(...parts.map((p) => p.elapsed));
+        progress(job, this.#partProgress(job, parts), elapsed);
+      },
+      done: (msg) => {
+        const n = part.entries;
+        part.value = job.plan ? { done: n, total: n, rows: msg.value } : msg.value;
+        part.busy = msg.busyMs;
+        job.busyMs = parts.reduce((a, p) => a + p.busy, 0);
+        left -= 1;
+        if (left === 0) {
+          this.#settle(job, 'done', job.plan ? this.#mergedReport(job, parts) : msg.value);
+        }
+      },
+      error: (msg) => {
+        if (this.#settle(job, 'failed', errorOf(msg))) job.handle.cancel(epochNow());
+      },
+      cancelled: (msg) => {
+        const { slices, done, total, slicesAfterPost } = msg;
+        const stats = { engine: 'worker', part: part.rows ?? null, slices, done, total };
+        this.#recordCancel(job, stats);
+        this.#cancellations.at(-1).slicesAfterPost = slicesAfterPost;
+      },
+    });
+    for (const part of parts) {
+      part.handlers = handlers(part);
+      part.id = this.#pool.submit(
+        { kind: job.kind, args: part.args, priority: job.priority },
+        part.handlers,
+      );
+    }
+    job.parts = parts;
+    job.handle = { cancel: (sentAt) => parts.forEach((p) => this.#pool.cancel(p.id, sentAt)) };
+  }
+
+  /** The pool failed: its unfinished jobs start again on the main thread. */
+  #rerouteToMain(parts) {
+    const ids = new Set(parts.map((p) => p.id));
+    const jobs = [...this.#live].filter((j) => j.parts?.some((x) => ids.has(x.id)));
+    for (const job of jobs) {
+      job.plan = null;
+      job.parts = null;
+      this.#runMain(job);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // shared checks: one run per check (see checkKey above)
+
+  #forget(run) {
+    const i = this.#runs.indexOf(run);
+    if (i >= 0) this.#runs.splice(i, 1);
+  }
+
+  #finishRun(run, report) {
+    run.report = report;
+    run.busyMs = run.job.busyMs;
+    if (run.subs.size && !run.subs.has(run.first)) {
+      // the caller that started it left: the earliest one still there gets it as its own
+      run.first = [...run.subs][0];
+      run.first.sharedWith = null;
+      const label = run.first.label || run.first.name;
+      for (const job of run.subs) if (job !== run.first) job.sharedWith = label;
+    }
+    for (const job of run.subs) {
+      tell(job, run.last);
+      job.busyMs = job === run.first ? run.busyMs : 0;
+      this.#settle(job, 'done', job === run.first ? report : structuredClone(report));
+    }
+    run.subs.clear();
+    const kept = this.#runs.filter((r) => r.report);
+    if (kept.length > SHARED_KEPT) this.#forget(kept[0]);
+  }
+
+  #failRun(run, err) {
+    this.#forget(run);
+    if (err.cancelled) return; // every subscriber had cancelled already
+    for (const job of run.subs) this.#settle(job, 'failed', err);
+    run.subs.clear();
+  }
+
+  #startRun(args, opts, key) {
+    const run = { key, args, subs: new Set(), first: null, last: null, report: null, busyMs: 0 };
+    const onProgress = (v) => {
+      run.last = v;
+      for (const job of run.subs) tell(job, v);
+    };
+    const o = { ...opts, group: null, onProgress };
+    run.job = this.#submit('gradcheck', args, o);
+    run.job.ownerGroup = opts.group ?? null;
+    run.job.promise.then(
+      (report) => this.#finishRun(run, report),
+      (err) => this.#failRun(run, err),
+    );
+    this.#runs.push(run);
+    return run;
+  }
+
+  /** A subscriber leaves; the run stops when none is left (and it has not finished). */
+  #unsubscribe(run, job) {
+    run.subs.delete(job);
+    if (run.subs.size || run.report || run.job.settled) return;
+    this.#forget(run);
+    this.#cancelJob(run.job);
+  }
+
+  #sharedGradcheck(args, opts) {
+    let key = null;
+    try {
+      checkLayerArgs(this.#mha, 'gradcheck', args);
+      key = checkKey(this.#mha, args);
+    } catch {
+      key = null; // submit() says what is wrong
+    }
+    if (!key) return this.#submit('gradcheck', args, opts);
+    const found = this.#runs.find((r) => sameKey(r.key, key));
+    const run = found ?? this.#startRun(args, opts, key);
+    const job = this.#newJob('gradcheck', args, opts);
+    job.handle = { cancel: () => this.#unsubscribe(run, job) };
+    if (found) {
+      job.sharedWith = run.first?.label || run.first?.name || run.job.name;
+      this.#reused += 1;
+    } else {
+      run.first = job;
+    }
+    if (run.report) {
+      tell(job, run.last);
+      this.#settle(job, 'done', structuredClone(run.report));
+    } else {
+      run.subs.add(job);
+      tell(job, run.last);
+    }
+    return job;
+  }
 }
 
 /**
@@ -457,60 +544,6 @@ function sharedGradcheck(c, args, opts) {
  * Without workers (workers = 0, no source, no Worker, or a worker that fails to start) it runs
  * everything on the main thread and says so in kind.
  */
-export function createCompute({ mha, scheduler, workers = 'auto', wasm, source, spawner } = {}) {
-  const c = { mha, scheduler, live: new Set(), serial: 0, cancellations: [], idleWaiters: [] };
-  Object.assign(c, { runs: [], reused: 0 });
-  const cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
-  const size = poolSize(workers, cores);
-  const spawn = spawner ?? blobSpawner(source ?? globalThis.MHA_WORKER_SOURCE);
-  if (size === 0) c.reason = 'workers = 0';
-  else if (!wasm) c.reason = 'no module bytes to send (an unbundled page)';
-  else if (!spawn) c.reason = 'no worker script, or no Worker and Blob URLs in this browser';
-  if (size > 0 && spawn && wasm) {
-    c.pool = new WorkerPool({ spawner: spawn, size, wasm, onBroken: (p) => rerouteToMain(c, p) });
-  }
-  return computeApi(c);
-}
-
-function computeApi(c) {
-  const workers = () => !!c.pool && !c.pool.broken;
-  const run = (kind, args, o) => submit(c, kind, args, o);
-  return {
-    get kind() {
-      return workers() ? 'worker' : 'main-thread';
-    },
-    get size() {
-      return workers() ? c.pool.size : 0;
-    },
-    gradcheck: ({ priority = 1, group, name, label, sliceMs, onProgress, reuse = true, ...a }) => {
-      const o = { priority, group, name, label, sliceMs, onProgress };
-      return reuse ? sharedGradcheck(c, a, o) : submit(c, 'gradcheck', a, o);
-    },
-    train: ({ priority = 6, group, name, sliceMs, onStep, ...args }) =>
-      run('train', args, { priority, group, name, sliceMs, onProgress: onStep }),
-    forward: ({ priority = 8, group, name, ...args }) =>
-      run('forward', args, { priority, group, name }),
-    cancelGroup(group) {
-      for (const job of [...c.live]) if (job.group === group) cancelJob(c, job);
-    },
-    idle() {
-      if (!c.live.size) return Promise.resolve();
-      return new Promise((resolve) => c.idleWaiters.push(resolve));
-    },
-    terminate() {
-      for (const job of [...c.live]) cancelJob(c, job);
-      c.pool?.terminate();
-    },
-    /**
-     * { kind, size, reason (why the main thread), cancelled: the last cancellations, reused: how
-     * many checks got the report of an identical one instead of running }
-     */
-    info() {
-      const on = workers();
-      const reason = on ? '' : c.pool?.reason || c.reason;
-      const kind = on ? 'worker' : 'main-thread';
-      const cancelled = [...c.cancellations];
-      return { kind, size: on ? c.pool.size : 0, reason, cancelled, reused: c.reused };
-    },
-  };
+export function createCompute(options) {
+  return new Compute(options);
 }
