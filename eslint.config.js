@@ -1,7 +1,7 @@
 // ESLint flat config for web/ and tests/ (formatting is Prettier's: `npm run format`).
 // `npm run lint` runs ESLint, Prettier --check and clang-format over everything and fails on any
 // finding. The page's layers import only downward; the rules below make an upward import an error:
-//   engine (web/mha.js, web/notebook.js, web/notebook/) -> model (web/model/) -> jobs (web/jobs/)
+//   engine (web/mha.js, web/check.js, web/check/) -> model (web/model/) -> jobs (web/jobs/)
 //   -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js)
 import js from '@eslint/js';
 import globals from 'globals';
@@ -77,7 +77,7 @@ export default [
   },
   {
     // the notebook check (engine layer): its own modules and bundled libraries only
-    files: ['web/notebook.js', 'web/notebook/**/*.js'],
+    files: ['web/check.js', 'web/check/**/*.js'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -87,7 +87,7 @@ export default [
               group: ['**/model/**', '**/jobs/**', '**/components/**', '**/lessons/**'].concat(
                 '**/app.js',
               ),
-              message: 'web/notebook/ is the engine layer: it imports only its own modules',
+              message: 'web/check/ is the engine layer: it imports only its own modules',
             },
           ],
         },

@@ -6,8 +6,8 @@ import { JS_SUITES } from './tests/mutate/suites.mjs';
 /** The modules whose mutants are tested: the engine and the DOM-free layers (model, jobs). */
 export const MUTATE = [
   'web/mha.js',
-  'web/notebook.js',
-  'web/notebook/**/*.js',
+  'web/check.js',
+  'web/check/**/*.js',
   'web/model/**/*.js',
   'web/jobs/**/*.js',
 ];

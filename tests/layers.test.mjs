@@ -1,5 +1,5 @@
 // The page's layers: no import goes up (engine -> model -> jobs -> components -> lessons -> app),
-// and the engine (web/mha.js, web/notebook.js, web/notebook/), model and jobs layers are DOM-free
+// and the engine (web/mha.js, web/check.js, web/check/), model and jobs layers are DOM-free
 // (they load and run in Node).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,18 +50,18 @@ test('the layer checker sees an upward import (a fixture tree with one)', () => 
   assert.equal(layerOf('lessons/playground/views.js'), 'lessons');
 });
 
-test('engine (mha.js, notebook), model and jobs modules load in Node, DOM-free', async () => {
+test('engine (mha.js, the check), model and jobs modules load in Node, DOM-free', async () => {
   const web = join(root, 'web');
-  const dirs = ['model', 'jobs', 'notebook'].filter((d) => readdirSync(web).includes(d));
+  const dirs = ['model', 'jobs', 'check'].filter((d) => readdirSync(web).includes(d));
   const files = dirs.flatMap((d) =>
     readdirSync(join(web, d))
       .filter((f) => f.endsWith('.js'))
       .map((f) => join(web, d, f)),
   );
-  files.push(join(web, 'mha.js'), join(web, 'notebook.js'));
+  files.push(join(web, 'mha.js'), join(web, 'check.js'));
   assert.ok(
-    files.some((f) => f.includes(join('web', 'notebook', ''))),
-    'web/notebook/ not found',
+    files.some((f) => f.includes(join('web', 'check', ''))),
+    'web/check/ not found',
   );
   for (const file of files) {
     const text = readFileSync(file, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '');

@@ -29,8 +29,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { npmCli, repoRoot } from './helpers.mjs';
-import { loadManifest, studentsDir } from './notebook-students.mjs';
-import { MISTAKES } from '../web/notebook/catalogue.js';
+import { loadManifest, studentsDir } from './check/students.mjs';
+import { MISTAKES } from '../web/check/catalogue.js';
 import { mistakesTable } from './tools/mistakes-table.mjs';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -465,7 +465,7 @@ test('docs/notebook-check.md: the example blames X @ Wq.T; all mistakes listed',
     file,
     code
       .replaceAll("'./web/mha.js'", web('mha.js'))
-      .replaceAll("'./web/notebook.js'", web('notebook.js')),
+      .replaceAll("'./web/check.js'", web('check.js')),
   );
   // a student's notebook written by tests/reference/notebook_students.py: q = X @ Wq.T, ...
   const run1 = loadManifest().find((r) => r.name === 'weights-transposed');

@@ -19,11 +19,11 @@ import {
   layoutNow,
   observePendingFigures,
 } from './components/lazy-figure.js';
-import { notebookButton, sectionText } from './components/downloads.js';
+import { ipynbButton, sectionText } from './components/downloads.js';
 import { renderStartHere } from './lessons/start-here.js';
 import { SECTIONS, customFor, lessonView, sectionByKey } from './lessons/index.js';
-import { lessonBanner } from './components/notebook-banner.js';
-import { lessonData } from './model/notebook-check.js';
+import { lessonBanner } from './components/custom-banner.js';
+import { lessonData } from './model/custom-arrays.js';
 
 // The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
 function wasmSource() {
@@ -298,9 +298,7 @@ async function main() {
   }
 
   const tools = document.querySelector('#toc .toc-tools');
-  tools?.append(
-    notebookButton(ipynbCells, { id: 'download-notebook', version: mha.version }).element,
-  );
+  tools?.append(ipynbButton(ipynbCells, { id: 'download-notebook', version: mha.version }).element);
 
   exposePage(page, compute);
 

@@ -10,7 +10,7 @@ import { useBrowser, consoleErrors } from './browser.mjs';
 import { runAxe, describeViolations } from './a11y.mjs';
 import { mha } from './expected.mjs';
 import { bugGallery, galleryFigure } from '../../web/model/bug-gallery.js';
-import { diagnosisText } from '../../web/model/notebook-check.js';
+import { diagnosisText } from '../../web/model/custom-arrays.js';
 
 const session = useBrowser();
 const gallery = bugGallery(mha);

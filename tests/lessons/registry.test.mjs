@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SECTIONS, customFor, lessonView, sectionByKey } from '../../web/lessons/index.js';
-import { usesCustom } from '../../web/components/notebook-banner.js';
+import { usesCustom } from '../../web/components/custom-banner.js';
 
 const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
 
@@ -92,7 +92,7 @@ test('customFor: a section’s part, all the arrays, or none, as the banners say
       if (!s.custom || !custom) assert.equal(got, null, s.key);
       else if (s.custom === 'part') assert.equal(got, custom[s.key] ?? null, s.key);
       else assert.equal(got, custom.main ? custom : null, s.key);
-      // the banner over a section says the same (components/notebook-banner.js)
+      // the banner over a section says the same (components/custom-banner.js)
       if (s.custom) assert.equal(usesCustom(custom, s.key), got !== null, `${s.key} banner`);
     }
   }

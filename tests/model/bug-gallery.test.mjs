@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMHA } from '../helpers.mjs';
-import { MISTAKES } from '../../web/notebook/catalogue.js';
+import { MISTAKES } from '../../web/check/catalogue.js';
 import { COURSE } from '../../web/model/defaults.js';
 import { courseData } from '../../web/model/course.js';
 import {

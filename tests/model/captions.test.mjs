@@ -39,7 +39,7 @@ import { courseData } from '../../web/model/course.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { block2d, meanOverHeads, slice2d } from '../../web/model/arrays.js';
-import { writeNpz } from '../../web/notebook.js';
+import { writeNpz } from '../../web/check.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { PYTHON, loadMHA } from '../helpers.mjs';
 

@@ -17,7 +17,7 @@ import {
   lesson4Arrays,
   lesson5Arrays,
 } from '../../web/model/lesson-arrays.js';
-import { checkNotebook, readNpz, writeNpz } from '../../web/notebook.js';
+import { checkNotebook, readNpz, writeNpz } from '../../web/check.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { courseData } from '../../web/model/course.js';
 import { lesson1 } from '../../web/model/lesson1.js';

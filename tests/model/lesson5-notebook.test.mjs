@@ -11,15 +11,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  addArrays,
-  customArrays,
-  customModel,
-  fileArrays,
-} from '../../web/model/notebook-check.js';
+import { addArrays, customArrays, customModel, fileArrays } from '../../web/model/custom-arrays.js';
 import { agreementText, lossesAgreement, runLine } from '../../web/model/training.js';
 import { Trainer } from '../../web/jobs/trainer.js';
-import { loadNpz } from '../../web/notebook.js';
+import { loadNpz } from '../../web/check.js';
 import { loadMHA, referenceDir } from '../helpers.mjs';
 
 const mha = await loadMHA();

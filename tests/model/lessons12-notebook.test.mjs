@@ -19,12 +19,12 @@ import {
   lesson1Part,
   lesson2Part,
   removeArray,
-} from '../../web/model/notebook-check.js';
+} from '../../web/model/custom-arrays.js';
 import { lesson1, lesson1FromArrays } from '../../web/model/lesson1.js';
 import { lesson2 } from '../../web/model/lesson2.js';
-import { LESSON1_NAMES, arrayKey, lessonName } from '../../web/notebook/names.js';
+import { LESSON1_NAMES, arrayKey, lessonName } from '../../web/check/names.js';
 import { tokenize } from '../../web/model/tokens.js';
-import { loadNpz } from '../../web/notebook.js';
+import { loadNpz } from '../../web/check.js';
 import { loadMHA, loadPageFixture, maxRelErr, referenceDir, f64 } from '../helpers.mjs';
 
 const mha = await loadMHA();

@@ -38,9 +38,9 @@ import { layerWith } from '../../web/model/layers.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { backwardOrder } from '../../web/model/gradcheck-report.js';
 import { loadMHA } from '../helpers.mjs';
-import { LAYER_SAVE_LINE } from '../../web/model/notebook-check.js';
-import { courseName } from '../../web/notebook/names.js';
-import { readNpz, checkNotebook } from '../../web/notebook.js';
+import { LAYER_SAVE_LINE } from '../../web/model/custom-arrays.js';
+import { courseName } from '../../web/check/names.js';
+import { readNpz, checkNotebook } from '../../web/check.js';
 
 const mha = await loadMHA();
 const TOL = 1e-12;

@@ -3,7 +3,7 @@
 //   npm run mutate                      both parts: StrykerJS on web/'s DOM-free modules, then the
 //                                       C mutants of tests/mutate/c-mutants.json
 //   npm run mutate -- --js-only | --c-only | --jobs N
-//   npm run mutate -- --js-only --mutate 'web/notebook/analyses/**/*.js'   (repeatable): the JS
+//   npm run mutate -- --js-only --mutate 'web/check/analyses/**/*.js'   (repeatable): the JS
 //                                       mutants of these files only (a part of the tree in a
 //                                       run that fits a working session)
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""NumPy-written files for the tests of the notebook check's readers (web/notebook/).
+"""NumPy-written files for the tests of the notebook check's readers (web/check/).
 
 Run with Debian's python3 (python3-numpy 1.24), not a pyenv/virtualenv python:
 

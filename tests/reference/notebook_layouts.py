@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Notebooks in other authors' layouts for web/notebook/layouts.js (issue 18): attention layers
+"""Notebooks in other authors' layouts for web/check/layouts.js (issue 18): attention layers
 written the way their authors write them (per-head weights, GPT-2's fused c_attn, PyTorch's
 in_proj_weight and (out, in) nn.Linear weights, no output projection, a heads setting other than
 the page's, results stacked over heads first), at sizes other than the course's, saved with
@@ -12,7 +12,7 @@ For every run it writes OUTDIR/<run>.npz, and OUTDIR/manifest.json: for each run
 option to check with, what adaptLayout must find (heads, convention, the biases) and the same
 layer in the course's layout, computed here from the author's arrays: Wq, Wk, Wv, Wo (C, C)
 used as X @ W (and dWq..dWo when the run has a backward), as exact float64 values.
-tests/notebook-layouts.test.mjs reads them.
+tests/check/layouts.test.mjs reads them.
 """
 
 import json

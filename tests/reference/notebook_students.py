@@ -9,10 +9,10 @@ For every run in RUNS it writes OUTDIR/<run>.npz (np.savez, as the student would
 OUTDIR/<run>.json, the same arrays with lossless float64 values (non-finite numbers as the
 strings "inf", "-inf", "nan"), and OUTDIR/manifest.json: for each run its heads, causal flag,
 and what the check must report (every given result matching, or the results to blame, each with
-the mistake's id). tests/notebook-check.test.mjs reads them.
+the mistake's id). tests/check/check.test.mjs reads them.
 
 UNSEEN (issue 18) are students' mistakes outside the catalogue (MISTAKES in
-web/notebook/mistakes.js), at sizes other than the course's: the same files in the same OUTDIR,
+web/check/mistakes.js), at sizes other than the course's: the same files in the same OUTDIR,
 listed in OUTDIR/unseen.json instead of manifest.json, each with `first` (the first saved result
 that differs from the course's, computed here with the check's tolerance and asserted equal to
 the blame's), the id of the analysis that should name it, and `cause`.

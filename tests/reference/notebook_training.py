@@ -10,7 +10,7 @@ Usage:
 For every run in RUNS it writes OUTDIR/<run>.npz and OUTDIR/manifest.json: for each run its
 heads, causal flag, dtype, the arrays saved, and what the check must report (the status and
 diagnosis id of every training row, the learning rate the student used, the first step of
-`losses` that differs). tests/notebook-training.test.mjs reads them. Nothing here uses the
+`losses` that differs). tests/check/training.test.mjs reads them. Nothing here uses the
 engine: every number comes from NumPy float64 (float32 for the float32 run).
 
 The student's code is lesson 5's: forward, loss, dY = 2 * (Y - target) / Y.size, backward,

@@ -1,11 +1,11 @@
 // mistakes-table.mjs - docs/notebook-check.md's table of the notebook check's diagnoses,
-// generated from their records (MISTAKES in web/notebook/catalogue.js): one row per record, in
+// generated from their records (MISTAKES in web/check/catalogue.js): one row per record, in
 // the catalogue's order. tests/readme.test.mjs asserts docs/notebook-check.md holds exactly this
 // table; after adding or changing a record, paste the output there.
 //
 //   node tests/tools/mistakes-table.mjs
 
-import { MISTAKES } from '../../web/notebook/catalogue.js';
+import { MISTAKES } from '../../web/check/catalogue.js';
 
 const kindOf = (m) => {
   if (m.analyses) return 'analysis';

@@ -26,10 +26,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
-import { readNpz } from '../../web/notebook/npz.js';
-import { checkNotebook } from '../../web/notebook/check.js';
+import { readNpz } from '../../web/check/npz.js';
+import { checkNotebook } from '../../web/check/check.js';
 import { PYTHON, repoRoot } from '../helpers.mjs';
-import { studentsDir } from '../notebook-students.mjs';
+import { studentsDir } from '../check/students.mjs';
 
 // The ids that name no cause (analyses/: measuredFacts is step-differs; the broken invariants of
 // att alone are attention-invariant)

@@ -7,7 +7,7 @@
 
 import { el } from './dom.js';
 import { lazyHeatmap } from './lazy-figure.js';
-import { STATUS_TEXT, diagnosisText, firstDifferenceText } from '../model/notebook-check.js';
+import { STATUS_TEXT, diagnosisText, firstDifferenceText } from '../model/custom-arrays.js';
 import { galleryFigure } from '../model/bug-gallery.js';
 import { fmt, shapeText } from '../model/format.js';
 import { positionLabels } from '../model/labels.js';

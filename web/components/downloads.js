@@ -4,7 +4,7 @@
 
 import { el } from './dom.js';
 import { announce, downloadBlob } from './export.js';
-import { writeNpz } from '../notebook.js';
+import { writeNpz } from '../check.js';
 import { NOTEBOOK_FILENAME, NOTEBOOK_MIME, buildNotebook, notebookText } from '../model/ipynb.js';
 import { arraysFilename } from '../model/lesson-arrays.js';
 
@@ -55,7 +55,7 @@ export function sectionText(node) {
  * "Download notebook (.ipynb)": every section's NumPy script, from getSections() (the page's
  * sections in order, [{ id, kicker, heading, intro, code }]), as one notebook.
  */
-export function notebookButton(getSections, { id, version = '' } = {}) {
+export function ipynbButton(getSections, { id, version = '' } = {}) {
   const build = () => {
     const sections = getSections();
     const notebook = buildNotebook({

@@ -1,7 +1,7 @@
 // compute.js - the page's compute engine (DOM-free): gradient checks, training runs and forward
 // passes, run in a small pool of workers (each with its own instance of the same module) or,
 // where workers cannot start, on the main thread in the Scheduler's slices. Same API, same bits
-// (same module, same order of operations; tests/compute.test.mjs).
+// (same module, same order of operations; tests/jobs/compute.test.mjs).
 //
 //   const compute = createCompute({ mha, scheduler, workers: 'auto', wasm });
 //   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });

@@ -5,7 +5,7 @@
 // slices, so a cancel message is seen before the next slice: a cancelled job runs no further one.
 // `make bundle` builds this file into the string globalThis.MHA_WORKER_SOURCE, which the page
 // starts as a Blob-URL worker (compute.js); Node runs it through node:worker_threads
-// (tests/compute-node-worker.mjs).
+// (tests/jobs/compute-node-worker.mjs).
 //
 // Messages in:  { type: 'init', wasm }              the module's bytes
 //               { type: 'job', id, kind, args, priority }

@@ -12,7 +12,7 @@ import { renderLesson2 } from './lesson2.js';
 import { renderLesson3 } from './lesson3.js';
 import { renderLesson4 } from './lesson4.js';
 import { renderLesson5 } from './lesson5.js';
-import { renderNotebookCheck } from './notebook-check.js';
+import { renderCheck } from './check.js';
 import { renderPlayground } from './playground/index.js';
 
 /**
@@ -133,7 +133,7 @@ export const SECTIONS = Object.freeze(
       id: 'notebook-check',
       body: 'nb-body',
       title: 'The notebook check',
-      render: renderNotebookCheck,
+      render: renderCheck,
       mark: null,
       custom: null,
       data: false,

@@ -21,7 +21,7 @@ import {
 } from '../model/gradcheck-report.js';
 import { formatSci } from '../components/scales.js';
 import { positionLabels } from '../model/labels.js';
-import { checkSamples } from '../model/notebook-check.js';
+import { checkSamples } from '../model/custom-arrays.js';
 import { shapeText } from '../model/format.js';
 import { lesson4Script } from '../model/numpy-scripts.js';
 import { lesson4Arrays } from '../model/lesson-arrays.js';

@@ -11,7 +11,7 @@ import { num } from '../components/numbers.js';
 import { lazyHeatmap } from '../components/lazy-figure.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
-import { arraysButton, downloadsRow, notebookButton } from '../components/downloads.js';
+import { arraysButton, downloadsRow, ipynbButton } from '../components/downloads.js';
 import { DEFAULT_SENTENCE, tokenize } from '../model/tokens.js';
 import { MAX_LR, quoteValue, learningRateError } from '../model/settings.js';
 import { sentenceModel } from '../model/sentence-model.js';
@@ -35,7 +35,7 @@ import {
 import { meanOverHeads, slice2d } from '../model/arrays.js';
 import { layerObjectScript, trainingScript } from '../model/numpy-scripts.js';
 import { lesson5Arrays } from '../model/lesson-arrays.js';
-import { checkSamples, customModel } from '../model/notebook-check.js';
+import { checkSamples, customModel } from '../model/custom-arrays.js';
 import { SteppedTrainer } from '../jobs/trainer.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
@@ -394,7 +394,7 @@ function downloads(mha, model, trainer, ipynbCells) {
     });
   return downloadsRow(
     arraysButton(5, arrays).element,
-    ipynbCells && notebookButton(ipynbCells, { id: 'l5-notebook', version: mha.version }).element,
+    ipynbCells && ipynbButton(ipynbCells, { id: 'l5-notebook', version: mha.version }).element,
   );
 }
 

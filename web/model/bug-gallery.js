@@ -1,5 +1,5 @@
 // bug-gallery.js - "A gallery of common bugs" (DOM-free): every known mistake of the notebook
-// check's catalogue (web/notebook/catalogue.js: a record with `variants`) done once on the course's
+// check's catalogue (web/check/catalogue.js: a record with `variants`) done once on the course's
 // arrays of lessons 3 and 4, and what the check says of it.
 //
 // For each such record, its first variant (its first value when it has `params`) replaces the
@@ -14,12 +14,12 @@
 // 2 (Y − target) / Y.size is lesson 4's dY, and the mistakes of the loss (mse-loss-sum,
 // mse-grad-factor) have a step to show.
 
-import { MISTAKES, rightLine } from '../notebook/catalogue.js';
-import { checkNotebook, resultOrder } from '../notebook/check.js';
-import { Pipeline } from '../notebook/pipeline.js';
-import { tensorPlan } from '../notebook/steps.js';
-import { acceptedShapes } from '../notebook/names.js';
-import { shownName } from '../notebook/analyses/layout.js';
+import { MISTAKES, rightLine } from '../check/catalogue.js';
+import { checkNotebook, resultOrder } from '../check/check.js';
+import { Pipeline } from '../check/pipeline.js';
+import { tensorPlan } from '../check/steps.js';
+import { acceptedShapes } from '../check/names.js';
+import { shownName } from '../check/analyses/layout.js';
 import { COURSE } from './defaults.js';
 import { courseData } from './course.js';
 import { block2d } from './arrays.js';

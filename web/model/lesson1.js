@@ -110,7 +110,7 @@ export function lesson1(mha, { tokens, C = COURSE.C, hs = COURSE.hs, seed = COUR
 export const COMPARE_SEED = COURSE.seed;
 
 /**
- * Lesson 1 on a notebook's arrays (lesson1Part of web/model/notebook-check.js): X (T, C), the two
+ * Lesson 1 on a notebook's arrays (lesson1Part of web/model/custom-arrays.js): X (T, C), the two
  * heads' weights W1, W2 ({ Wq, Wk, Wv }, each (C, hs)); tokens t0, t1, …. The comparison's Wq,
  * Wk, Wv (C, C) are drawn from default_rng(COMPARE_SEED), each standard_normal((C, C)) / sqrt(C).
  */

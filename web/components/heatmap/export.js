@@ -12,7 +12,7 @@ import {
   downloadText,
   matrixCSV,
 } from '../export.js';
-import { writeNpy } from '../../notebook.js';
+import { writeNpy } from '../../check.js';
 import { axisItems, axisNoun } from './axes.js';
 import {
   cellsMarkup,

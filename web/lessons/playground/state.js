@@ -17,7 +17,7 @@ import {
   validateSettings,
 } from '../../model/settings.js';
 import { sentenceModel, sentenceSpec, undrawnModel } from '../../model/sentence-model.js';
-import { customModel } from '../../model/notebook-check.js';
+import { customModel } from '../../model/custom-arrays.js';
 import { withLayer } from '../../model/layers.js';
 
 /** The settings a notebook's arrays decide (their controls are hidden while the arrays are in). */

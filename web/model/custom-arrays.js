@@ -1,4 +1,4 @@
-// notebook-check.js - the page's side of the notebook check (DOM-free): the arrays a student has
+// custom-arrays.js - the page's side of the notebook check (DOM-free): the arrays a student has
 // loaded, by name; the heads their shapes give; what the check and "Use my arrays in the lessons"
 // need from them; and the views of a result row the section shows (first difference, yours −
 // expected as a matrix).
@@ -20,9 +20,9 @@ import {
   arrayKey,
   courseName,
   lessonName,
-} from '../notebook/names.js';
-import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../notebook/limits.js';
-import { studentRun } from '../notebook/training-run.js';
+} from '../check/names.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../check/limits.js';
+import { studentRun } from '../check/training-run.js';
 import { MAX_LR, MAX_STEPS } from './settings.js';
 import { LESSON5_DEFAULTS } from './training.js';
 

@@ -5,9 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
-import { Pipeline, simulate } from '../web/notebook/pipeline.js';
-import { matmul } from '../web/notebook/ops.js';
+import { SMALL_INPUTS, smallSizes } from './small-layer.mjs';
+import { Pipeline, simulate } from '../../web/check/pipeline.js';
+import { matmul } from '../../web/check/ops.js';
 
 const sz = smallSizes();
 const f = (...x) => Float64Array.of(...x);

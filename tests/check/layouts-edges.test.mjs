@@ -1,11 +1,11 @@
-// adaptLayout (web/notebook/layouts.js) at its edges, on layers small enough to check by hand
+// adaptLayout (web/check/layouts.js) at its edges, on layers small enough to check by hand
 // (C = 4, T = 3, 2 heads of hs = 2): every name an author gives a weight, fused matrix or bias;
 // inputs that are not a layer; per-head lists that do not make one; fused matrices, biases and
 // results in each shape; the heads a file shows; and which recomputation decides (out, in).
 // Expected values come from plain loops here, never from layouts.js's own index maps.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adaptLayout, layoutRole } from '../web/notebook/layouts.js';
+import { adaptLayout, layoutRole } from '../../web/check/layouts.js';
 
 const arr = (shape, data, extra = {}) => ({ data: Float64Array.from(data), shape, ...extra });
 const size = (shape) => shape.reduce((a, b) => a * b, 1);

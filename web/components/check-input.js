@@ -1,4 +1,4 @@
-// notebook-input.js - the inputs of the notebook check: a drop zone that is also a button opening
+// check-input.js - the inputs of the notebook check: a drop zone that is also a button opening
 // the file picker (.npz / .npy, several files), a paste box for one array as text with its name,
 // and the list of loaded arrays (name, shape, dtype, source, a remove button). Each control has
 // its own error line (role="alert") right after it; every text is set with textContent.

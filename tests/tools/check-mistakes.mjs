@@ -1,17 +1,17 @@
-// notebook-mistakes.mjs - the notebook check on every student notebook of
+// check-mistakes.mjs - the notebook check on every student notebook of
 // tests/reference/notebook_students.py: prints "run: result blamed -> id: message" for each
 // diagnosis that is not follows-from, and the time of each check. Not a test (see
-// tests/notebook-check.test.mjs); for the lead's notes and for reading the messages.
+// tests/check/check.test.mjs); for the lead's notes and for reading the messages.
 //
-//   node tests/tools/notebook-mistakes.mjs [--all]     (--all: every differing row)
+//   node tests/tools/check-mistakes.mjs [--all]     (--all: every differing row)
 //
 // The bracket shows each result row: = match, x differs, s shape, . missing.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
-import { checkNotebook } from '../../web/notebook/check.js';
-import { loadStudent, studentsDir } from '../notebook-students.mjs';
+import { checkNotebook } from '../../web/check/check.js';
+import { loadStudent, studentsDir } from '../check/students.mjs';
 
 const all = process.argv.includes('--all');
 const mha = await loadMHA();
@@ -35,9 +35,9 @@ for (const run of manifest) {
 // no known mistake (every candidate tried). Wall time and this process's CPU time (the machine
 // may be shared) of three checks each.
 if (process.argv.includes('--time')) {
-  const { Pipeline } = await import('../../web/notebook/pipeline.js');
-  const { variants } = await import('../../web/notebook/catalogue.js');
-  const { acceptedShapes, resultNames } = await import('../../web/notebook/names.js');
+  const { Pipeline } = await import('../../web/check/pipeline.js');
+  const { variants } = await import('../../web/check/catalogue.js');
+  const { acceptedShapes, resultNames } = await import('../../web/check/names.js');
   for (const [B, T, C, heads] of [
     [2, 6, 64, 4],
     [2, 128, 768, 12],

@@ -1,4 +1,4 @@
-// checkNotebook (web/notebook/check.js) on students' notebooks written in NumPy
+// checkNotebook (web/check/check.js) on students' notebooks written in NumPy
 // (tests/reference/notebook_students.py): correct ones match everywhere they have data, each
 // known mistake is blamed on the first differing result with its id and everything after it
 // "follows from" it, a second mistake further down is found too; tolerances by precision (float64,
@@ -6,8 +6,8 @@
 // mistakes.js against the engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMHA, maxRelErr, PYTHON, referenceDir, repoRoot } from './helpers.mjs';
-import { mistakesTable } from './tools/mistakes-table.mjs';
+import { loadMHA, maxRelErr, PYTHON, referenceDir, repoRoot } from '../helpers.mjs';
+import { mistakesTable } from '../tools/mistakes-table.mjs';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,14 +18,14 @@ import {
   loadSidecar,
   loadStudent,
   studentsDir,
-} from './notebook-students.mjs';
-import { parseNumpyText } from '../web/notebook/text.js';
-import { checkNotebook, engineSteps } from '../web/notebook/check.js';
-import { MISTAKES, variants } from '../web/notebook/catalogue.js';
-import { Pipeline, simulate } from '../web/notebook/pipeline.js';
-import { candidates } from '../web/notebook/search.js';
-import { STEPS, tensorPlan } from '../web/notebook/steps.js';
-import { compareArrays, toleranceFor } from '../web/notebook/compare.js';
+} from './students.mjs';
+import { parseNumpyText } from '../../web/check/text.js';
+import { checkNotebook, engineSteps } from '../../web/check/check.js';
+import { MISTAKES, variants } from '../../web/check/catalogue.js';
+import { Pipeline, simulate } from '../../web/check/pipeline.js';
+import { candidates } from '../../web/check/search.js';
+import { STEPS, tensorPlan } from '../../web/check/steps.js';
+import { compareArrays, toleranceFor } from '../../web/check/compare.js';
 import {
   acceptedShapes,
   BACKWARD_NAMES,
@@ -37,8 +37,8 @@ import {
   resultNames,
   savezLine,
   shapeText,
-} from '../web/notebook/names.js';
-import * as ops from '../web/notebook/ops.js';
+} from '../../web/check/names.js';
+import * as ops from '../../web/check/ops.js';
 
 const mha = await loadMHA();
 const manifest = loadManifest();
@@ -760,7 +760,7 @@ test('printed float32 results: repr (dtype=float32) float32 tolerance, print() f
 });
 
 test('the notebook’s names are the engine’s: forward tensors and lesson 4’s gradient order', () => {
-  // web/notebook/names.js writes the course's names out (they are the file format a student
+  // web/check/names.js writes the course's names out (they are the file format a student
   // saves); they must stay the C tensor table's names, in its order
   const forward = mha.tensors.filter((t) => t.kind === 'intermediate' || t.kind === 'output');
   assert.deepEqual(

@@ -38,7 +38,7 @@ import {
 import { waitSettled, runAxe, describeViolations } from './a11y.mjs';
 import { mha } from './expected.mjs';
 import { build } from 'esbuild';
-import { LAYER_SAVE_LINE } from '../../web/model/notebook-check.js';
+import { LAYER_SAVE_LINE } from '../../web/model/custom-arrays.js';
 
 const session = useBrowser();
 const shotsDir = join(repoRoot, 'test-results', 'notebook-check');
@@ -543,7 +543,7 @@ for (const viewport of [
 // ------------------------------------------------------------------------------------------------
 // what the student sees of a differing tensor (issue 18, item 6)
 
-const MIN_ROW_PX = 12; // web/components/notebook-table.js
+const MIN_ROW_PX = 12; // web/components/check-table.js
 
 /** What each map of the section shows: tensor, kind, title, caption, lines, matrix height. */
 const mapsOf = (page, tensor) =>
@@ -738,7 +738,7 @@ const HARNESS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"
 async function reportPage(viewport, report) {
   const out = await build({
     stdin: {
-      contents: "export { resultNodes } from './web/lessons/notebook-check.js';",
+      contents: "export { resultNodes } from './web/lessons/check.js';",
       resolveDir: repoRoot,
       loader: 'js',
     },
@@ -779,7 +779,7 @@ async function reportPage(viewport, report) {
 test('a factor diagnosis: yours / expected beside the three maps, k said', async (t) => {
   // the report of unknown.npz, its scores diagnosed as the factor they are (issue 18's analysis
   // says so; without it, the factor is set here)
-  const { readNpz, checkNotebook } = await import('../../web/notebook.js');
+  const { readNpz, checkNotebook } = await import('../../web/check.js');
   const arrays = readNpz(new Uint8Array(readFileSync(file('unknown.npz'))));
   const report = checkNotebook(mha, arrays, { heads: 2 });
   const scores = report.rows.find((r) => r.name === 'scores');

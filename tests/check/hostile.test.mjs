@@ -1,4 +1,4 @@
-// Hostile input to the notebook check's readers and writers (web/notebook.js, issue 11): every
+// Hostile input to the notebook check's readers and writers (web/check.js, issue 11): every
 // case throws an Error with its own one-line message (asserted by regex), never allocates what a
 // header merely promises (the 10^9 x 10^9 shape is refused by its limit message, the zip bomb by
 // its promised size), and returns fast: each case's time is measured and reported, not asserted.
@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync, zipSync } from 'fflate';
-import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
-import { crc32 } from '../web/notebook/crc32.js';
-import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../web/notebook/limits.js';
-import { assertSentences } from './notebook-students.mjs';
+import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../../web/check.js';
+import { crc32 } from '../../web/check/crc32.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../../web/check/limits.js';
+import { assertSentences } from './students.mjs';
 
 const latin1 = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const concat = (...parts) => {

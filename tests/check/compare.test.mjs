@@ -14,7 +14,7 @@ import {
   toleranceFor,
   uncomparedRow,
   unravel,
-} from '../web/notebook/compare.js';
+} from '../../web/check/compare.js';
 
 const f64 = (...x) => Float64Array.from(x);
 

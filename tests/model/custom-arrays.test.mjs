@@ -1,4 +1,4 @@
-// web/model/notebook-check.js, the page's side of the notebook check (DOM-free): names, files,
+// web/model/custom-arrays.js, the page's side of the notebook check (DOM-free): names, files,
 // merging loaded arrays, heads from a split array, what "Use my arrays in the lessons" builds
 // (custom arrays, lesson 5's and the playground's model, their forward pass) and refuses, the
 // matrix views and differences the section draws, the first-difference text and the summary;
@@ -46,14 +46,14 @@ import {
   rowMaps,
   toleranceRule,
   toleranceRules,
-} from '../../web/model/notebook-check.js';
+} from '../../web/model/custom-arrays.js';
 import { courseData } from '../../web/model/course.js';
 import { lesson3 } from '../../web/model/lesson3.js';
 import { lesson4 } from '../../web/model/lesson4.js';
 import { loadMHA, bitEqual, referenceDir } from '../helpers.mjs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadNpz } from '../../web/notebook.js';
+import { loadNpz } from '../../web/check.js';
 
 const mha = await loadMHA();
 

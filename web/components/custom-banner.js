@@ -1,10 +1,10 @@
-// notebook-banner.js - the banner over every figure computed from a student's arrays: "Custom
+// custom-banner.js - the banner over every figure computed from a student's arrays: "Custom
 // arrays in use (from your notebook) — nothing leaves your browser", the sizes, what was drawn
 // because the notebook did not have it, and a "Back to the course's arrays" button; over a lesson
 // the loaded arrays cannot feed (lesson 1 without Wq1 … Wv2, say), why it shows the course's.
 
 import { el } from './dom.js';
-import { customSizesText, CUSTOM_SEED } from '../model/notebook-check.js';
+import { customSizesText, CUSTOM_SEED } from '../model/custom-arrays.js';
 import { runLine } from '../model/training.js';
 
 /** What of lesson 4's dY and lesson 5's target is the student's and what was drawn. */

@@ -1,4 +1,4 @@
-// adaptLayout (web/notebook/layouts.js) on notebooks in other authors' layouts, written in NumPy
+// adaptLayout (web/check/layouts.js) on notebooks in other authors' layouts, written in NumPy
 // (tests/reference/notebook_layouts.py -> build/reference/notebook-layouts/): per-head weight
 // stacks and lists, GPT-2's fused c_attn, PyTorch's in_proj_weight and (out, in) weights, a layer
 // without Wo, a heads setting other than the file's, results stacked heads first. Each file,
@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadMHA, referenceDir } from './helpers.mjs';
-import { assertSentences, loadManifest, loadStudent } from './notebook-students.mjs';
-import { readNpz } from '../web/notebook/npz.js';
-import { checkNotebook } from '../web/notebook/check.js';
-import { adaptLayout, layoutRole } from '../web/notebook/layouts.js';
+import { loadMHA, referenceDir } from '../helpers.mjs';
+import { assertSentences, loadManifest, loadStudent } from './students.mjs';
+import { readNpz } from '../../web/check/npz.js';
+import { checkNotebook } from '../../web/check/check.js';
+import { adaptLayout, layoutRole } from '../../web/check/layouts.js';
 
 const mha = await loadMHA();
 const dir = join(referenceDir(), 'notebook-layouts');

@@ -1,28 +1,28 @@
 // The compute engine (web/jobs/compute.js) in Node: its workers run web/jobs/worker-main.js in
-// node:worker_threads (tests/compute-node-worker.mjs), exactly as the page runs it in a Blob-URL
-// worker. Checked here: results bit-identical to the Node API (layer.gradcheck, layer.train,
-// layer.forward) on the main-thread fallback and on 1, 2 and 4 workers (a check split by tensor
-// gives identical rows), progress with an estimate of the time left, priorities, cancellation
-// within one slice (counted by the worker), cancelGroup, idle, the fallback when workers cannot
-// start, and clear errors for bad input.
+// node:worker_threads (tests/jobs/compute-node-worker.mjs), exactly as the page runs it in a
+// Blob-URL worker. Checked here: results bit-identical to the Node API (layer.gradcheck,
+// layer.train, layer.forward) on the main-thread fallback and on 1, 2 and 4 workers (a check split
+// by tensor gives identical rows), progress with an estimate of the time left, priorities,
+// cancellation within one slice (counted by the worker), cancelGroup, idle, the fallback when
+// workers cannot start, and clear errors for bad input.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { loadMHA } from '../web/mha.js';
-import { courseData } from '../web/model/course.js';
-import { layerWith } from '../web/model/layers.js';
-import { sentenceModel, sentenceSpec } from '../web/model/sentence-model.js';
-import { tokenize, DEFAULT_SENTENCE } from '../web/model/tokens.js';
-import { divergedMessage } from '../web/model/training.js';
-import { Scheduler } from '../web/jobs/scheduler.js';
-import { SteppedTrainer, Trainer } from '../web/jobs/trainer.js';
-import { createCompute, poolSize, etaMs } from '../web/jobs/compute.js';
-import { checkPlan, splitRows } from '../web/jobs/check-rows.js';
+import { loadMHA } from '../../web/mha.js';
+import { courseData } from '../../web/model/course.js';
+import { layerWith } from '../../web/model/layers.js';
+import { sentenceModel, sentenceSpec } from '../../web/model/sentence-model.js';
+import { tokenize, DEFAULT_SENTENCE } from '../../web/model/tokens.js';
+import { divergedMessage } from '../../web/model/training.js';
+import { Scheduler } from '../../web/jobs/scheduler.js';
+import { SteppedTrainer, Trainer } from '../../web/jobs/trainer.js';
+import { createCompute, poolSize, etaMs } from '../../web/jobs/compute.js';
+import { checkPlan, splitRows } from '../../web/jobs/check-rows.js';
 import { nodeSpawner } from './compute-node-worker.mjs';
-import { repoRoot } from './helpers.mjs';
+import { repoRoot } from '../helpers.mjs';
 
 const wasm = readFileSync(join(repoRoot, 'web', 'mha.wasm'));
 const mha = await loadMHA(wasm);

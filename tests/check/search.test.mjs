@@ -5,9 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
-import { Pipeline, simulate } from '../web/notebook/pipeline.js';
-import { candidates, findMistake } from '../web/notebook/search.js';
+import { SMALL_INPUTS, smallSizes } from './small-layer.mjs';
+import { Pipeline, simulate } from '../../web/check/pipeline.js';
+import { candidates, findMistake } from '../../web/check/search.js';
 
 const f = (...x) => Float64Array.of(...x);
 const inputs = SMALL_INPUTS;

@@ -1,4 +1,4 @@
-// notebook-table.js - the result of the notebook check on screen: the table in the course's order
+// check-table.js - the result of the notebook check on screen: the table in the course's order
 // (your shape vs expected, status as symbol + words + colour, max abs / rel error, the norm-wise
 // relative error, the tolerance's number (its rule said once, by toleranceLine), the first
 // differing entry, the diagnosis in words) and, for every tensor that differs, its maps side by
@@ -22,7 +22,7 @@ import {
   matrixView,
   rowMaps,
   toleranceRules,
-} from '../model/notebook-check.js';
+} from '../model/custom-arrays.js';
 import { fmt } from '../model/format.js';
 import { headColumnLabels } from '../model/labels.js';
 

@@ -1,4 +1,4 @@
-// The notebook check's file formats (web/notebook.js, issue 11): every file NumPy wrote
+// The notebook check's file formats (web/check.js, issue 11): every file NumPy wrote
 // (tests/reference/notebook_formats.py -> build/reference/notebook-formats/) reads back bit for
 // bit, and every file the writers write is read by NumPy (python3 + NumPy, spawned) bit for bit.
 // Partly unreadable .npz files (issue 18) give every member np.load reads as numbers and skip the
@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PYTHON, referenceDir } from './helpers.mjs';
-import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../web/notebook.js';
+import { PYTHON, referenceDir } from '../helpers.mjs';
+import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../../web/check.js';
 
 const dir = join(referenceDir(), 'notebook-formats');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));

@@ -1,4 +1,4 @@
-// notebook-check.js - "Check your notebook": the np.savez line to paste in the notebook, a drop
+// check.js - "Check your notebook": the np.savez line to paste in the notebook, a drop
 // zone / file picker for .npz and .npy files and a paste box for one array as text, the list of
 // loaded arrays, heads and causal, the check's table in the course's order with, for every tensor
 // that differs, its maps side by side (yours, expected, yours − expected, and yours / expected when
@@ -11,11 +11,11 @@
 import { el } from '../components/dom.js';
 import { field, errorLine, button } from '../components/controls.js';
 import { copyButton } from '../components/export.js';
-import { fileDrop, pasteBox, arrayList } from '../components/notebook-input.js';
-import { checkTable, diffFigures, toleranceLine } from '../components/notebook-table.js';
-import { customBanner } from '../components/notebook-banner.js';
+import { fileDrop, pasteBox, arrayList } from '../components/check-input.js';
+import { checkTable, diffFigures, toleranceLine } from '../components/check-table.js';
+import { customBanner } from '../components/custom-banner.js';
 import { renderBugGallery } from './bug-gallery.js';
-import { readNpy, loadNpz, parseNumpyText, checkNotebook } from '../notebook.js';
+import { readNpy, loadNpz, parseNumpyText, checkNotebook } from '../check.js';
 import {
   addArrays,
   removeArray,
@@ -36,10 +36,10 @@ import {
   rootCauseText,
   checkedText,
   LAYER_SAVE_LINE,
-} from '../model/notebook-check.js';
+} from '../model/custom-arrays.js';
 import { COURSE } from '../model/defaults.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
-import { savezLine } from '../notebook/names.js';
+import { savezLine } from '../check/names.js';
 
 const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
 
@@ -446,7 +446,7 @@ function sectionBody(parts) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderNotebookCheck({ mha, body, onUse, onBack }) {
+export function renderCheck({ mha, body, onUse, onBack }) {
   const ctx = { mha, onUse, onBack, state: { list: [], skipped: [], result: null, heads: null } };
   ctx.parts = sectionParts(ctx);
   const { options } = ctx.parts;

@@ -1,4 +1,4 @@
-// checkTraining (web/notebook/training.js) on students' lesson-5 notebooks written in NumPy
+// checkTraining (web/check/training.js) on students' lesson-5 notebooks written in NumPy
 // (tests/reference/notebook_training.py, build/reference/notebook-training/): the weights after a
 // step and the losses of a 10-step run, correct (float64, float32, causal, two sizes, the page's
 // own download) and with each mistake of a training step, each with its exact status and
@@ -8,14 +8,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadMHA, referenceDir } from './helpers.mjs';
-import { assertSentences } from './notebook-students.mjs';
-import { readNpz } from '../web/notebook/npz.js';
-import { checkTraining } from '../web/notebook/training.js';
-import { lesson5Arrays } from '../web/model/lesson-arrays.js';
-import { DEFAULT_SENTENCE, tokenize } from '../web/model/tokens.js';
-import { sentenceModel } from '../web/model/sentence-model.js';
-import { Trainer } from '../web/jobs/trainer.js';
+import { loadMHA, referenceDir } from '../helpers.mjs';
+import { assertSentences } from './students.mjs';
+import { readNpz } from '../../web/check/npz.js';
+import { checkTraining } from '../../web/check/training.js';
+import { lesson5Arrays } from '../../web/model/lesson-arrays.js';
+import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
+import { sentenceModel } from '../../web/model/sentence-model.js';
+import { Trainer } from '../../web/jobs/trainer.js';
 
 const mha = await loadMHA();
 const dir = join(referenceDir(), 'notebook-training');

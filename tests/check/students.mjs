@@ -1,4 +1,4 @@
-// notebook-students.mjs - the students' notebooks of tests/reference/notebook_students.py
+// students.mjs - the students' notebooks of tests/reference/notebook_students.py
 // (build/reference/notebook-students/, made by `make reference`) as checkNotebook's arrays: each
 // <run>.npz (np.savez) read with readNpz, as the page reads a student's file. Beside each .npz
 // the script writes <run>.json, the same arrays with exact float64 values (non-finite numbers as
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { referenceDir, repoRoot } from './helpers.mjs';
-import { readNpz } from '../web/notebook/npz.js';
+import { referenceDir, repoRoot } from '../helpers.mjs';
+import { readNpz } from '../../web/check/npz.js';
 
 const NONFINITE = { inf: Infinity, '-inf': -Infinity, nan: NaN };
 

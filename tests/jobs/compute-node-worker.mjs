@@ -1,10 +1,10 @@
 // compute-node-worker.mjs - the page's compute worker (web/jobs/worker-main.js) in Node: as a
 // worker thread this file serves it over parentPort; imported on the main thread it gives
 // nodeSpawner(), the spawner createCompute takes instead of the browser's Blob-URL workers.
-// Used by tests/compute.test.mjs and tests/bench/bench.mjs. Not a test by itself.
+// Used by tests/jobs/compute.test.mjs and tests/bench/bench.mjs. Not a test by itself.
 
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
-import { serveCompute } from '../web/jobs/worker-main.js';
+import { serveCompute } from '../../web/jobs/worker-main.js';
 
 if (!isMainThread && parentPort) {
   serveCompute({

@@ -4,9 +4,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
-import { MISTAKES, rightLine, variants } from '../web/notebook/catalogue.js';
-import { simulate } from '../web/notebook/pipeline.js';
+import { SMALL_INPUTS, smallSizes } from './small-layer.mjs';
+import { MISTAKES, rightLine, variants } from '../../web/check/catalogue.js';
+import { simulate } from '../../web/check/pipeline.js';
 
 const inputs = SMALL_INPUTS;
 const sizes = smallSizes;

@@ -1,20 +1,20 @@
-// The analyses of the notebook check (web/notebook/analyses/): what each constant factor means in
+// The analyses of the notebook check (web/check/analyses/): what each constant factor means in
 // this layer (worked out here by hand for one size), the array operations they recompute with
 // (against plain loops written here), and the sentences the check says for the students'
 // mistakes outside the catalogue (tests/reference/notebook_students.py, UNSEEN): the numbers,
 // orders and names each must carry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMALL_INPUTS, smallSizes } from './notebook-small.mjs';
-import { loadMHA } from './helpers.mjs';
-import { loadManifest, loadStudent } from './notebook-students.mjs';
-import { checkNotebook } from '../web/notebook/check.js';
+import { SMALL_INPUTS, smallSizes } from './small-layer.mjs';
+import { loadMHA } from '../helpers.mjs';
+import { loadManifest, loadStudent } from './students.mjs';
+import { checkNotebook } from '../../web/check/check.js';
 import {
   factorNumber,
   fitFactor,
   meanings,
   stepReadings,
-} from '../web/notebook/analyses/factor.js';
+} from '../../web/check/analyses/factor.js';
 import {
   isAre,
   layoutOf,
@@ -26,8 +26,8 @@ import {
   softmaxAxis,
   swapAxes,
   verbS,
-} from '../web/notebook/analyses/layout.js';
-import { sameNumbers } from '../web/notebook/analyses/permute.js';
+} from '../../web/check/analyses/layout.js';
+import { sameNumbers } from '../../web/check/analyses/permute.js';
 
 // B = 3, T = 5, C = 24, h = 3: hs = 8, B·T = 15, Y.size = 360
 const s = { B: 3, T: 5, C: 24, heads: 3, hs: 8, N: 15, n: 360 };
@@ -368,7 +368,7 @@ for (const [name, patterns] of Object.entries(SAYS)) {
 }
 
 test('at a large size the steps not saved are not searched, and the row says so', async () => {
-  const { LARGE, measuredFacts } = await import('../web/notebook/analyses/index.js');
+  const { LARGE, measuredFacts } = await import('../../web/check/analyses/index.js');
   assert.equal(LARGE, 131072);
   const ctx = {
     yours: Float64Array.of(1, 2),
@@ -415,7 +415,7 @@ test('at a large size the steps not saved are not searched, and the row says so'
 // the relations on small hand-made arrays (a context as check.js builds it, its parts set here)
 
 const { addedAnalysis, batchSubsetAnalysis, biasAnalysis, factorAnalysis, headMeanAnalysis } =
-  await import('../web/notebook/analyses/relations.js');
+  await import('../../web/check/analyses/relations.js');
 
 /** A context for `node` with the student's `yours` and the course's `local`. */
 function context(node, yours, local, more = {}) {
@@ -672,10 +672,10 @@ test('headMeanAnalysis: every head the mean over the heads (att, concat)', () =>
 // ------------------------------------------------------------------------------------------------
 // the orders and the operands on hand-made arrays
 
-const { permutationAnalysis } = await import('../web/notebook/analyses/permute.js');
+const { permutationAnalysis } = await import('../../web/check/analyses/permute.js');
 const { diagonalSoftmaxAnalysis, dxPathAnalysis, rowsumKeepdimsAnalysis } =
-  await import('../web/notebook/analyses/operand.js');
-const ops = await import('../web/notebook/ops.js');
+  await import('../../web/check/analyses/operand.js');
+const ops = await import('../../web/check/ops.js');
 
 test('permutationAnalysis: axes swapped, heads or tokens reordered, heads copied', () => {
   const small = { B: 1, T: 3, C: 4, heads: 2, hs: 2, N: 3, n: 12 };
@@ -785,7 +785,7 @@ test('the softmax backward: the Jacobian diagonal only, the row sums without kee
 });
 
 test('attentionFacts: rows off 1, negative weights, open future weights, the edges', async () => {
-  const { attentionFacts } = await import('../web/notebook/analyses/attention.js');
+  const { attentionFacts } = await import('../../web/check/analyses/attention.js');
   const tol = 2 ** -10; // sums within tol·T of 1 and weights within tol of 0 are kept
   const att = (yours, sizes) =>
     attentionFacts({ node: 'att', yours: Float64Array.from(yours), s: sizes, dtypeTol: tol });
@@ -829,7 +829,7 @@ test('attentionFacts: rows off 1, negative weights, open future weights, the edg
 });
 
 test('nonFiniteAnalysis: counts, the first entry, and a cause only where it is shown', async () => {
-  const { nonFiniteAnalysis } = await import('../web/notebook/analyses/nonfinite.js');
+  const { nonFiniteAnalysis } = await import('../../web/check/analyses/nonfinite.js');
   const sizes = { B: 1, T: 2, C: 2, heads: 1, hs: 2, causal: false };
   const nf = (node, yours, more = {}) =>
     nonFiniteAnalysis({
@@ -1116,7 +1116,7 @@ test('one relation at two rows: the second follows from the first, "with the sam
 });
 
 test('attentionAnalyses: a finite fill in the scores, softmaxes over other axes', async () => {
-  const { attentionAnalyses } = await import('../web/notebook/analyses/attention.js');
+  const { attentionAnalyses } = await import('../../web/check/analyses/attention.js');
   // plain loops: a softmax over each run of n entries
   const softmaxRuns = (x, n) => {
     const out = new Float64Array(x.length);
@@ -1239,8 +1239,8 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
 });
 
 test('analysisContext: the values, tolerances, recomputations every analysis reads', async () => {
-  const { analysisContext, LARGE } = await import('../web/notebook/analyses/index.js');
-  const { Pipeline, simulate } = await import('../web/notebook/pipeline.js');
+  const { analysisContext, LARGE } = await import('../../web/check/analyses/index.js');
+  const { Pipeline, simulate } = await import('../../web/check/pipeline.js');
   const sz = smallSizes();
   const f = (...x) => Float64Array.of(...x);
   const inputs = SMALL_INPUTS;
@@ -1400,7 +1400,7 @@ test('meanings: the words of each reading of the loss, dY, the scores, a weight 
 });
 
 test('heads merged out of order, concat not saved: any order to h = 5, then reversed', async () => {
-  const { simulate } = await import('../web/notebook/pipeline.js');
+  const { simulate } = await import('../../web/check/pipeline.js');
   const said = (heads, perm) => {
     const [B, T, C] = [1, 3, 6 * heads];
     const hs = C / heads;
