@@ -1,11 +1,14 @@
-// web/model/ipynb.js: the page's NumPy scripts as one nbformat 4.5 notebook. The format is checked
-// field by field against nbformat 4.5's schema (required keys, cell ids, multi-line strings); the
-// notebook of the page's sections (each lesson's script as the page builds it by default, and the
-// playground's) is run top to bottom in one python3 process, and what it prints is compared with
-// the page's model (as tests/model/scripts.test.mjs compares each script).
+// web/model/ipynb.js: the page's NumPy scripts as one nbformat 4.5 notebook. nbformat's own
+// validator checks the format (tests/model/notebook-run.mjs: the schema, cell ids, and what it
+// leaves open); the notebook of the page's sections (each lesson's script as the page builds it by
+// default, and the playground's) is run by Jupyter (nbconvert --execute, Debian's python3 kernel),
+// and what each cell prints is compared with the page's model (as tests/model/scripts.test.mjs
+// compares each script).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import {
   NOTEBOOK_FILENAME,
   NOTEBOOK_MIME,
@@ -24,12 +27,13 @@ import { lesson4 } from '../../web/model/lesson4.js';
 import { backwardOrder } from '../../web/model/gradcheck-report.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { Trainer } from '../../web/jobs/trainer.js';
-import { loadMHA } from '../helpers.mjs';
+import { PYTHON, loadMHA } from '../helpers.mjs';
 import {
   assertClose,
   assertValidNotebook,
   checkRows,
   defaultSections,
+  notebookErrors,
   printed,
   runNotebook,
 } from './notebook-run.mjs';
@@ -101,15 +105,99 @@ test('buildNotebook: a title cell, then markdown + code per section, valid nbfor
   );
 });
 
+test("nbformat's validator finds what the page must never write; the checks it leaves open", () => {
+  const good = buildNotebook({
+    title: 't',
+    sections: [{ id: 'a', heading: 'A', code: 'print(1)' }],
+  });
+  /** `good` after `edit(its code cell, it)`. */
+  const bad = (edit) => {
+    const nb = structuredClone(good);
+    edit(nb.cells[2], nb);
+    return nb;
+  };
+  const ran = bad((c) => (c.outputs = [{ output_type: 'stream', name: 'stdout', text: 'x' }]));
+  const older = bad((c, nb) => {
+    nb.nbformat_minor = 4;
+    for (const cell of nb.cells) delete cell.id;
+  });
+  const found = notebookErrors([
+    good,
+    bad((c, nb) => (c.id = nb.cells[1].id)),
+    bad((c) => delete c.id),
+    bad((c) => (c.id = 'a b')),
+    bad((c) => (c.execution_count = '1')),
+    bad((c) => (c.output = [])),
+    bad((c, nb) => (nb.metadata.kernelspec = { name: 'python3' })),
+    older,
+    ran,
+  ]);
+  assert.equal(found[0], null);
+  // nbformat 5.5 by itself would only warn about these two, and repair them
+  assert.match(found[1], /^DuplicateCellId: Non-unique cell id 'a-text' detected/);
+  assert.match(found[2], /^MissingIDFieldWarning: Code cell is missing an id field/);
+  const messages = [
+    "'a b' does not match '^[a-zA-Z0-9-_]+$'",
+    "'1' is not of type 'integer', 'null'",
+    "Additional properties are not allowed ('output' was unexpected)",
+    "'display_name' is a required property",
+  ];
+  messages.forEach((m, k) => {
+    assert.ok(found[3 + k].startsWith(`NotebookValidationError: ${m}`), found[3 + k]);
+  });
+  // valid for nbformat, and what the checks it leaves open are for: a 4.4 notebook (its schema
+  // has no cell ids), a notebook already run, a source line that holds two
+  assert.deepEqual(found.slice(7), [null, null]);
+  assert.throws(() => assertValidNotebook(older), /nbformat_minor/);
+  assert.throws(() => assertValidNotebook(bad((c) => (c.source = ['a\nb']))), /cell 2 line 0/);
+  assert.throws(() => assertValidNotebook(ran), /cell 2: outputs/);
+});
+
+test('runNotebook: each cell its stdout and stderr; a cell that raises, with its traceback', () => {
+  const nb = buildNotebook({
+    title: 't',
+    sections: [
+      { id: 'ok', heading: 'A', code: 'import sys\nprint("x = 1")\nprint("w", file=sys.stderr)' },
+      { id: 'bad', heading: 'B', code: 'import numpy as np\nnp.linalg.inv(np.zeros((2, 2)))' },
+      {
+        id: 'after',
+        heading: 'C',
+        code: 'import numpy, sys\nprint(sys.executable, numpy.__file__)',
+      },
+    ],
+  });
+  const { stdout, stderr, errors } = runNotebook(nb, { allowErrors: true });
+  // the cells after one that raised still run, in one kernel: PYTHON, with the fixtures' NumPy
+  const [exe, numpyFile] = stdout['after-code'].trim().split(' ');
+  assert.deepEqual(Object.keys(stdout), ['ok-code', 'bad-code', 'after-code']);
+  assert.equal(stdout['ok-code'], 'x = 1\n');
+  assert.equal(stdout['bad-code'], '');
+  assert.equal(realpathSync(exe), realpathSync(PYTHON));
+  const numpyOfPython = execFileSync(PYTHON, ['-c', 'import numpy; print(numpy.__file__)']);
+  assert.equal(numpyFile, String(numpyOfPython).trim());
+  assert.deepEqual(stderr, { 'ok-code': 'w\n' });
+  assert.equal(errors.length, 1);
+  assert.match(errors[0], /^cell bad-code: LinAlgError: Singular matrix\n/);
+  assert.match(errors[0], /----> 2 np\.linalg\.inv/);
+  assert.ok(!errors[0].includes(String.fromCharCode(27)), 'no terminal colours');
+  assert.throws(() => runNotebook(nb), /cells that raised[^]*cell bad-code: LinAlgError/);
+});
+
 test("the page's notebook runs top to bottom and prints the page's numbers", (t) => {
   const nb = buildNotebook({ title: 'test', sections: defaultSections() });
   assertValidNotebook(nb);
   const t0 = Date.now();
-  const out = runNotebook(nb);
-  t.diagnostic(`6 code cells ran in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const { stdout: out, stderr, executed } = runNotebook(nb);
+  t.diagnostic(`6 code cells ran in Jupyter in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   assert.deepEqual(
     Object.keys(out),
     defaultSections().map((s) => `${s.id}-code`),
+  );
+  assert.deepEqual(stderr, {}, 'no cell writes to stderr (a NumPy warning would)');
+  assert.deepEqual(
+    executed.cells.filter((c) => c.cell_type === 'code').map((c) => c.execution_count),
+    [1, 2, 3, 4, 5, 6],
+    'one kernel ran the cells in order',
   );
 
   const r1 = lesson1(mha, { tokens: tokenize(DEFAULT_SENTENCE) });
