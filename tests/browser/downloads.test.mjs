@@ -45,7 +45,7 @@ import {
   numpyLoad,
   printed,
   runNotebook,
-} from '../model/notebook-run.mjs';
+} from '../model/ipynb-run.mjs';
 
 const session = useBrowser();
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBrowser, waitFigures, setValue, consoleErrors, assertSameArray } from './browser.mjs';
 import * as X from './expected.mjs';
-import { numpyLoad } from '../model/notebook-run.mjs';
+import { numpyLoad } from '../model/ipynb-run.mjs';
 
 const session = useBrowser();
 

@@ -1,5 +1,5 @@
 // web/model/ipynb.js: the page's NumPy scripts as one nbformat 4.5 notebook. nbformat's own
-// validator checks the format (tests/model/notebook-run.mjs: the schema, cell ids, and what it
+// validator checks the format (tests/model/ipynb-run.mjs: the schema, cell ids, and what it
 // leaves open); the notebook of the page's sections (each lesson's script as the page builds it by
 // default, and the playground's) is run by Jupyter (nbconvert --execute, Debian's python3 kernel),
 // and what each cell prints is compared with the page's model (as tests/model/scripts.test.mjs
@@ -36,7 +36,7 @@ import {
   notebookErrors,
   printed,
   runNotebook,
-} from './notebook-run.mjs';
+} from './ipynb-run.mjs';
 
 const mha = await loadMHA();
 

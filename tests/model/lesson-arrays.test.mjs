@@ -27,7 +27,7 @@ import { lesson4 } from '../../web/model/lesson4.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { bitEqual, loadMHA } from '../helpers.mjs';
-import { numpyLoad } from './notebook-run.mjs';
+import { numpyLoad } from './ipynb-run.mjs';
 
 const mha = await loadMHA();
 const tokens = tokenize(DEFAULT_SENTENCE);

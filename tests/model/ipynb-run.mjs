@@ -1,4 +1,4 @@
-// notebook-run.mjs - shared by tests/model/ipynb.test.mjs, tests/model/lesson-arrays.test.mjs,
+// ipynb-run.mjs - shared by tests/model/ipynb.test.mjs, tests/model/lesson-arrays.test.mjs,
 // tests/browser/downloads.test.mjs and longtasks.test.mjs: a notebook checked by nbformat's own
 // validator and run by Jupyter (nbconvert --execute with ipykernel's python3 kernel), the page's
 // default sections, what each code cell printed, and reading a .npy / .npz file with NumPy itself
