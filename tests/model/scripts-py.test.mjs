@@ -66,7 +66,8 @@ test('web/model/scripts/sources.js is up to date with the .py files', () => {
 
 test('every .py is used: rendered by numpy-scripts.js or included by a file that is', () => {
   const js = readFileSync(join(repoRoot, 'web', 'model', 'numpy-scripts.js'), 'utf8');
-  const rendered = [...js.matchAll(/\brender\('([\w-]+\.py)'/g)].map((m) => m[1]);
+  // the file names quoted in it (its render('lesson1.py', ...) calls), in either quotes
+  const rendered = [...js.matchAll(/['"]([\w-]+\.py)['"]/g)].map((m) => m[1]);
   assert.ok(rendered.length >= 8, `render calls: ${rendered}`);
   const includes = new Map(
     FILES.map((f) => {
