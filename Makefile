@@ -67,6 +67,13 @@ $(BUILD)/mha-scalar.wasm: $(SRC) $(HDR)
 	@mkdir -p $(BUILD)
 	$(EMCC) $(filter-out -msimd128,$(WASM_CFLAGS)) $(SRC) -o $@ $(WASM_LDFLAGS)
 
+# The NumPy scripts' Python: web/model/scripts/*.py, the source; sources.js (built, not committed,
+# like web/mha.wasm) holds their text as one JS module that the page's bundle and the Node tests
+# both import (Node cannot import a .py). tests/model/scripts-py.test.mjs fails when it is stale.
+PY_SOURCES := web/model/scripts/sources.js
+$(PY_SOURCES): $(wildcard web/model/scripts/*.py) tests/tools/py-scripts.mjs
+	node tests/tools/py-scripts.mjs
+
 # The page as one classic script (web/app.bundle.js): the ES modules of web/ bundled by esbuild,
 # with the wasm embedded as base64, so it also runs from file:// (where Chromium blocks module
 # scripts and fetch). The same file is used over http. It also carries the compute worker
@@ -78,7 +85,7 @@ bundle: web/app.bundle.js
 	@:
 $(ESBUILD):
 	$(SETUP) node_modules
-web/app.bundle.js: web/mha.wasm $(filter-out web/app.bundle.js,$(PAGE_JS)) | $(ESBUILD)
+web/app.bundle.js: web/mha.wasm $(filter-out web/app.bundle.js,$(PAGE_JS)) $(PY_SOURCES) | $(ESBUILD)
 	@mkdir -p $(BUILD)
 	$(ESBUILD) web/app.js --bundle --minify --format=iife --platform=browser --target=es2022 \
 		--log-override:empty-import-meta=silent --log-level=warning --outfile=$(BUILD)/app.iife.js
@@ -208,4 +215,4 @@ bench:
 	node tests/bench/bench.mjs
 
 clean:
-	rm -rf $(BUILD) web/mha.wasm web/app.bundle.js
+	rm -rf $(BUILD) web/mha.wasm web/app.bundle.js $(PY_SOURCES)

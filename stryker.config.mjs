@@ -9,6 +9,7 @@ export const MUTATE = [
   'web/check.js',
   'web/check/**/*.js',
   'web/model/**/*.js',
+  '!web/model/scripts/sources.js', // generated: the text of the .py files
   'web/jobs/**/*.js',
 ];
 
