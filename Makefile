@@ -49,7 +49,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node mutate-smoke reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 # (`@:`, an empty recipe: when all is up to date, npm start prints no "Nothing to be done")
@@ -147,7 +147,11 @@ test-node: wasm bundle reference
 
 # The README's test command, and CI's (.ci/run): setup first, then lint (ESLint, Prettier,
 # clang-format: any finding fails), then every suite in this order.
-TEST_STEPS := lint test-c fuzz-ci test-node
+TEST_STEPS := lint test-c fuzz-ci test-node mutate-smoke
+# mutation testing's own smoke run: Stryker's dry run of every JS suite, then the mutants of one
+# small module, each of which must be detected (tests/mutate/README.md; the full run: npm run mutate)
+mutate-smoke: wasm bundle reference
+	node tests/mutate/mutate.mjs --smoke
 lint:
 	npm run --silent lint
 test:

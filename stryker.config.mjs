@@ -1,6 +1,6 @@
 // StrykerJS: mutation testing of web/'s DOM-free modules against the Node suites. Run through
 // `npm run mutate` (tests/mutate/mutate.mjs: this, then the C mutants of c-mutants.json);
-// `npx stryker run` runs this part alone (Node >= 22). Not in CI: 11-17 minutes on 2 cores.
+// `npx stryker run` runs this part alone (Node >= 22). CI runs `npm run mutate -- --smoke`.
 import { JS_SUITES } from './tests/mutate/suites.mjs';
 
 /** The modules whose mutants are tested: the engine and the DOM-free layers (model, jobs). */
@@ -29,6 +29,10 @@ export default {
   htmlReporter: { fileName: 'build/mutation/stryker.html' },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   tempDirName: 'build/stryker-tmp',
+  // every result kept: the next run tests only the mutants whose code or tests changed
+  // (npm run mutate -- --force starts again)
+  incremental: true,
+  incrementalFile: 'build/mutation/incremental.json',
   // the sandbox needs the wasm builds and the NumPy fixtures, nothing else from build/
   ignorePatterns: [
     '/build/*',

@@ -3,14 +3,21 @@
 //   npm run mutate                      both parts: StrykerJS on web/'s DOM-free modules, then the
 //                                       C mutants of tests/mutate/c-mutants.json
 //   npm run mutate -- --js-only | --c-only | --jobs N
-//   npm run mutate -- --js-only --mutate 'web/check/analyses/**/*.js'   (repeatable): the JS
-//                                       mutants of these files only (a part of the tree in a
-//                                       run that fits a working session)
+//   npm run mutate -- web/check/analyses/ web/model/settings.js   the JS mutants of these
+//                                       files or folders only (same as --js-only --mutate PATH
+//                                       for each; globs work too)
+//   npm run mutate -- --smoke           what CI runs: the dry run of every JS suite, then the
+//                                       mutants of SMOKE_FILE; fails unless each is detected
+//   npm run mutate -- --force           forget the last run (build/mutation/incremental.json)
+//
+// Incremental: a run keeps every result in build/mutation/incremental.json and the next run
+// tests again only the mutants whose code or covering tests changed (Stryker's incremental
+// mode), so after the first full run a change costs minutes, not hours.
 //
 // Prints each part's score, the combined score and every surviving mutant (file:line, mutation);
 // survivors listed in tests/mutate/equivalent-mutants.json (with the reason they cannot be
 // killed) are shown apart and left out of the "adjusted" scores. Reports: build/mutation/
-// (stryker.html, stryker.json, c-mutants.json). Not part of CI: about 22 minutes on 2 cores.
+// (stryker.html, stryker.json, c-mutants.json). CI runs only --smoke (make mutate-smoke).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,15 +30,31 @@ const OUT = join(repoRoot, 'build', 'mutation');
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
+/** CI's smoke run: a small module whose every mutant the suites detect (100 % when measured). */
+const SMOKE_FILE = 'web/check/crc32.js';
+
+/** A path given on the command line as Stryker's mutate pattern: a folder means its .js files. */
+function mutatePattern(path) {
+  if (/[*?{]/.test(path) || path.endsWith('.js')) return path;
+  return `${path.replace(/\/+$/, '')}/**/*.js`;
+}
+
 function parseArgs(argv) {
-  const o = { js: true, c: true, jobs: 2, mutate: [] };
+  const o = { js: true, c: true, jobs: 2, mutate: [], smoke: false, force: false };
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--mutate') o.mutate.push(argv[++i]);
-    else if (argv[i] === '--js-only') o.c = false;
-    else if (argv[i] === '--c-only') o.js = false;
-    else if (argv[i] === '--jobs') o.jobs = Number(argv[++i]);
-    else throw new Error(`mutate: unknown argument ${argv[i]}`);
+    const a = argv[i];
+    if (a === '--mutate') o.mutate.push(mutatePattern(argv[++i]));
+    else if (a === '--js-only') o.c = false;
+    else if (a === '--c-only') o.js = false;
+    else if (a === '--jobs') o.jobs = Number(argv[++i]);
+    else if (a === '--smoke') o.smoke = true;
+    else if (a === '--force') o.force = true;
+    else if (!a.startsWith('-') && existsSync(a.replace(/[*?{].*$/, '') || '.')) {
+      o.mutate.push(mutatePattern(a));
+    } else throw new Error(`mutate: unknown argument ${a}`);
   }
+  if (o.mutate.length) o.c = false; // paths name JS files: the JS part only
+  if (o.smoke) Object.assign(o, { c: false, mutate: [SMOKE_FILE], incremental: false });
   return o;
 }
 
@@ -42,11 +65,27 @@ const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)} %` : 'n/a');
  * (its package says engines >= 22); its engine runs on Node 20, so the Stryker class is loaded
  * from its file directly, which skips that check.
  */
-async function runStryker(mutate) {
+async function runStryker({ mutate, force, incremental = true }) {
   const file = join(repoRoot, 'node_modules/@stryker-mutator/core/dist/src/stryker.js');
   const { Stryker } = await import(pathToFileURL(file).href);
-  await new Stryker(mutate.length ? { mutate } : {}).runMutationTest();
+  const options = { incremental, force };
+  if (mutate.length) options.mutate = mutate;
+  await new Stryker(options).runMutationTest();
   return JSON.parse(readFileSync(join(OUT, 'stryker.json'), 'utf8'));
+}
+
+/**
+ * The smoke run's verdict: Stryker's dry run passed (else it threw before this), at least one
+ * mutant of SMOKE_FILE was made, and every one was detected. Throws otherwise.
+ */
+function checkSmoke(mutants, t) {
+  const mine = mutants.filter((m) => m.file === SMOKE_FILE);
+  if (!mine.length) throw new Error(`mutate --smoke: no mutant of ${SMOKE_FILE}`);
+  if (t.errors) throw new Error(`mutate --smoke: ${t.errors} mutants ended in an error`);
+  if (t.undetected) {
+    throw new Error(`mutate --smoke: ${t.undetected} mutants of ${SMOKE_FILE} went undetected`);
+  }
+  console.log(`smoke: ${mine.length} mutants of ${SMOKE_FILE}, every one detected`);
 }
 
 /** Known equivalent mutants: { file, code (the source line, trimmed), mutator, replacement }. */
@@ -107,8 +146,9 @@ async function main() {
     c = null;
   if (opts.js) {
     const t = Date.now();
-    const mutants = jsMutants(await runStryker(opts.mutate), loadEquivalents());
+    const mutants = jsMutants(await runStryker(opts), loadEquivalents());
     js = printJs(mutants, Date.now() - t);
+    if (opts.smoke) checkSmoke(mutants, js);
   }
   if (opts.c) {
     const run = await runCMutants({ jobs: opts.jobs });
