@@ -464,6 +464,33 @@ root = ET.parse(sys.argv[1]).getroot()
 rects = sum(1 for _ in root.iter(svg + "rect"))
 print(json.dumps({"root": root.tag, "title": root.findtext(svg + "title"), "rects": rects}))`;
 
+/** python3 FILE.csv: the rows as csv.reader gives them, every cell but the labels as float. */
+const CSV_READ = `import csv, json, sys
+with open(sys.argv[1], newline="", encoding="utf-8") as f:
+    rows = list(csv.reader(f))
+print(json.dumps([rows[0]] + [[r[0]] + [float(x) for x in r[1:]] for r in rows[1:]]))`;
+
+/** python3 FILE.png: its chunks checked (CRC), IHDR read, IDAT inflated (8-bit RGB or RGBA). */
+const PNG_FACTS = `import json, struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+out = {"signature": data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", "bad": [], "ended": False}
+at, idat = 8, b""
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    body = data[at + 8:at + 8 + n]
+    if zlib.crc32(kind + body) != struct.unpack(">I", data[at + 8 + n:at + 12 + n])[0]:
+        out["bad"].append(kind.decode())
+    if kind == b"IHDR":
+        w, h, depth, colour = struct.unpack(">IIBB", body[:10])
+        out.update(width=w, height=h, depth=depth, colour=colour)
+    idat += body if kind == b"IDAT" else b""
+    out["ended"] = kind == b"IEND"
+    at += 12 + n
+channels = {2: 3, 6: 4}[out["colour"]]
+out["inflated"] = len(zlib.decompress(idat))
+out["expected"] = out["height"] * (1 + out["width"] * channels * out["depth"] // 8)
+print(json.dumps(out))`;
+
 test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head A", async (t) => {
   const { page, log, close } = await session.open();
   try {
@@ -495,17 +522,19 @@ test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head
       return { name: d.suggestedFilename(), path, bytes: readFileSync(path) };
     };
 
-    // CSV: labels as header row and column, every value at full precision (= A1 exactly)
+    // CSV: labels as header row and column, every value at full precision (= A1 exactly), read
+    // as a student would: python3's csv module, each value through float()
     const csv = await download('CSV');
-    const lines = csv.bytes.toString('utf8').trim().split(/\r?\n/);
-    assert.equal(lines.length, T + 1, `CSV lines: ${lines.length}`);
-    const unq = (s) => s.replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
-    assert.deepEqual(lines[0].split(',').slice(1).map(unq), e.tokens, 'CSV header: the key tokens');
+    const table = JSON.parse(
+      execFileSync(PYTHON, ['-c', CSV_READ, csv.path], { encoding: 'utf8' }),
+    );
+    assert.equal(table.length, T + 1, `CSV rows: ${table.length}`);
+    assert.deepEqual(table[0].slice(1), e.tokens, 'CSV header: the key tokens');
     const values = [];
-    for (const [i, line] of lines.slice(1).entries()) {
-      const cells = line.split(',');
-      assert.equal(unq(cells[0]), e.tokens[i], `CSV row ${i} label`);
-      values.push(...cells.slice(1).map(Number));
+    for (const [i, row] of table.slice(1).entries()) {
+      assert.equal(row[0], e.tokens[i], `CSV row ${i} label`);
+      assert.equal(row.length, T + 1, `CSV row ${i}: ${row.length} cells`);
+      values.push(...row.slice(1));
     }
     assertSameArray(values, e.A1, 'CSV values');
 
@@ -519,12 +548,16 @@ test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head
     assert.match(facts.title, new RegExp(`heatmap, ${T} x ${T}$`), 'SVG title');
     assert.ok(facts.rects >= T * T, `one <rect> per cell: ${facts.rects}`);
 
+    // the PNG decoded by python3 (struct, zlib): signature, every chunk's CRC, IHDR, and the
+    // image data inflating to one filtered row per pixel row
     const png = await download('PNG');
-    assert.deepEqual(
-      [...png.bytes.subarray(0, 8)],
-      [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
-      'PNG signature',
+    const image = JSON.parse(
+      execFileSync(PYTHON, ['-c', PNG_FACTS, png.path], { encoding: 'utf8' }),
     );
+    assert.deepEqual(image.bad, [], 'PNG chunks with a wrong CRC');
+    assert.ok(image.signature && image.ended, `PNG signature and IEND: ${JSON.stringify(image)}`);
+    assert.ok(image.width > T && image.height > T, `PNG size ${image.width} x ${image.height}`);
+    assert.equal(image.inflated, image.expected, 'IDAT inflates to height x (1 + row bytes)');
 
     assert.deepEqual(consoleErrors(log), [], 'console errors (CSP?)');
     assert.deepEqual(log.errors, [], 'page errors');
