@@ -218,7 +218,7 @@ function showTiming(version) {
   footer.textContent = `mha-wasm ${version}: every section computed ${Math.round(ms)} ms after navigation (performance marks mha:start … mha:ready).`;
 }
 
-/** window.mhaPage: what the browser tests read (figures, settings, the notebook, the engine). */
+/** window.mhaPage: what the browser tests read (figures, settings, the check, the engine). */
 function exposePage(page, compute) {
   const { lessons } = page;
   window.mhaPage = {
@@ -230,8 +230,8 @@ function exposePage(page, compute) {
     settings() {
       return lessons.playground.state();
     },
-    /** The notebook check: loaded arrays, the last check's statuses, custom arrays in use. */
-    notebook() {
+    /** The check of a notebook's arrays: loaded arrays, the last statuses, custom arrays in use. */
+    check() {
       return { ...lessons.check.state(), custom: !!page.custom };
     },
     /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */

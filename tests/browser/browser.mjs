@@ -317,9 +317,9 @@ export const fmt = (x) => (typeof x === 'number' ? x.toExponential(3) : String(x
 
 /** Drop one file on the notebook check's file input (#nb-file); wait until it is listed. */
 export async function dropNotebookFile(page, path) {
-  const listed = await page.evaluate(() => window.mhaPage.notebook().arrays?.length ?? 0);
+  const listed = await page.evaluate(() => window.mhaPage.check().arrays?.length ?? 0);
   await page.setInputFiles('#nb-file', path);
-  await page.waitForFunction((n) => (window.mhaPage.notebook().arrays?.length ?? 0) !== n, listed, {
+  await page.waitForFunction((n) => (window.mhaPage.check().arrays?.length ?? 0) !== n, listed, {
     timeout: 10_000,
   });
 }

@@ -204,15 +204,15 @@ after(() => rmSync(data.dir, { recursive: true, force: true }));
 
 const file = (name) => join(data.dir, name);
 
-/** The section's state as the page reports it (window.mhaPage.notebook()). */
-const notebook = (page) => page.evaluate(() => window.mhaPage.notebook());
+/** The section's state as the page reports it (window.mhaPage.check()). */
+const notebook = (page) => page.evaluate(() => window.mhaPage.check());
 
 /** Upload files and wait until the check has run on them (the statuses of `tensor` are there). */
 async function upload(page, files) {
   const before0 = JSON.stringify((await notebook(page)).arrays ?? []);
   await page.setInputFiles('#nb-file', files);
   await page.waitForFunction(
-    (b) => JSON.stringify(window.mhaPage.notebook().arrays) !== b && window.mhaPage.notebook().rows,
+    (b) => JSON.stringify(window.mhaPage.check().arrays) !== b && window.mhaPage.check().rows,
     before0,
     { timeout: 10_000 },
   );
@@ -293,7 +293,7 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
         }
       }, bytes.toString('base64'));
       await page.waitForFunction(() =>
-        window.mhaPage.notebook().arrays.some((a) => a.source === 'extra.npy'),
+        window.mhaPage.check().arrays.some((a) => a.source === 'extra.npy'),
       );
       const extra = (await notebook(page)).arrays.find((a) => a.name === 'extra');
       assert.deepEqual(extra, { name: 'extra', shape: [2], source: 'extra.npy' });
@@ -310,7 +310,7 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
       await page.fill('#nb-paste-text', text);
       await page.click('#nb-paste-add');
       await page.waitForFunction(() =>
-        window.mhaPage.notebook().arrays.some((a) => a.source === 'pasted'),
+        window.mhaPage.check().arrays.some((a) => a.source === 'pasted'),
       );
       const state = await notebook(page);
       const att = state.arrays.find((a) => a.name === 'att');
@@ -337,7 +337,7 @@ test('from file://: the keyboard opens the picker, the check runs, offline', asy
     const chooser = await chosen;
     assert.ok(chooser.isMultiple(), 'the picker takes several files');
     await chooser.setFiles(file('mistake.npz'));
-    await page.waitForFunction(() => window.mhaPage.notebook().rows, null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.mhaPage.check().rows, null, { timeout: 10_000 });
     const st = statuses(await notebook(page));
     assert.equal(st.Q, 'differs');
     assert.equal(st.K, 'match');
@@ -355,7 +355,7 @@ test('from file://: the keyboard opens the picker, the check runs, offline', asy
 async function useAndCompare(t, page) {
   const att = studentAttention();
   await page.click('#nb-use');
-  await page.waitForFunction(() => window.mhaPage.notebook().custom);
+  await page.waitForFunction(() => window.mhaPage.check().custom);
   assert.equal(await page.locator('#nb-use-error').textContent(), '');
   const l3 = await figures(page, 'lesson3');
   assertSameArray(l3.att, att, "lesson 3's attention on the student's arrays");
@@ -386,7 +386,7 @@ test("Use my arrays in the lessons, then Back to the course's arrays: bit for bi
     );
     await t.test("Back (lesson 4's banner) restores every figure of the page", async () => {
       await page.click('#l4-body-back');
-      await page.waitForFunction(() => !window.mhaPage.notebook().custom);
+      await page.waitForFunction(() => !window.mhaPage.check().custom);
       assert.equal(await page.locator('.custom-banner').count(), 0, 'no banner left');
       const focused = await page.evaluate(() => document.activeElement?.id);
       assert.equal(focused, 'lesson-4-h', 'focus goes to the heading of the section');

@@ -35,7 +35,7 @@ for (const c of CASES) {
       const course = await figures(page);
       await load(page, join(dir, `${c.name}-${c.variant}.npz`));
       await page.click('#nb-use');
-      await page.waitForFunction(() => window.mhaPage.notebook().custom, null, { timeout: 20_000 });
+      await page.waitForFunction(() => window.mhaPage.check().custom, null, { timeout: 20_000 });
       const f = await waitFigures(page, (x) => x.lesson5.step === e.steps, {
         key: 'lesson5',
         timeout: 30_000,
@@ -90,7 +90,7 @@ for (const c of CASES) {
         `notebook printed “${e.printed.find((l) => l.startsWith('step 0'))}” … “${e.printed.at(-1)}”; the page shows ${first} … ${last}`,
       );
       await page.click('#l5-body-back');
-      await page.waitForFunction(() => !window.mhaPage.notebook().custom);
+      await page.waitForFunction(() => !window.mhaPage.check().custom);
       await waitSettled(page);
       assert.deepStrictEqual(await figures(page), course);
       assert.deepEqual(consoleErrors(log), [], 'console errors');
@@ -107,7 +107,7 @@ test('a run that diverges (lr 10, 20 steps): lesson 5 stops, says so, works on',
     await waitSettled(page);
     await load(page, join(dir, 'seed3-sqrtC-diverges.npz'));
     await page.click('#nb-use');
-    await page.waitForFunction(() => window.mhaPage.notebook().custom, null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.mhaPage.check().custom, null, { timeout: 20_000 });
     const status = page.locator('#l5-yours-status');
     await page.waitForFunction(
       () => /stopped/.test(document.getElementById('l5-yours-status')?.textContent ?? ''),

@@ -29,7 +29,7 @@ const load = dropNotebookFile;
 /** Click "Use my arrays in the lessons" and wait for the lessons to use them. */
 async function useArrays(page) {
   await page.click('#nb-use');
-  await page.waitForFunction(() => window.mhaPage.notebook().custom, null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.mhaPage.check().custom, null, { timeout: 20_000 });
   assert.equal(await page.locator('#nb-use-error').textContent(), '');
 }
 
@@ -110,7 +110,7 @@ for (const [name, e] of Object.entries(expected)) {
       assert.deepEqual(await figures(page, 'lesson3'), course.lesson3, 'lesson 3 as it was');
       t.diagnostic(`notebook printed “${e.printed[0]}”; the page shows the same`);
       await page.click('#l1-body-back');
-      await page.waitForFunction(() => !window.mhaPage.notebook().custom);
+      await page.waitForFunction(() => !window.mhaPage.check().custom);
       assert.equal(await page.locator('.custom-banner').count(), 0, 'no banner left');
       assert.deepStrictEqual(await figures(page), course);
       assert.deepEqual(consoleErrors(log), [], 'console errors');
