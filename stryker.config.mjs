@@ -29,6 +29,10 @@ export default {
   htmlReporter: { fileName: 'build/mutation/stryker.html' },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   tempDirName: 'build/stryker-tmp',
+  // no TypeScript checker runs: leave the sandbox's files as they are (by default Stryker puts
+  // `// @ts-nocheck` on top of each, and the test that web/model/scripts/sources.js is what the
+  // .py files give would then fail in the dry run)
+  disableTypeChecks: false,
   // every result kept: the next run tests only the mutants whose code or tests changed
   // (npm run mutate -- --force starts again)
   incremental: true,
