@@ -985,7 +985,7 @@ async function benchCheckWorkers(mha) {
   const { Scheduler } = await import(web('jobs/scheduler.js'));
   const { createCompute } = await import(web('jobs/compute.js'));
   const { nodeSpawner } = await import(
-    pathToFileURL(path.join(ROOT, 'tests', 'compute-node-worker.mjs')).href
+    pathToFileURL(path.join(ROOT, 'tests', 'jobs', 'compute-node-worker.mjs')).href
   );
   const wasm = fs.readFileSync(path.join(ROOT, 'web', 'mha.wasm'));
   const d = courseData(mha);
