@@ -102,20 +102,39 @@ function directive(file, values, s, verb, name) {
   }
 }
 
-/** The lines of web/model/scripts/`file` rendered with `values` (see the header). */
-function renderLines(file, values) {
+/**
+ * web/model/scripts/`file` read once into steps: { dir: [verb, name] } for a directive, { text }
+ * for a line of the script ({ text, fill: true } when it holds a placeholder); the lines for
+ * Python's tools only (# page: omit) are gone. Cached: a script is rendered again on every change
+ * the page shows (a training step, a setting), and this reading is most of the work.
+ */
+const PARSED = new Map();
+function parsed(file) {
+  let steps = PARSED.get(file);
+  if (steps) return steps;
   const src = SOURCES[file];
   if (src === undefined) throw new Error(`numpy-scripts: no web/model/scripts/${file}`);
-  const s = { out: [], blocks: [], keep: true };
+  steps = [];
   for (const line of src.replace(/\n$/, '').split('\n')) {
     const d = DIRECTIVE.exec(line);
-    if (d) {
-      directive(file, values, s, d[1], d[2]);
-    } else if (/^\s*# page:/.test(line)) {
+    if (d) steps.push({ dir: [d[1], d[2]] });
+    else if (/^\s*# page:/.test(line)) {
       throw new Error(`numpy-scripts: ${file}: not a directive: ${line}`);
-    } else if (s.keep && !OMIT.test(line)) {
-      s.out.push(fillLine(file, line, values));
+    } else if (!OMIT.test(line)) {
+      PLACEHOLDER.lastIndex = 0;
+      steps.push({ text: line, fill: PLACEHOLDER.test(line) });
     }
+  }
+  PARSED.set(file, steps);
+  return steps;
+}
+
+/** The lines of web/model/scripts/`file` rendered with `values` (see the header). */
+function renderLines(file, values) {
+  const s = { out: [], blocks: [], keep: true };
+  for (const step of parsed(file)) {
+    if (step.dir) directive(file, values, s, ...step.dir);
+    else if (s.keep) s.out.push(step.fill ? fillLine(file, step.text, values) : step.text);
   }
   if (s.blocks.length) throw new Error(`numpy-scripts: ${file}: an if without end`);
   const first = s.out.findIndex((l) => l !== '');
