@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
 import { loadMHA as loadWasm } from '../web/mha.js';
 
 /** The repository root (the parent of tests/). */
@@ -478,4 +479,16 @@ export function npmCli() {
     if (dir && existsSync(p)) return realpathSync(p);
   }
   throw new Error('npm not found on PATH');
+}
+
+/** A TCP port of 127.0.0.1 that is free right now. */
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
 }

@@ -24,11 +24,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { npmCli, repoRoot } from './helpers.mjs';
+import { freePort, npmCli, repoRoot } from './helpers.mjs';
 import { loadManifest, studentsDir } from './check/students.mjs';
 import { MISTAKES } from '../web/check/catalogue.js';
 import { mistakesTable } from './tools/mistakes-table.mjs';
@@ -291,7 +290,7 @@ case " $* " in *" firefox-esr "*) printf '#!/bin/sh\\n' > '${dir}/firefox-esr'; 
 const SETUP_LINE =
   /^setup: emcc missing: installing emscripten \(apt-get\) with bash \.ci\/setup \(log: .+\) \.\.\. done in \d+ s$/;
 
-test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else silent', (t) => {
+test('.ci/setup: emcc, firefox-esr or WebKit missing: one line, the install; else silent', (t) => {
   const m = stubMachine();
   try {
     const setup = (args, env = m.env) => {
@@ -325,6 +324,9 @@ test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else s
       ['clang', `echo '${lib}/libclang_rt.builtins-x86_64.a'`],
       ['chromium', 'exit 0'],
       ['firefox-esr', 'exit 0'],
+      ['WebKitWebDriver', 'exit 0'],
+      ['Xvfb', 'exit 0'],
+      ['MiniBrowser', 'exit 0'],
       ['cc', 'exit 0'],
     ]) {
       writeFileSync(join(m.bin, name), `#!/bin/sh\n${body}\n`);
@@ -337,6 +339,9 @@ test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else s
       FUZZ_CC: join(m.bin, 'clang'),
       MHA_CHROMIUM: join(m.bin, 'chromium'),
       MHA_FIREFOX: join(m.bin, 'firefox-esr'),
+      MHA_WEBKIT_DRIVER: join(m.bin, 'WebKitWebDriver'),
+      MHA_XVFB: join(m.bin, 'Xvfb'),
+      MHA_MINIBROWSER: join(m.bin, 'MiniBrowser'),
     };
     const quiet = setup(['test'], all);
     assert.equal(quiet.status, 0);
@@ -352,6 +357,16 @@ test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else s
     assert.equal(m.calls().at(-1), 'apt-get install -y -qq firefox-esr');
     const firefoxAgain = setup(['test'], noFirefox);
     assert.equal(`${firefoxAgain.stdout}${firefoxAgain.stderr}`, '', 'firefox-esr there: silent');
+    // the third engine, WebKit: its driver, the X server or the MiniBrowser missing
+    for (const gone of ['MHA_WEBKIT_DRIVER', 'MHA_XVFB', 'MHA_MINIBROWSER']) {
+      const webkit = setup(['--dry-run', 'test'], { ...all, [gone]: join(m.dir, 'gone') });
+      assert.equal(webkit.status, 0, webkit.stderr);
+      assert.match(
+        webkit.stdout,
+        /^setup: webkit missing: installing webkit2gtk-driver xvfb \(apt-get\) with bash \.ci\/setup \(log: .+\) \.\.\. dry run: nothing installed\n$/,
+        gone,
+      );
+    }
     // and on this machine as it is (--dry-run: never installs here)
     const here = setup(['--dry-run', 'test'], process.env);
     assert.equal(here.status, 0, here.stderr);
@@ -363,18 +378,6 @@ test('.ci/setup: emcc or firefox-esr missing -> one line and the install; else s
     m.cleanup();
   }
 });
-
-/** A port free right now on 127.0.0.1. */
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** `npm start` in its own process group; resolves when it prints the URL or exits. */
 function npmStart(env) {

@@ -18,17 +18,28 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Start serving `dir`; resolves to { server, url }. */
-export function serve(dir, port = 0) {
+/**
+ * Start serving `dir`; resolves to { server, url }. Two hooks, for the browser suite's engines
+ * that have no request log or init scripts of their own (tests/browser/webkit.mjs):
+ *   onRequest(url)            called with every request's URL (path and query)
+ *   rewrite(path, body)       the body served for a file of `dir` (path as requested, with
+ *                             index.html for a trailing '/'), or a file that is not there (body
+ *                             null); returns the body to send, or null for a 404
+ */
+export function serve(dir, port = 0, { onRequest, rewrite } = {}) {
   const root = resolve(dir);
   const server = createServer(async (req, res) => {
     try {
+      onRequest?.(req.url);
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
       if (file !== root && !file.startsWith(root + sep)) {
         throw Object.assign(new Error('outside'), { code: 'ENOENT' });
       }
-      const body = await readFile(file);
+      const body = rewrite
+        ? await rewrite(file.slice(root.length), await readOrNull(file))
+        : await readFile(file);
+      if (body === null) throw Object.assign(new Error('not found'), { code: 'ENOENT' });
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'cache-control': 'no-store',
@@ -47,6 +58,16 @@ export function serve(dir, port = 0) {
       ok({ server, url: `http://127.0.0.1:${server.address().port}/` }),
     );
   });
+}
+
+/** The file's bytes, or null when there is no such file. */
+async function readOrNull(file) {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'EISDIR') return null;
+    throw err;
+  }
 }
 
 // The command line (npm start runs it through make serve): the URL, or one clear line saying why

@@ -1,16 +1,24 @@
-// engines.mjs - the browser suite in two engines. The same test body runs in Debian's Chromium
-// (playwright-core, as in browser.mjs) and in Debian's firefox-esr (puppeteer-core over WebDriver
-// BiDi: Playwright drives only its own patched Firefox builds, never a stock one). Each engine
+// engines.mjs - the browser suite in three engines. The same test body runs in Debian's Chromium
+// (playwright-core, as in browser.mjs), in Debian's firefox-esr (puppeteer-core over WebDriver
+// BiDi: Playwright drives only its own patched Firefox builds, never a stock one) and in Debian's
+// WebKitGTK, Safari's engine (selenium-webdriver over WebKitWebDriver: webkit.mjs). Each engine
 // gives the test the same small surface:
 //
-//   engine = await launchEngine('firefox')     { name, version, open(url, opts), close() }
+//   engine = await launchEngine('webkit')      { name, version, url, fileUrl, open(url, opts),
+//                                                close() }
 //   tab = await engine.open(url, opts)         { page, log, evaluate, figures, waitFor, waitReady,
-//                                                waitChecksDone, cspViolations, close }
+//                                                waitChecksDone, cspViolations, flushLog,
+//                                                screenshot, setInputFiles, close }
 //   tab.log                                    { console, errors, requests, dialogs }, as openPage
 //
-// The hook for tests that must hold in both engines (the loads, the figures, the compute worker and
+// WebKit reports its log through the page itself (webkit.mjs): tab.log is up to date after each
+// evaluate (and waitFor poll); await tab.flushLog() brings it up to date otherwise. WebKit gets
+// its own time limits (TIME_SCALE): under a loaded machine its first load took 15 s to ready.
+//
+// The hook for tests that must hold in every engine (the loads, the figures, the compute worker and
 // its main-thread fallback...): useEngines() launches one browser of each engine and one server for
-// the whole test file, and its test() registers one test per engine:
+// the whole test file (WebKit serves web/ itself: e.url and e.fileUrl are each engine's), and its
+// test() registers one test per engine:
 //
 //   const engines = useEngines();
 //   engines.test('the worker computes the checks', async (t, e) => {
@@ -18,9 +26,9 @@
 //     ...
 //   });
 //
-// Both browsers are Debian's: nothing is ever downloaded. Without one, every test of the file
+// Every browser is Debian's: nothing is ever downloaded. Without one, every test of the file
 // FAILS saying which binary is missing; it never skips. MHA_FIREFOX=/path overrides firefox-esr
-// (MHA_CHROMIUM the Chromium, as in browser.mjs).
+// (MHA_CHROMIUM the Chromium, as in browser.mjs; webkit.mjs names WebKit's).
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +45,7 @@ import {
   figures,
   servePage,
 } from './browser.mjs';
+import { launchWebKit } from './webkit.mjs';
 
 export const FIREFOX = process.env.MHA_FIREFOX || '/usr/bin/firefox-esr';
 
@@ -50,7 +59,10 @@ export const FIREFOX_PREFS = {
   'security.fileuri.strict_origin_policy': true,
 };
 
-export const ENGINE_NAMES = ['chromium', 'firefox'];
+export const ENGINE_NAMES = ['chromium', 'firefox', 'webkit'];
+
+/** Each engine's time limits are the suite's times this (WebKit: its own, longer ones). */
+export const TIME_SCALE = { chromium: 1, firefox: 1, webkit: 3 };
 
 /**
  * Run in every tab before the page's own scripts: records the page's Content-Security-Policy
@@ -99,7 +111,7 @@ async function launchChromium() {
       d.dismiss().catch(() => {});
     });
     await page.goto(url);
-    return { page, log, close: () => context.close() };
+    return { page, log, close: () => context.close(), flushLog: async () => {} };
   };
   return { version: `Chromium ${browser.version()}`, open, close: () => browser.close() };
 }
@@ -150,7 +162,9 @@ async function launchFirefox() {
       await page.evaluateOnNewDocument(script);
     }
     await page.goto(url);
-    return { page, log, close: () => context.close() };
+    // puppeteer's uploadFile, under the name Playwright and webkit.mjs give it
+    page.setInputFiles = async (selector, path) => (await page.$(selector)).uploadFile(path);
+    return { page, log, close: () => context.close(), flushLog: async () => {} };
   };
   const close = async () => {
     try {
@@ -162,7 +176,7 @@ async function launchFirefox() {
   return { version: `Firefox ${(await browser.version()).split('/')[1]}`, open, close };
 }
 
-const LAUNCH = { chromium: launchChromium, firefox: launchFirefox };
+const LAUNCH = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit };
 
 /**
  * Launch one engine by name. engine.open(url, opts) opens a tab in a fresh context (its own
@@ -176,14 +190,20 @@ export async function launchEngine(name) {
   checkBundle();
   const t0 = Date.now();
   const raw = await LAUNCH[name]();
+  const scale = TIME_SCALE[name];
   const engine = {
     name,
     version: raw.version,
     launchMs: Date.now() - t0,
+    /** Its time limits are the suite's times this (TIME_SCALE). */
+    timeScale: scale,
+    /** The page over http and from file:// for this engine (null: the suite's own server). */
+    url: raw.url ?? null,
+    fileUrl: raw.fileUrl ?? null,
     close: raw.close,
     async open(url, { ready = true, timeout = 30_000, ...opts } = {}) {
-      const { page, log, close } = await raw.open(url, opts);
-      const tab = makeTab(page, log, close);
+      const { page, log, close, flushLog } = await raw.open(url, opts);
+      const tab = makeTab(page, log, { close, flushLog, scale });
       if (ready) await tab.waitReady(timeout);
       return tab;
     },
@@ -191,24 +211,33 @@ export async function launchEngine(name) {
   return engine;
 }
 
-/** What a test does with a page, the same in both engines. */
-function makeTab(page, log, close) {
+/**
+ * What a test does with a page, the same in every engine. Every time limit (waitFor, waitReady,
+ * waitChecksDone) is multiplied by the engine's TIME_SCALE.
+ */
+function makeTab(page, log, { close, flushLog, scale }) {
   const tab = {
     page,
     log,
     close,
+    /** Bring tab.log up to date (WebKit's is read from the page; the others' are live). */
+    flushLog,
+    /** A PNG of the viewport at `path`. */
+    screenshot: (path) => page.screenshot({ path }),
+    /** Give the file input at `selector` the file at `path`, as a student picking it. */
+    setInputFiles: (selector, path) => page.setInputFiles(selector, path),
     /** page.evaluate(fn, arg): the same call in playwright-core and puppeteer-core. */
     evaluate: (fn, arg) => page.evaluate(fn, arg),
     /** window.mhaPage.figures() (or one key), exactly (browser.mjs figures()). */
     figures: (key) => figures(page, key),
     /** Poll fn(arg) in the page until it returns something truthy; returns that. */
     async waitFor(fn, arg, { timeout = 30_000, what = 'the page' } = {}) {
-      const deadline = Date.now() + timeout;
+      const deadline = Date.now() + timeout * scale;
       for (;;) {
         const got = await page.evaluate(fn, arg);
         if (got) return got;
         if (Date.now() > deadline) {
-          throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+          throw new Error(`timed out after ${timeout * scale} ms waiting for ${what}`);
         }
         await new Promise((ok) => setTimeout(ok, 50));
       }
@@ -243,9 +272,10 @@ function makeTab(page, log, close) {
 export const CHECK_PANELS = ['l4-gradcheck', 'l5-gradcheck', 'pg-gradcheck'];
 
 /**
- * The hook for tests that must hold in both engines: registers before/after hooks that launch
+ * The hook for tests that must hold in every engine: registers before/after hooks that launch
  * one browser of each engine (in parallel) and serve web/ once for the test file, and returns
- *   engines.url, engines.fileUrl     the page over http (ends with '/') and from file://
+ *   engines.url, engines.fileUrl     the page over http (ends with '/') and from file:// (each
+ *                                    engine's own are e.url and e.fileUrl)
  *   engines.test(title, body, opts)  one node:test test per engine, named '<engine>: <title>',
  *                                    running body(t, e) with e = { name, version, launchMs,
  *                                    url, fileUrl, open(url, opts) } (launchEngine's open)
@@ -274,7 +304,11 @@ export function useEngines(names = ENGINE_NAMES) {
     const launched = await Promise.allSettled(names.map((n) => launchEngine(n)));
     launched.forEach((r, i) => {
       if (r.status === 'fulfilled') {
-        sessions.set(names[i], Object.assign(r.value, { url: engines.url, fileUrl }));
+        const e = r.value;
+        sessions.set(
+          names[i],
+          Object.assign(e, { url: e.url ?? engines.url, fileUrl: e.fileUrl ?? fileUrl }),
+        );
       }
     });
     const failed = launched.filter((r) => r.status === 'rejected');

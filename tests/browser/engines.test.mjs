@@ -1,13 +1,21 @@
-// The page in both engines students use: Debian's Chromium (playwright-core) and Debian's
-// firefox-esr (puppeteer-core over WebDriver BiDi), one browser of each for this file
-// (engines.mjs). In each engine the page loads over http and from file:// with no console error,
-// no uncaught exception, no CSP violation and no request that leaves the page (own origin, file:,
-// data:, blob: only), runs every gradient check to completion, and shows figures equal to the
-// Node API's (expected.mjs) and to the other engine's, every number bit for bit.
+// The page in the three engines students use: Debian's Chromium (playwright-core), Debian's
+// firefox-esr (puppeteer-core over WebDriver BiDi) and Debian's WebKitGTK, Safari's engine
+// (selenium-webdriver over WebKitWebDriver), one browser of each for this file (engines.mjs). In
+// each engine the page loads over http and from file:// with no console error, no uncaught
+// exception, no CSP violation and no request that leaves the page (own origin, file:, data:, blob:
+// only), runs every gradient check to completion in its worker, and shows figures equal to the
+// Node API's (expected.mjs) and to the other engines', every number bit for bit; a student's
+// notebook (a NumPy .npz with a known mistake) goes in through the file input and gets the Node
+// API's statuses and diagnosis; and a screenshot of each engine at 1280 px goes to
+// test-results/browser/engine-<name>-1280.png.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSame, assertSameArray, consoleErrors } from './browser.mjs';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { checkNotebook } from '../../web/check.js';
+import { loadStudent, studentsDir } from '../check/students.mjs';
+import { assertSame, assertSameArray, consoleErrors, repoRoot, resultPath } from './browser.mjs';
 import { CHECK_PANELS, ENGINE_NAMES, useEngines } from './engines.mjs';
 import * as X from './expected.mjs';
 
@@ -42,6 +50,8 @@ async function cleanLoad(t, e, url, ownRequest, how) {
     // Firefox reports no file: loads through WebDriver BiDi (a request to the network it would)
     if (how === 'http') assert.ok(requests.length >= 3, `only ${requests.length} requests seen`);
     assert.equal(typeof page.ready, 'number', 'performance.mark("mha:ready") missing');
+    const compute = await tab.evaluate(() => window.mhaPage.compute);
+    assert.equal(compute.kind, 'worker', `the checks ran without the worker: ${compute.reason}`);
     t.diagnostic(
       `${e.version}, ${how}: navigation -> mha:ready ${page.ready.toFixed(0)} ms; open -> ready ` +
         `${ready} ms, -> every figure and check done ${done} ms; ${tab.log.requests.length} ` +
@@ -76,7 +86,10 @@ async function probeLogs(tab) {
   const probed = () =>
     consoleErrors(tab.log).some((m) => m.includes('mha-probe console')) &&
     tab.log.errors.some((m) => m.includes('mha-probe throw'));
-  for (let i = 0; i < 100 && !probed(); i++) await new Promise((ok) => setTimeout(ok, 20));
+  for (let i = 0; i < 100 && !probed(); i++) {
+    await new Promise((ok) => setTimeout(ok, 20));
+    await tab.flushLog();
+  }
   assert.ok(probed(), `a probe went unseen: ${JSON.stringify(tab.log)}`);
   const csp = await tab.waitFor(() => window.__mhaCsp.length && window.__mhaCsp, null, {
     timeout: 2000,
@@ -112,21 +125,96 @@ engines.test("figures equal the Node API's, gradient-check reports too", (t, e) 
   assertLikeNode(f, t);
 });
 
-test('Chromium and Firefox show the same figures, every number bit for bit', (t) => {
-  const [a, b] = ENGINE_NAMES;
-  assert.ok(seen[a].http && seen[b].http, 'both engines loaded the page');
-  const diff = compareBits(seen[b].http, seen[a].http);
-  assert.deepEqual(
-    diff.diffs.slice(0, 5),
-    [],
-    `${diff.diffs.length} of ${diff.numbers} numbers differ`,
-  );
-  assert.ok(diff.numbers > 20_000, `only ${diff.numbers} numbers in figures()`);
+test('Chromium, Firefox and WebKit show the same figures, every number bit for bit', (t) => {
+  const [first, ...others] = ENGINE_NAMES;
+  for (const name of ENGINE_NAMES) assert.ok(seen[name].http, `${name} loaded the page`);
+  for (const name of others) {
+    const diff = compareBits(seen[name].http, seen[first].http);
+    assert.deepEqual(
+      diff.diffs.slice(0, 5),
+      [],
+      `${name} against ${first}: ${diff.diffs.length} of ${diff.numbers} numbers differ`,
+    );
+    assert.ok(diff.numbers > 20_000, `only ${diff.numbers} numbers in figures()`);
+  }
+  const json = JSON.stringify(seen[first].http);
   t.diagnostic(
-    `${engines.get(a).version} and ${engines.get(b).version}: all ${diff.numbers.toLocaleString('en')} ` +
-      `numbers of window.mhaPage.figures() identical (every check done; launch ${ENGINE_NAMES.map((n) => `${n} ${engines.get(n).launchMs} ms`).join(', ')})`,
+    `${ENGINE_NAMES.map((n) => engines.get(n).version).join(', ')}: all ` +
+      `${countNumbers(seen[first].http).toLocaleString('en')} ` +
+      `numbers of window.mhaPage.figures() (${json.length.toLocaleString('en')} bytes of JSON) ` +
+      `identical (every check done; launch ${ENGINE_NAMES.map((n) => `${n} ${engines.get(n).launchMs} ms`).join(', ')})`,
   );
 });
+
+/** A student's notebook of tests/reference/notebook_students.py: one known mistake (dconcat). */
+const STUDENT = 'backward-w-not-transposed';
+
+/** What the page's check shows for each row (window.mhaPage.check().rows), by Node's API. */
+function nodeCheckRows() {
+  const result = checkNotebook(X.mha, loadStudent(STUDENT), {});
+  return result.rows.map((r) => ({
+    name: r.name,
+    status: r.status,
+    diagnosis: r.diagnosis?.id ?? null,
+  }));
+}
+
+engines.test(
+  "a notebook's .npz through the file input: the Node API's statuses and diagnosis",
+  async (t, e) => {
+    const tab = await e.open(e.url);
+    try {
+      const file = join(studentsDir(), `${STUDENT}.npz`);
+      await tab.setInputFiles('#nb-file', file);
+      const rows = await tab.waitFor(() => window.mhaPage.check().rows, null, {
+        what: 'the check of the dropped file',
+      });
+      const expected = nodeCheckRows();
+      assert.deepEqual(rows, expected);
+      const wrong = expected.filter((r) => r.status !== 'match');
+      assert.ok(
+        wrong.some((r) => r.name === 'dconcat' && r.diagnosis === STUDENT),
+        `dconcat diagnosed: ${JSON.stringify(wrong)}`,
+      );
+      await tab.flushLog();
+      assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+      assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
+      const shown = wrong.map(
+        (r) => `${r.name} ${r.status}${r.diagnosis ? ` (${r.diagnosis})` : ''}`,
+      );
+      t.diagnostic(
+        `${e.version}: ${rows.length} rows as Node's; not matching: ${shown.join(', ')}`,
+      );
+    } finally {
+      await tab.close();
+    }
+  },
+);
+
+engines.test('a screenshot at 1280 px, every check done', async (t, e) => {
+  const tab = await e.open(e.url);
+  try {
+    await tab.waitChecksDone();
+    const path = resultPath(`engine-${e.name}-1280.png`);
+    await tab.screenshot(path);
+    const png = readFileSync(path);
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG', 'a PNG file');
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    // a device pixel ratio above 1 gives a multiple of the viewport
+    assert.equal(width % 1280, 0, `width ${width}`);
+    assert.equal(height / width, 900 / 1280, `height ${height} for width ${width}`);
+    t.diagnostic(`${e.version}: ${relative(repoRoot, path)} (${width}x${height})`);
+  } finally {
+    await tab.close();
+  }
+});
+
+/** How many numbers a figures() value holds. */
+function countNumbers(v) {
+  if (typeof v === 'number') return 1;
+  if (!v || typeof v !== 'object') return 0;
+  return Object.values(v).reduce((n, x) => n + countNumbers(x), 0);
+}
 
 // ------------------------------------------------------------------------------------------------
 

@@ -122,51 +122,96 @@ engines.test('no Worker in this browser: the fallback, the same figures', async 
   t.diagnostic(`${e.version}: ${r.compute.reason}`);
 });
 
-/** The playground's full check is running and has made progress: its entries done, or 0. */
-function fullCheckRunning() {
-  const panel = document.getElementById('pg-gradcheck');
-  const bar = panel?.querySelector('progress');
-  const running = panel?.dataset.kind === 'full' && panel.dataset.state === 'running';
-  return running && bar.value > 0 ? bar.value : 0;
-}
-
-engines.test(
-  'a setting changed while the full check runs stops it within one slice',
-  async (t, e) => {
-    // seed 5: the playground's check is its own (at the defaults it shares lesson 5's run)
-    const tab = await e.open(`${e.url}?seed=5`, { timeout: 60_000 });
-    try {
-      const total = X.sentenceGradcheck({ seed: 5 }).reduce((a, r) => a + r.size, 0);
-      const seenDone = await tab.waitFor(fullCheckRunning, null, {
-        timeout: 90_000,
-        what: "the playground's full check to run",
-      });
-      await tab.evaluate(() => {
+/**
+ * In the page: as soon as the playground's full check has made progress (its first report),
+ * change the seed to 7; resolves to the entries it showed then. Watched from inside the page
+ * (every 2 ms), so a fast engine's check cannot finish in the round trip of a driver's poll.
+ */
+function changeSeedWhenRunning(timeoutMs) {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const watch = () => {
+      const panel = document.getElementById('pg-gradcheck');
+      const bar = panel?.querySelector('progress');
+      const running = panel?.dataset.kind === 'full' && panel.dataset.state === 'running';
+      if (running && bar.value > 0) {
         const seed = document.getElementById('pg-seed');
         seed.value = '7';
         seed.dispatchEvent(new Event('change', { bubbles: true }));
-      });
-      const rec = await tab.waitFor(
-        () => window.mhaPage.compute.cancelled.find((c) => c.name === 'pg-gradcheck' && c.total),
-        null,
-        { what: "the worker's report of the cancelled check" },
-      );
-      assert.equal(rec.engine, 'worker');
-      assert.equal(rec.total, total, 'the full check was cancelled');
-      assert.ok(rec.done < total, `it stopped early: ${rec.done} of ${total}`);
-      assert.ok(
-        rec.slicesAfterPost <= 1,
-        `slices after the cancel was sent: ${rec.slicesAfterPost}`,
-      );
-      // the new setting's check runs to its end
-      await tab.waitFor(() => window.mhaPage.settings().seed === 7, null, { what: 'seed 7' });
-      await tab.waitChecksDone(120_000);
-      assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
-      t.diagnostic(
-        `${e.version}: ${seenDone} of ${total} entries shown when the seed changed; the worker stopped the old check at ${rec.done} after ${rec.slices} slices, ${rec.slicesAfterPost} of them started after the cancel was sent`,
-      );
-    } finally {
-      await tab.close();
+        resolve(bar.value);
+      } else if (performance.now() - t0 > timeoutMs) {
+        reject(new Error("the playground's full check never ran"));
+      } else {
+        setTimeout(watch, 2);
+      }
+    };
+    watch();
+  });
+}
+
+/**
+ * The worker's reports of the first cancelled playground check: one per part that was still to
+ * finish (a check split over several workers is cancelled part by part).
+ */
+function cancelledParts() {
+  const recs = window.mhaPage.compute.cancelled.filter((c) => c.name === 'pg-gradcheck');
+  return recs.filter((c) => c.id === recs[0]?.id);
+}
+
+engines.test(
+  'a setting changed while the full check runs stops it within one slice, on 1 and 2 workers',
+  async (t, e) => {
+    // seed 5: the playground's check is its own (at the defaults it shares lesson 5's run);
+    // ?workers=N: the same pool in every engine (by default it follows the machine's cores)
+    const report = X.sentenceGradcheck({ seed: 5 });
+    const total = report.reduce((a, r) => a + r.size, 0);
+    const nodeRows = report.length;
+    for (const workers of [1, 2]) {
+      const tab = await e.open(`${e.url}?seed=5&workers=${workers}`, { timeout: 60_000 });
+      try {
+        const seenDone = await tab.evaluate(changeSeedWhenRunning, 90_000 * e.timeScale);
+        await tab.waitFor(() => window.mhaPage.compute.cancelled.length, null, {
+          what: "the worker's report of the cancelled check",
+        });
+        // the new setting's check runs to its end: by then every part has said it stopped
+        await tab.waitFor(() => window.mhaPage.settings().seed === 7, null, { what: 'seed 7' });
+        await tab.waitChecksDone(120_000);
+        const parts = await tab.evaluate(cancelledParts);
+        assert.ok(parts.length >= 1 && parts.length <= workers, `${parts.length} reports`);
+        // parts of the whole check: one of all 12 rows, or parts that share them out (a part
+        // that finished just before the cancel sends no report)
+        const all = [...Array(nodeRows).keys()];
+        const rows = parts.flatMap((r) => r.part ?? all).sort((a, b) => a - b);
+        assert.ok(
+          rows.every((r, i) => all.includes(r) && r !== rows[i - 1]),
+          `rows ${rows}`,
+        );
+        if (workers === 1) assert.equal(parts[0].total, total, 'the full check was cancelled');
+        for (const rec of parts) {
+          assert.equal(rec.engine, 'worker');
+          // a part that had not started yet: no slice, no entry, no total
+          const started = rec.total !== null;
+          assert.ok(started || (rec.slices === 0 && rec.done === 0), JSON.stringify(rec));
+          assert.ok(!started || rec.done < rec.total, `stopped early: ${rec.done} of ${rec.total}`);
+          assert.ok(
+            rec.slicesAfterPost <= 1,
+            `slices after the cancel was sent: ${rec.slicesAfterPost}`,
+          );
+        }
+        const doneAll = parts.reduce((a, r) => a + r.done, 0);
+        assert.ok(doneAll < total, `it stopped early: ${doneAll} of ${total}`);
+        await tab.flushLog();
+        assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+        const said = parts.map(
+          (r) =>
+            `${r.done} of ${r.total ?? '(not started)'} after ${r.slices} slices, ${r.slicesAfterPost} of them after the cancel was sent`,
+        );
+        t.diagnostic(
+          `${e.version}, ${workers} worker(s): ${seenDone} of ${total} entries shown when the seed changed; the worker(s) stopped the old check at ${said.join('; ')}`,
+        );
+      } finally {
+        await tab.close();
+      }
     }
   },
 );
