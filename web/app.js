@@ -1,7 +1,8 @@
 // app.js - entry of the companion page (bundled into app.bundle.js by `make bundle`).
 //
 // Loads the wasm module, renders every section once, one per task (the section in view first,
-// then the rest in page order, yielding in between so no task runs long), marks `mha:ready`, then
+// then the rest in page order, yielding in between so no task runs long; `mha:in-view` once what
+// is in the window is drawn), marks `mha:ready`, then
 // runs the long gradient checks in the compute engine (web/jobs/compute.js: workers, or
 // main-thread slices) and marks `mha:checks-done` when they are all done.
 performance.mark('mha:start');
@@ -102,18 +103,72 @@ function observeSections(links) {
   }
 }
 
+/** The address's #fragment (an element's id), or ''. */
+const fragment = () => decodeURIComponent(location.hash.slice(1));
+
+/**
+ * The registry's section an element id belongs to: the <section> around it, or for an element a
+ * section builds (not in the page yet), the section whose body id's prefix it starts with
+ * ('l4-gradcheck' in lesson 4: its body is 'l4-body'); null for none.
+ */
+function sectionOfId(id) {
+  const section = document.getElementById(id)?.closest('section');
+  if (section) return SECTIONS.find((s) => s.id === section.id) ?? null;
+  return SECTIONS.find((s) => id.startsWith(s.body.replace(/body$/, ''))) ?? null;
+}
+
 /**
  * The order the sections are built in: the one the reader sees first (the address's #fragment,
  * else the first section reaching below the top of the window), then the rest in page order.
  */
 function buildOrder() {
-  const id = decodeURIComponent(location.hash.slice(1));
-  const target = id ? document.getElementById(id) : null;
-  const section =
-    target?.closest('section') ??
-    [...document.querySelectorAll('section')].find((x) => x.getBoundingClientRect().bottom > 0);
-  const first = SECTIONS.find((s) => s.id === section?.id);
-  return first ? [first, ...SECTIONS.filter((s) => s !== first)] : [...SECTIONS];
+  const id = fragment();
+  const inWindow = [...document.querySelectorAll('section')].find(
+    (x) => x.getBoundingClientRect().bottom > 0,
+  );
+  const start = (id && sectionOfId(id)) || SECTIONS.find((s) => s.id === inWindow?.id);
+  return start ? [start, ...SECTIONS.filter((s) => s !== start)] : [...SECTIONS];
+}
+
+/**
+ * An address whose #fragment names an element a section builds (not in the page when it
+ * loaded: the browser could not scroll to it): once the element exists, it is scrolled into
+ * view, unless the reader has scrolled meanwhile. Returns the check to run after each section.
+ */
+function scrollToBuiltFragment() {
+  const id = fragment();
+  if (!id || document.getElementById(id)) return () => {};
+  const y = scrollY;
+  let pending = true;
+  return () => {
+    const target = pending && document.getElementById(id);
+    if (!target) return;
+    pending = false;
+    if (scrollY === y) target.scrollIntoView();
+  };
+}
+
+/**
+ * Marks mha:in-view once what the reader sees is drawn: every section in the window rendered
+ * (`rendered`: the registry's sections done so far; the others are the page's own HTML), no
+ * figure in the window still waiting to be built, and a frame painted. Checked once a frame.
+ */
+function markInView(rendered) {
+  const inWindow = (e) => {
+    const r = e.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.height > 0;
+  };
+  const registry = new Set(SECTIONS.map((s) => s.id));
+  const drawn = () =>
+    [...document.querySelectorAll('section')]
+      .filter((x) => registry.has(x.id) && inWindow(x))
+      .every((x) => rendered.has(x.id)) &&
+    ![...document.querySelectorAll('.figure-placeholder[data-pending="1"]')].some(inWindow);
+  const check = () => {
+    if (drawn()) afterFrame().then(() => performance.mark('mha:in-view'));
+    else requestAnimationFrame(check);
+  };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(check);
 }
 
 /**
@@ -288,12 +343,17 @@ async function main() {
   };
   observePendingFigures(); // a figure that comes into view is drawn at once
   const pacer = renderPacer();
+  const rendered = new Set();
+  markInView(rendered);
+  const toFragment = scrollToBuiltFragment();
   for (const s of buildOrder()) {
     await pacer.next();
     if (s.key in lessons) continue; // already rendered ("Use my arrays" came first)
     pacer.start();
     renderSection(page, s);
     pacer.done();
+    rendered.add(s.id);
+    toFragment();
     if (s.mark) performance.mark(s.mark);
   }
 

@@ -25,15 +25,23 @@
 // changed (input + change events, as typing and leaving the field do); timed from the event to
 // the mark the playground makes when the shown head's attention of the new view is drawn
 // (mha:pg-attention), with the longest main-thread task in between.
-// Printed: median, min and max per quantity, the load average (1, 5, 15 min) before and after,
-// and web/mha.wasm's size raw and gzipped. A floor for the first render: the same index.html and
-// style.css with app.bundle.js replaced by one performance.mark (served from a temporary copy):
-// how long after navigation any script of the page can start.
+// The simulated phone (fresh loads over http): a 390x844 mobile viewport (device scale 3, touch)
+// with the CPU throttled 4x (CDP Emulation.setCPUThrottlingRate), opened at the top and at
+// lesson 4's gradient check (#l4-gradcheck, as a link to it would): first contentful paint, what
+// is in the window drawn (mha:in-view), every section (mha:ready), every check in the window
+// done (the gradient-check panels in the window at data-done="1"), every check done, and its
+// main-thread tasks.
+// Printed: median, min and max per quantity, the floor beside every time counted from navigation,
+// the load average (1, 5, 15 min) before and after, and web/mha.wasm's size raw and gzipped. The
+// floor: the same index.html and style.css with app.bundle.js replaced by one performance.mark
+// (served from a temporary copy), on the same device: how long after navigation any script of
+// the page can start.
 //
 // BENCH_PAGE_PROFILE=1 adds one profiled load and one profiled edit with a readable (unminified)
 // bundle: the functions V8's sampling profiler saw in the longest tasks, by self time.
 //
 // Environment: BENCH_PAGE_LOADS=11 (>= 1), BENCH_PAGE_EDITS (default: the loads),
+// BENCH_PAGE_PHONE_LOADS (default: the loads; 0 leaves the phone out),
 // BENCH_PAGE_PROFILE=0, BENCH_PAGE_QUERY (appended to each load's address, e.g. '?workers=2'),
 // MHA_CHROMIUM=/usr/bin/chromium.
 // Needs the bundle: `make wasm bundle` (npm run bench:page builds it).
@@ -65,6 +73,7 @@ function countFromEnv(name, fallback) {
 }
 const LOADS = countFromEnv('BENCH_PAGE_LOADS', 11);
 const EDITS = countFromEnv('BENCH_PAGE_EDITS', LOADS);
+const PHONE_LOADS = countFromEnv('BENCH_PAGE_PHONE_LOADS', LOADS);
 const PROFILE = process.env.BENCH_PAGE_PROFILE === '1';
 // appended to every load's address, to compare settings (e.g. '?workers=2')
 const QUERY = process.env.BENCH_PAGE_QUERY ?? '';
@@ -94,7 +103,25 @@ const SENTENCE_64 = Array(8).fill('The lanterns of Lantern Bay guide boats home'
 const EDITED_64 = SENTENCE_64.replace(/home$/, 'harbour');
 const gpt2Query = `?s=${encodeURIComponent(SENTENCE_64)}&C=${GPT2.C}&h=${GPT2.h}`;
 
-/** Records when #status first says every check is done (for a page without mha:checks-done). */
+/** The devices: this machine's desktop window, and a mid-tier phone simulated by Chromium. */
+const DEVICES = {
+  desktop: { context: { viewport: { width: 1280, height: 900 } }, cpuThrottle: 1 },
+  phone: {
+    context: {
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 3,
+      isMobile: true,
+      hasTouch: true,
+    },
+    cpuThrottle: 4,
+  },
+};
+
+/**
+ * Records when #status first says every check is done (for a page without mha:checks-done), and
+ * when every gradient-check panel in the window is done (window.__benchChecksInView; only when
+ * one is in the window).
+ */
 function watchStatus() {
   document.addEventListener('DOMContentLoaded', () => {
     const status = document.getElementById('status');
@@ -105,16 +132,41 @@ function watchStatus() {
       mo.disconnect();
     });
     mo.observe(status, { childList: true, characterData: true, subtree: true });
+    const inWindow = (e) => {
+      const r = e.getBoundingClientRect();
+      return r.bottom > 0 && r.top < innerHeight && r.height > 0;
+    };
+    const panels = new MutationObserver(() => {
+      const seen = [...document.querySelectorAll('[id$="-gradcheck"]')].filter(inWindow);
+      if (!seen.length || seen.some((p) => p.dataset.done !== '1')) return;
+      window.__benchChecksInView = performance.now();
+      panels.disconnect();
+    });
+    panels.observe(document.body, {
+      attributes: true,
+      attributeFilter: ['data-done'],
+      subtree: true,
+    });
   });
 }
 
-async function newPage(browser) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function newPage(browser, device = DEVICES.desktop) {
+  const context = await browser.newContext(device.context);
   await context.addInitScript(watchStatus);
   const page = await context.newPage();
+  if (device.cpuThrottle !== 1) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: device.cpuThrottle });
+  }
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   return { context, page, errors };
+}
+
+/** url with BENCH_PAGE_QUERY before its #fragment. */
+function withQuery(url) {
+  const [base, hash] = url.split('#');
+  return `${base}${QUERY}${hash === undefined ? '' : `#${hash}`}`;
 }
 
 /** The page's performance entries after every check is done (ms after navigation). */
@@ -125,6 +177,9 @@ function readMarks() {
   const done = mark('mha:checks-done');
   return {
     ready: measure('mha:navigation-to-ready')?.duration ?? NaN,
+    fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+    inView: mark('mha:in-view'),
+    checksInView: window.__benchChecksInView ?? NaN,
     start: mark('mha:start'),
     wasm: mark('mha:wasm'),
     lessons: [
@@ -151,13 +206,13 @@ function profileOf(trace, t, task) {
 }
 
 /** One fresh load: the page's marks and its main-thread tasks until every check is done. */
-async function oneLoad(browser, url, { profile = false } = {}) {
-  const { context, page, errors } = await newPage(browser);
+async function oneLoad(browser, url, { profile = false, device = DEVICES.desktop } = {}) {
+  const { context, page, errors } = await newPage(browser, device);
   try {
     await browser.startTracing(page, { categories: traceCategories({ profile }) });
-    await page.goto(url + QUERY);
+    await page.goto(withQuery(url));
     await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, {
-      timeout: 60_000,
+      timeout: 120_000,
     });
     await page.waitForFunction(
       () =>
@@ -165,13 +220,14 @@ async function oneLoad(browser, url, { profile = false } = {}) {
           window.__benchChecksDone !== undefined) &&
         performance.getEntriesByName('mha:figures', 'mark').length > 0,
       null,
-      { timeout: 120_000, polling: 50 },
+      { timeout: 240_000, polling: 50 },
     );
     const r = await page.evaluate(readMarks);
     const trace = readTrace(await browser.stopTracing());
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     const t = mainThread(trace, 'mha:start', r.start);
     r.tasks = taskStats(t.tasks, 0, r.checksDone);
+    r.tasks100 = taskStats(t.tasks, 0, r.checksDone, 100).longTasks;
     r.cpu = cpuBudget(trace, t, 0, r.checksDone);
     r.cpuReady = cpuBudget(trace, t, 0, r.ready);
     if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
@@ -239,10 +295,9 @@ async function oneEdit(browser, url, { profile = false } = {}) {
 }
 
 /** One fresh load of the floor page: when its one-line script ran, after navigation. */
-async function floorLoad(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function floorLoad(browser, url, device = DEVICES.desktop) {
+  const { context, page } = await newPage(browser, device);
   try {
-    const page = await context.newPage();
     await page.goto(url);
     await page.waitForFunction(
       () => performance.getEntriesByName('floor:script', 'mark').length > 0,
@@ -315,31 +370,32 @@ function hotLines(what, task, hot) {
 }
 
 function table(rows) {
-  const head = ['quantity', 'via', 'median', 'min', 'max', 'target'];
+  const head = ['quantity', 'via', 'median', 'min', 'max', 'floor', 'target'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) =>
     r
-      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [fmt(head), widths.map((n) => '-'.repeat(n)).join('  '), ...rows.map(fmt)];
 }
 
-// [label, value of a load, format, target]
+// [label, value of a load, format, target, counted from navigation (the floor printed beside)]
 const LOAD_QUANTITIES = [
-  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 200 ms'],
-  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, ''],
+  ['navigation -> what is in the window drawn (mha:in-view)', (r) => r.inView, ms, '', true],
+  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 2 x floor', true],
+  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', true],
   [
     '  every section rendered after the wasm (mha:ready - mha:wasm)',
     (r) => r.ready - r.wasm,
     ms,
     '',
   ],
-  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '<= 1500 ms'],
-  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, ''],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', true],
+  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, '', true],
   ['lesson 4 full check: its own slices (busy time)', (r) => r.l4busy, ms, ''],
   ['lesson 4 full check, start -> done', (r) => r.l4check, ms, ''],
-  ['navigation -> lesson 4 check done', (r) => r.l4done, ms, ''],
+  ['navigation -> lesson 4 check done', (r) => r.l4done, ms, '', true],
   ['longest main-thread task, navigation -> checks done', (r) => r.tasks.longest, ms, '<= 50 ms'],
   ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, '0'],
   ['  longest task in thread time (its own CPU time)', (r) => r.tasks.longestCpu, ms, ''],
@@ -351,6 +407,25 @@ const LOAD_QUANTITIES = [
   ["  the browser's other threads (all its processes)", (r) => r.cpu.other, ms, ''],
   ['  all of it, / cores: the least wall time it needs', (r) => r.cpu.total / CORES, ms, ''],
 ];
+// the simulated phone: what a student sees first, and the longest tasks
+const PHONE_QUANTITIES = [
+  ['navigation -> first contentful paint', (r) => r.fcp, ms, '', true],
+  ["navigation -> the page's script starts (mha:start)", (r) => r.start, ms, '', true],
+  ['navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', true],
+  [
+    'navigation -> what is in the window drawn (mha:in-view)',
+    (r) => r.inView,
+    ms,
+    '<= 1000 ms',
+    true,
+  ],
+  ['navigation -> every section rendered (mha:ready)', (r) => r.ready, ms, '', true],
+  ['navigation -> every check in the window done', (r) => r.checksInView, ms, '<= 3000 ms', true],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', true],
+  ['longest main-thread task, navigation -> checks done', (r) => r.tasks.longest, ms, '<= 100 ms'],
+  ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, ''],
+  ['main-thread tasks over 100 ms', (r) => r.tasks100, count, '0'],
+];
 const EDIT_QUANTITIES = [
   ['GPT-2-size edit (T=64, C=768, h=12): event -> head drawn', (r) => r.editMs, ms, '<= 300 ms'],
   ['  longest main-thread task during the edit', (r) => r.longest, ms, '<= 100 ms'],
@@ -359,28 +434,34 @@ const EDIT_QUANTITIES = [
   ['  longest main-thread task in the 1 s after', (r) => r.after.longest, ms, ''],
 ];
 
-function rowsOf(quantities, runsByWhere) {
+/** Median, min and max of each quantity for each way in (the floor beside the ones it bounds). */
+function rowsOf(quantities, runsByWhere, floor = NaN) {
   const rows = [];
-  for (const [label, f, format, target] of quantities) {
+  for (const [label, f, format, target, fromNavigation] of quantities) {
     for (const [w, runs] of Object.entries(runsByWhere)) {
-      const v = runs.map(f);
-      const row = [label, w, format(median(v)), format(Math.min(...v)), format(Math.max(...v))];
+      const v = runs.map(f).filter(Number.isFinite);
+      const [med, lo, hi] = v.length
+        ? [median(v), Math.min(...v), Math.max(...v)]
+        : [NaN, NaN, NaN];
+      const row = [label, w, format(med), format(lo), format(hi), fromNavigation ? ms(floor) : ''];
       rows.push([...row, target]);
     }
   }
   return rows;
 }
 
-async function runLoads(browser, where, loads, log) {
+async function runLoads(browser, where, loads, log, device = DEVICES.desktop) {
   const runs = Object.fromEntries(Object.keys(where).map((w) => [w, []]));
-  await oneLoad(browser, where.http); // warm the disk cache, untimed
+  const first = Object.values(where)[0];
+  await oneLoad(browser, first, { device }); // warm the disk cache, untimed
   for (let i = 0; i < loads; i++) {
     for (const w of Object.keys(where)) {
-      const r = await oneLoad(browser, where[w]);
+      const r = await oneLoad(browser, where[w], { device });
       runs[w].push(r);
       log(
-        `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: ready ${ms(r.ready)}, checks done ` +
-          `${ms(r.checksDone)}, longest task ${ms(r.tasks.longest)} (${r.tasks.longTasks} over 50 ms)`,
+        `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: in view ${ms(r.inView)}, ready ` +
+          `${ms(r.ready)}, checks done ${ms(r.checksDone)}, longest task ${ms(r.tasks.longest)} ` +
+          `(${r.tasks.longTasks} over 50 ms)`,
       );
     }
   }
@@ -407,6 +488,7 @@ async function runEdits(browser, url, edits, log) {
 export async function benchPage({
   loads = LOADS,
   edits = EDITS,
+  phoneLoads = PHONE_LOADS,
   profile = PROFILE,
   log = (...a) => console.error(...a),
 } = {}) {
@@ -416,7 +498,9 @@ export async function benchPage({
   const floorDir = pageCopy('mha-floor-', 'performance.mark("floor:script");\n');
   const floor = await serve(floorDir, 0);
   const where = { http: url, 'file://': fileUrl };
+  const phoneWhere = { 'phone, top': url, 'phone, #l4-gradcheck': `${url}#l4-gradcheck` };
   const floorRuns = [];
+  const phone = { runs: null, floor: [] };
   let version; // read inside the try, whose finally closes the browser
   let runs;
   let edit;
@@ -425,6 +509,12 @@ export async function benchPage({
     version = browser.version();
     runs = await runLoads(browser, where, loads, log);
     for (let i = 0; i < loads; i++) floorRuns.push(await floorLoad(browser, floor.url));
+    if (phoneLoads) {
+      phone.runs = await runLoads(browser, phoneWhere, phoneLoads, log, DEVICES.phone);
+      for (let i = 0; i < phoneLoads; i++) {
+        phone.floor.push(await floorLoad(browser, floor.url, DEVICES.phone));
+      }
+    }
     edit = await runEdits(browser, url, edits, log);
     if (profile) profiled = await profileRuns(browser, log);
   } finally {
@@ -449,9 +539,18 @@ export async function benchPage({
       '(no mha:checks-done mark: checks done = when #status said "All gradient checks done.")',
     );
   }
-  const rows = rowsOf(LOAD_QUANTITIES, runs);
+  const rows = rowsOf(LOAD_QUANTITIES, runs, median(floorRuns));
   if (edit.runs.length) rows.push(...rowsOf(EDIT_QUANTITIES, { http: edit.runs }));
   lines.push(...table(rows));
+  if (phone.runs) {
+    lines.push(
+      '',
+      `the simulated phone: 390x844, mobile, device scale 3, touch, CPU throttled ${DEVICES.phone.cpuThrottle}x ` +
+        `(CDP Emulation.setCPUThrottlingRate), ${phoneLoads} fresh loads each at the top and at #l4-gradcheck ` +
+        '(over http, alternating); floor: the one-line-script page on the same phone',
+      ...table(rowsOf(PHONE_QUANTITIES, phone.runs, median(phone.floor))),
+    );
+  }
   if (edit.refused) lines.push(`GPT-2-size edit: the playground refuses the size: ${edit.refused}`);
   else lines.push(`GPT-2-size edit: ${edit.runs.length} fresh loads over http, one edit each`);
   lines.push(
@@ -477,6 +576,7 @@ export async function benchPage({
     runs,
     edit,
     floor: floorRuns,
+    phone,
     load: { before: load0, after: load1 },
     wasmBytes: wasm.length,
     wasmGzipBytes: gz,

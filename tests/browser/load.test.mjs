@@ -113,3 +113,42 @@ test('the page computes the same figures over http and from file://', () => {
   assert.equal(loaded.length, 2, 'both loads ran');
   assert.deepStrictEqual(loaded[1], loaded[0]); // deepStrictEqual compares numbers with Object.is
 });
+
+test('a link into a lesson: it is built first; an element it builds is scrolled to', async (t) => {
+  for (const [hash, first, element] of [
+    ['#lesson-3', 'mha:lesson-3', 'lesson-3'], // a section of the HTML: the browser scrolls
+    ['#l4-gradcheck', 'mha:lesson-4', 'l4-gradcheck'], // built by lesson 4: the page scrolls
+  ]) {
+    const { page, log, close } = await openPage(session.browser, `${session.url}${hash}`, {
+      viewport: { width: 390, height: 844 },
+    });
+    try {
+      await page.waitForFunction(() => document.documentElement.dataset.figures === '1');
+      const seen = await page.evaluate(
+        (id) => ({
+          // the marks of the lessons and the playground, in the order the page set them
+          order: performance
+            .getEntriesByType('mark')
+            .map((m) => m.name)
+            .filter((n) => /^mha:(lesson-\d|playground)$/.test(n)),
+          top: document.getElementById(id).getBoundingClientRect().top,
+          scrollY,
+          inView: performance.getEntriesByName('mha:in-view')[0]?.startTime ?? null,
+          ready: performance.getEntriesByName('mha:ready')[0]?.startTime ?? null,
+        }),
+        element,
+      );
+      assert.equal(seen.order[0], first, `${hash}: built first (${seen.order.join(' ')})`);
+      assert.equal(seen.order.length, 6, `${hash}: every section built`);
+      assert.ok(seen.scrollY > 1000, `${hash}: the page scrolled (scrollY ${seen.scrollY})`);
+      assert.ok(Math.abs(seen.top) < 40, `${hash}: #${element} at the top (${seen.top} px)`);
+      assert.ok(seen.inView !== null && seen.inView <= seen.ready, `${hash}: mha:in-view first`);
+      assert.deepEqual(consoleErrors(log), [], 'console errors');
+      t.diagnostic(
+        `${hash}: ${seen.order.join(' ')}; #${element} ${Math.round(seen.top)} px from the top, mha:in-view ${Math.round(seen.inView)} ms, mha:ready ${Math.round(seen.ready)} ms`,
+      );
+    } finally {
+      await close();
+    }
+  }
+});
