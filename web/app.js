@@ -151,7 +151,8 @@ function scrollToBuiltFragment() {
 /**
  * Marks mha:in-view once what the reader sees is drawn: every section in the window rendered
  * (`rendered`: the registry's sections done so far; the others are the page's own HTML), no
- * figure in the window still waiting to be built, and a frame painted. Checked once a frame.
+ * figure in the window still waiting to be built, and a frame painted. Checked once a frame
+ * from the start (what is in the window may be the page's own HTML); returns a stop function.
  */
 function markInView(rendered) {
   const inWindow = (e) => {
@@ -164,11 +165,16 @@ function markInView(rendered) {
       .filter((x) => registry.has(x.id) && inWindow(x))
       .every((x) => rendered.has(x.id)) &&
     ![...document.querySelectorAll('.figure-placeholder[data-pending="1"]')].some(inWindow);
+  let stopped = false;
   const check = () => {
+    if (stopped) return;
     if (drawn()) afterFrame().then(() => performance.mark('mha:in-view'));
     else requestAnimationFrame(check);
   };
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(check);
+  return () => {
+    stopped = true;
+  };
 }
 
 /**
@@ -296,11 +302,32 @@ function exposePage(page, compute) {
   };
 }
 
+/**
+ * Render every section once, in buildOrder(), one per task (renderPacer); each one's id goes
+ * into `rendered` and its mark is set.
+ */
+async function firstRender(page, rendered) {
+  const pacer = renderPacer();
+  const toFragment = scrollToBuiltFragment();
+  for (const s of buildOrder()) {
+    await pacer.next();
+    if (s.key in page.lessons) continue; // already rendered ("Use my arrays" came first)
+    pacer.start();
+    renderSection(page, s);
+    pacer.done();
+    rendered.add(s.id);
+    toFragment();
+    if (s.mark) performance.mark(s.mark);
+  }
+}
+
 async function main() {
   const status = document.getElementById('status');
   renderStartHere();
   layoutNearViewportOnly();
   setupToc();
+  const rendered = new Set(); // the registry's sections rendered so far (by id)
+  const stopInView = markInView(rendered);
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
 
@@ -309,6 +336,7 @@ async function main() {
     mha = await mhaPromise;
     performance.mark('mha:wasm');
   } catch (err) {
+    stopInView();
     status.textContent = `The WebAssembly module could not be loaded: ${err.message}`;
     status.className = 'error';
     console.error(err);
@@ -342,20 +370,7 @@ async function main() {
     banners: new Map(),
   };
   observePendingFigures(); // a figure that comes into view is drawn at once
-  const pacer = renderPacer();
-  const rendered = new Set();
-  markInView(rendered);
-  const toFragment = scrollToBuiltFragment();
-  for (const s of buildOrder()) {
-    await pacer.next();
-    if (s.key in lessons) continue; // already rendered ("Use my arrays" came first)
-    pacer.start();
-    renderSection(page, s);
-    pacer.done();
-    rendered.add(s.id);
-    toFragment();
-    if (s.mark) performance.mark(s.mark);
-  }
+  await firstRender(page, rendered);
 
   const tools = document.querySelector('#toc .toc-tools');
   tools?.append(ipynbButton(ipynbCells, { id: 'download-notebook', version: mha.version }).element);
