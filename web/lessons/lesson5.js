@@ -486,7 +486,12 @@ export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = n
     downloads(mha, model, trainer, ipynbCells),
   );
   body.append(checkpointBox('lesson5', trainer, { what: 'lesson 5' }).element); // step 0
+  return lesson5View(mha, { model, trainer, panel, script, runYours });
+}
 
+/** What the page holds of lesson 5: its figures, its script, its check (run by afterReady). */
+function lesson5View(mha, { model, trainer, panel, script, runYours }) {
+  const { T, heads, tokens } = model;
   const dims = { B: 1, T, C: model.C, heads };
   const total = gradcheckSize(mha, dims);
   const samples = checkSamples(mha, dims); // 0 (every entry) at the sentence's size

@@ -236,7 +236,14 @@ export function renderPlayground({ mha, body, compute, custom = null }) {
   const nodes = playgroundBody(form, parts);
   if (custom) hideForCustom(form, parts, nodes);
   body.append(...nodes);
+  return playgroundView(mha, { state, parts, first, firstView, custom });
+}
 
+/**
+ * What the page holds of the playground: its figures, settings and script; afterReady writes the
+ * address; ready is its first view on screen.
+ */
+function playgroundView(mha, { state, parts, first, firstView, custom }) {
   return {
     figures: () =>
       state.view ? viewFigures(state.view, parts.checks.panel, parts.attention) : null,
