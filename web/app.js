@@ -17,6 +17,7 @@ import {
   buildPendingFigures,
   deferLayout,
   figuresBuilt,
+  figuresPendingInWindow,
   layoutNow,
   observePendingFigures,
 } from './components/lazy-figure.js';
@@ -152,29 +153,38 @@ function scrollToBuiltFragment() {
  * Marks mha:in-view once what the reader sees is drawn: every section in the window rendered
  * (`rendered`: the registry's sections done so far; the others are the page's own HTML), no
  * figure in the window still waiting to be built, and a frame painted. Checked once a frame
- * from the start (what is in the window may be the page's own HTML); returns a stop function.
+ * from the start (what is in the window may be the page's own HTML), from what intersection
+ * observers report (reading where things are would make the browser lay the page out again);
+ * returns a stop function.
  */
 function markInView(rendered) {
-  const inWindow = (e) => {
-    const r = e.getBoundingClientRect();
-    return r.bottom > 0 && r.top < innerHeight && r.height > 0;
-  };
-  const registry = new Set(SECTIONS.map((s) => s.id));
+  if (typeof IntersectionObserver !== 'function') return () => {};
+  const inWindow = new Map(); // section id -> in the window
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) inWindow.set(e.target.id, e.isIntersecting);
+  });
+  for (const s of SECTIONS) io.observe(document.getElementById(s.id));
+  const sectionInWindow = (node) => inWindow.get(node.closest('section')?.id) === true;
   const drawn = () =>
-    [...document.querySelectorAll('section')]
-      .filter((x) => registry.has(x.id) && inWindow(x))
-      .every((x) => rendered.has(x.id)) &&
-    ![...document.querySelectorAll('.figure-placeholder[data-pending="1"]')].some(inWindow);
+    inWindow.size === SECTIONS.length &&
+    [...inWindow].every(([id, inside]) => !inside || rendered.has(id)) &&
+    figuresPendingInWindow(sectionInWindow) === 0;
   let stopped = false;
+  const stop = () => {
+    stopped = true;
+    io.disconnect();
+  };
   const check = () => {
     if (stopped) return;
-    if (drawn()) afterFrame().then(() => performance.mark('mha:in-view'));
-    else requestAnimationFrame(check);
+    if (!drawn()) {
+      requestAnimationFrame(check);
+      return;
+    }
+    stop();
+    afterFrame().then(() => performance.mark('mha:in-view'));
   };
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(check);
-  return () => {
-    stopped = true;
-  };
+  requestAnimationFrame(check);
+  return stop;
 }
 
 /**

@@ -23,6 +23,9 @@ const queue = {
   observer: null, // IntersectionObserver, from observePendingFigures() on
   observing: false, // figures are drawn when they come near the viewport
   near: new Set(), // pending figures near the viewport (built first)
+  windowObserver: null, // IntersectionObserver without margin: which are in the window
+  inWindow: new Set(), // pending figures in the window
+  unseen: new Set(), // pending figures observed, not yet reported by windowObserver
   background: false, // every pending figure is to be built (buildPendingFigures)
   pumping: false, // the frame loop of pump() runs
   ready: false, // the first render is over: new figures are built at once
@@ -64,6 +67,37 @@ function observe(lazy) {
     );
   }
   queue.observer.observe(lazy.placeholder);
+  queue.windowObserver ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const fig = e.target.__lazyFigure;
+      queue.unseen.delete(fig);
+      if (e.isIntersecting && queue.pending.has(fig)) queue.inWindow.add(fig);
+      else queue.inWindow.delete(fig);
+    }
+  });
+  queue.windowObserver.observe(lazy.placeholder);
+  queue.unseen.add(lazy);
+}
+
+/** A figure leaves the queue (built, or its placeholder left the page): no observer keeps it. */
+function forget(lazy) {
+  queue.pending.delete(lazy);
+  queue.near.delete(lazy);
+  queue.inWindow.delete(lazy);
+  queue.unseen.delete(lazy);
+  queue.observer?.unobserve(lazy.placeholder);
+  queue.windowObserver?.unobserve(lazy.placeholder);
+}
+
+/**
+ * How many figures in the window are still to be built, counting those the observer has not
+ * placed yet (just made, or in a part whose layout waits) when mayBeInWindow(placeholder) says
+ * they could be. Read without a layout of the page.
+ */
+export function figuresPendingInWindow(mayBeInWindow) {
+  let n = queue.inWindow.size;
+  for (const l of queue.unseen) if (mayBeInWindow(l.placeholder)) n += 1;
+  return n;
 }
 
 function builtSignal() {
@@ -113,9 +147,7 @@ export function lazyHeatmap(options, { eager = false, className = '' } = {}) {
     placeholder,
     build() {
       if (state.hm) return state.hm;
-      queue.pending.delete(lazy);
-      queue.near.delete(lazy);
-      queue.observer?.unobserve(placeholder);
+      forget(lazy);
       const hm = heatmap(state.opts);
       state.hm = hm;
       if (className) hm.element.classList.add(...className.split(/\s+/));
@@ -162,11 +194,7 @@ function lazyApi(state, lazy, placeholder) {
 /** Drop figures whose placeholder left the page; the rest in document order. */
 function pendingInOrder(set) {
   for (const l of set) {
-    if (!l.placeholder.isConnected) {
-      queue.pending.delete(l);
-      queue.near.delete(l);
-      queue.observer?.unobserve(l.placeholder);
-    }
+    if (!l.placeholder.isConnected) forget(l);
   }
   return [...set]
     .filter((l) => queue.pending.has(l))
