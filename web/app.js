@@ -23,7 +23,13 @@ import {
 } from './components/lazy-figure.js';
 import { ipynbButton, sectionText } from './components/downloads.js';
 import { renderStartHere } from './lessons/start-here.js';
-import { SECTIONS, customFor, lessonView, sectionByKey } from './lessons/index.js';
+import {
+  SECTIONS,
+  customFor,
+  lessonView,
+  sectionByKey,
+  sectionOfBuiltId,
+} from './lessons/index.js';
 import { lessonBanner } from './components/custom-banner.js';
 import { lessonData } from './model/custom-arrays.js';
 
@@ -115,7 +121,7 @@ const fragment = () => decodeURIComponent(location.hash.slice(1));
 function sectionOfId(id) {
   const section = document.getElementById(id)?.closest('section');
   if (section) return SECTIONS.find((s) => s.id === section.id) ?? null;
-  return SECTIONS.find((s) => id.startsWith(s.body.replace(/body$/, ''))) ?? null;
+  return sectionOfBuiltId(id);
 }
 
 /**

@@ -3,7 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SECTIONS, customFor, lessonView, sectionByKey } from '../../web/lessons/index.js';
+import {
+  SECTIONS,
+  customFor,
+  lessonView,
+  sectionByKey,
+  sectionOfBuiltId,
+} from '../../web/lessons/index.js';
 import { usesCustom } from '../../web/components/custom-banner.js';
 
 const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
@@ -53,6 +59,33 @@ test('each entry is complete: unique key, id, body and mark; a render function; 
   assert.ok(Object.isFrozen(SECTIONS));
   assert.equal(sectionByKey('lesson4').body, 'l4-body');
   assert.throws(() => sectionByKey('lesson6'), /no section "lesson6" \(sections: sentence,/);
+});
+
+test("the ids a section builds start with its body id's prefix: a link to one finds it", () => {
+  const prefixes = SECTIONS.map((s) => {
+    assert.match(s.body, /^[a-z\d]+-body$/, `${s.key}: a body id "<prefix>-body"`);
+    return s.body.replace(/body$/, '');
+  });
+  // no prefix starts another: every id has one section at most
+  for (const a of prefixes) {
+    assert.deepEqual(
+      prefixes.filter((b) => b.startsWith(a)),
+      [a],
+      `${a} starts another section's prefix`,
+    );
+  }
+  assert.equal(sectionOfBuiltId('l4-gradcheck').key, 'lesson4');
+  assert.equal(sectionOfBuiltId('pg-seed').key, 'playground');
+  assert.equal(sectionOfBuiltId('nb-file').key, 'check');
+  assert.equal(sectionOfBuiltId('start-here'), null);
+  assert.equal(sectionOfBuiltId('l9-x'), null);
+  // the gradient-check panels the tests and the bench link to
+  const lessons = ['lesson4.js', 'lesson5.js', 'playground/checks.js'].map((f) =>
+    readFileSync(new URL(`../../web/lessons/${f}`, import.meta.url), 'utf8'),
+  );
+  for (const [i, id] of ['l4-gradcheck', 'l5-gradcheck', 'pg-gradcheck'].entries()) {
+    assert.ok(lessons[i].includes(`'${id}'`), `${id} is built by its section`);
+  }
 });
 
 test('lessonView gives every member of the contract; what a section returns wins', async () => {

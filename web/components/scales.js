@@ -242,16 +242,38 @@ export function legendLayout(kind, min, max) {
   return { width: LEGEND_WIDTH, height: 50, lo, hi, bar, label: { x: 2, y: 12 }, ticks, tickY: 45 };
 }
 
-/** The gradient bar of a legend (its <linearGradient> in the svg's <defs>). */
-function legendBar(svg, kind, bar) {
-  const gid = uniqueId('mha-grad');
-  const defs = svgEl('defs');
-  const grad = svgEl('linearGradient', { id: gid, x1: '0', x2: '1', y1: '0', y2: '0' });
+/**
+ * The id of the page's <linearGradient> of `kind`, made on first use: one per kind, in one hidden
+ * <svg> every legend refers to (a gradient of its own per legend cost each ~20 elements for the
+ * page to lay out and style).
+ */
+function sharedGradient(kind) {
+  const id = `mha-grad-${kind}`;
+  if (document.getElementById(id)) return id;
+  let holder = document.getElementById('mha-legend-gradients');
+  if (!holder) {
+    // not display: none (a gradient there is not drawn by every browser): a 0 x 0 box out of flow
+    holder = svgEl('svg', {
+      id: 'mha-legend-gradients',
+      width: 0,
+      height: 0,
+      'aria-hidden': 'true',
+    });
+    holder.style.position = 'absolute';
+    holder.append(svgEl('defs'));
+    document.body.append(holder);
+  }
+  const grad = svgEl('linearGradient', { id, x1: '0', x2: '1', y1: '0', y2: '0' });
   for (const [off, col] of gradientStops(kind)) {
     grad.append(svgEl('stop', { offset: off.toFixed(4), 'stop-color': col }));
   }
-  defs.append(grad);
-  svg.append(defs);
+  holder.firstChild.append(grad);
+  return id;
+}
+
+/** The gradient bar of a legend (filled with the page's gradient of its kind). */
+function legendBar(kind, bar) {
+  const gid = sharedGradient(kind);
   return svgEl('rect', {
     x: bar.x,
     y: bar.y,
@@ -318,7 +340,7 @@ export function createLegend({ kind = 'unit', min, max, label } = {}) {
     class: 'legend-svg',
   });
   svg.setAttribute('aria-label', describeScale(k, lay.lo, lay.hi, text));
-  const bar = legendBar(svg, k, lay.bar);
+  const bar = legendBar(k, lay.bar);
   const title = svgEl('text', { x: lay.label.x, y: lay.label.y, class: 'legend-label' });
   title.textContent = text;
   svg.append(title, bar);

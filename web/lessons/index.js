@@ -55,7 +55,9 @@ import { renderPlayground } from './playground/index.js';
  * @typedef {object} SectionEntry
  * @property {string} key    its name in window.mhaPage.figures() and the tests
  * @property {string} id     its <section id> in web/index.html (the address's #fragment)
- * @property {string} body   the id of its <div class="lesson-body">
+ * @property {string} body   the id of its <div class="lesson-body">, ending in "body": the ids of
+ *   the elements it builds start with what comes before ("l4-" of "l4-body"), so an address
+ *   whose #fragment names one of them builds this section first (app.js)
  * @property {string} title  its name in an error message ("Lesson 1 could not be computed: …")
  * @property {(ctx: SectionContext) => SectionView} render
  * @property {string|null} mark  the performance mark set once it is drawn
@@ -173,6 +175,14 @@ export function sectionByKey(key) {
   const s = SECTIONS.find((x) => x.key === key);
   if (!s) throw new Error(`no section "${key}" (sections: ${SECTIONS.map((x) => x.key)})`);
   return s;
+}
+
+/**
+ * The section that builds the element with this id, by the registry's rule (its body's prefix:
+ * 'l4-gradcheck' is lesson 4's, whose body is 'l4-body'); null for none.
+ */
+export function sectionOfBuiltId(id) {
+  return SECTIONS.find((s) => String(id).startsWith(s.body.replace(/body$/, ''))) ?? null;
 }
 
 /**

@@ -1,0 +1,10 @@
+import { launchBrowser, servePage } from '../browser/browser.mjs';
+const b = await launchBrowser(); const { server, url } = await servePage();
+const ctx = await b.newContext({ viewport: { width: 1280, height: 900 } });
+const p = await ctx.newPage();
+const errs = []; p.on('pageerror', e => errs.push(e.message)); p.on('console', m => m.type() === 'error' && errs.push(m.text()));
+await p.goto(url + '#lesson-1');
+await p.waitForFunction(() => performance.getEntriesByName('mha:checks-done').length && document.documentElement.dataset.figures === '1', null, { timeout: 120000 });
+console.log(await p.evaluate(() => ({ all: document.querySelectorAll('*').length, marks: performance.getEntriesByType('mark').map(m => `${m.name} ${Math.round(m.startTime)}`).join(', ') })), errs);
+await p.locator('#lesson-1 figure').first().screenshot({ path: '/tmp/scr/l1-fig.png' }); await p.locator('#lesson-3 figure').nth(2).screenshot({ path: '/tmp/scr/l3-fig.png' });
+await b.close(); server.close();
