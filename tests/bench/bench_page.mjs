@@ -43,6 +43,7 @@
 // Environment: BENCH_PAGE_LOADS=11 (>= 1), BENCH_PAGE_EDITS (default: the loads),
 // BENCH_PAGE_PHONE_LOADS (default: the loads; 0 leaves the phone out),
 // BENCH_PAGE_PROFILE=0, BENCH_PAGE_QUERY (appended to each load's address, e.g. '?workers=2'),
+// BENCH_PAGE_WEB (another build of web/ to measure, e.g. a worktree of an earlier commit's),
 // MHA_CHROMIUM=/usr/bin/chromium.
 // Needs the bundle: `make wasm bundle` (npm run bench:page builds it).
 
@@ -51,8 +52,8 @@ import os from 'node:os';
 import { serve } from '../serve.mjs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, servePage, fileUrl, webDir, CHROMIUM } from '../browser/browser.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { launchBrowser, webDir as ownWebDir, CHROMIUM } from '../browser/browser.mjs';
 import {
   cpuBudget,
   hotFunctions,
@@ -78,6 +79,9 @@ const PROFILE = process.env.BENCH_PAGE_PROFILE === '1';
 // appended to every load's address, to compare settings (e.g. '?workers=2')
 const QUERY = process.env.BENCH_PAGE_QUERY ?? '';
 const CORES = os.cpus().length;
+// the page measured: web/, or another build of it (e.g. an earlier commit's, for before -> after)
+const webDir = path.resolve(process.env.BENCH_PAGE_WEB ?? ownWebDir);
+const fileUrl = pathToFileURL(path.join(webDir, 'index.html')).href;
 if (LOADS < 1) {
   console.error('bench_page: BENCH_PAGE_LOADS must be >= 1');
   process.exit(2);
@@ -494,7 +498,7 @@ export async function benchPage({
 } = {}) {
   const load0 = loadAverage();
   const browser = await launchBrowser();
-  const { server, url } = await servePage();
+  const { server, url } = await serve(webDir, 0);
   const floorDir = pageCopy('mha-floor-', 'performance.mark("floor:script");\n');
   const floor = await serve(floorDir, 0);
   const where = { http: url, 'file://': fileUrl };
@@ -529,7 +533,7 @@ export async function benchPage({
   const gz = zlib.gzipSync(wasm, { level: 9 }).length;
   const bundle = fs.statSync(path.join(webDir, 'app.bundle.js')).size;
   const lines = [
-    `page: web/index.html in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`,
+    `page: ${path.relative(process.cwd(), path.join(webDir, 'index.html'))} in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`,
     `from file:// (alternating; a new browser context per load, traced); ${os.cpus().length} cores; load average`,
     `(1, 5, 15 min) ${load0} before, ${load1} after`,
   ];
