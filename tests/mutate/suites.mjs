@@ -2,12 +2,22 @@
 // its own process) and the native C tests. Shared by stryker.config.mjs (JS mutants) and
 // tests/mutate/c-mutants.mjs (C mutants).
 //
-// Left out, because they are slow and test something else: tests/browser (15 s of Chromium),
-// tests/bench, tests/package.test.mjs (npm pack + install), tests/readme.test.mjs (the README's
-// examples), tests/types.test.mjs (tsc). Files are listed roughly fastest first: a run stops at the
-// first failing file.
+// Every Node test file under tests/ is one, but those in LEFT_OUT (slow, and they test something
+// else); tests/mutate/suites.test.mjs checks that a new test file is in one list or the other.
+// The first ones are listed roughly fastest first (a run stops at the first failing file); the
+// rest follow in the order of their folders.
 
 import { readdirSync } from 'node:fs';
+
+/** Test files no mutant has to get past, and why. */
+export const LEFT_OUT = Object.freeze({
+  'tests/browser/': 'real browsers: 15 s of Chromium and more per file',
+  'tests/bench/': 'benchmarks, not tests',
+  'tests/bundler/': 'npm pack, then a Vite build of the packed tarball',
+  'tests/package.test.mjs': 'npm pack + install',
+  'tests/readme.test.mjs': "the README's examples and the commands of .ci/setup",
+  'tests/types.test.mjs': 'tsc over the type declarations',
+});
 
 /** Node test files, relative to the repository root. */
 export const NODE_SUITES = [
@@ -44,10 +54,26 @@ export const NODE_SUITES = [
   'tests/check/layouts.test.mjs',
   'tests/check/training.test.mjs',
 ];
-// every test file of tests/model/ (the DOM-free page code), the listed ones first
-for (const f of readdirSync(new URL('../model/', import.meta.url)).sort()) {
-  const path = `tests/model/${f}`;
-  if (f.endsWith('.test.mjs') && !NODE_SUITES.includes(path)) NODE_SUITES.push(path);
+
+/** Every *.test.mjs under tests/ (paths from the repository root), in folder order. */
+export function nodeTestFiles(dir = 'tests') {
+  const out = [];
+  const entries = readdirSync(new URL(`../../${dir}/`, import.meta.url), { withFileTypes: true });
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) out.push(...nodeTestFiles(path));
+    else if (e.name.endsWith('.test.mjs')) out.push(path);
+  }
+  return out;
+}
+
+/** Whether LEFT_OUT names this file (or its folder). */
+export const leftOut = (path) =>
+  Object.keys(LEFT_OUT).some((p) => (p.endsWith('/') ? path.startsWith(p) : path === p));
+
+// every other test file, after the listed ones
+for (const path of nodeTestFiles()) {
+  if (!leftOut(path) && !NODE_SUITES.includes(path)) NODE_SUITES.push(path);
 }
 
 /**
