@@ -201,8 +201,9 @@ function crossChecks(ctx, found, run) {
       `Your ${key} have ${losses.length} entries, but your ${ctx.keys.steps} is ${saved.full}: expected ${saved.full} (the loss before each step) or ${saved.full + 1} (and the loss after the last step). They are shown beside the page's for the steps both have.`,
     );
   }
-  // (the W_after of a run longer than the page's limit are after steps the page does not take)
-  if (!afters.length || lr?.from === 'weights' || (saved && saved.full > run.S)) return;
+  // (the W_after of a run longer than the page's limit are after steps the page does not take;
+  // no lr found at all: afterNote said already that no lr gives them)
+  if (!afters.length || !lr || lr.from === 'weights' || (saved && saved.full > run.S)) return;
   if (aftersMatch(ctx, afters, run.lrs, run.S)) return;
   const names = afters.map((x) => x.key).join(', ');
   ctx.messages.push(
