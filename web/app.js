@@ -140,7 +140,8 @@ function buildOrder() {
 /**
  * An address whose #fragment names an element a section builds (not in the page when it
  * loaded: the browser could not scroll to it): once the element exists, it is scrolled into
- * view, unless the reader has scrolled meanwhile. Returns the check to run after each section.
+ * view, unless the reader has scrolled meanwhile. Returns the check to run after each section
+ * (true when it scrolled).
  */
 function scrollToBuiltFragment() {
   const id = fragment();
@@ -149,9 +150,31 @@ function scrollToBuiltFragment() {
   let pending = true;
   return () => {
     const target = pending && document.getElementById(id);
-    if (!target) return;
+    if (!target) return false;
     pending = false;
-    if (scrollY === y) target.scrollIntoView();
+    if (scrollY !== y) return false;
+    target.scrollIntoView();
+    return true;
+  };
+}
+
+/**
+ * Which of the registry's sections are in the window, as intersection observers report it (no
+ * layout of the page is read): { placed() (each reported once), has(id), stop() }.
+ */
+function watchSections() {
+  if (typeof IntersectionObserver !== 'function') {
+    return { placed: () => true, has: () => false, stop: () => {} };
+  }
+  const inWindow = new Map(); // section id -> in the window
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) inWindow.set(e.target.id, e.isIntersecting);
+  });
+  for (const s of SECTIONS) io.observe(document.getElementById(s.id));
+  return {
+    placed: () => inWindow.size === SECTIONS.length,
+    has: (id) => inWindow.get(id) === true,
+    stop: () => io.disconnect(),
   };
 }
 
@@ -159,38 +182,30 @@ function scrollToBuiltFragment() {
  * Marks mha:in-view once what the reader sees is drawn: every section in the window rendered
  * (`rendered`: the registry's sections done so far; the others are the page's own HTML), no
  * figure in the window still waiting to be built, and a frame painted. Checked once a frame
- * from the start (what is in the window may be the page's own HTML), from what intersection
- * observers report (reading where things are would make the browser lay the page out again);
- * returns a stop function.
+ * from the start (what is in the window may be the page's own HTML), from what the observers
+ * report (`sections`: watchSections); returns a stop function.
  */
-function markInView(rendered) {
-  if (typeof IntersectionObserver !== 'function') return () => {};
-  const inWindow = new Map(); // section id -> in the window
-  const io = new IntersectionObserver((entries) => {
-    for (const e of entries) inWindow.set(e.target.id, e.isIntersecting);
-  });
-  for (const s of SECTIONS) io.observe(document.getElementById(s.id));
-  const sectionInWindow = (node) => inWindow.get(node.closest('section')?.id) === true;
+function markInView(rendered, sections) {
+  if (typeof requestAnimationFrame !== 'function') return () => {};
+  const sectionInWindow = (node) => sections.has(node.closest('section')?.id);
   const drawn = () =>
-    inWindow.size === SECTIONS.length &&
-    [...inWindow].every(([id, inside]) => !inside || rendered.has(id)) &&
+    sections.placed() &&
+    SECTIONS.every((s) => !sections.has(s.id) || rendered.has(s.id)) &&
     figuresPendingInWindow(sectionInWindow) === 0;
   let stopped = false;
-  const stop = () => {
-    stopped = true;
-    io.disconnect();
-  };
   const check = () => {
     if (stopped) return;
     if (!drawn()) {
       requestAnimationFrame(check);
       return;
     }
-    stop();
+    stopped = true;
     afterFrame().then(() => performance.mark('mha:in-view'));
   };
   requestAnimationFrame(check);
-  return stop;
+  return () => {
+    stopped = true;
+  };
 }
 
 /**
@@ -320,9 +335,11 @@ function exposePage(page, compute) {
 
 /**
  * Render every section once, in buildOrder(), one per task (renderPacer); each one's id goes
- * into `rendered` and its mark is set.
+ * into `rendered` and its mark is set. A section in the window starts its background work (its
+ * gradient check: afterReady) at once, not after the others are built; its key goes into
+ * page.started.
  */
-async function firstRender(page, rendered) {
+async function firstRender(page, rendered, sections) {
   const pacer = renderPacer();
   const toFragment = scrollToBuiltFragment();
   for (const s of buildOrder()) {
@@ -332,37 +349,20 @@ async function firstRender(page, rendered) {
     renderSection(page, s);
     pacer.done();
     rendered.add(s.id);
-    toFragment();
+    const scrolledTo = toFragment(); // (the observers have not seen that scroll yet)
     if (s.mark) performance.mark(s.mark);
+    if (scrolledTo || sections.has(s.id)) {
+      page.started.add(s.key);
+      page.lessons[s.key].afterReady();
+    }
   }
 }
 
-async function main() {
-  const status = document.getElementById('status');
-  renderStartHere();
-  layoutNearViewportOnly();
-  setupToc();
-  const rendered = new Set(); // the registry's sections rendered so far (by id)
-  const stopInView = markInView(rendered);
-  const precision = document.getElementById('full-precision');
-  precision?.addEventListener('change', () => setFullPrecision(precision.checked));
-
-  let mha;
-  try {
-    mha = await mhaPromise;
-    performance.mark('mha:wasm');
-  } catch (err) {
-    stopInView();
-    status.textContent = `The WebAssembly module could not be loaded: ${err.message}`;
-    status.className = 'error';
-    console.error(err);
-    return;
-  }
-
-  const scheduler = new Scheduler({ sliceMs: 12 });
-  // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
-  const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
-  const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
+/**
+ * The page's state: what every section gets (ctx: the engine, the scheduler, the compute engine,
+ * the .ipynb's cells, "Use my arrays"), the course's data, the sections' views.
+ */
+function createPage(mha, scheduler, compute) {
   const lessons = {};
   // the .ipynb: every section's NumPy script as the page holds it at the click, in page order
   const ipynbCells = () =>
@@ -383,13 +383,48 @@ async function main() {
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
     custom: null, // a notebook's arrays in the sections that take them (see rerenderCustom)
     lessons, // each section's view (lessonView), by key
+    started: new Set(), // the sections whose afterReady ran in the first render (in the window)
     banners: new Map(),
   };
+  return page;
+}
+
+async function main() {
+  const status = document.getElementById('status');
+  renderStartHere();
+  layoutNearViewportOnly();
+  setupToc();
+  const rendered = new Set(); // the registry's sections rendered so far (by id)
+  const sections = watchSections();
+  const stopInView = markInView(rendered, sections);
+  const precision = document.getElementById('full-precision');
+  precision?.addEventListener('change', () => setFullPrecision(precision.checked));
+
+  let mha;
+  try {
+    mha = await mhaPromise;
+    performance.mark('mha:wasm');
+  } catch (err) {
+    stopInView();
+    sections.stop();
+    status.textContent = `The WebAssembly module could not be loaded: ${err.message}`;
+    status.className = 'error';
+    console.error(err);
+    return;
+  }
+
+  const scheduler = new Scheduler({ sliceMs: 12 });
+  // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
+  const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
+  const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
+  const page = createPage(mha, scheduler, compute);
+  const { lessons } = page;
   observePendingFigures(); // a figure that comes into view is drawn at once
-  await firstRender(page, rendered);
+  await firstRender(page, rendered, sections);
 
   const tools = document.querySelector('#toc .toc-tools');
-  tools?.append(ipynbButton(ipynbCells, { id: 'download-notebook', version: mha.version }).element);
+  const ipynb = { id: 'download-notebook', version: mha.version };
+  tools?.append(ipynbButton(page.ctx.ipynbCells, ipynb).element);
 
   exposePage(page, compute);
 
@@ -408,7 +443,7 @@ async function main() {
   // full check (1)
   buildPendingFigures();
   figuresBuilt().then(layoutEverywhere);
-  for (const s of SECTIONS) lessons[s.key].afterReady();
+  for (const s of SECTIONS) if (!page.started.has(s.key)) lessons[s.key].afterReady();
   Promise.all([checksDone(scheduler), compute.idle()]).then(() => {
     performance.mark('mha:checks-done');
     status.textContent = status.textContent.replace(

@@ -40,8 +40,9 @@ import { renderPlayground } from './playground/index.js';
  * @property {(() => string)|null} script  its NumPy script as shown now (a cell of the .ipynb)
  * @property {Promise<unknown>} ready  settles when its first figures are on screen (mha:ready
  *   waits for every section's)
- * @property {() => void} afterReady  starts its background jobs (gradient checks, training) once
- *   every section is drawn
+ * @property {() => void} afterReady  starts its background jobs (gradient checks, training),
+ *   once: when every section is drawn, or right after its own first render when it is in the
+ *   window (what the reader sees first is checked first)
  * @property {() => void} dispose  cancels its jobs and frees its wasm memory (before it is drawn
  *   again with other arrays)
  * @property {(custom: object|null) => void} showCustom  told which notebook's arrays the page
