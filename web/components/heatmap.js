@@ -4,9 +4,8 @@
 //   const h = heatmap({ data, rows, cols, rowLabels, colLabels, title, shape, scale: 'unit' });
 //   container.append(h.element);  h.update(newData);  h.highlight(row, col);
 //
-// Drawing: one SVG; the cells (and their numbers) on one <canvas> inside it, each cell a (rounded)
-// rectangle up to vectorCellLimit (256) cells, one pixel per cell scaled up above (labels,
-// highlights stay SVG). Interaction: a single set
+// Drawing: one SVG, one <rect class="cell"> per cell up to svgCellLimit (256) cells; above, the
+// cells go on a <canvas> inside the SVG (labels, highlights stay SVG). Interaction: a single set
 // of listeners on the <figure> (event delegation by coordinates, not one listener per cell).
 // Text from data (token labels) is only ever set with textContent or escaped by escapeXML().
 //
@@ -50,7 +49,7 @@ function nextOptions(s, options, newData, opts) {
  * shape, scale ('unit' | 'diverging'), numbers ('auto' | true | false), digits, highlightRows,
  * exportName, cellSize; highlightLabel (text of the key for outlined rows), legendLabel, maxAbs
  * (fixed diverging range), min/max (range of a 'unit' scale, default 0..1), caption (an extra
- * sentence under the title), exportButtons (default true), vectorCellLimit; minRowHeight (rows at
+ * sentence under the title), exportButtons (default true), svgCellLimit; minRowHeight (rows at
  * least this many px tall: cells may be taller than wide), colGroups (a line between blocks of
  * that many columns) and colGroupLabel (what a block is, for the accessible name),
  * markCells ([[row, col], …] ringed, black on white: e.g. each row's argmax) and markLabel (what

@@ -1,8 +1,6 @@
-// cells.js - the cells of the heatmap on one <canvas> inside its SVG: each cell a (rounded)
-// rectangle with its number, up to s.vectorCellLimit cells; above, one pixel per cell scaled up.
-// Their colours, the hatching of masked (non-finite) cells, and the cells drawn on a canvas or
-// as markup for the PNG / SVG exports. (Thousands of SVG <rect>s and <text>s cost the page's
-// layout and style passes tens of ms each; a canvas is one element however many cells it has.)
+// cells.js - the cells of the heatmap: their colours, the SVG <rect>s (up to s.svgCellLimit cells)
+// or one <canvas> (above), the numbers in the cells, the hatching of masked (non-finite) cells,
+// and the cells drawn on a canvas or as markup for the PNG / SVG exports.
 
 import { svgEl } from '../dom.js';
 import {
@@ -14,6 +12,7 @@ import {
   sequentialColor,
   sequentialPacked,
   sequentialTextColor,
+  uniqueId,
 } from '../scales.js';
 import { FONT_STACK } from '../export.js';
 import { roundRectPath } from './primitives.js';
@@ -72,9 +71,79 @@ export function colorizer(s) {
   };
 }
 
+/** <defs> with the hatch pattern of masked cells; its id goes to svg.dataset.hatch. */
+export function hatchDefs(svg) {
+  const defs = svgEl('defs');
+  const id = uniqueId('hm-hatch');
+  const pat = svgEl('pattern', {
+    id,
+    width: 5,
+    height: 5,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  pat.append(svgEl('rect', { width: 5, height: 5, fill: HATCH_BG }));
+  pat.append(svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: HATCH_INK, 'stroke-width': 1.5 }));
+  defs.append(pat);
+  svg.append(defs);
+  svg.dataset.hatch = id;
+}
+
+/** <g class="cells">: one <rect class="cell"> per cell, row by row (filled by paintCells). */
+function cellRects(s, L) {
+  const g = svgEl('g', { class: 'cells' });
+  if (!L.gap) g.setAttribute('shape-rendering', 'crispEdges');
+  const w = r2(L.cell - L.gap);
+  const h = r2(L.cellH - L.gap);
+  const proto = svgEl('rect', { width: w, height: h, class: 'cell' });
+  if (L.rx) proto.setAttribute('rx', L.rx);
+  // without gaps, cells overlap by a hair so no seams show when the SVG is scaled
+  if (!L.gap) {
+    proto.setAttribute('width', r2(w + 0.3));
+    proto.setAttribute('height', r2(h + 0.3));
+  }
+  const rects = [];
+  const frag = document.createDocumentFragment();
+  for (let r = 0; r < s.rows; r++) {
+    const y = r2(L.my + r * L.cellH + L.gap / 2);
+    for (let c = 0; c < s.cols; c++) {
+      const rect = proto.cloneNode(false);
+      rect.setAttribute('x', r2(L.mx + c * L.cell + L.gap / 2));
+      rect.setAttribute('y', y);
+      frag.append(rect);
+      rects.push(rect);
+    }
+  }
+  g.append(frag);
+  return { g, rects };
+}
+
+/** <g class="cell-numbers">: one centred <text> per cell (filled by paintCells). */
+function cellNumbers(s, L) {
+  const g = svgEl('g', {
+    class: 'cell-numbers',
+    'text-anchor': 'middle',
+    'font-size': L.numFont,
+    'aria-hidden': 'true',
+  });
+  const texts = [];
+  const frag = document.createDocumentFragment();
+  for (let r = 0; r < s.rows; r++) {
+    const y = r2(L.my + (r + 0.5) * L.cellH + L.numFont * 0.35);
+    for (let c = 0; c < s.cols; c++) {
+      const t = svgEl('text', { x: r2(L.mx + (c + 0.5) * L.cell), y });
+      frag.append(t);
+      texts.push(t);
+    }
+  }
+  g.append(frag);
+  return { g, texts };
+}
+
 /**
- * The cells' canvas, inside the SVG (it scales with it); labels and overlays stay vector. The
- * canvas has k device pixels per cell (data-k; data-ky for rows taller than wide).
+ * Many cells: one canvas inside the SVG (it scales with it); labels and overlays stay vector.
+ * Thousands of SVG nodes cost tens of ms per style pass; a canvas repaints in ~1 ms. The canvas
+ * has k device pixels per cell (data-k).
  */
 function cellCanvas(s, L) {
   const fo = svgEl('foreignObject', {
@@ -100,34 +169,60 @@ function cellCanvas(s, L) {
   return { fo, canvas };
 }
 
-/** The cells' canvas into state.svg (paintCells draws them). */
+/** Draw the cells (and their numbers) into state.svg: SVG rects, or a canvas for many cells. */
 export function drawCells(state) {
-  const { fo, canvas } = cellCanvas(state.s, state.L);
-  state.svg.append(fo);
-  state.canvas = canvas;
+  const { s, L, svg } = state;
+  state.cellEls = [];
+  state.numEls = [];
+  state.canvas = null;
+  if (s.rows * s.cols > s.svgCellLimit) {
+    const { fo, canvas } = cellCanvas(s, L);
+    svg.append(fo);
+    state.canvas = canvas;
+    return;
+  }
+  const cells = cellRects(s, L);
+  svg.append(cells.g);
+  state.cellEls = cells.rects;
+  if (s.numbersOn) {
+    const numbers = cellNumbers(s, L);
+    svg.append(numbers.g);
+    state.numEls = numbers.texts;
+  }
 }
 
-/**
- * Colours and numbers of every cell (all an update() of the data alone has to do): each cell a
- * (rounded) rectangle at the canvas's resolution, or for many cells one pixel each, scaled up.
- */
+/** Colours and numbers of every cell (all an update() of the data alone has to do). */
 export function paintCells(state) {
   const { s, L, col, canvas } = state;
-  const k = Number(canvas.dataset.k);
-  const ky = Number(canvas.dataset.ky ?? k);
-  const ctx = canvas.getContext('2d');
-  if (s.rows * s.cols > s.vectorCellLimit) {
+  if (canvas) {
+    const k = Number(canvas.dataset.k);
+    const ky = Number(canvas.dataset.ky ?? k);
     if (!state.smallCanvas) state.smallCanvas = document.createElement('canvas');
     paintCellsFast(canvas, state.smallCanvas, s, col, [k, ky]);
-  } else {
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
-    ctx.setTransform(k / L.cell, 0, 0, ky / L.cellH, 0, 0);
-    paintCellsCanvas(ctx, s, L, col, 0, 0);
+    if (s.numbersOn) {
+      const ctx = canvas.getContext('2d');
+      ctx.setTransform(k / L.cell, 0, 0, ky / L.cellH, 0, 0);
+      paintNumbers(ctx, s, L, col, 0, 0);
+    }
+    return;
   }
-  if (s.numbersOn) {
-    ctx.setTransform(k / L.cell, 0, 0, ky / L.cellH, 0, 0);
-    paintNumbers(ctx, s, L, col, 0, 0);
+  const n = s.rows * s.cols;
+  const marks = {
+    hatch: `url(#${state.svg.dataset.hatch})`,
+    nan: `url(#${state.svg.dataset.nan})`,
+    blank: 'none',
+  };
+  for (let i = 0; i < n; i++) {
+    const v = s.data[i];
+    const mark = Number.isFinite(v) && !s.blank ? null : cellMark(s, i);
+    state.cellEls[i].setAttribute('fill', mark ? marks[mark] : col.fill(v));
+  }
+  if (!state.numEls.length) return;
+  for (let i = 0; i < n; i++) {
+    const v = s.data[i];
+    const t = state.numEls[i];
+    t.textContent = s.blank?.[i] ? '' : formatFixed(v, s.digits);
+    t.setAttribute('fill', Number.isFinite(v) ? col.ink(v) : markInk(s, v));
   }
 }
 

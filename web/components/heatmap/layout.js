@@ -7,9 +7,8 @@
 
 import { formatFixed, r2 } from '../scales.js';
 
-// Cells drawn one by one, as (rounded) rectangles, up to this many (every lesson figure); above,
-// one pixel per cell scaled up (fast at 64x64).
-const VECTOR_CELL_LIMIT = 256;
+// Cells drawn as SVG <rect>s up to this many (every lesson figure); a canvas above (fast at 64x64).
+const SVG_CELL_LIMIT = 256;
 const AUTO_NUMBERS_LIMIT = 100;
 const LABEL_MAX_CHARS = 14;
 const PAD = 10;
@@ -71,7 +70,7 @@ export function normalise(o) {
     ),
     cellPref: o.cellSize > 0 ? o.cellSize : defaultCellSize(rows, cols),
     fixedCell: o.cellSize > 0,
-    vectorCellLimit: Number.isFinite(o.vectorCellLimit) ? o.vectorCellLimit : VECTOR_CELL_LIMIT,
+    svgCellLimit: Number.isFinite(o.svgCellLimit) ? o.svgCellLimit : SVG_CELL_LIMIT,
   };
 }
 

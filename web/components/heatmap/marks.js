@@ -8,7 +8,8 @@
 //                  said as markLabel in the key and, cell by cell, in the accessible name
 // The key of the marks goes beside the legend, and their counts into the figure's accessible name.
 
-import { el } from '../dom.js';
+import { el, svgEl } from '../dom.js';
+import { uniqueId } from '../scales.js';
 import { INK } from './theme.js';
 
 // NaN: light lines both ways on dark grey (the ±∞ hatch is dark lines one way on light grey); its
@@ -122,6 +123,20 @@ export const NAN_PATTERN =
   '<pattern id="nan" width="6" height="6" patternUnits="userSpaceOnUse">' +
   `<rect width="6" height="6" fill="${NAN_BG}"/>` +
   `<path d="M0 0L6 6M6 0L0 6" stroke="${NAN_LINE}" stroke-width="1"/></pattern>`;
+
+/**
+ * Add the NaN pattern to the <svg>'s <defs> (markNonFinite only: no id is drawn otherwise, so the
+ * page's other ids stay as they were); its id to svg.dataset.nan.
+ */
+export function nanDefs(svg, s) {
+  if (!s.markNonFinite) return;
+  const id = uniqueId('hm-nan');
+  const pat = svgEl('pattern', { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse' });
+  pat.append(svgEl('rect', { width: 6, height: 6, fill: NAN_BG }));
+  pat.append(svgEl('path', { d: 'M0 0L6 6M6 0L0 6', stroke: NAN_LINE, 'stroke-width': 1 }));
+  svg.querySelector('defs').append(pat);
+  svg.dataset.nan = id;
+}
 
 /**
  * A cell (x, y, w × h) on a canvas: `bg`, crossed by 1 px lines of `ink` `step` px apart, rising

@@ -5,13 +5,20 @@ import { svgEl } from '../dom.js';
 import { FONT_STACK } from '../export.js';
 import { formatTick } from '../scales.js';
 import { axisItems } from './axes.js';
-import { colorizer, drawCells, paintCells } from './cells.js';
+import { colorizer, drawCells, hatchDefs, paintCells } from './cells.js';
 import { clampCursor, show } from './cursor.js';
 import { updateCaption } from './frame.js';
 import { createOverlay, highlightItems } from './highlight.js';
 import { computeLayout, fitted } from './layout.js';
 import { updateSide } from './legend.js';
-import { groupItems, groupsLabel, marksLabel, ringItems, updateMarksKey } from './marks.js';
+import {
+  groupItems,
+  groupsLabel,
+  marksLabel,
+  nanDefs,
+  ringItems,
+  updateMarksKey,
+} from './marks.js';
 import { drawItemsDOM } from './primitives.js';
 
 /** The <svg>'s accessible name: size, axes and the range of the finite values. */
@@ -64,11 +71,14 @@ function buildSVG(state) {
     'font-family': FONT_STACK,
   });
   svg.setAttribute('aria-label', svgLabel(s));
+  hatchDefs(svg);
+  nanDefs(svg, s);
   state.labels = drawItemsDOM(axisItems(s, L), svg);
   state.activeLabels = [];
   const old = state.svg;
   state.svg = svg;
   drawCells(state);
+  dom.figure.dataset.renderer = state.canvas ? 'canvas' : 'svg';
   drawItemsDOM(groupItems(s, L), svg);
   drawItemsDOM(highlightItems(s, L), svg);
   drawItemsDOM(ringItems(s, L), svg);
@@ -104,7 +114,7 @@ function structure(s) {
 function repaint(state) {
   state.col = colorizer(state.s);
   // the width of the numbers may change (e.g. a minus sign appears)
-  if (state.s.numbersOn && computeLayout(state.s, state.measure).numFont !== state.L.numFont) {
+  if (state.numEls.length && computeLayout(state.s, state.measure).numFont !== state.L.numFont) {
     buildSVG(state);
   } else {
     paintCells(state);

@@ -5,7 +5,7 @@
 //   measure        the text measurer of the layout (measure.js)
 //   dom            the figure's HTML elements by name (frame.js)
 //   svg, L, col    the drawn <svg>, its layout, its colours; structureKey: what it was built for
-//   canvas, smallCanvas   the cells' canvas, and the one-pixel-per-cell one of big maps (cells.js)
+//   cellEls, numEls, canvas, smallCanvas   the cells as <rect>s and <text>s, or a canvas (cells.js)
 //   labels, activeLabels   axis label elements by key, those marked active (highlight.js)
 //   overlay        the hover overlay { g, parts } (highlight.js); legend: the legend (legend.js)
 //   marksKey       the key of the marked cells beside the legend { key, element } (marks.js)
@@ -26,6 +26,8 @@ export function createState(options) {
     L: null,
     col: null,
     structureKey: '',
+    cellEls: [],
+    numEls: [],
     canvas: null,
     smallCanvas: null,
     labels: new Map(),
