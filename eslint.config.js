@@ -2,7 +2,7 @@
 // `npm run lint` runs ESLint, Prettier --check and clang-format over everything and fails on any
 // finding. The page's layers import only downward; the rules below make an upward import an error:
 //   engine (web/mha.js, web/check.js, web/check/) -> model (web/model/) -> jobs (web/jobs/)
-//   -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js)
+//   -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js, web/boot.js)
 import js from '@eslint/js';
 import globals from 'globals';
 
@@ -11,7 +11,7 @@ const LAYERS = ['model', 'jobs', 'components', 'lessons'];
 /** `no-restricted-imports` patterns forbidding every layer above `layer` (and the app). */
 function importsAbove(layer) {
   const above = LAYERS.slice(LAYERS.indexOf(layer) + 1);
-  const group = [...above.map((l) => `**/${l}/**`), '**/app.js'];
+  const group = [...above.map((l) => `**/${l}/**`), '**/app.js', '**/boot.js'];
   const message = `web/${layer}/ may import only from layers below it (see README, "Layout")`;
   return ['error', { patterns: [{ group, message }] }];
 }
@@ -87,6 +87,7 @@ export default [
             {
               group: ['**/model/**', '**/jobs/**', '**/components/**', '**/lessons/**'].concat(
                 '**/app.js',
+                '**/boot.js',
               ),
               message: 'web/check/ is the engine layer: it imports only its own modules',
             },

@@ -47,6 +47,7 @@ test('the layer checker sees an upward import (a fixture tree with one)', () => 
   }
   assert.equal(layerOf('mha.js'), 'engine');
   assert.equal(layerOf('app.js'), 'app');
+  assert.equal(layerOf('boot.js'), 'app'); // app.js's first import: starts the wasm
   assert.equal(layerOf('lessons/playground/views.js'), 'lessons');
 });
 

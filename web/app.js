@@ -7,7 +7,8 @@
 // main-thread slices) and marks `mha:checks-done` when they are all done.
 performance.mark('mha:start');
 
-import { loadMHA } from './mha.js';
+// first: the wasm's compilation starts before the other modules run (boot.js)
+import { mhaPromise, wasmBytes } from './boot.js';
 import { courseData } from './model/course.js';
 import { Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
 import { createCompute } from './jobs/compute.js';
@@ -32,22 +33,6 @@ import {
 } from './lessons/index.js';
 import { lessonBanner } from './components/custom-banner.js';
 import { lessonData } from './model/custom-arrays.js';
-
-// The bundle carries the wasm as base64 (works from file:// too); unbundled, fetch mha.wasm.
-function wasmSource() {
-  const b64 = globalThis.MHA_WASM_BASE64;
-  if (!b64) return undefined;
-  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(b64);
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
-}
-
-// Compilation starts at once and runs off the main thread while the page sets itself up.
-const wasmBytes = wasmSource(); // also sent to the compute workers
-const mhaPromise = loadMHA(wasmBytes);
-mhaPromise.catch(() => {}); // reported by main()
 
 function lessonError(body, name, err) {
   const p = document.createElement('p');
@@ -140,40 +125,50 @@ function buildOrder() {
 /**
  * An address whose #fragment names an element a section builds (not in the page when it
  * loaded: the browser could not scroll to it): once the element exists, it is scrolled into
- * view, unless the reader has scrolled meanwhile. Returns the check to run after each section
- * (true when it scrolled).
+ * view in the next frame (the layout that scroll needs then runs apart from the section's build),
+ * unless the reader has scrolled meanwhile. Returns { afterSection() (true when the element is
+ * there to scroll to), scrolling() (a scroll is waiting for its frame) }.
  */
 function scrollToBuiltFragment() {
   const id = fragment();
-  if (!id || document.getElementById(id)) return () => {};
+  let waiting = false;
+  const none = { afterSection: () => false, scrolling: () => false };
+  if (!id || document.getElementById(id)) return none;
   const y = scrollY;
   let pending = true;
-  return () => {
+  const afterSection = () => {
     const target = pending && document.getElementById(id);
     if (!target) return false;
     pending = false;
     if (scrollY !== y) return false;
-    target.scrollIntoView();
+    waiting = true;
+    requestAnimationFrame(() => {
+      waiting = false;
+      if (scrollY === y && target.isConnected) target.scrollIntoView();
+    });
     return true;
   };
+  return { afterSection, scrolling: () => waiting };
 }
 
 /**
- * Which of the registry's sections are in the window, as intersection observers report it (no
- * layout of the page is read): { placed() (each reported once), has(id), stop() }.
+ * Which of the registry's sections are in the window: as intersection observers report it (no
+ * layout of the page is read), and until they have reported every section, from the sections'
+ * boxes (read in an animation frame, whose layout the frame needs anyway). { has(id), stop() }.
  */
 function watchSections() {
-  if (typeof IntersectionObserver !== 'function') {
-    return { placed: () => true, has: () => false, stop: () => {} };
-  }
+  const boxInWindow = (id) => {
+    const r = document.getElementById(id).getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.height > 0;
+  };
+  if (typeof IntersectionObserver !== 'function') return { has: boxInWindow, stop: () => {} };
   const inWindow = new Map(); // section id -> in the window
   const io = new IntersectionObserver((entries) => {
     for (const e of entries) inWindow.set(e.target.id, e.isIntersecting);
   });
   for (const s of SECTIONS) io.observe(document.getElementById(s.id));
   return {
-    placed: () => inWindow.size === SECTIONS.length,
-    has: (id) => inWindow.get(id) === true,
+    has: (id) => (inWindow.size === SECTIONS.length ? inWindow.get(id) === true : boxInWindow(id)),
     stop: () => io.disconnect(),
   };
 }
@@ -181,15 +176,17 @@ function watchSections() {
 /**
  * Marks mha:in-view once what the reader sees is drawn: every section in the window rendered
  * (`rendered`: the registry's sections done so far; the others are the page's own HTML), no
- * figure in the window still waiting to be built, and a frame painted. Checked once a frame
- * from the start (what is in the window may be the page's own HTML), from what the observers
- * report (`sections`: watchSections); returns a stop function.
+ * figure in the window still waiting to be built, and the frame that shows it painted. Checked
+ * in every animation frame from the start (what is in the window may be the page's own HTML),
+ * with `sections` (watchSections), and not while a scroll to a built element waits for its
+ * frame (`toFragment`: scrollToBuiltFragment). The mark is set once that frame is painted
+ * (afterThisFrame). Returns a stop function.
  */
-function markInView(rendered, sections) {
+function markInView(rendered, sections, toFragment) {
   if (typeof requestAnimationFrame !== 'function') return () => {};
   const sectionInWindow = (node) => sections.has(node.closest('section')?.id);
   const drawn = () =>
-    sections.placed() &&
+    !toFragment.scrolling() &&
     SECTIONS.every((s) => !sections.has(s.id) || rendered.has(s.id)) &&
     figuresPendingInWindow(sectionInWindow) === 0;
   let stopped = false;
@@ -200,12 +197,23 @@ function markInView(rendered, sections) {
       return;
     }
     stopped = true;
-    afterFrame().then(() => performance.mark('mha:in-view'));
+    afterThisFrame(() => performance.mark('mha:in-view'));
   };
   requestAnimationFrame(check);
   return () => {
     stopped = true;
   };
+}
+
+/**
+ * Called from an animation frame: runs `fn` once that frame is painted, as a task of the highest
+ * priority where the browser has prioritized tasks (scheduler.postTask), so that tasks already
+ * waiting (a section's build) do not run first; elsewhere as a message.
+ */
+function afterThisFrame(fn) {
+  const s = globalThis.scheduler;
+  if (typeof s?.postTask === 'function') s.postTask(fn, { priority: 'user-blocking' });
+  else yieldToEventLoop().then(fn);
 }
 
 /**
@@ -339,9 +347,8 @@ function exposePage(page, compute) {
  * gradient check: afterReady) at once, not after the others are built; its key goes into
  * page.started.
  */
-async function firstRender(page, rendered, sections) {
+async function firstRender(page, rendered, sections, toFragment) {
   const pacer = renderPacer();
-  const toFragment = scrollToBuiltFragment();
   for (const s of buildOrder()) {
     await pacer.next();
     if (s.key in page.lessons) continue; // already rendered ("Use my arrays" came first)
@@ -349,7 +356,7 @@ async function firstRender(page, rendered, sections) {
     renderSection(page, s);
     pacer.done();
     rendered.add(s.id);
-    const scrolledTo = toFragment(); // (the observers have not seen that scroll yet)
+    const scrolledTo = toFragment.afterSection(); // (the observers have not seen that scroll yet)
     if (s.mark) performance.mark(s.mark);
     if (scrolledTo || sections.has(s.id)) {
       page.started.add(s.key);
@@ -396,7 +403,8 @@ async function main() {
   setupToc();
   const rendered = new Set(); // the registry's sections rendered so far (by id)
   const sections = watchSections();
-  const stopInView = markInView(rendered, sections);
+  const toFragment = scrollToBuiltFragment();
+  const stopInView = markInView(rendered, sections, toFragment);
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
 
@@ -420,7 +428,7 @@ async function main() {
   const page = createPage(mha, scheduler, compute);
   const { lessons } = page;
   observePendingFigures(); // a figure that comes into view is drawn at once
-  await firstRender(page, rendered, sections);
+  await firstRender(page, rendered, sections, toFragment);
 
   const tools = document.querySelector('#toc .toc-tools');
   const ipynb = { id: 'download-notebook', version: mha.version };

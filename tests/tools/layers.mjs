@@ -1,10 +1,10 @@
 // layers.mjs - the page's layers and every import between them; exits 1 if any import goes up.
 //   node tests/tools/layers.mjs [root=.]
 // engine (web/mha.js, web/check.js and web/check/: the library) -> model (web/model/)
-// -> jobs (web/jobs/)
-// -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js). A module may
-// import from its own layer or any layer below it. ESLint enforces the same rule file by file
-// (eslint.config.js); this tool shows the whole graph at once.
+// -> jobs (web/jobs/) -> components (web/components/) -> lessons (web/lessons/)
+// -> app (web/app.js, web/boot.js). A module may import from its own layer or any layer below
+// it. ESLint enforces the same rule file by file (eslint.config.js); this tool shows the whole
+// graph at once.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ export const LAYERS = ['engine', 'model', 'jobs', 'components', 'lessons', 'app'
 
 /** The layer of a file under web/ (path relative to web/, with forward slashes). */
 export function layerOf(rel) {
-  if (rel === 'app.js') return 'app';
+  if (rel === 'app.js' || rel === 'boot.js') return 'app';
   const top = rel.split('/')[0];
   if (top === 'check') return 'engine';
   if (rel.includes('/')) return LAYERS.includes(top) ? top : `unknown (${top}/)`;
