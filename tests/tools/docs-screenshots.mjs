@@ -3,10 +3,15 @@
 //   docs/lesson1-course-1280.png  lesson 1 opening with "Your course and this page"
 //   docs/eps-1280.png             lesson 4's error against ε (the V of truncation and rounding)
 //   docs/gallery-1280.png         "A gallery of common bugs" (in "Check your notebook"), opened
-//   node tests/tools/docs-screenshots.mjs [name ...]   (names: lesson1-course, eps, gallery)
-// Needs the bundle (make wasm bundle) and Chromium, as the browser tests do.
+//   docs/webkit-lesson1-1280.png  lesson 1 in WebKit (WebKitGTK's MiniBrowser, Safari's engine),
+//                                 every figure drawn and every check done
+//   node tests/tools/docs-screenshots.mjs [name ...]   (names: lesson1-course, eps, gallery,
+//                                                      webkit-lesson1)
+// Needs the bundle (make wasm bundle) and Chromium, as the browser tests do; webkit-lesson1
+// needs what the suite's WebKit needs (.ci/setup's need `webkit`).
 
 import { join } from 'node:path';
+import { launchEngine } from '../browser/engines.mjs';
 import {
   launchBrowser,
   openPage,
@@ -45,13 +50,40 @@ const SHOTS = {
   gallery: { height: 2000, at: ['#nb-body h3', 'gallery'], prepare: openGallery },
 };
 
-const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(SHOTS);
+/** Lesson 1 in WebKit, through the browser suite's driver (tests/browser/webkit.mjs). */
+async function webkitShot(name) {
+  const e = await launchEngine('webkit');
+  try {
+    const tab = await e.open(e.url, { viewport: { width: 1280, height: 1100 }, timeout: 60_000 });
+    await tab.waitChecksDone();
+    await tab.evaluate(() => {
+      const bar = document.getElementById('toc').getBoundingClientRect().height;
+      const top = document.getElementById('lesson-1-h').getBoundingClientRect().top;
+      window.scrollTo(0, top + window.scrollY - bar - 16);
+    });
+    await new Promise((ok) => setTimeout(ok, 500));
+    const out = join(repoRoot, 'docs', `${name}-1280.png`);
+    await tab.screenshot(out);
+    console.log(`wrote ${out} (${e.version})`);
+    await tab.close();
+  } finally {
+    await e.close();
+  }
+}
+
+const ENGINE_SHOTS = { 'webkit-lesson1': webkitShot };
+const all = [...Object.keys(SHOTS), ...Object.keys(ENGINE_SHOTS)];
+const names = process.argv.length > 2 ? process.argv.slice(2) : all;
+for (const name of names) {
+  if (!SHOTS[name] && !ENGINE_SHOTS[name]) {
+    throw new Error(`docs-screenshots: no shot ${name} (${all.join(', ')})`);
+  }
+}
 const browser = await launchBrowser();
 const { server, url } = await servePage();
 try {
-  for (const name of names) {
+  for (const name of names.filter((n) => SHOTS[n])) {
     const shot = SHOTS[name];
-    if (!shot) throw new Error(`docs-screenshots: no shot ${name} (${Object.keys(SHOTS)})`);
     const { page, close } = await openPage(browser, url, {
       viewport: { width: 1280, height: shot.height },
     });
@@ -68,3 +100,4 @@ try {
   await browser.close();
   server.close();
 }
+for (const name of names.filter((n) => ENGINE_SHOTS[n])) await ENGINE_SHOTS[name](name);
