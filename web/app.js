@@ -154,12 +154,14 @@ function scrollToBuiltFragment() {
 /**
  * Which of the registry's sections are in the window: as intersection observers report it (no
  * layout of the page is read), and until they have reported every section, from the sections'
- * boxes (read in an animation frame, whose layout the frame needs anyway). { has(id), stop() }.
+ * boxes (read in an animation frame, whose layout the frame needs anyway). { has(id), stop() };
+ * has(id) is false for any other id (none, or a section outside the registry).
  */
 function watchSections() {
+  const ids = new Set(SECTIONS.map((s) => s.id));
   const boxInWindow = (id) => {
-    const r = document.getElementById(id).getBoundingClientRect();
-    return r.bottom > 0 && r.top < innerHeight && r.height > 0;
+    const r = ids.has(id) && document.getElementById(id)?.getBoundingClientRect();
+    return !!r && r.bottom > 0 && r.top < innerHeight && r.height > 0;
   };
   if (typeof IntersectionObserver !== 'function') return { has: boxInWindow, stop: () => {} };
   const inWindow = new Map(); // section id -> in the window
@@ -251,20 +253,30 @@ function renderPacer() {
 }
 
 /**
- * Render one section into its body (registry entry `s`): with page.custom (a notebook's arrays in
- * use) it gets what it takes of them (customFor), and lessons 3 and 4 their arrays as `data`;
- * else the course's. A section that throws shows why and gets an empty view.
+ * Render one section into its body (registry entry `s`), step by step: a generator that yields
+ * where the section's render does (a render may be a generator function, yielding between the
+ * parts of its build, so the first render can give the browser a turn in between). With
+ * page.custom (a notebook's arrays in use) the section gets what it takes of them (customFor),
+ * and lessons 3 and 4 their arrays as `data`; else the course's. A section that throws shows why
+ * and gets an empty view.
  */
-function renderSection(page, s) {
+function* renderSteps(page, s) {
   const body = document.getElementById(s.body);
   const custom = customFor(page.custom, s);
   const data = custom && s.data ? lessonData(custom) : page.data;
   try {
-    page.lessons[s.key] = lessonView(s.render({ ...page.ctx, body, data, custom }));
+    const out = s.render({ ...page.ctx, body, data, custom });
+    const view = typeof out?.next === 'function' ? yield* out : out;
+    page.lessons[s.key] = lessonView(view);
   } catch (err) {
     page.lessons[s.key] = lessonView();
     lessonError(body, s.title, err);
   }
+}
+
+/** Render one section at once (renderSteps, every step in this task). */
+function renderSection(page, s) {
+  for (const step of renderSteps(page, s)) void step;
 }
 
 /**
@@ -342,20 +354,39 @@ function exposePage(page, compute) {
 }
 
 /**
- * Render every section once, in buildOrder(), one per task (renderPacer); each one's id goes
- * into `rendered` and its mark is set. A section in the window starts its background work (its
- * gradient check: afterReady) at once, not after the others are built; its key goes into
- * page.started.
+ * Render one section in steps (renderSteps), a turn for the browser between two (pacer.next);
+ * false when it was rendered by another path in between ("Use my arrays" renders it at once):
+ * then this build stops where it is, and its body is that other render's.
+ */
+async function renderPaced(page, s, pacer) {
+  const steps = renderSteps(page, s);
+  for (;;) {
+    pacer.start();
+    const { done } = steps.next();
+    pacer.done();
+    if (done) return true;
+    await pacer.next();
+    if (s.key in page.lessons) {
+      steps.return();
+      return false;
+    }
+  }
+}
+
+/**
+ * Render every section once, in buildOrder(), in tasks (renderPacer, renderPaced); each one's
+ * id goes into `rendered` and its mark is set. A section in the window starts its background
+ * work (its gradient check: afterReady) at once, not after the others are built; its key goes
+ * into page.started.
  */
 async function firstRender(page, rendered, sections, toFragment) {
   const pacer = renderPacer();
   for (const s of buildOrder()) {
     await pacer.next();
-    if (s.key in page.lessons) continue; // already rendered ("Use my arrays" came first)
-    pacer.start();
-    renderSection(page, s);
-    pacer.done();
+    // (a section that "Use my arrays" rendered first, or during its build, is not built here)
+    const built = !(s.key in page.lessons) && (await renderPaced(page, s, pacer));
     rendered.add(s.id);
+    if (!built) continue;
     const scrolledTo = toFragment.afterSection(); // (the observers have not seen that scroll yet)
     if (s.mark) performance.mark(s.mark);
     if (scrolledTo || sections.has(s.id)) {

@@ -60,7 +60,10 @@ import { renderPlayground } from './playground/index.js';
  *   the elements it builds start with what comes before ("l4-" of "l4-body"), so an address
  *   whose #fragment names one of them builds this section first (app.js)
  * @property {string} title  its name in an error message ("Lesson 1 could not be computed: …")
- * @property {(ctx: SectionContext) => SectionView} render
+ * @property {(ctx: SectionContext) => SectionView | Generator<void, SectionView>} render
+ *   builds the section into ctx.body; a generator function may `yield` between the parts of its
+ *   build (the first render then gives the browser a turn there: no long task), and returns its
+ *   view (app.js renderSteps). Drawn again ("Use my arrays"), it runs through in one go.
  * @property {string|null} mark  the performance mark set once it is drawn
  * @property {'part'|'all'|null} custom  what it takes of a notebook's arrays ("Use my arrays"):
  *   its own part (custom[key]: lessons 1 and 2), all of them (when they feed lessons 3-5), or

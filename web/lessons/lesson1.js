@@ -173,14 +173,16 @@ const HOVER_NOTE = `Hover a token (above) or a cell to highlight its row and col
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson1({ mha, body, custom = null }) {
+export function* renderLesson1({ mha, body, custom = null }) {
   const state = { sentence: DEFAULT_SENTENCE, r: null };
   state.r = custom
     ? lesson1FromArrays(mha, custom)
     : lesson1(mha, { tokens: checkSentence(state.sentence).tokens });
+  yield; // (a turn for the browser: first render)
   const ui = custom ? null : sentenceControl(state.sentence);
   const chipsSlot = el('div', { className: 'chips-slot' });
   const maps = attentionMaps(state.r);
+  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
   const untrainedSlot = el('div');
@@ -215,6 +217,7 @@ export function renderLesson1({ mha, body, custom = null }) {
   }
 
   const course = courseBox('lesson1', { custom: !!custom });
+  yield; // (a turn for the browser: first render)
   fill();
   body.append(
     course.element,

@@ -159,14 +159,16 @@ const diagramFits = (r) => r.B === 1 && r.T <= 12 && r.heads <= HEAD_COLORS.leng
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson2({ mha, body, custom = null }) {
+export function* renderLesson2({ mha, body, custom = null }) {
   const r = custom ? lesson2(mha, { arrays: custom }) : lesson2(mha);
   const caps = lesson2Captions(r); // every caption below, as NumPy that runs
+  yield; // (a turn for the browser: first render)
   const tokens = positionLabels(r.T);
   const diagram = diagramFits(r) ? [diagramFigure(r)] : [];
   const stages = stagesTable(r, caps);
   const qmap = qHeatmap(r, tokens, caps);
   const headMaps = headHeatmaps(r, tokens, caps);
+  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   figs.set(lesson2Figures(r, caps));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });

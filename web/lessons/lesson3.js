@@ -344,9 +344,10 @@ function lesson3Body(parts) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson3({ mha, body, data, custom = null }) {
+export function* renderLesson3({ mha, body, data, custom = null }) {
   const state = { causal: false, r: null };
   state.r = lesson3(mha, { causal: false, data });
+  yield; // (a turn for the browser: first render)
   const toks = positionLabels(state.r.T);
   const causalBox = el('input', { id: 'l3-causal', attrs: { type: 'checkbox' } });
   const label = 'causal mask (a token may only attend to itself and earlier tokens)';
@@ -355,6 +356,7 @@ export function renderLesson3({ mha, body, data, custom = null }) {
   const grid = attentionGrid(state.r, toks);
   const steps = stepView(state.r, toks);
   const blocks = blockExperiment(state.r);
+  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const getScript = () => lesson3Script({ causal: state.causal });
   const script = numpyBlock(getScript, { what: 'lesson 3' });
@@ -381,6 +383,7 @@ export function renderLesson3({ mha, body, data, custom = null }) {
     fill();
   });
 
+  yield; // (a turn for the browser: first render)
   fill();
   // the lesson's arrays with its mask as it is at the click
   const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });

@@ -211,11 +211,13 @@ function epsilonFigure(mha, data) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson4({ mha, body, data, compute, custom = null }) {
+export function* renderLesson4({ mha, body, data, compute, custom = null }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
+  yield; // (a turn for the browser: first render)
   const grads = gradientMaps(r, captions);
+  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
@@ -227,6 +229,7 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
   ]);
   const gradTable = gradientTable(r, captions);
   const panel = checkPanel(mha, r, compute);
+  yield; // (a turn for the browser: first render)
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 

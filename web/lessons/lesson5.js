@@ -428,14 +428,16 @@ function lessonModel(mha, sentence, custom) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = null }) {
+export function* renderLesson5({ mha, body, data, compute, ipynbCells, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new SteppedTrainer(mha, compute, model);
+  yield; // (a turn for the browser: first render)
   const { T, heads, tokens } = model;
   const objectCode = layerListing(sentence);
   const { run, ui, yours, columns } = controlsFor(custom);
   const att = attentionMaps(trainer.att, tokens, heads);
+  yield; // (a turn for the browser: first render)
   const attTitle = el('h3');
   const chips = tokenChips(tokens, model.ids, att.highlight);
   const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
@@ -443,6 +445,7 @@ export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = n
   const figs = figuresList();
   const panel = checkPanel(mha, compute, model);
   const note = checkNote(measuredScale(mha, data, model), panel.base);
+  yield; // (a turn for the browser: first render)
   panel.onChange((p) => note.setReport(p.rows));
   const script = lessonScript(sentence, tokens, trainer, heads, panel);
 

@@ -130,13 +130,14 @@ function sentenceFigures(tokens, inp) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderSentence({ mha, body }) {
+export function* renderSentence({ mha, body }) {
   const sentence = DEFAULT_SENTENCE;
   const tokens = tokenize(sentence);
   const state = { pe: false, inp: sentenceInput(mha, tokens, { C, seed: SEED, pe: false }) };
   const chips = tokenChips(tokens, state.inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
   const pe = peCheckbox();
   const hm = xHeatmap(state.inp.X, tokens);
+  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const snippet = howX(xSnippet({ sentence, tokens, C, seed: SEED, pe: false }));
   figs.set(sentenceFigures(tokens, state.inp));
