@@ -456,6 +456,7 @@ async function main() {
   // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
   const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
   const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
+  await yieldToEventLoop(); // (the workers' start and the course's data: two tasks, not one)
   const page = createPage(mha, scheduler, compute);
   const { lessons } = page;
   observePendingFigures(); // a figure that comes into view is drawn at once
