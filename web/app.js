@@ -289,8 +289,8 @@ function rerenderCustom(page, before) {
     const body = document.getElementById(s.body);
     page.banners.get(s.key)?.remove();
     page.banners.delete(s.key);
-    if (customFor(page.custom, s) || customFor(before, s) || !(s.key in page.lessons)) {
-      page.lessons[s.key]?.dispose();
+    if (customFor(page.custom, s) || customFor(before, s)) {
+      page.lessons[s.key].dispose();
       body.replaceChildren();
       renderSection(page, s);
       page.lessons[s.key].afterReady();
@@ -301,7 +301,7 @@ function rerenderCustom(page, before) {
     page.banners.set(s.key, banner);
     body.before(banner);
   }
-  for (const s of SECTIONS) page.lessons[s.key]?.showCustom(page.custom);
+  for (const s of SECTIONS) page.lessons[s.key].showCustom(page.custom);
 }
 
 /**
@@ -353,23 +353,13 @@ function exposePage(page, compute) {
   };
 }
 
-/**
- * Render one section in steps (renderSteps), a turn for the browser between two (pacer.next);
- * false when it was rendered by another path in between ("Use my arrays" renders it at once):
- * then this build stops where it is, and its body is that other render's.
- */
+/** Render one section in steps (renderSteps), a turn for the browser between two (pacer.next). */
 async function renderPaced(page, s, pacer) {
-  const steps = renderSteps(page, s);
-  for (;;) {
-    pacer.start();
-    const { done } = steps.next();
+  for (const step of renderSteps(page, s)) {
+    void step;
     pacer.done();
-    if (done) return true;
     await pacer.next();
-    if (s.key in page.lessons) {
-      steps.return();
-      return false;
-    }
+    pacer.start();
   }
 }
 
@@ -383,10 +373,10 @@ async function firstRender(page, rendered, sections, toFragment) {
   const pacer = renderPacer();
   for (const s of buildOrder()) {
     await pacer.next();
-    // (a section that "Use my arrays" rendered first, or during its build, is not built here)
-    const built = !(s.key in page.lessons) && (await renderPaced(page, s, pacer));
+    pacer.start();
+    await renderPaced(page, s, pacer);
+    pacer.done();
     rendered.add(s.id);
-    if (!built) continue;
     const scrolledTo = toFragment.afterSection(); // (the observers have not seen that scroll yet)
     if (s.mark) performance.mark(s.mark);
     if (scrolledTo || sections.has(s.id)) {
@@ -415,14 +405,16 @@ function createPage(mha, scheduler, compute) {
       scheduler,
       compute,
       ipynbCells,
-      onUse: (custom) => useArrays(page, custom, check),
-      onBack: () => useArrays(page, null, check),
+      // (once every section is built: the first render and "Use my arrays" never overlap)
+      onUse: (custom) => page.firstRender.then(() => useArrays(page, custom, check)),
+      onBack: () => page.firstRender.then(() => useArrays(page, null, check)),
     },
     data: courseData(mha), // lessons 3 and 4 share the course demo's X, W, dY
     custom: null, // a notebook's arrays in the sections that take them (see rerenderCustom)
     lessons, // each section's view (lessonView), by key
     started: new Set(), // the sections whose afterReady ran in the first render (in the window)
     banners: new Map(),
+    firstRender: null, // settles once firstRender has built every section
   };
   return page;
 }
@@ -460,7 +452,8 @@ async function main() {
   const page = createPage(mha, scheduler, compute);
   const { lessons } = page;
   observePendingFigures(); // a figure that comes into view is drawn at once
-  await firstRender(page, rendered, sections, toFragment);
+  page.firstRender = firstRender(page, rendered, sections, toFragment);
+  await page.firstRender;
 
   const tools = document.querySelector('#toc .toc-tools');
   const ipynb = { id: 'download-notebook', version: mha.version };
