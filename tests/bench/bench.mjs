@@ -916,6 +916,7 @@ async function main() {
       results.page = {
         runs: page.runs,
         floor: page.floor,
+        blank: page.blank,
         wasmBytes: page.wasmBytes,
         wasmGzipBytes: page.wasmGzipBytes,
         bundleBytes: page.bundleBytes,

@@ -31,11 +31,15 @@
 // is in the window drawn (mha:in-view), every section (mha:ready), every check in the window
 // done (the gradient-check panels in the window at data-done="1"), every check done, and its
 // main-thread tasks.
-// Printed: median, min and max per quantity, the floor beside every time counted from navigation,
-// the load average (1, 5, 15 min) before and after, and web/mha.wasm's size raw and gzipped. The
-// floor: the same index.html and style.css with app.bundle.js replaced by one performance.mark
-// (served from a temporary copy), on the same device: how long after navigation any script of
-// the page can start.
+// Printed: median, min and max per quantity, the floor beside every figure, the load average
+// (1, 5, 15 min) before and after, and web/mha.wasm's size raw and gzipped. The floor: the same
+// index.html and style.css with app.bundle.js replaced by one performance.mark (served from a
+// temporary copy), loaded on the same device and traced: beside a time counted from navigation,
+// when its script ran (how long after navigation any script of the page can start); beside a
+// task figure, its own (its tasks from navigation until 1 s after it is drawn). The blank page
+// (one paragraph, no style sheet, the same one-line script), measured the same way, gives what
+// any page costs this browser here; the page's own tasks are also counted from its first script
+// (mha:boot) on, leaving out the navigation and the first layout that come before it.
 //
 // BENCH_PAGE_PROFILE=1 adds one profiled load and one profiled edit with a readable (unminified)
 // bundle: the functions V8's sampling profiler saw in the longest tasks, by self time.
@@ -185,6 +189,7 @@ function readMarks() {
     inView: mark('mha:in-view'),
     checksInView: window.__benchChecksInView ?? NaN,
     start: mark('mha:start'),
+    boot: mark('mha:boot'),
     wasm: mark('mha:wasm'),
     lessons: [
       'mha:lesson-1',
@@ -232,6 +237,14 @@ async function oneLoad(browser, url, { profile = false, device = DEVICES.desktop
     const t = mainThread(trace, 'mha:start', r.start);
     r.tasks = taskStats(t.tasks, 0, r.checksDone);
     r.tasks100 = taskStats(t.tasks, 0, r.checksDone, 100).longTasks;
+    // the page's own: from its first script (boot.js; mha:start for a build without it)
+    r.own = taskStats(t.tasks, Number.isFinite(r.boot) ? r.boot : r.start, r.checksDone);
+    r.own100 = taskStats(
+      t.tasks,
+      Number.isFinite(r.boot) ? r.boot : r.start,
+      r.checksDone,
+      100,
+    ).longTasks;
     r.cpu = cpuBudget(trace, t, 0, r.checksDone);
     r.cpuReady = cpuBudget(trace, t, 0, r.ready);
     if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
@@ -298,30 +311,58 @@ async function oneEdit(browser, url, { profile = false } = {}) {
   }
 }
 
-/** One fresh load of the floor page: when its one-line script ran, after navigation. */
+/**
+ * One fresh load of a reference page (the floor, or the blank page): when its one-line script
+ * ran and its first contentful paint (ms after navigation), and its main-thread tasks from
+ * navigation until 1 s after both (the same task figures as the page's).
+ */
 async function floorLoad(browser, url, device = DEVICES.desktop) {
   const { context, page } = await newPage(browser, device);
   try {
+    await browser.startTracing(page, { categories: traceCategories() });
     await page.goto(url);
     await page.waitForFunction(
-      () => performance.getEntriesByName('floor:script', 'mark').length > 0,
+      () =>
+        performance.getEntriesByName('floor:script', 'mark').length > 0 &&
+        performance.getEntriesByName('first-contentful-paint').length > 0,
       null,
       { timeout: 30_000 },
     );
-    return await page.evaluate(
-      () => performance.getEntriesByName('floor:script', 'mark')[0].startTime,
-    );
+    await page.waitForTimeout(1000);
+    const [script, fcp] = await page.evaluate(() => [
+      performance.getEntriesByName('floor:script', 'mark')[0].startTime,
+      performance.getEntriesByName('first-contentful-paint')[0].startTime,
+    ]);
+    const t = mainThread(readTrace(await browser.stopTracing()), 'floor:script', script);
+    const end = Math.max(script, fcp) + 1000;
+    return {
+      script,
+      fcp,
+      tasks: taskStats(t.tasks, 0, end),
+      tasks100: taskStats(t.tasks, 0, end, 100).longTasks,
+      own: taskStats(t.tasks, script, end),
+      own100: taskStats(t.tasks, script, end, 100).longTasks,
+    };
   } finally {
     await context.close();
   }
 }
 
+// The blank page: one paragraph, no style sheet, the floor's one-line script: what any page
+// costs this browser on this machine (navigation, first layout and paint), whatever it holds.
+const BLANK_HTML =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+  '<meta name="viewport" content="width=device-width, initial-scale=1"><title>blank</title>' +
+  '</head><body><p>A blank page.</p><script type="module" src="app.bundle.js"></script>' +
+  '</body></html>\n';
+
 /** A copy of web/ (index.html, style.css) in a temporary folder, with app.bundle.js = text. */
-function pageCopy(prefix, bundleText) {
+function pageCopy(prefix, bundleText, html = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   for (const f of ['index.html', 'style.css']) {
     fs.copyFileSync(path.join(webDir, f), path.join(dir, f));
   }
+  if (html !== null) fs.writeFileSync(path.join(dir, 'index.html'), html);
   fs.writeFileSync(path.join(dir, 'app.bundle.js'), bundleText);
   return dir;
 }
@@ -384,26 +425,50 @@ function table(rows) {
   return [fmt(head), widths.map((n) => '-'.repeat(n)).join('  '), ...rows.map(fmt)];
 }
 
-// [label, value of a load, format, target, counted from navigation (the floor printed beside)]
+// [label, value of a load, format, target, the same of a floor load (printed beside; none: '')]
+// A time counted from navigation has the floor's script time beside it: the soonest any script of
+// the page runs; a task figure has the floor page's own (its tasks until 1 s after it is drawn).
+const FROM_NAV = (f) => f.script;
+// a task figure: a load of the page and of the floor have the same fields (tasks, own, ...)
+const taskRow = (label, get, format, target = '') => [label, get, format, target, get];
+const TASKS_50 = [
+  taskRow(
+    'longest main-thread task, navigation -> checks done',
+    (r) => r.tasks.longest,
+    ms,
+    '<= 50 ms',
+  ),
+  taskRow(
+    'main-thread tasks over 50 ms, navigation -> checks done',
+    (r) => r.tasks.longTasks,
+    count,
+    '0',
+  ),
+  taskRow('  longest task in thread time (its own CPU time)', (r) => r.tasks.longestCpu, ms),
+  taskRow('  tasks over 50 ms of thread time', (r) => r.tasks.longCpuTasks, count),
+  taskRow(
+    "  the page's own: longest task from its first script (mha:boot)",
+    (r) => r.own.longest,
+    ms,
+  ),
+  taskRow('  its tasks over 50 ms', (r) => r.own.longTasks, count),
+];
 const LOAD_QUANTITIES = [
-  ['navigation -> what is in the window drawn (mha:in-view)', (r) => r.inView, ms, '', true],
-  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 2 x floor', true],
-  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', true],
+  ['navigation -> what is in the window drawn (mha:in-view)', (r) => r.inView, ms, '', FROM_NAV],
+  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 2 x floor', FROM_NAV],
+  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', FROM_NAV],
   [
     '  every section rendered after the wasm (mha:ready - mha:wasm)',
     (r) => r.ready - r.wasm,
     ms,
     '',
   ],
-  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', true],
-  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, '', true],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', FROM_NAV],
+  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, '', FROM_NAV],
   ['lesson 4 full check: its own slices (busy time)', (r) => r.l4busy, ms, ''],
   ['lesson 4 full check, start -> done', (r) => r.l4check, ms, ''],
-  ['navigation -> lesson 4 check done', (r) => r.l4done, ms, '', true],
-  ['longest main-thread task, navigation -> checks done', (r) => r.tasks.longest, ms, '<= 50 ms'],
-  ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, '0'],
-  ['  longest task in thread time (its own CPU time)', (r) => r.tasks.longestCpu, ms, ''],
-  ['  tasks over 50 ms of thread time', (r) => r.tasks.longCpuTasks, count, ''],
+  ['navigation -> lesson 4 check done', (r) => r.l4done, ms, '', FROM_NAV],
+  ...TASKS_50,
   ["CPU time, navigation -> ready: the page's main thread", (r) => r.cpuReady.main, ms, ''],
   ['  every thread of the browser, / cores', (r) => r.cpuReady.total / CORES, ms, ''],
   ["CPU time, navigation -> checks done: the page's main thread", (r) => r.cpu.main, ms, ''],
@@ -413,22 +478,43 @@ const LOAD_QUANTITIES = [
 ];
 // the simulated phone: what a student sees first, and the longest tasks
 const PHONE_QUANTITIES = [
-  ['navigation -> first contentful paint', (r) => r.fcp, ms, '', true],
-  ["navigation -> the page's script starts (mha:start)", (r) => r.start, ms, '', true],
-  ['navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', true],
+  ['navigation -> first contentful paint', (r) => r.fcp, ms, '', (f) => f.fcp],
+  ["navigation -> the page's script starts (mha:start)", (r) => r.start, ms, '', FROM_NAV],
+  ['navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', FROM_NAV],
   [
     'navigation -> what is in the window drawn (mha:in-view)',
     (r) => r.inView,
     ms,
     '<= 1000 ms',
-    true,
+    FROM_NAV,
   ],
-  ['navigation -> every section rendered (mha:ready)', (r) => r.ready, ms, '', true],
-  ['navigation -> every check in the window done', (r) => r.checksInView, ms, '<= 3000 ms', true],
-  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', true],
-  ['longest main-thread task, navigation -> checks done', (r) => r.tasks.longest, ms, '<= 100 ms'],
-  ['main-thread tasks over 50 ms, navigation -> checks done', (r) => r.tasks.longTasks, count, ''],
-  ['main-thread tasks over 100 ms', (r) => r.tasks100, count, '0'],
+  ['navigation -> every section rendered (mha:ready)', (r) => r.ready, ms, '', FROM_NAV],
+  [
+    'navigation -> every check in the window done',
+    (r) => r.checksInView,
+    ms,
+    '<= 3000 ms',
+    FROM_NAV,
+  ],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', FROM_NAV],
+  taskRow(
+    'longest main-thread task, navigation -> checks done',
+    (r) => r.tasks.longest,
+    ms,
+    '<= 100 ms',
+  ),
+  taskRow(
+    'main-thread tasks over 50 ms, navigation -> checks done',
+    (r) => r.tasks.longTasks,
+    count,
+  ),
+  taskRow('main-thread tasks over 100 ms', (r) => r.tasks100, count, '0'),
+  taskRow(
+    "  the page's own: longest task from its first script (mha:boot)",
+    (r) => r.own.longest,
+    ms,
+  ),
+  taskRow('  its tasks over 100 ms', (r) => r.own100, count),
 ];
 const EDIT_QUANTITIES = [
   ['GPT-2-size edit (T=64, C=768, h=12): event -> head drawn', (r) => r.editMs, ms, '<= 300 ms'],
@@ -439,19 +525,38 @@ const EDIT_QUANTITIES = [
 ];
 
 /** Median, min and max of each quantity for each way in (the floor beside the ones it bounds). */
-function rowsOf(quantities, runsByWhere, floor = NaN) {
+function rowsOf(quantities, runsByWhere, floorRuns = []) {
   const rows = [];
-  for (const [label, f, format, target, fromNavigation] of quantities) {
+  const medianOf = (runs, f) => {
+    const v = runs.map(f).filter(Number.isFinite);
+    return v.length ? [median(v), Math.min(...v), Math.max(...v)] : [NaN, NaN, NaN];
+  };
+  for (const [label, f, format, target, ofFloor] of quantities) {
+    const floor = ofFloor && floorRuns.length ? format(medianOf(floorRuns, ofFloor)[0]) : '';
     for (const [w, runs] of Object.entries(runsByWhere)) {
-      const v = runs.map(f).filter(Number.isFinite);
-      const [med, lo, hi] = v.length
-        ? [median(v), Math.min(...v), Math.max(...v)]
-        : [NaN, NaN, NaN];
-      const row = [label, w, format(med), format(lo), format(hi), fromNavigation ? ms(floor) : ''];
-      rows.push([...row, target]);
+      const [med, lo, hi] = medianOf(runs, f);
+      rows.push([label, w, format(med), format(lo), format(hi), floor, target]);
     }
   }
   return rows;
+}
+
+/** What the blank page's loads cost, per device: its tasks from navigation to 1 s after paint. */
+function blankLines(blankRuns) {
+  const lines = [
+    'the blank page (one paragraph, no style sheet, a one-line script; tasks from navigation ' +
+      'until 1 s after it is drawn), medians:',
+  ];
+  for (const [device, runs] of Object.entries(blankRuns)) {
+    if (!runs.length) continue;
+    const of = (f) => median(runs.map(f));
+    lines.push(
+      `  ${device}: first contentful paint ${ms(of((r) => r.fcp))}, longest task ` +
+        `${ms(of((r) => r.tasks.longest))} (max ${ms(Math.max(...runs.map((r) => r.tasks.longest)))}), ` +
+        `tasks over 50 ms ${count(of((r) => r.tasks.longTasks))}, over 100 ms ${count(of((r) => r.tasks100))}`,
+    );
+  }
+  return lines;
 }
 
 async function runLoads(browser, where, loads, log, device = DEVICES.desktop) {
@@ -501,6 +606,9 @@ export async function benchPage({
   const { server, url } = await serve(webDir, 0);
   const floorDir = pageCopy('mha-floor-', 'performance.mark("floor:script");\n');
   const floor = await serve(floorDir, 0);
+  const blankDir = pageCopy('mha-blank-', 'performance.mark("floor:script");\n', BLANK_HTML);
+  const blank = await serve(blankDir, 0);
+  const blankRuns = { desktop: [], phone: [] };
   const where = { http: url, 'file://': fileUrl };
   const phoneWhere = { 'phone, top': url, 'phone, #l4-gradcheck': `${url}#l4-gradcheck` };
   const floorRuns = [];
@@ -512,11 +620,15 @@ export async function benchPage({
   try {
     version = browser.version();
     runs = await runLoads(browser, where, loads, log);
-    for (let i = 0; i < loads; i++) floorRuns.push(await floorLoad(browser, floor.url));
+    for (let i = 0; i < loads; i++) {
+      floorRuns.push(await floorLoad(browser, floor.url));
+      blankRuns.desktop.push(await floorLoad(browser, blank.url));
+    }
     if (phoneLoads) {
       phone.runs = await runLoads(browser, phoneWhere, phoneLoads, log, DEVICES.phone);
       for (let i = 0; i < phoneLoads; i++) {
         phone.floor.push(await floorLoad(browser, floor.url, DEVICES.phone));
+        blankRuns.phone.push(await floorLoad(browser, blank.url, DEVICES.phone));
       }
     }
     edit = await runEdits(browser, url, edits, log);
@@ -525,7 +637,9 @@ export async function benchPage({
     await browser.close();
     server.close();
     floor.server.close();
+    blank.server.close();
     fs.rmSync(floorDir, { recursive: true, force: true });
+    fs.rmSync(blankDir, { recursive: true, force: true });
   }
   const load1 = loadAverage();
 
@@ -543,7 +657,7 @@ export async function benchPage({
       '(no mha:checks-done mark: checks done = when #status said "All gradient checks done.")',
     );
   }
-  const rows = rowsOf(LOAD_QUANTITIES, runs, median(floorRuns));
+  const rows = rowsOf(LOAD_QUANTITIES, runs, floorRuns);
   if (edit.runs.length) rows.push(...rowsOf(EDIT_QUANTITIES, { http: edit.runs }));
   lines.push(...table(rows));
   if (phone.runs) {
@@ -552,14 +666,16 @@ export async function benchPage({
       `the simulated phone: 390x844, mobile, device scale 3, touch, CPU throttled ${DEVICES.phone.cpuThrottle}x ` +
         `(CDP Emulation.setCPUThrottlingRate), ${phoneLoads} fresh loads each at the top and at #l4-gradcheck ` +
         '(over http, alternating); floor: the one-line-script page on the same phone',
-      ...table(rowsOf(PHONE_QUANTITIES, phone.runs, median(phone.floor))),
+      ...table(rowsOf(PHONE_QUANTITIES, phone.runs, phone.floor)),
     );
   }
   if (edit.refused) lines.push(`GPT-2-size edit: the playground refuses the size: ${edit.refused}`);
   else lines.push(`GPT-2-size edit: ${edit.runs.length} fresh loads over http, one edit each`);
+  const scripts = floorRuns.map((f) => f.script);
   lines.push(
     `floor: the same index.html + style.css with a one-line script (over http): the script runs ` +
-      `${ms(median(floorRuns))} after navigation (median; min ${ms(Math.min(...floorRuns))}, max ${ms(Math.max(...floorRuns))})`,
+      `${ms(median(scripts))} after navigation (median; min ${ms(Math.min(...scripts))}, max ${ms(Math.max(...scripts))})`,
+    ...blankLines(blankRuns),
   );
   lines.push(
     `web/mha.wasm ${wasm.length} bytes, ${gz} bytes gzipped (gzip -9; target <= 40 KB = 40960 bytes); ` +
@@ -580,6 +696,7 @@ export async function benchPage({
     runs,
     edit,
     floor: floorRuns,
+    blank: blankRuns,
     phone,
     load: { before: load0, after: load1 },
     wasmBytes: wasm.length,
