@@ -208,6 +208,19 @@ function readMarks() {
   };
 }
 
+/**
+ * The task figures of a load, the page's and a reference page's alike: its main-thread tasks from
+ * navigation to `to` (over 50 ms, over 100 ms), and its own, from its first script (`ownFrom`) on.
+ */
+function taskFigures(tasks, ownFrom, to) {
+  return {
+    tasks: taskStats(tasks, 0, to),
+    tasks100: taskStats(tasks, 0, to, 100).longTasks,
+    own: taskStats(tasks, ownFrom, to),
+    own100: taskStats(tasks, ownFrom, to, 100).longTasks,
+  };
+}
+
 /** The browser's work and the functions in a task (a trace recorded with profile). */
 function profileOf(trace, t, task) {
   if (!task) return { parts: [], functions: [] };
@@ -235,16 +248,11 @@ async function oneLoad(browser, url, { profile = false, device = DEVICES.desktop
     const trace = readTrace(await browser.stopTracing());
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     const t = mainThread(trace, 'mha:start', r.start);
-    r.tasks = taskStats(t.tasks, 0, r.checksDone);
-    r.tasks100 = taskStats(t.tasks, 0, r.checksDone, 100).longTasks;
-    // the page's own: from its first script (boot.js; mha:start for a build without it)
-    r.own = taskStats(t.tasks, Number.isFinite(r.boot) ? r.boot : r.start, r.checksDone);
-    r.own100 = taskStats(
-      t.tasks,
-      Number.isFinite(r.boot) ? r.boot : r.start,
-      r.checksDone,
-      100,
-    ).longTasks;
+    // the page's own tasks: from its first script (boot.js; mha:start for a build without it)
+    Object.assign(
+      r,
+      taskFigures(t.tasks, Number.isFinite(r.boot) ? r.boot : r.start, r.checksDone),
+    );
     r.cpu = cpuBudget(trace, t, 0, r.checksDone);
     r.cpuReady = cpuBudget(trace, t, 0, r.ready);
     if (profile) r.hot = profileOf(trace, t, r.tasks.longTask);
@@ -335,14 +343,7 @@ async function floorLoad(browser, url, device = DEVICES.desktop) {
     ]);
     const t = mainThread(readTrace(await browser.stopTracing()), 'floor:script', script);
     const end = Math.max(script, fcp) + 1000;
-    return {
-      script,
-      fcp,
-      tasks: taskStats(t.tasks, 0, end),
-      tasks100: taskStats(t.tasks, 0, end, 100).longTasks,
-      own: taskStats(t.tasks, script, end),
-      own100: taskStats(t.tasks, script, end, 100).longTasks,
-    };
+    return { script, fcp, ...taskFigures(t.tasks, script, end) };
   } finally {
     await context.close();
   }
