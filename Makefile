@@ -2,8 +2,9 @@
 #   make            build web/mha.wasm and the native library
 #   make lib        the native static library build/libmha.a (link with -lm; header c/mha.h)
 #   make demo       build and run the terminal demo (c/demo.c): lessons 3 and 4 from the native library
-#   make test       everything CI runs: native C tests, a short fuzz run, then npm test (Node +
-#                   NumPy reference + browser); installs what is missing first (.ci/setup)
+#   make test       everything CI runs: lint, native C tests, a short fuzz run, npm test (the Node
+#                   tests), npm run test:browser, the NumPy tests under each OpenBLAS kernel, the
+#                   mutation smoke run; installs what is missing first (.ci/setup)
 #   make fuzz       libFuzzer over the C API for FUZZ_SECONDS (tests/fuzz/README.md)
 #   make serve      (npm start) build, then serve web/ on http://127.0.0.1:$(PORT)/ (PORT=9000 for
 #                   another port); installs emscripten and the npm packages first if missing
@@ -49,7 +50,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node mutate-smoke reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node test-browser test-coretypes mutate-smoke reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 # (`@:`, an empty recipe: when all is up to date, npm start prints no "Nothing to be done")
@@ -142,12 +143,19 @@ test-c: $(addprefix $(BUILD)/san/,$(C_TESTS)) reference
 	$(BUILD)/san/test_rng $(BUILD)/reference
 	$(BUILD)/san/test_mha
 
+# The test tiers (tests/tiers.mjs; docs/testing.md#tiers): the Node tests (npm test), the browser
+# suites (npm run test:browser), and the NumPy-reading Node tests again under each OpenBLAS kernel
+# this CPU runs, build/reference made afresh under each (npm run test:coretypes).
 test-node: wasm bundle reference
-	npm test
+	node tests/run.mjs node
+test-browser: wasm bundle
+	node tests/run.mjs browser
+test-coretypes: wasm bundle
+	node tests/run.mjs coretypes
 
 # The README's test command, and CI's (.ci/run): setup first, then lint (ESLint, Prettier,
 # clang-format: any finding fails), then every suite in this order.
-TEST_STEPS := lint test-c fuzz-ci test-node mutate-smoke
+TEST_STEPS := lint test-c fuzz-ci test-node test-browser test-coretypes mutate-smoke
 # mutation testing's own smoke run: Stryker's dry run of every JS suite, then the mutants of one
 # small module, each of which must be detected (tests/mutate/README.md; the full run: npm run mutate)
 mutate-smoke: wasm bundle reference

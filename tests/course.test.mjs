@@ -25,6 +25,19 @@ function courseLayer() {
 const idx4 = (b, hh, t, d) => ((b * H + hh) * T + t) * HS + d;
 const idx3 = (b, t, c) => (b * T + t) * C + c;
 
+/** Each tensor of `shapes` (name -> shape) has that shape and that many entries. */
+function assertShapes(layer, shapes) {
+  for (const [name, shape] of Object.entries(shapes)) {
+    const t = layer.tensor(name);
+    assert.deepEqual(t.shape, shape, `shape of ${name}`);
+    assert.equal(
+      t.data.length,
+      shape.reduce((a, b) => a * b, 1),
+      `length of ${name}`,
+    );
+  }
+}
+
 test('shapes at every stage: X, Q/K/V, scores/att, headout, concat, Y and every gradient', () => {
   const layer = courseLayer();
   layer.forward(X, { B, T });
@@ -43,15 +56,7 @@ test('shapes at every stage: X, Q/K/V, scores/att, headout, concat, Y and every 
     concat: [B, T, C],
     Y: [B, T, C],
   };
-  for (const [name, shape] of Object.entries(expected)) {
-    const t = layer.tensor(name);
-    assert.deepEqual(t.shape, shape, `shape of ${name}`);
-    assert.equal(
-      t.data.length,
-      shape.reduce((a, b) => a * b, 1),
-      `length of ${name}`,
-    );
-  }
+  assertShapes(layer, expected);
   layer.backward(mha.standardNormal(B * T * C, { seed: 1 }));
   const grads = {
     dWq: [C, C],
@@ -71,15 +76,7 @@ test('shapes at every stage: X, Q/K/V, scores/att, headout, concat, Y and every 
     dVm: [B, T, C],
     dX: [B, T, C],
   };
-  for (const [name, shape] of Object.entries(grads)) {
-    const t = layer.tensor(name);
-    assert.deepEqual(t.shape, shape, `shape of ${name}`);
-    assert.equal(
-      t.data.length,
-      shape.reduce((a, b) => a * b, 1),
-      `length of ${name}`,
-    );
-  }
+  assertShapes(layer, grads);
   // Every tensor the module lists was covered.
   assert.deepEqual(
     [...Object.keys(expected), ...Object.keys(grads)].sort(),

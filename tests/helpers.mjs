@@ -69,52 +69,59 @@ function fixturesCurrent(done) {
 }
 
 /**
+ * Runs `make TARGET` in the repository root unless isCurrent() (then, or after, returns).
+ * node --test runs several test files at once, so the make is serialised with a lock directory
+ * (build/.TARGET.lock): one process makes, the others wait until isCurrent().
+ */
+function makeOnce(target, isCurrent) {
+  if (isCurrent()) return;
+  mkdirSync(join(repoRoot, 'build'), { recursive: true });
+  const lock = join(repoRoot, 'build', `.${target}.lock`);
+  const deadline = Date.now() + 5 * 60 * 1000;
+  let owned = false;
+  while (!isCurrent()) {
+    try {
+      mkdirSync(lock);
+      owned = true;
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `make ${target}: waited 5 minutes for ${lock} (remove it if no make is running)`,
+      );
+    }
+    sleep(100);
+  }
+  if (owned) {
+    try {
+      if (!isCurrent()) {
+        execFileSync('make', ['--no-print-directory', target], {
+          cwd: repoRoot,
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+      }
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  if (!isCurrent()) throw new Error(`make ${target} did not make what the tests need`);
+}
+
+/**
  * The directory holding the NumPy fixtures (mha-*.json, page.json, rng-*.f64, rng-manifest.json).
  * If build/reference/.done is missing (a fresh clone) or older than a script in tests/reference/,
- * it runs `make --no-print-directory reference` in the repository root first (after removing the
- * stale .done), which needs /usr/bin/python3 with NumPy and takes ~10 s once. node --test may run
- * several test files at once, so the generation is serialised with a lock directory
- * (build/.reference.lock); the others wait until the fixtures are current.
+ * it runs `make --no-print-directory reference` first (after removing the stale .done), which
+ * needs /usr/bin/python3 with NumPy and takes ~15 s once; several test files asking at once wait
+ * for one make (makeOnce).
  */
 export function referenceDir() {
   if (fixtureDir) return fixtureDir;
   const dir = join(repoRoot, 'build', 'reference');
   const done = join(dir, '.done');
-  if (!fixturesCurrent(done)) {
-    mkdirSync(join(repoRoot, 'build'), { recursive: true });
-    const lock = join(repoRoot, 'build', '.reference.lock');
-    const deadline = Date.now() + 5 * 60 * 1000;
-    let owned = false;
-    while (!fixturesCurrent(done)) {
-      try {
-        mkdirSync(lock);
-        owned = true;
-        break;
-      } catch (e) {
-        if (e.code !== 'EEXIST') throw e;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `referenceDir: waited 5 minutes for ${lock} (remove it if no make is running)`,
-        );
-      }
-      sleep(100);
-    }
-    if (owned) {
-      try {
-        if (!fixturesCurrent(done)) {
-          rmSync(done, { force: true });
-          execFileSync('make', ['--no-print-directory', 'reference'], {
-            cwd: repoRoot,
-            stdio: ['ignore', 'ignore', 'inherit'],
-          });
-        }
-      } finally {
-        rmSync(lock, { recursive: true, force: true });
-      }
-    }
-    if (!fixturesCurrent(done)) throw new Error(`make reference did not produce ${done}`);
-  }
+  if (!fixturesCurrent(done)) rmSync(done, { force: true });
+  makeOnce('reference', () => fixturesCurrent(done));
   fixtureDir = dir;
   return dir;
 }
@@ -151,8 +158,9 @@ export function f64(arr) {
   return Float64Array.from(arr.data ?? arr);
 }
 
-/** Load web/mha.wasm through web/mha.js. */
+/** Load web/mha.wasm through web/mha.js (made first with `make wasm` when it is missing). */
 export function loadMHA() {
+  makeOnce('wasm', () => existsSync(join(repoRoot, 'web', 'mha.wasm')));
   return loadWasm();
 }
 

@@ -319,6 +319,7 @@ test('.ci/setup: emcc, firefox-esr or WebKit missing: one line, the install; els
     const lib = join(m.dir, 'lib');
     mkdirSync(lib);
     writeFileSync(join(lib, 'libclang_rt.fuzzer-x86_64.a'), '');
+    writeFileSync(join(lib, 'libblas.so.3'), '');
     for (const [name, body] of [
       ['python3', 'exit 0'],
       ['clang', `echo '${lib}/libclang_rt.builtins-x86_64.a'`],
@@ -342,6 +343,7 @@ test('.ci/setup: emcc, firefox-esr or WebKit missing: one line, the install; els
       MHA_WEBKIT_DRIVER: join(m.bin, 'WebKitWebDriver'),
       MHA_XVFB: join(m.bin, 'Xvfb'),
       MHA_MINIBROWSER: join(m.bin, 'MiniBrowser'),
+      MHA_OPENBLAS: join(lib, 'libblas.so.3'),
     };
     const quiet = setup(['test'], all);
     assert.equal(quiet.status, 0);

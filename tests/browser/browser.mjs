@@ -3,9 +3,9 @@
 // per-page logs of console messages, page errors, requests and dialogs, and exact comparisons.
 //
 // The suite needs /usr/bin/chromium (CI installs it: apt-get install chromium). Without it every
-// browser test file FAILS with a message saying so; it never skips. Playwright never downloads a
-// browser here: only executablePath is used. MHA_CHROMIUM=/path overrides the binary (for trying
-// another build, or checking that a missing browser fails loudly).
+// browser test file FAILS at once with one line saying what to install; it never skips.
+// Playwright never downloads a browser here: only executablePath is used. MHA_CHROMIUM=/path
+// overrides the binary (for trying another build, or checking that a missing browser fails).
 //
 // Nothing here is a test by itself; node --test only runs files named *.test.mjs.
 
@@ -16,6 +16,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { serve } from '../serve.mjs';
+import { requireBrowsers } from '../tiers.mjs';
+
+// without Chromium: one line naming the package, and this file's process ends (no test starts)
+requireBrowsers(['Chromium']);
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const webDir = join(repoRoot, 'web');
@@ -65,14 +69,8 @@ export function checkBundle() {
   }
 }
 
-/** One Chromium per test file. Fails (never skips) when the binary is missing. */
+/** One Chromium per test file (its absence ended the process at import: requireBrowsers). */
 export async function launchBrowser() {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: the browser suite needs Debian's chromium ` +
-        '(apt-get install chromium); playwright-core never downloads browsers here.',
-    );
-  }
   checkBundle();
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
@@ -107,21 +105,18 @@ export function servePage() {
 }
 
 /**
- * A new context and page at `url`, recording everything the tests assert on:
+ * A new context and page of Chromium at `url`, recording everything the tests assert on:
  *   log.console   [{ type, text, location }]   every console message
  *   log.errors    [message]                    uncaught exceptions (pageerror)
  *   log.requests  [url]                        every request of the context (page and workers)
  *   log.dialogs   [message]                    alert/confirm/prompt (dismissed)
- * Waits for document.documentElement.dataset.ready === '1' unless ready: false.
+ * `init`: functions run in the page before its own scripts. Returns { context, page, log }.
  */
-export async function openPage(
-  browser,
-  url,
-  { ready = true, timeout = 30_000, viewport = { width: 1280, height: 900 } } = {},
-) {
+export async function chromiumTab(browser, url, { viewport, init = [] }) {
   const context = await browser.newContext({ viewport });
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   context.on('request', (r) => log.requests.push(r.url()));
+  for (const script of init) await context.addInitScript(script);
   const page = await context.newPage();
   page.on('console', (m) =>
     log.console.push({ type: m.type(), text: m.text(), location: m.location() }),
@@ -132,6 +127,19 @@ export async function openPage(
     d.dismiss().catch(() => {});
   });
   await page.goto(url);
+  return { context, page, log };
+}
+
+/**
+ * chromiumTab at `url` (1280×900 unless `viewport`); waits for
+ * document.documentElement.dataset.ready === '1' unless ready: false.
+ */
+export async function openPage(
+  browser,
+  url,
+  { ready = true, timeout = 30_000, viewport = { width: 1280, height: 900 } } = {},
+) {
+  const { context, page, log } = await chromiumTab(browser, url, { viewport });
   if (ready) await waitReady(page, log, timeout);
   return { context, page, log, close: () => context.close() };
 }

@@ -30,7 +30,7 @@
 // FAILS saying which binary is missing; it never skips. MHA_FIREFOX=/path overrides firefox-esr
 // (MHA_CHROMIUM the Chromium, as in browser.mjs; webkit.mjs names WebKit's).
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -40,12 +40,17 @@ import {
   CHROMIUM,
   CHROMIUM_ARGS,
   checkBundle,
+  chromiumTab,
   consoleErrors,
   fileUrl,
   figures,
   servePage,
 } from './browser.mjs';
 import { launchWebKit } from './webkit.mjs';
+import { requireBrowsers } from '../tiers.mjs';
+
+// without one of the three: one line naming the packages, and this file's process ends
+requireBrowsers(['Chromium', 'Firefox', 'WebKit']);
 
 export const FIREFOX = process.env.MHA_FIREFOX || '/usr/bin/firefox-esr';
 
@@ -83,34 +88,14 @@ const newLog = () => ({ console: [], errors: [], requests: [], dialogs: [] });
 
 /** Chromium through playwright-core: one context per tab, as openPage. */
 async function launchChromium() {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: the browser suite needs Debian's chromium ` +
-        '(apt-get install chromium, or bash .ci/setup); nothing is downloaded here.',
-    );
-  }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
   });
   const open = async (url, { init, viewport = VIEWPORT } = {}) => {
-    const context = await browser.newContext({ viewport });
-    const log = newLog();
-    context.on('request', (r) => log.requests.push(r.url()));
-    for (const script of [recordCspViolations, init].filter(Boolean)) {
-      await context.addInitScript(script);
-    }
-    const page = await context.newPage();
-    page.on('console', (m) =>
-      log.console.push({ type: m.type(), text: m.text(), location: m.location() }),
-    );
-    page.on('pageerror', (e) => log.errors.push(e.stack || e.message));
-    page.on('dialog', (d) => {
-      log.dialogs.push(`${d.type()}: ${d.message()}`);
-      d.dismiss().catch(() => {});
-    });
-    await page.goto(url);
+    const scripts = [recordCspViolations, init].filter(Boolean);
+    const { context, page, log } = await chromiumTab(browser, url, { viewport, init: scripts });
     return { page, log, close: () => context.close(), flushLog: async () => {} };
   };
   return { version: `Chromium ${browser.version()}`, open, close: () => browser.close() };
@@ -118,12 +103,6 @@ async function launchChromium() {
 
 /** firefox-esr through puppeteer-core over WebDriver BiDi, in a fresh profile of its own. */
 async function launchFirefox() {
-  if (!existsSync(FIREFOX)) {
-    throw new Error(
-      `Firefox not found at ${FIREFOX}: the browser suite needs Debian's firefox-esr ` +
-        '(apt-get install firefox-esr, or bash .ci/setup); nothing is downloaded here.',
-    );
-  }
   const profile = mkdtempSync(join(tmpdir(), 'mha-firefox-'));
   let browser;
   try {

@@ -317,7 +317,7 @@ const SAYS = {
   'bias-q': [/a vector of 24 numbers/, /a bias\. The course's layer has none/],
   'bias-y-saved': [/your bo: a bias/],
   'q-residual': [/^Your Q is the course's plus X; the course computes Q = split_heads\(X @ Wq\)/],
-  'residual-in-layer-f32': [/plus 1 × X: a residual connection inside the layer/],
+  'residual-in-layer-f32': [/plus X: a residual connection inside the layer/],
   'scores-transposed': [/axes 2 and 3 swapped \(its transpose: K @ Q\.T/],
   'scores-transposed-causal': [/axes 2 and 3 swapped/],
   'softmax-whole-array-causal': [/a softmax over the whole array/],
@@ -616,6 +616,29 @@ test('addedAnalysis: another array added, a residual named at Y', () => {
   );
   const m = addedAnalysis(twiceQ).message;
   assert.match(m, /^Your K is the course's plus 2 × Q; the course computes the line\.$/);
+  // a multiple fitted from float32 arrays lands on 1 or a few float32 ulps off it (which, depends
+  // on the BLAS that made the arrays): the sentence is the same for each
+  for (const c of [1, 1 + 2 ** -23, 1 - 3 * 2 ** -24, 1 + 4e-7]) {
+    const near1 = context(
+      'Y',
+      local.map((x, i) => x + c * X[i]),
+      local,
+      { sameLayout: () => [{ name: 'X', data: X }] },
+    );
+    assert.match(
+      addedAnalysis(near1).message,
+      /^Your Y is the course's plus X: a residual/,
+      `${c}`,
+    );
+  }
+  // 1 + 1e-5 prints as 1.00001: a different multiple, said
+  const off = context(
+    'Y',
+    local.map((x, i) => x + 1.00001 * X[i]),
+    local,
+    { sameLayout: () => [{ name: 'X', data: X }] },
+  );
+  assert.match(addedAnalysis(off).message, /^Your Y is the course's plus 1\.00001 × X: a residual/);
   assert.equal(addedAnalysis({ ...twiceQ, sameLayout: () => [] }), null);
 });
 

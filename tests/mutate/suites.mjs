@@ -7,7 +7,7 @@
 // The first ones are listed roughly fastest first (a run stops at the first failing file); the
 // rest follow in the order of their folders.
 
-import { readdirSync } from 'node:fs';
+import { testFiles } from '../tiers.mjs';
 
 /** Test files no mutant has to get past, and why. */
 export const LEFT_OUT = Object.freeze({
@@ -58,16 +58,7 @@ export const NODE_SUITES = [
 ];
 
 /** Every *.test.mjs under tests/ (paths from the repository root), in folder order. */
-export function nodeTestFiles(dir = 'tests') {
-  const out = [];
-  const entries = readdirSync(new URL(`../../${dir}/`, import.meta.url), { withFileTypes: true });
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...nodeTestFiles(path));
-    else if (e.name.endsWith('.test.mjs')) out.push(path);
-  }
-  return out;
-}
+export const nodeTestFiles = () => testFiles();
 
 /** Whether LEFT_OUT names this file (or its folder). */
 export const leftOut = (path) =>

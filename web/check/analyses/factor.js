@@ -223,5 +223,15 @@ export function stepReadings(site, s) {
   return [];
 }
 
-/** "0.25", "-1", "4.47214": k as the report prints it. */
-export const factorNumber = (k) => String(Number(k.toPrecision(6)));
+/** "0.25", "-1", "4.47214": k as the report prints it (6 significant digits, or `digits`). */
+export const factorNumber = (k, digits = 6) => String(Number(k.toPrecision(digits)));
+
+/**
+ * The digits a factor fitted from arrays of this precision is printed with: 6 from float64 (or
+ * text), 4 from float32, 3 from float16. A fit from float32 arrays is good to about 7 digits and
+ * its 6th depends on the BLAS kernel that computed them; 4 do not.
+ */
+export function fitDigits(dtypeTol) {
+  if (dtypeTol <= 1e-9) return 6;
+  return dtypeTol <= 1e-5 ? 4 : 3;
+}

@@ -5,7 +5,7 @@
 // row's tolerance.
 
 import { add, dot, mergeHeads, scale, sub } from '../ops.js';
-import { factorNumber, fitFactor, meanings, stepReadings } from './factor.js';
+import { factorNumber, fitDigits, fitFactor, meanings, stepReadings } from './factor.js';
 import { headBlocks, isAre, layoutOf, meanAlong, shapeOf, shownName } from './layout.js';
 
 // The readings of k whose mistake could sit where the student's array comes from: this step, or
@@ -51,17 +51,22 @@ export function factorAnalysis(ctx) {
   const all = meanings(k, ctx.node, ctx.s, Math.max(1e-9, 10 * ctx.dtypeTol));
   const readings = possible(all, ctx, k).map((r) => scaledScores(r, ctx));
   const specific = readings.filter((r) => !r.generic);
-  const head = `Your ${ctx.name} ${isAre(ctx.name)} ${factorNumber(k)} × the course's`;
+  // k as said: the quantity it reads as, exactly; else the fit, to the digits the student's
+  // precision carries (the same on every machine whichever BLAS computed the arrays)
+  const kText = readings.length
+    ? factorNumber(readings[0].value)
+    : factorNumber(k, fitDigits(ctx.dtypeTol));
+  const head = `Your ${ctx.name} ${isAre(ctx.name)} ${kText} × the course's`;
   const line = `the course computes ${ctx.courseLine}`;
   const same = (list) => ({
     key: `factor:${list.map((r) => `${r.expr}|${r.why}`).join(';')}`,
-    label: `factor ${factorNumber(k)}`,
+    label: `factor ${kText}`,
   });
   if (specific.length === 1) {
     const r = specific[0];
     return {
       id: r.id ?? 'factor',
-      factor: k,
+      factor: Number(kText),
       same: same(specific),
       message: `${head} (k = ${r.expr}): ${r.why}; ${line}.`,
     };
@@ -71,7 +76,7 @@ export function factorAnalysis(ctx) {
     const sizes = `B = ${ctx.s.B}, T = ${ctx.s.T}, C = ${ctx.s.C}, h = ${ctx.s.heads}`;
     return {
       id: 'factor',
-      factor: k,
+      factor: Number(kText),
       same: same(specific),
       message:
         `${head}. Two causes give this number at these sizes (${sizes}): ${list}.` +
@@ -79,15 +84,14 @@ export function factorAnalysis(ctx) {
     };
   }
   // the quantities k equals, not k itself again ("k = 2 = h", not "k = 2 = 2 = h")
-  const plainK = factorNumber(k);
   const named = [...new Set(readings.map((r) => r.expr))]
-    .filter((e) => e.replace('−', '-') !== plainK)
+    .filter((e) => e.replace('−', '-') !== kText)
     .map((e) => ` = ${e}`)
     .join('');
   return {
     id: 'factor',
-    factor: k,
-    message: `${head}: one constant factor k = ${factorNumber(k)}${named} over every entry; ${line}.`,
+    factor: Number(kText),
+    message: `${head}: one constant factor k = ${kText}${named} over every entry; ${line}.`,
   };
 }
 
@@ -199,7 +203,10 @@ export function addedAnalysis(ctx) {
   for (const { name, data } of ctx.sameLayout()) {
     const c = fitFactor(d, data);
     if (c == null || !ctx.reproduces(add(ctx.local, scale(data, c)))) continue;
-    const times = Math.abs(c - 1) < 1e-9 ? '' : `${factorNumber(c)} × `;
+    // c as printed (6 digits): a fit from float32 arrays lands on 1 or an ulp away from it
+    // depending on the BLAS that made them; both read "plus X"
+    const shown = factorNumber(c);
+    const times = shown === '1' ? '' : `${shown} × `;
     const residual =
       name === 'X' && ctx.node === 'Y'
         ? ': a residual connection inside the layer (the course adds it outside, if at all)'
