@@ -1,8 +1,11 @@
 // serve.mjs - a small static file server for the companion page (npm start / make serve) and the
-// browser tests. Serves one directory on 127.0.0.1 only; never lists directories.
+// browser tests. Serves one directory on 127.0.0.1 only; never lists directories. Text and wasm
+// are sent compressed when the browser accepts it (brotli, else gzip; Vary: Accept-Encoding),
+// each file compressed once per version of it.
 //   node tests/serve.mjs [dir=web] [port=$PORT or 8000]      (port 0 picks a free port)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +19,34 @@ const TYPES = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.txt': 'text/plain; charset=utf-8',
+  '.ico': 'image/x-icon',
+};
+
+/** The types worth compressing (PNG is compressed already). */
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg', '.txt']);
+
+/**
+ * The encoding to send for an Accept-Encoding header: 'br', 'gzip' or null. A coding with q=0 is
+ * refused; otherwise brotli (smaller) is preferred.
+ */
+export function pickEncoding(accept = '') {
+  const offered = new Map(
+    String(accept)
+      .split(',')
+      .map((part) => {
+        const [name, ...params] = part.trim().toLowerCase().split(';');
+        const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+        return [name, q ? Number(q.slice(2)) : 1];
+      }),
+  );
+  const ok = (name) => (offered.get(name) ?? offered.get('*') ?? 0) > 0;
+  if (ok('br')) return 'br';
+  return ok('gzip') ? 'gzip' : null;
+}
+
+const ENCODE = {
+  br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
+  gzip: (body) => gzipSync(body, { level: 9 }),
 };
 
 /**
@@ -28,6 +59,14 @@ const TYPES = {
  */
 export function serve(dir, port = 0, { onRequest, rewrite } = {}) {
   const root = resolve(dir);
+  const packed = new Map(); // `${encoding} ${path}` -> { source, body }: the last version sent
+  const compressed = (key, encoding, body) => {
+    const hit = packed.get(key);
+    if (hit && hit.source.equals(body)) return hit.body;
+    const out = ENCODE[encoding](body);
+    packed.set(key, { source: Buffer.from(body), body: out });
+    return out;
+  };
   const server = createServer(async (req, res) => {
     try {
       onRequest?.(req.url);
@@ -40,11 +79,21 @@ export function serve(dir, port = 0, { onRequest, rewrite } = {}) {
         ? await rewrite(file.slice(root.length), await readOrNull(file))
         : await readFile(file);
       if (body === null) throw Object.assign(new Error('not found'), { code: 'ENOENT' });
-      res.writeHead(200, {
+      const headers = {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'cache-control': 'no-store',
-      });
-      res.end(body);
+      };
+      const encoding =
+        COMPRESSIBLE.has(extname(file)) && pickEncoding(req.headers['accept-encoding']);
+      if (COMPRESSIBLE.has(extname(file))) headers.vary = 'Accept-Encoding';
+      if (!encoding) {
+        res.writeHead(200, headers);
+        res.end(body);
+        return;
+      }
+      const sent = compressed(`${encoding} ${file}`, encoding, Buffer.from(body));
+      res.writeHead(200, { ...headers, 'content-encoding': encoding });
+      res.end(sent);
     } catch (err) {
       res.writeHead(err.code === 'ENOENT' || err.code === 'EISDIR' ? 404 : 500, {
         'content-type': 'text/plain',

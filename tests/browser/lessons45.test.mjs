@@ -152,7 +152,8 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
       x.order.every((v, k) => v >= 0 && (k === 0 || v > x.order[k - 1])),
       `${x.order}`,
     );
-    assert.match(x.rule, /for C = A @ B, dA = dC @ Bᵀ and dB = Aᵀ @ dC/);
+    assert.match(x.rule, /for P = A @ B, dA = dP @ Bᵀ and dB = Aᵀ @ dP/);
+    assert.match(x.rule, /sums over all B·T of them/);
     assert.match(x.rule, /Check it by shapes/);
     // B = 2, T = 6, C = 64, h = 4, hs = 16: the shapes as NumPy's matmul gives them
     assert.deepEqual(
@@ -195,7 +196,7 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
       x.rules.map((r) => r[2]),
       [
         'dY @ Woᵀ',
-        'concatᵀ @ dY, summed over the batch',
+        'concatᵀ @ dY, summed over batch and tokens (B·T = 12 rows)',
         'dheadout @ Vᵀ',
         'attᵀ @ dheadout',
         'dscores @ K / √hs ((Kᵀ)ᵀ = K)',

@@ -136,7 +136,11 @@ function lesson2Figures(r, caps) {
 function proofsCheck(r) {
   const four = 'heads[0, 1, 0, :4] and (x @ Wq[:, hs:2*hs])[0, 0, :4]';
   if (!r.custom) {
-    return `For that, compare the checkpoint below with your notebook: ${four} are the same four numbers, and yours must be these.`;
+    return (
+      `For that, run this lesson's Copy as NumPy script and compare it with the checkpoint ` +
+      `below: ${four} are the same four numbers there. A course notebook draws its own numbers, ` +
+      'so its four differ from these; in it, the two expressions must agree with each other.'
+    );
   }
   const values = r.head1Projection.map((v) => fmt(v, 6)).join(', ');
   return `Here x and Wq are your notebook's: ${four} are ${values} from them.`;

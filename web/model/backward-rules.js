@@ -39,7 +39,7 @@ function shapeRow(grad, rule, [left, right], [ofName, of]) {
 }
 
 /**
- * The rule for C = A @ B, dA = dC @ Bᵀ and dB = Aᵀ @ dC, on the layer's three products of
+ * The rule for P = A @ B, dA = dP @ Bᵀ and dB = Aᵀ @ dP, on the layer's three products of
  * activations and weights: Y = concat @ Wo, headout = att @ V, scores = Q @ Kᵀ / √hs. Each row
  * multiplies the shapes of the sizes { B, T, C, heads } (mha.tensorShape) and checks the product
  * against the shape of what it is the gradient of. Returns [{ product, rows: [shapeRow] }].
@@ -55,7 +55,7 @@ export function matmulRules(mha, sizes) {
         shapeRow('dconcat', 'dY @ Woᵀ', [s('dY'), t('Wo')], ['concat', s('concat')]),
         shapeRow(
           'dWo',
-          'concatᵀ @ dY, summed over the batch',
+          `concatᵀ @ dY, summed over batch and tokens (B·T = ${sizes.B * sizes.T} rows)`,
           [transposedShape(f('concat')), f('dY')],
           ['Wo', s('Wo')],
         ),

@@ -7,7 +7,8 @@
 
 /** Why the course's numbers and the page's differ, in every box. */
 export const WHY_DIFFERENT =
-  'The course draws its own random numbers (its own seed, order of draws and weight scales), so ' +
+  'The course draws its own random numbers (its own order of draws and weight scales, even where ' +
+  'its seed is 42 too), so ' +
   'its X and weights are not the page’s; the page draws its own, documented ones (seed 42, ' +
   'default_rng, standard normals / √C, in the order its Copy-as-NumPy scripts show). The shapes, ' +
   'the checks and the conclusions are the same; the numbers are not.';
