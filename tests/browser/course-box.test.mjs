@@ -67,6 +67,12 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
       '0.6508 → 0.3840',
       `${losses[0].toFixed(4)} → ${losses[10].toFixed(4)}`,
     ]);
+    // where the gap is not the draws, the box says what it is
+    assert.match(by.lesson4.text, /Here the gap is not the draws: .*convention selector/);
+    assert.match(by.lesson5.text, /expected MSE is E\[Y²\] \+ 1, at least 1/);
+    for (const b of ['lesson1', 'lesson2', 'lesson3']) {
+      assert.doesNotMatch(by[b].text, /gap is not the draws|E\[Y²\]/, b);
+    }
     for (const b of got) {
       assert.equal(b.heading, 'Your course and this page');
       assert.match(b.text, /The course draws its own random numbers/);

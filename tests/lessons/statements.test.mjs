@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { matmulRules } from '../../web/model/backward-rules.js';
 import { ERROR_FORMS } from '../../web/model/gradcheck-report.js';
+import { COURSE_RESULTS } from '../../web/model/course-results.js';
 import { loadMHA } from '../helpers.mjs';
 
 const web = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -40,6 +41,7 @@ const OLD = [
   ['are the same four numbers, and yours must be these', 'a course notebook draws its own'],
   ["the course demo's random batch", 'the course demo is seed 42 too, but not these draws'],
   ['(its own seed, order of draws', 'the course’s lesson-3 demo is seed 42 too'],
+  ['it is what your notebook should', 'not when the file lacks an array the page then draws'],
 ];
 
 test('the statements found false are gone from the page’s sources', () => {
@@ -58,6 +60,11 @@ test('their corrections: cs231n named, dWo summed over B·T rows, the falling lo
   const dWo = rules.flatMap((r) => r.rows).find((row) => row.grad === 'dWo');
   assert.ok(dWo, 'a dWo row');
   assert.equal(dWo.rule, 'concatᵀ @ dY, summed over batch and tokens (B·T = 12 rows)');
+  // the boxes of lessons 4 and 5 name the cause of their gap, not the draws
+  assert.match(COURSE_RESULTS.lesson4.why, /not the draws: .*strict maximum/);
+  assert.match(COURSE_RESULTS.lesson4.why, /convention selector/);
+  assert.match(COURSE_RESULTS.lesson5.why, /E\[Y²\] \+ 1, at least 1/);
+  assert.equal(COURSE_RESULTS.lesson1.why, undefined);
   const html = readFileSync(join(web, 'index.html'), 'utf8');
   assert.match(html, /is weak evidence that the backward pass is right/);
   assert.match(html, /training never uses dX/);

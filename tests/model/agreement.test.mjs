@@ -4,7 +4,7 @@
 //   - everything computed (Y, the loss, every gradient, the losses of training) agrees to the last
 //     digit or two: within 1e-14 of each array's largest entry (measured: at most ~7e-16);
 //   - with the positional encoding on, X is computed too and agrees the same way;
-//   - the gradient check's errors agree only in magnitude (within a factor of ten here);
+//   - the gradient check's errors agree only in magnitude (norm-wise within three);
 //   - the examples the statement quotes are the page's own numbers.
 
 import { test } from 'node:test';
@@ -190,13 +190,19 @@ test('the gradient check in NumPy: its errors agree with the page’s in magnitu
   const { out } = runPython(trainingScript({ ...SCRIPT, lrs: [], check: true }), {});
   const ratios = [];
   for (const r of report) {
-    // the script's rows are named by gradient (dWq ... dX), the report's by tensor
-    const m = out.match(new RegExp(`^d${r.tensor} +\\([^)]*\\) +(\\S+) +(\\S+) +(\\S+)`, 'm'));
+    // the script's rows are named by gradient (dWq ... dX), the report's by tensor: max abs,
+    // max rel per entry, cs231n, norm-wise
+    const m = out.match(
+      new RegExp(`^d${r.tensor} +\\([^)]*\\) +(\\S+) +(\\S+) +(\\S+) +(\\S+)`, 'm'),
+    );
     assert.ok(m, `no row ${r.tensor} in:\n${out}`);
-    const numpyRel = Number(m[2]);
-    const ratio = Math.max(numpyRel / r.maxRel, r.maxRel / numpyRel);
-    assert.ok(ratio < 10, `${r.tensor}: max rel ${r.maxRel} here, ${numpyRel} in NumPy`);
-    ratios.push(`${r.tensor} ${r.maxRel.toExponential(2)}/${m[2]}`);
+    // norm-wise within three, as the page says. (Not the per-entry maximum: the tiniest entry
+    // sets it, and its last bits, so NumPy's can jump tenfold with the BLAS kernel's order of
+    // summation, e.g. Wq 3.6e-5 or 2.3e-4 against the page's 1.5e-5.)
+    const numpyNorm = Number(m[4]);
+    const ratio = Math.max(numpyNorm / r.normRel, r.normRel / numpyNorm);
+    assert.ok(ratio < 3, `${r.tensor}: norm-wise ${r.normRel} here, ${numpyNorm} in NumPy`);
+    ratios.push(`${r.tensor} ${r.maxRel.toExponential(2)}/${m[2]} (norm ${ratio.toFixed(2)}×)`);
   }
   t.diagnostic(`max rel error, page/NumPy: ${ratios.join(', ')}`);
   const wkNumpy = ratios.find((x) => x.startsWith('Wk '));

@@ -242,11 +242,32 @@ test('lesson1Script prints the maxGap, argmaxes and attention of lesson1()', () 
   assertClose(d.A2, r.A2, 'A2');
   const gap = printed(out, 'maxGap');
   assert.ok(Math.abs(gap - r.maxGap) <= TOL * r.maxGap, `maxGap ${gap} vs ${r.maxGap}`);
-  assert.deepEqual(d.rows, Array.from(r.argmaxDiffRows));
+  // the argmaxes: a row whose two largest weights are equal to the last bits (repeated tokens
+  // give exact ties) is decided by rounding, which differs between BLAS kernels: there either
+  // index of the top is right; every other row must agree exactly
   const argmax = (label) => JSON.parse(out.match(new RegExp(`^argmax ${label}: (.*)$`, 'm'))[1]);
-  assert.deepEqual(argmax('A'), Array.from(r.argmax1));
-  assert.deepEqual(argmax('B'), Array.from(r.argmax2));
+  const tops1 = tops(d.A1);
+  const tops2 = tops(d.A2);
+  const sameTop = (got, want, top, what) =>
+    top.forEach((ties, i) => {
+      assert.ok(ties.includes(got[i]) && ties.includes(want[i]), `${what} row ${i}: ${ties}`);
+    });
+  sameTop(argmax('A'), Array.from(r.argmax1), tops1, 'argmax A');
+  sameTop(argmax('B'), Array.from(r.argmax2), tops2, 'argmax B');
+  const decided = tops1.map((t, i) => t.length === 1 && tops2[i].length === 1);
+  const nDecided = decided.filter(Boolean).length;
+  assert.ok(nDecided >= 4, `${nDecided} of ${decided.length} rows decided`);
+  const differs = (rows) => decided.map((ok, i) => ok && rows.includes(i));
+  assert.deepEqual(differs(d.rows), differs(Array.from(r.argmaxDiffRows)));
 });
+
+/** Per row of A (a list of rows), the indices within 1e-12 (relative) of the row's maximum. */
+function tops(A) {
+  return A.map((row) => {
+    const m = Math.max(...row);
+    return row.flatMap((x, j) => (x >= m - 1e-12 * Math.abs(m) ? [j] : []));
+  });
+}
 
 test('lesson2Script prints the two proofs of lesson2() and the same q', () => {
   const out = runPython(lesson2Script(), dump({ q: 'q.tolist()', heads: 'heads.tolist()' }));

@@ -17,7 +17,7 @@ export const LEFT_OUT = Object.freeze({
   'tests/package.test.mjs': 'npm pack + install',
   'tests/readme.test.mjs': "the README's examples and the commands of .ci/setup",
   'tests/types.test.mjs': 'tsc over the type declarations',
-  'tests/tiers.test.mjs': "the test tiers: it starts browser test files (the sandbox has none)",
+  'tests/tiers.test.mjs': 'the test tiers: it starts browser test files (the sandbox has none)',
   // (Stryker's sandbox has no tests/browser or tests/bench for it to look at)
   'tests/mutate/': "the mutation setup's own tests (npm test runs them)",
 });

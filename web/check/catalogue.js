@@ -52,10 +52,12 @@ const dk = (p, s, t, d) =>
   ops.divide(perHead(p.dscores, p.Q, s, { m: s.T, k: s.T, n: s.hs, transA: t }), d);
 
 // "120 (= Y.size: no division by Y.size: the gradient of the sum)"
-function factorText(c, s) {
+/** "dY = 2 * (Y - target) / Y.size, times 8 = Y.size (why)": dY scaled by c, read as a quantity. */
+function scaledDyText(c, s) {
   const [hit] = meanings(c, 'dY', s).filter((r) => !r.generic);
   const num = Number(c.toPrecision(6));
-  return hit ? `${num} (= ${hit.expr}: ${hit.why})` : `${num}`;
+  const times = hit ? `${num} = ${hit.expr} (${hit.why})` : `${num}`;
+  return `dY = 2 * (Y - target) / Y.size, times ${times}`;
 }
 
 const RECORDS = [
@@ -209,7 +211,7 @@ const RECORDS = [
         site: 'dY',
         params: 'fit',
         fn: (p, c) => ops.scale(ops.sub(p.Y, p.target), (2 / s.n) * c),
-        what: (c) => `dY = c * 2 * (Y - target) / Y.size with c = ${factorText(c, s)}`,
+        what: (c) => scaledDyText(c, s),
       },
     ],
     searched: false,

@@ -49,10 +49,16 @@ function mapOptions(c, fig, view, who) {
 function caseFigures(c) {
   const fig = galleryFigure(c);
   if (!fig) {
+    // (the loss is the gallery's own: its target is made so that the gradient is lesson 4's dY,
+    // so neither number is an MSE the course prints)
+    const own =
+      c.site === 'loss'
+        ? ' (the gallery’s target, made so that dY is lesson 4’s: not the course’s MSE)'
+        : '';
     return el(
       'p',
       { className: 'bug-scalar' },
-      `${c.site}: yours ${num3(c.mistaken?.[0])}, the course’s ${num3(c.right?.[0])}`,
+      `${c.site}: yours ${num3(c.mistaken?.[0])}, with the right step ${num3(c.right?.[0])}${own}`,
     );
   }
   const maps = [

@@ -5,6 +5,7 @@
 
 import { el, svgEl } from './dom.js';
 import { uniqueId } from './scales.js';
+import { markOverflow } from './tables.js';
 import { FONT_STACK } from './export.js';
 import { H, draw } from './chart/draw.js';
 import { listenHover } from './chart/hover.js';
@@ -32,7 +33,7 @@ function createFrame(title, W) {
   const plot = el('div', { className: 'chart-plot' }, svg);
   const sizer = el('div', { className: 'chart-sizer', attrs: { 'aria-hidden': 'true' } });
   const summary = el('summary');
-  const tableWrap = el('div', { className: 'table-wrap' });
+  const tableWrap = markOverflow(el('div', { className: 'table-wrap' }));
   const details = el('details', { className: 'chart-values' }, summary, tableWrap);
   const readout = el('p', { className: 'chart-readout', attrs: { 'aria-hidden': 'true' } });
   const figure = el(

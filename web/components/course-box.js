@@ -13,8 +13,9 @@ import {
 } from '../model/course-results.js';
 
 const CUSTOM_NOTE =
-  'The page’s column is computed from your notebook’s arrays: it is what your notebook should ' +
-  'print. The course’s column is the course’s own run, with its own draws.';
+  'The page’s column is computed from your notebook’s arrays (and, for an array your file ' +
+  'lacks, from the page’s own draws: the banner above lists them). The course’s column is the ' +
+  'course’s own run, with its own draws.';
 
 /**
  * The box of lesson `key` ('lesson1' ... 'lesson5'). custom: the lesson shows a student's
@@ -37,6 +38,9 @@ export function courseBox(key, { custom = false } = {}) {
     },
     el('h3', { id, text: custom ? 'Your notebook and the course' : 'Your course and this page' }),
     slot,
+    COURSE_RESULTS[key].why
+      ? el('p', { className: 'note why-gap', text: COURSE_RESULTS[key].why })
+      : '',
     custom ? '' : el('p', { className: 'note', text: WHY_DIFFERENT }),
     how,
   );

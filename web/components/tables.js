@@ -38,11 +38,28 @@ export function formatCell(v) {
  */
 function wrap(tableEl, caption, headers) {
   const label = caption || (headers.length ? `table: ${headers.join(', ')}` : 'table');
-  return el(
-    'div',
-    { className: 'table-wrap', attrs: { tabindex: 0, role: 'region', 'aria-label': label } },
-    tableEl,
+  return markOverflow(
+    el(
+      'div',
+      { className: 'table-wrap', attrs: { tabindex: 0, role: 'region', 'aria-label': label } },
+      tableEl,
+    ),
   );
+}
+
+/**
+ * Keeps `data-overflow` on a .table-wrap exactly while its table is wider than it (style.css
+ * draws the scroll shadows only then: a table that fits gets no band at its edges). Returns the
+ * wrap.
+ */
+export function markOverflow(wrapEl) {
+  if (typeof ResizeObserver !== 'function') return wrapEl;
+  const update = () =>
+    wrapEl.toggleAttribute('data-overflow', wrapEl.scrollWidth > wrapEl.clientWidth + 1);
+  const watch = new ResizeObserver(update);
+  watch.observe(wrapEl);
+  if (wrapEl.firstElementChild) watch.observe(wrapEl.firstElementChild);
+  return wrapEl;
 }
 
 function isNumericCol(numeric, i) {

@@ -36,7 +36,9 @@ function checkRanges(f, sci) {
 const shapeList = (shapes) => shapes.map((s) => `(${s.join(', ')})`).join(' → ');
 
 /**
- * Per lesson: the arrays to save (the names the page reads) and the rows of its box, each
+ * Per lesson: the arrays to save (the names the page reads), `why` where the gap has a cause
+ * other than the draws (said in the box instead of leaving it to WHY_DIFFERENT), and the rows
+ * of its box, each
  * { what, course (as the course prints it), page(f, sci) (text from the page's values f; sci
  * formats an error; null: not computed yet) }. Lessons 2 and 3 print checks and shapes, which do
  * not depend on the draws: the course's column says so instead of quoting numbers.
@@ -84,6 +86,11 @@ export const COURSE_RESULTS = Object.freeze({
   },
   lesson4: {
     save: 'np.savez("lesson4.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY)',
+    why:
+      'Here the gap is not the draws: the check table reports, by default, the strict maximum ' +
+      'over entries of |a − n| / max(|a|, |n|), which the tensor’s tiniest entry sets; the ' +
+      'page’s own arrays checked in NumPy give the same figures. Pick the error form your ' +
+      'notebook prints with the convention selector above the table to compare like with like.',
     rows: [
       {
         what: 'gradient-check errors, over the gradients (the check table’s stencil and ε)',
@@ -96,6 +103,11 @@ export const COURSE_RESULTS = Object.freeze({
     save:
       'np.savez("lesson5.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=target, lr=lr, ' +
       'steps=steps)',
+    why:
+      'The losses differ by more than draws can explain: against a standard-normal target, ' +
+      'as here, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 means the ' +
+      'course’s target (its scale) or its loss is not the page’s. Compare how the loss falls, ' +
+      'not where it starts; with your target and weights loaded the page gives your numbers.',
     rows: [
       {
         what: 'gradient-check errors (the check table’s stencil and ε)',

@@ -1,5 +1,6 @@
 // line.js - the loss curve: one path through the finite values (gaps at the others), a point per
-// step (up to 60 steps), and the last value written above its point.
+// step (up to 60 steps), and the last value written beside its point, above or below it, where
+// no other point is.
 
 import { svgEl } from '../dom.js';
 import { formatTick, r2 } from '../scales.js';
@@ -37,17 +38,42 @@ function points(frag, values, g, xStart) {
   });
 }
 
-/** The last value (5 significant digits) above its point, if it is finite. */
+const LABEL_SIZE = 12; // px
+const CHAR_WIDTH = 0.62 * LABEL_SIZE; // a generous width of one digit of the chart's font
+
+/**
+ * The baseline of the last value's label: 11 px above its point, or below it when another point
+ * lies in the box the label would cover above (a falling curve's earlier points sit up and to the
+ * left of the last one), whichever covers fewer points; kept inside the plot.
+ */
+export function labelBaseline(values, g, xStart, text) {
+  const li = values.length - 1;
+  const lx = Math.min(g.sx(xStart + li), g.px1 - 2);
+  const ly = g.sy(values[li]);
+  const left = lx - text.length * CHAR_WIDTH - 4;
+  const covered = (base) =>
+    values.filter((v, i) => {
+      if (i === li || !Number.isFinite(v)) return false;
+      const [px, py] = [g.sx(xStart + i), g.sy(v)];
+      return px >= left && px <= lx + 4 && py >= base - LABEL_SIZE - 4 && py <= base + 4;
+    }).length;
+  const above = Math.max(ly - 11, g.py1 + LABEL_SIZE);
+  // (below may reach into the margin down to the x ticks' top: room for a last point on the axis)
+  const below = Math.min(ly + LABEL_SIZE + 9, g.py0 + 4);
+  return covered(below) < covered(above) ? below : above;
+}
+
+/** The last value (5 significant digits) beside its point (labelBaseline), if it is finite. */
 function lastValue(frag, values, g, xStart) {
   const li = values.length - 1;
   if (!Number.isFinite(values[li])) return;
   const lx = g.sx(xStart + li);
-  const ly = g.sy(values[li]);
+  const text = formatTick(values[li], 5);
   const t = svgEl('text', {
     x: r2(Math.min(lx, g.px1 - 2)),
-    y: r2(ly - 11),
+    y: r2(labelBaseline(values, g, xStart, text)),
     'text-anchor': 'end',
-    'font-size': 12,
+    'font-size': LABEL_SIZE,
     fill: INK,
     'font-weight': 600,
     stroke: WHITE,
@@ -56,7 +82,7 @@ function lastValue(frag, values, g, xStart) {
     'paint-order': 'stroke',
     class: 'last-value',
   });
-  t.textContent = formatTick(values[li], 5);
+  t.textContent = text;
   frag.append(t);
 }
 
