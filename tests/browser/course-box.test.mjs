@@ -4,7 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, consoleErrors } from './browser.mjs';
+import { useBrowser, consoleErrors, setValue } from './browser.mjs';
+import { DEFAULT_SENTENCE } from '../../web/model/tokens.js';
 import * as X from './expected.mjs';
 
 const session = useBrowser();
@@ -79,6 +80,36 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
       assert.match(b.text, /Use my arrays in the lessons/);
       assert.match(b.text, /np\.savez\("lesson\d\.npz"/);
     }
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    await close();
+  }
+});
+
+test("lesson 1's box, the sentence edited: no other sentence's numbers beside", async () => {
+  const { page, log, close } = await session.open();
+  try {
+    const l1 = async () => (await boxes(page)).find((b) => b.lesson === 'lesson1').rows;
+    const before = await l1();
+    assert.equal(before[1][1], '7 of 8');
+    assert.match(before[1][2], /^\d+ of 8$/);
+    await setValue(page, '#l1-sentence', 'a b c d e f g h i j');
+    await page.waitForFunction(() =>
+      document.querySelector('.course-box[data-lesson="lesson1"] tbody')?.textContent.includes('—'),
+    );
+    for (const row of await l1()) {
+      assert.equal(row[2], '— (another sentence than the course’s: edit it back to compare)');
+    }
+    // back to the course's sentence: its numbers again
+    await setValue(page, '#l1-sentence', DEFAULT_SENTENCE);
+    await page.waitForFunction(
+      () =>
+        !document
+          .querySelector('.course-box[data-lesson="lesson1"] tbody')
+          ?.textContent.includes('—'),
+    );
+    assert.deepEqual(await l1(), before);
     assert.deepEqual(log.errors, []);
     assert.deepEqual(consoleErrors(log), []);
   } finally {

@@ -28,7 +28,7 @@ function pointsUnder(values, g, base, text) {
   const lx = g.sx(li);
   return values.filter((v, i) => {
     const [x, y] = [g.sx(i), g.sy(v)];
-    return i !== li && x >= lx - text.length * 7.44 - 4 && y >= base - 16 && y <= base + 4;
+    return i !== li && x >= lx - text.length * 7.44 - 5 && y >= base - 17 && y <= base + 5;
   }).length;
 }
 
@@ -63,4 +63,21 @@ test('a rising or level curve: the label stays above its point', () => {
     assert.ok(base >= g.py1 + 12, 'inside the plot');
     assert.equal(pointsUnder(values, g, base, '1.1'), 0);
   }
+});
+
+test("lesson 5's 10 steps at 1280 px: the label leaves the point of step 9 free", () => {
+  // the chart's plot (draw.js: 640 wide, margins 64 / 24 / 18 / 44) and its ticks 0.8 ... 1.4
+  const values = [1.3006, 1.212, 1.144, 1.091, 1.048, 1.012, 0.981, 0.953, 0.928, 0.905, 0.88445];
+  const [px0, px1, py0, py1] = [64, 616, 206, 18];
+  const g = {
+    px0,
+    px1,
+    py0,
+    py1,
+    sx: (i) => px0 + (i / 10) * (px1 - px0),
+    sy: (v) => py0 - ((v - 0.8) / 0.6) * (py0 - py1),
+  };
+  const base = labelBaseline(values, g, 0, '0.88445');
+  assert.ok(base > g.sy(0.88445), 'below its point');
+  assert.equal(pointsUnder(values, g, base, '0.88445'), 0);
 });

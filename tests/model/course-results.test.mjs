@@ -46,6 +46,11 @@ test("the page's column, from the lesson's values", () => {
     courseBoxRows('lesson1', { maxGap: 0.55312, argmaxDiff: 7, T: 8 }, sci).map((r) => r.page),
     ['0.553', '7 of 8'],
   );
+  // an edited sentence: no number of another input is set beside the course's
+  assert.deepEqual(
+    courseBoxRows('lesson1', { otherInput: 'another sentence' }, sci).map((r) => r.page),
+    ['— (another sentence)', '— (another sentence)'],
+  );
   assert.deepEqual(
     courseBoxRows('lesson2', { roundTrip: 0 }).map((r) => r.page),
     ['0.0'],

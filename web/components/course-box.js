@@ -52,6 +52,7 @@ export function courseBox(key, { custom = false } = {}) {
         rows: rows.map((r) => [r.what, r.course, r.page ?? 'computing…']),
         caption: `${key.replace('lesson', 'Lesson ')}: the course’s printed results beside the page’s`,
         className: 'course-box-rows',
+        stack: true,
       }),
     );
   };

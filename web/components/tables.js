@@ -57,8 +57,18 @@ export function markOverflow(wrapEl) {
   const update = () =>
     wrapEl.toggleAttribute('data-overflow', wrapEl.scrollWidth > wrapEl.clientWidth + 1);
   const watch = new ResizeObserver(update);
+  const watchTable = () => {
+    if (wrapEl.firstElementChild) watch.observe(wrapEl.firstElementChild);
+  };
   watch.observe(wrapEl);
-  if (wrapEl.firstElementChild) watch.observe(wrapEl.firstElementChild);
+  watchTable();
+  // a table put in later (a chart's values, filled as its steps come): watched too
+  if (typeof MutationObserver === 'function') {
+    new MutationObserver(() => {
+      watchTable();
+      update();
+    }).observe(wrapEl, { childList: true });
+  }
   return wrapEl;
 }
 
@@ -74,8 +84,10 @@ function isNumericCol(numeric, i) {
  * A table. headers: array of strings; rows: arrays of strings/numbers (numbers are formatted, see
  * formatCell); caption: text; numeric: indices (or booleans) of right-aligned numeric columns.
  * Additions: className (extra class of the <table>), rowHeaders (default true: the first cell of
- * each row is a <th scope="row">). Returns a scrollable <div class="table-wrap"> holding the
- * <table class="data-table">; the <table> is also at `.table` of the returned element.
+ * each row is a <th scope="row">), stack (on a narrow screen each row is shown as a block, each
+ * cell under its column's name: data-label, style.css table.stacks). Returns a scrollable
+ * <div class="table-wrap"> holding the <table class="data-table">; the <table> is also at
+ * `.table` of the returned element.
  */
 export function table({
   headers = [],
@@ -84,9 +96,10 @@ export function table({
   numeric = [],
   className,
   rowHeaders = true,
+  stack = false,
 } = {}) {
   const t = document.createElement('table');
-  t.className = `data-table${className ? ` ${className}` : ''}`;
+  t.className = `data-table${className ? ` ${className}` : ''}${stack ? ' stacks' : ''}`;
   if (caption) {
     const cap = document.createElement('caption');
     cap.textContent = caption;
@@ -112,6 +125,7 @@ export function table({
     row.forEach((v, i) => {
       const cell = document.createElement(i === 0 && rowHeaders ? 'th' : 'td');
       if (i === 0 && rowHeaders) cell.scope = 'row';
+      if (stack && headers[i]) cell.dataset.label = headers[i];
       if (v instanceof Node) cell.append(v);
       else cell.textContent = formatCell(v);
       if (isNumericCol(numeric, i)) cell.classList.add('num');

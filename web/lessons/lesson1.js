@@ -202,7 +202,12 @@ export function* renderLesson1({ mha, body, custom = null }) {
     untrainedSlot.replaceChildren(custom ? '' : untrainedNote(r));
     compareSlot.replaceChildren(compareSection(r).element);
     checks?.update(r);
-    course.update({ maxGap: r.maxGap, argmaxDiff: r.argmaxDiffRows.length, T: r.T });
+    // another sentence than the course's: its numbers are not the course's to compare with
+    course.update(
+      state.sentence === DEFAULT_SENTENCE || custom
+        ? { maxGap: r.maxGap, argmaxDiff: r.argmaxDiffRows.length, T: r.T }
+        : { otherInput: 'another sentence than the course’s: edit it back to compare' },
+    );
     script.refresh();
   }
   if (ui) {

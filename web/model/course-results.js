@@ -123,9 +123,17 @@ export const COURSE_RESULTS = Object.freeze({
   },
 });
 
+/** A row's page column: null while computing, a dash and why for another input, else the value. */
+function pageText(row, f, sci) {
+  if (!f) return null;
+  if (f.otherInput) return `— (${f.otherInput})`;
+  return row.page(f, sci) ?? null;
+}
+
 /**
  * The rows of lesson `key`'s box for the page's values f: [{ what, course, page }] (page: text,
- * or null while it is being computed); sci formats an error.
+ * or null while it is being computed); sci formats an error. f.otherInput: the page computes
+ * from another input than the course's (an edited sentence), said in every row instead.
  */
 export function courseBoxRows(key, f, sci = (x) => x.toExponential(1)) {
   const entry = COURSE_RESULTS[key];
@@ -133,6 +141,6 @@ export function courseBoxRows(key, f, sci = (x) => x.toExponential(1)) {
   return entry.rows.map((row) => ({
     what: row.what,
     course: row.course,
-    page: f ? (row.page(f, sci) ?? null) : null,
+    page: pageText(row, f, sci),
   }));
 }

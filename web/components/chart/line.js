@@ -40,6 +40,7 @@ function points(frag, values, g, xStart) {
 
 const LABEL_SIZE = 12; // px
 const CHAR_WIDTH = 0.62 * LABEL_SIZE; // a generous width of one digit of the chart's font
+const POINT_REACH = 5; // a point's radius with its stroke, and a pixel to spare
 
 /**
  * The baseline of the last value's label: 11 px above its point, or below it when another point
@@ -50,12 +51,13 @@ export function labelBaseline(values, g, xStart, text) {
   const li = values.length - 1;
   const lx = Math.min(g.sx(xStart + li), g.px1 - 2);
   const ly = g.sy(values[li]);
-  const left = lx - text.length * CHAR_WIDTH - 4;
+  const left = lx - text.length * CHAR_WIDTH - POINT_REACH;
   const covered = (base) =>
     values.filter((v, i) => {
       if (i === li || !Number.isFinite(v)) return false;
       const [px, py] = [g.sx(xStart + i), g.sy(v)];
-      return px >= left && px <= lx + 4 && py >= base - LABEL_SIZE - 4 && py <= base + 4;
+      const top = base - LABEL_SIZE - POINT_REACH;
+      return px >= left && px <= lx + POINT_REACH && py >= top && py <= base + POINT_REACH;
     }).length;
   const above = Math.max(ly - 11, g.py1 + LABEL_SIZE);
   // (below may reach into the margin down to the x ticks' top: room for a last point on the axis)
