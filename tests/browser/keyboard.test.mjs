@@ -109,8 +109,15 @@ function lossTable(page) {
 }
 
 async function walkToGradcheck(t, page, kb, phone) {
+  // the course's link in the header, then the contents bar's first link
+  const course = await kb.press('Tab');
+  assert.match(
+    course.what,
+    /^a\.course-link .*NumPy course/,
+    `the first Tab stop is ${course.what}`,
+  );
   const first = await kb.press('Tab');
-  assert.match(first.what, /^a.*Sentence/, `the first Tab stop is ${first.what}`);
+  assert.match(first.what, /^a.*Sentence/, `the second Tab stop is ${first.what}`);
   const table = await tabUntil(kb, (f) => f.inL4Table, "lesson 4's gradient-check table");
   const presses = kb.steps.length;
   assert.match(table.what, /table-wrap/, `the table's scroll box itself: ${table.what}`);
