@@ -128,7 +128,7 @@ function main([tier, flag]) {
   return tier === 'coretypes' ? runCoretypes() : runTier(tier).code;
 }
 
-// (imported by tests/tiers.test.mjs for coretypes(): run only as a command)
+// (run only as a command: importing this module runs nothing)
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.exit(main(process.argv.slice(2)));
 }
