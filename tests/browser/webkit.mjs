@@ -247,16 +247,24 @@ export async function launchWebKit() {
   }
 }
 
-/** Set the page's viewport (the window is that much larger than the page's client area). */
+/**
+ * Set the page's viewport: the window is larger than the page's client area by its frame, and
+ * without a window manager a resize lands a little after setRect returns, so this measures,
+ * corrects the window by the difference and measures again until the client area is the size
+ * asked for (or says what it got).
+ */
 async function setViewport(driver, { width, height }) {
-  await driver.manage().window().setRect({ width, height });
-  const [w, h] = await driver.executeScript('return [innerWidth, innerHeight]');
-  if (w !== width || h !== height) {
-    await driver
-      .manage()
-      .window()
-      .setRect({ width: 2 * width - w, height: 2 * height - h });
+  let rect = { width, height };
+  let got = [0, 0];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await driver.manage().window().setRect(rect);
+    await new Promise((ok) => setTimeout(ok, attempt ? 100 : 0));
+    got = await driver.executeScript('return [innerWidth, innerHeight]');
+    if (got[0] === width && got[1] === height) return;
+    const now = await driver.manage().window().getRect();
+    rect = { width: now.width + width - got[0], height: now.height + height - got[1] };
   }
+  throw new Error(`webkit: the viewport stays ${got.join('x')}, asked for ${width}x${height}`);
 }
 
 /** One tab: the window of the session, navigated to url with this tab's init in the probe. */
