@@ -5,28 +5,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, waitFiguresDrawn } from './browser.mjs';
+import { VIEWS } from '../../web/lessons/index.js';
 
-/** The page's sections, top to bottom (their element ids). */
-export const SECTIONS = [
-  'sentence',
-  'lesson-1',
-  'lesson-2',
-  'lesson-3',
-  'lesson-4',
-  'lesson-5',
-  'notebook-check',
-  'playground',
-];
+/** The page's views, in the lesson bar's order (their ids: the addresses #start-here, …). */
+export const VIEW_IDS = VIEWS.map((v) => v.id);
 
 /** The gradient-check panels; each one replaces its table while it runs. */
 export const GRADCHECK_PANELS = ['l4-gradcheck', 'l5-gradcheck', 'pg-gradcheck'];
 
 /**
- * Wait until the page is settled: every lazy figure drawn (data-figures="1") and the three full
- * gradient checks finished (data-done="1"), so no table or figure is replaced while a test looks.
+ * Wait until the page is settled: every view built (window.mhaPage.build(), as opening each
+ * would), the figures drawn (data-figures="1") and the three full gradient checks finished
+ * (data-done="1"), so no table or figure is replaced while a test looks.
  */
 export async function waitSettled(page, timeout = 120_000) {
   await waitFiguresDrawn(page, timeout);
+  await page.evaluate(() => window.mhaPage.build());
   await page.waitForFunction(
     (ids) => ids.every((id) => document.getElementById(id)?.dataset.done === '1'),
     GRADCHECK_PANELS,

@@ -1,5 +1,6 @@
-// Accessibility of the whole page, at a desktop width (1280×800) and a phone width (390×844), once
-// every lazy figure is drawn and the gradient checks have finished (nothing changes any more):
+// Accessibility of every view of the page (Start here, each lesson, the check, the playground),
+// at a desktop width (1280×800) and a phone width (390×844), once every view is built and the
+// gradient checks have finished (nothing changes any more):
 //   - axe-core (node_modules/axe-core, pinned) with every rule tagged WCAG 2.0/2.1 A or AA or
 //     best-practice finds nothing, with every <details> open so the code blocks and value tables
 //     inside them are checked too. No rule is excluded. axe's "incomplete" results (colour contrast
@@ -7,15 +8,15 @@
 //     compute) are reported as a diagnostic, not asserted.
 //   - the page never scrolls sideways, and everything wider than its place sits in a scroll
 //     container a keyboard can reach (tabindex=0) and a screen reader can name (role + label).
-// At 390 px it also saves a screenshot of each section to test-results/phone/<section>.png (for
+// At 390 px it also saves a screenshot of each view to test-results/phone/<view>.png (for
 // looking at the page on a phone; git-ignored).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { useBrowser, repoRoot, consoleErrors } from './browser.mjs';
-import { SECTIONS, waitSettled, runAxe, describeViolations } from './a11y.mjs';
+import { useBrowser, repoRoot, consoleErrors, showView } from './browser.mjs';
+import { VIEW_IDS, waitSettled, runAxe, describeViolations } from './a11y.mjs';
 
 const session = useBrowser();
 
@@ -121,23 +122,17 @@ function horizontalLayout() {
   };
 }
 
-async function phoneScreenshots(page) {
+/** A screenshot of the whole open view at phone width (test-results/phone/<view>.png). */
+async function phoneScreenshot(page, id) {
   mkdirSync(phoneDir, { recursive: true });
-  const written = [];
-  for (const id of SECTIONS) {
-    const path = join(phoneDir, `${id}.png`);
-    const section = page.locator(`section#${id}`);
-    const box = await section.boundingBox();
-    assert.ok(
-      box && box.width > 100 && box.height > 100,
-      `section#${id} is ${JSON.stringify(box)}`,
-    );
-    await section.screenshot({ path });
-    written.push(
-      `${relative(repoRoot, path)} (${Math.round(box.width)}×${Math.round(box.height)})`,
-    );
-  }
-  return written;
+  const path = join(phoneDir, `${id}.png`);
+  await page.screenshot({ path, fullPage: true });
+  const { w, h } = await page.evaluate(() => ({
+    w: document.documentElement.scrollWidth,
+    h: document.documentElement.scrollHeight,
+  }));
+  assert.ok(h > 300, `#${id}: the page is ${h} px high`);
+  return `${relative(repoRoot, path)} (${w}×${h})`;
 }
 
 /** The page never scrolls sideways; what is wider than its place scrolls in a usable box. */
@@ -181,22 +176,28 @@ for (const viewport of [
   const size = `${viewport.width}×${viewport.height}`;
   const phone = viewport.width < 500;
 
-  test(`accessibility at ${size}: axe-core finds nothing, nothing scrolls out of reach`, async (t) => {
+  test(`accessibility at ${size}, every view: axe-core finds nothing, nothing scrolls out of reach`, async (t) => {
     const { page, log, close } = await session.open('', { viewport, timeout: 60_000 });
     try {
       await waitSettled(page);
-      if (phone) {
-        await t.test('a screenshot of each section at phone width', async (st) => {
-          for (const line of await phoneScreenshots(page)) st.diagnostic(line);
-        });
-      }
       const opened = await openAllDetails(page);
-      await t.test('no sideways scrolling; wide content scrolls in a focusable, named box', (st) =>
-        checkLayout(st, page),
-      );
-      await t.test('axe-core: 0 violations (WCAG 2.0/2.1 A and AA, best practices)', (st) =>
-        checkAxe(st, page, `${size} (every figure drawn, ${opened} <details> opened)`),
-      );
+      for (const id of VIEW_IDS) {
+        await showView(page, id);
+        if (phone) {
+          await t.test(`#${id}: a screenshot at phone width`, async (st) => {
+            st.diagnostic(await phoneScreenshot(page, id));
+          });
+        }
+        await t.test(
+          `#${id}: no sideways scrolling; wide content scrolls in a focusable, named box`,
+          (st) => checkLayout(st, page),
+        );
+        await t.test(
+          `#${id}: axe-core: 0 violations (WCAG 2.0/2.1 A and AA, best practices)`,
+          (st) =>
+            checkAxe(st, page, `${size}, #${id} (every figure drawn, ${opened} <details> opened)`),
+        );
+      }
       assert.deepEqual(consoleErrors(log), [], 'console errors');
       assert.deepEqual(log.errors, [], 'page errors');
     } finally {

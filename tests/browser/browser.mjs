@@ -144,7 +144,25 @@ export async function openPage(
   return { context, page, log, close: () => context.close() };
 }
 
-/** Wait until every figure is drawn, the off-screen ones too (data-figures="1", after ready). */
+/**
+ * Open the view that holds the element with this id, as a link to #id does (the page shows one
+ * view at a time: a lesson, the check, the playground), and wait until the element shows.
+ */
+export async function showView(page, id) {
+  await page.evaluate((target) => {
+    location.hash = target;
+  }, id);
+  await page.waitForFunction(
+    (target) => {
+      const e = document.getElementById(target);
+      return !!e && !e.closest('[hidden]');
+    },
+    id,
+    { timeout: 30_000 },
+  );
+}
+
+/** Wait until the open view's figures are drawn (data-figures="1", after ready). */
 export async function waitFiguresDrawn(page, timeout = 30_000) {
   await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, {
     timeout,
@@ -298,6 +316,7 @@ export async function screenshotSections(page, prefix = '') {
       }),
   );
   for (const id of SECTIONS) {
+    await showView(page, id);
     const path = resultPath(`${prefix}${id}.png`);
     const section = page.locator(`section#${id}`);
     const box = await section.boundingBox();
@@ -325,6 +344,7 @@ export const fmt = (x) => (typeof x === 'number' ? x.toExponential(3) : String(x
 
 /** Drop one file on the notebook check's file input (#nb-file); wait until it is listed. */
 export async function dropNotebookFile(page, path) {
+  await showView(page, 'nb-file');
   const listed = await page.evaluate(() => window.mhaPage.check().arrays?.length ?? 0);
   await page.setInputFiles('#nb-file', path);
   await page.waitForFunction((n) => (window.mhaPage.check().arrays?.length ?? 0) !== n, listed, {

@@ -198,6 +198,8 @@ test('in-page full gradient checks finish, pass, and equal layer.gradcheck in No
   const { page, close } = await session.open();
   const ready = Date.now() - t0;
   try {
+    // every view built, as opening each would: the three checks start (one view at a time)
+    await page.evaluate(() => window.mhaPage.build());
     // Node's reports while the page computes its own
     const e4 = X.lesson4Gradcheck();
     const e5 = X.sentenceGradcheck({});

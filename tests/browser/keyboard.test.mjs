@@ -1,13 +1,14 @@
 // The page with the keyboard only (page.keyboard: Tab, Shift+Tab, Enter, Space, arrows; no mouse,
-// no element.focus(), no clicks), at a desktop width (the contents bar is sticky there) and at a
-// phone width, once every figure is drawn and the gradient checks are done:
-//   - from the top of the page, Tab reaches lesson 4's gradient-check table (its scroll box has
-//     focus), visiting the sections in order and never losing focus to <body>; on a phone the
-//     arrow keys scroll that table sideways;
+// no element.focus(), no clicks), at a desktop width (the lesson bar is sticky there) and at a
+// phone width, once every view is built and the gradient checks are done:
+//   - from the top of the page, Tab reaches the lesson bar's "4 · Backward", Enter opens lesson 4
+//     (its heading gets the focus), Tab reaches its gradient-check table (its scroll box has
+//     focus), never losing focus to <body>; on a phone the arrow keys scroll that table sideways;
 //   - Shift+Tab goes back one stop, and the element it lands on is not hidden under the sticky bar;
-//   - Tab on to lesson 5's "Run 10 steps", Enter runs ten training steps: the loss table lists
-//     steps 0 to 10, the loss went down at every step, the chart says so too, and focus stays on
-//     the button; Shift+Tab to "Step" and Space takes one more step;
+//   - Tab on to "Next →" at the end of lesson 4, Enter opens lesson 5; Tab to "Run 10 steps",
+//     Enter runs ten training steps: the loss table lists steps 0 to 10, the loss went down at
+//     every step, the chart says so too, and focus stays on the button; Shift+Tab to "Step" and
+//     Space takes one more step;
 //   - at every stop the focused element shows a focus ring (:focus-visible with an outline of at
 //     least 2 px that is not transparent), is inside the viewport and is not covered by another
 //     element.
@@ -15,9 +16,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, consoleErrors, figures, waitFigures } from './browser.mjs';
-import { SECTIONS, waitSettled } from './a11y.mjs';
+import { waitSettled } from './a11y.mjs';
+import { VIEWS } from '../../web/lessons/index.js';
 
 const session = useBrowser();
+
+/** Every <section> of the page, in page order (focusState's section index). */
+const SECTIONS = VIEWS.flatMap((v) => v.sections);
 
 /** In the page: what has focus, how it looks and where it is. */
 function focusState(sections) {
@@ -108,8 +113,16 @@ function lossTable(page) {
   });
 }
 
+/** Tab to the lesson bar's link named by `name`, Enter: its view opens (the address says so). */
+async function openByBar(page, kb, name, hash) {
+  const link = await tabUntil(kb, (f) => f.text === name, `the lesson bar's "${name}"`, 14);
+  assert.match(link.what, /^a/, link.what);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((h) => location.hash === h, hash);
+}
+
 async function walkToGradcheck(t, page, kb, phone) {
-  // the course's link in the header, then the contents bar's first link
+  // the course's link in the header, then the lesson bar's first link
   const course = await kb.press('Tab');
   assert.match(
     course.what,
@@ -117,16 +130,17 @@ async function walkToGradcheck(t, page, kb, phone) {
     `the first Tab stop is ${course.what}`,
   );
   const first = await kb.press('Tab');
-  assert.match(first.what, /^a.*Sentence/, `the second Tab stop is ${first.what}`);
+  assert.match(first.what, /^a.*Start/, `the second Tab stop is ${first.what}`);
+  await openByBar(page, kb, '4 · Backward', '#lesson-4');
+  const heading = await page.evaluate(focusState, SECTIONS);
+  assert.equal(heading.id, 'lesson-4-h', `focus after Enter: ${heading.what}`);
+  const opened = kb.steps.length;
   const table = await tabUntil(kb, (f) => f.inL4Table, "lesson 4's gradient-check table");
   const presses = kb.steps.length;
   assert.match(table.what, /table-wrap/, `the table's scroll box itself: ${table.what}`);
-  // the sections come in order: Tab never jumps back to an earlier one
-  const inSections = kb.steps.filter((s) => s.section >= 0);
-  for (let i = 1; i < inSections.length; i++) {
-    const [a, b] = [inSections[i - 1], inSections[i]];
-    assert.ok(b.section >= a.section, `Tab went back from ${a.what} to ${b.what}`);
-  }
+  // every stop after the jump is in lesson 4
+  const forward = kb.steps.slice(opened).map((s) => s.what);
+  for (const what of forward) assert.match(what, /in section#lesson-4$/, what);
   if (phone) {
     assert.ok(table.scrollable > 0, `at 390 px the table should scroll (${table.scrollable} px)`);
     await kb.press('ArrowRight');
@@ -138,27 +152,31 @@ async function walkToGradcheck(t, page, kb, phone) {
     t.diagnostic(`ArrowRight ×2 scrolled the table by ${moved} of ${table.scrollable} px`);
   }
   // back through all of lesson 4 with Shift+Tab (the page scrolls up: nothing may hide the focused
-  // element, e.g. the sticky contents bar), then forward again to the same table
-  const forward = kb.steps.filter((s) => !s.key || s.key === 'Tab').map((s) => s.what);
-  let back = 0;
-  for (let f = null; !f || f.section >= SECTIONS.indexOf('lesson-4'); back++) {
-    f = await kb.press('Shift+Tab');
-    const expected = forward.at(-2 - back);
-    assert.equal(f.what, expected, `Shift+Tab ${back + 1}: not the stop Tab visited before`);
+  // element, e.g. the sticky lesson bar), out of it, then forward again to the same table
+  for (let back = 0; back < forward.length - 1; back++) {
+    const f = await kb.press('Shift+Tab');
+    assert.equal(f.what, forward.at(-2 - back), `Shift+Tab ${back + 1}: not the stop Tab visited`);
   }
-  for (let i = 0; i < back; i++) await kb.press('Tab');
-  assert.ok(kb.steps.at(-1).inL4Table, `${back} Tab presses back: ${kb.steps.at(-1).what}`);
+  const out = await kb.press('Shift+Tab');
+  assert.notEqual(out.section, SECTIONS.indexOf('lesson-4'), `out of lesson 4: ${out.what}`);
+  for (let i = 0; i < forward.length; i++) await kb.press('Tab');
+  assert.ok(kb.steps.at(-1).inL4Table, `${forward.length} Tab presses: ${kb.steps.at(-1).what}`);
   t.diagnostic(
-    `Shift+Tab ×${back} back to ${kb.steps.at(-back - 1).what}, and Tab ×${back} forward`,
+    `Shift+Tab ×${forward.length} back to ${out.what}, and Tab ×${forward.length} forward`,
   );
   t.diagnostic(
-    `${presses} Tab presses from the top to lesson 4's gradient-check table: ${table.what}`,
+    `${presses} Tab presses from the top to lesson 4's gradient-check table ` +
+      `(${presses - opened} after Enter on “4 · Backward”): ${table.what}`,
   );
 }
 
 async function trainTenSteps(t, page, kb) {
   const start = (await figures(page, 'lesson5')).step;
   assert.equal(start, 0, 'lesson 5 has taken steps before the walk');
+  const next = await tabUntil(kb, (f) => /Next/.test(f.text), 'lesson 4’s "Next →"', 200);
+  assert.match(next.text, /Lesson 5/, next.what);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash === '#lesson-5');
   const run = await tabUntil(kb, (f) => f.id === 'l5-run', 'lesson 5\'s "Run 10 steps" button', 60);
   assert.equal(run.text, 'Run 10 steps');
   await page.keyboard.press('Enter');
@@ -206,16 +224,17 @@ for (const viewport of [
 ]) {
   const size = `${viewport.width}×${viewport.height}`;
   const phone = viewport.width < 500;
-  test(`keyboard only at ${size}: Tab to lesson 4's gradient check, train lesson 5 ten steps`, async (t) => {
+  test(`keyboard only at ${size}: open lesson 4, Tab to its gradient check, Next, train lesson 5`, async (t) => {
     const { page, log, close } = await session.open('', { viewport, timeout: 60_000 });
     try {
       await waitSettled(page);
       const kb = keyboard(page);
-      await t.test("Tab from the top reaches lesson 4's gradient-check table", (st) =>
+      await t.test("Tab, Enter on “4 · Backward”, Tab to lesson 4's gradient-check table", (st) =>
         walkToGradcheck(st, page, kb, phone),
       );
-      await t.test('Tab to "Run 10 steps", Enter: ten steps, the loss goes down', (st) =>
-        trainTenSteps(st, page, kb),
+      await t.test(
+        'Next → lesson 5, Tab to "Run 10 steps", Enter: ten steps, the loss goes down',
+        (st) => trainTenSteps(st, page, kb),
       );
       const rings = new Set(kb.steps.map((s) => s.outline));
       t.diagnostic(`${kb.steps.length} stops, each with a focus ring: ${[...rings].join('; ')}`);
@@ -227,7 +246,8 @@ for (const viewport of [
   });
 }
 
-const JUMP = 'keyboard only at 1280×800: a contents link jumps below the sticky bar, Tab follows';
+const JUMP =
+  'keyboard only at 1280×800: a lesson bar link opens its view below the sticky bar, Tab follows';
 test(JUMP, async (t) => {
   const { page, log, close } = await session.open('', {
     viewport: { width: 1280, height: 800 },
@@ -236,15 +256,7 @@ test(JUMP, async (t) => {
   try {
     await waitSettled(page);
     const kb = keyboard(page);
-    const link = await tabUntil(
-      kb,
-      (f) => /4 · Backward/.test(f.text),
-      'the "4 · Backward" link',
-      12,
-    );
-    assert.match(link.what, /^a/, link.what);
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => location.hash === '#lesson-4');
+    await openByBar(page, kb, '4 · Backward', '#lesson-4');
     const heading = await page.evaluate(() => {
       const h = document.getElementById('lesson-4-h');
       const r = h.getBoundingClientRect();

@@ -2,11 +2,13 @@
 // uncaught exceptions or any request outside its own origin (it must work offline: no fonts, no
 // CDNs), and reaches its ready flag; the time from navigation to performance.mark('mha:ready') is
 // reported (a figure, not an assertion: speed targets belong to benchmarks). Both loads compute
-// the same figures.
+// the same figures. The page shows one view at a time, built when first opened: a load builds
+// only the view its address names, a link opens another, back and forward go between them.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, fileUrl, openPage, consoleErrors, figures } from './browser.mjs';
+import { VIEWS } from '../../web/lessons/index.js';
 
 const session = useBrowser();
 
@@ -17,6 +19,16 @@ const SECTIONS = ['lesson-1', 'lesson-2', 'lesson-3', 'lesson-4', 'lesson-5', 'p
 async function checkLoad(t, pageUrl, ownRequest) {
   const { page, log, close } = await openPage(session.browser, pageUrl);
   try {
+    // the first view only: Start here, built; no lesson computed
+    const first = await page.evaluate(() => ({
+      view: window.mhaPage.view,
+      lessons: performance
+        .getEntriesByType('mark')
+        .filter((m) => /^mha:(lesson-\d|playground)$/.test(m.name)).length,
+      shown: [...document.querySelectorAll('section')].filter((x) => !x.hidden).map((x) => x.id),
+    }));
+    assert.deepEqual(first, { view: 'start-here', lessons: 0, shown: VIEWS[0].sections });
+    await page.evaluate(() => window.mhaPage.build()); // every view, as opening each would
     // the structure the other tests rely on (one round trip: the page is busy with its checks)
     const sections = await page.evaluate(
       (ids) =>
@@ -63,9 +75,6 @@ async function checkLoad(t, pageUrl, ownRequest) {
       assert.equal(typeof m, 'number', `performance.mark("mha:lesson-${i + 1}") missing`),
     );
     assert.ok(marks.start <= marks.ready, 'mha:start after mha:ready');
-    marks.lessons.forEach((m, i) =>
-      assert.ok(m <= marks.ready, `mha:lesson-${i + 1} after mha:ready`),
-    );
     // index.html loads only the bundle, as a classic script, and nothing inline
     assert.deepEqual(marks.scripts, [{ src: 'app.bundle.js', inline: 0 }], 'scripts of index.html');
 
@@ -114,41 +123,95 @@ test('the page computes the same figures over http and from file://', () => {
   assert.deepStrictEqual(loaded[1], loaded[0]); // deepStrictEqual compares numbers with Object.is
 });
 
-test('a link into a lesson: it is built first; an element it builds is scrolled to', async (t) => {
-  for (const [hash, first, element] of [
-    ['#lesson-3', 'mha:lesson-3', 'lesson-3'], // a section of the HTML: the browser scrolls
-    ['#l4-gradcheck', 'mha:lesson-4', 'l4-gradcheck'], // built by lesson 4: the page scrolls
+/**
+ * In the page: the view shown, the lessons' and the playground's marks in the order the page set
+ * them (the views built), the sections shown, where #id is, and what names the view.
+ */
+function viewState(id) {
+  return {
+    view: window.mhaPage.view,
+    hash: location.hash,
+    built: performance
+      .getEntriesByType('mark')
+      .map((m) => m.name)
+      .filter((n) => /^mha:(lesson-\d|playground)$/.test(n)),
+    shown: [...document.querySelectorAll('section')].filter((x) => !x.hidden).map((x) => x.id),
+    top: id ? document.getElementById(id).getBoundingClientRect().top : null,
+    scrollY,
+    title: document.title,
+    current: document.querySelector('#toc a[aria-current="page"]')?.getAttribute('href'),
+  };
+}
+
+test('a link into a lesson opens its view alone; an element it builds is scrolled to', async (t) => {
+  for (const [hash, view, element] of [
+    ['#lesson-3', 'lesson-3', 'lesson-3'], // a section: its view, from the top
+    ['#l4-gradcheck', 'lesson-4', 'l4-gradcheck'], // built by lesson 4: the page scrolls to it
   ]) {
     const { page, log, close } = await openPage(session.browser, `${session.url}${hash}`, {
       viewport: { width: 390, height: 844 },
     });
     try {
-      await page.waitForFunction(() => document.documentElement.dataset.figures === '1');
-      const seen = await page.evaluate(
-        (id) => ({
-          // the marks of the lessons and the playground, in the order the page set them
-          order: performance
-            .getEntriesByType('mark')
-            .map((m) => m.name)
-            .filter((n) => /^mha:(lesson-\d|playground)$/.test(n)),
-          top: document.getElementById(id).getBoundingClientRect().top,
-          scrollY,
-          inView: performance.getEntriesByName('mha:in-view')[0]?.startTime ?? null,
-          ready: performance.getEntriesByName('mha:ready')[0]?.startTime ?? null,
-        }),
-        element,
-      );
-      assert.equal(seen.order[0], first, `${hash}: built first (${seen.order.join(' ')})`);
-      assert.equal(seen.order.length, 6, `${hash}: every section built`);
-      assert.ok(seen.scrollY > 1000, `${hash}: the page scrolled (scrollY ${seen.scrollY})`);
-      assert.ok(Math.abs(seen.top) < 40, `${hash}: #${element} at the top (${seen.top} px)`);
-      assert.ok(seen.inView !== null && seen.inView <= seen.ready, `${hash}: mha:in-view first`);
+      const seen = await page.evaluate(viewState, element);
+      assert.equal(seen.view, view, hash);
+      assert.deepEqual(seen.built, [`mha:${view}`], `${hash}: only its view built`);
+      assert.deepEqual(seen.shown, [view], `${hash}: only its view shown`);
+      assert.equal(seen.current, `#${view}`, `${hash}: the lesson bar marks it`);
+      const { title } = VIEWS.find((v) => v.id === view);
+      assert.ok(seen.title.startsWith(title), `${hash}: document.title ${seen.title}`);
+      if (element !== view) {
+        assert.ok(seen.scrollY > 1000, `${hash}: the page scrolled (scrollY ${seen.scrollY})`);
+        assert.ok(Math.abs(seen.top) < 40, `${hash}: #${element} at the top (${seen.top} px)`);
+      } else {
+        assert.equal(seen.scrollY, 0, `${hash}: the view from its top`);
+      }
       assert.deepEqual(consoleErrors(log), [], 'console errors');
       t.diagnostic(
-        `${hash}: ${seen.order.join(' ')}; #${element} ${Math.round(seen.top)} px from the top, mha:in-view ${Math.round(seen.inView)} ms, mha:ready ${Math.round(seen.ready)} ms`,
+        `${hash}: built ${seen.built.join(' ')}; shown ${seen.shown}; #${element} ${Math.round(seen.top)} px from the top`,
       );
     } finally {
       await close();
     }
+  }
+});
+
+test('the lesson bar, next, back and forward: each view built once, kept', async (t) => {
+  const { page, log, close } = await openPage(session.browser, session.url);
+  try {
+    const state = async () => {
+      const { view, hash, built, shown } = await page.evaluate(viewState, null);
+      return { view, hash, built, shown };
+    };
+    await page.click('#toc a[href="#lesson-2"]');
+    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    let s = await state();
+    assert.deepEqual(s, {
+      view: 'lesson-2',
+      hash: '#lesson-2',
+      built: ['mha:lesson-2'],
+      shown: ['lesson-2'],
+    });
+    await page.click('#pager-lesson-2 a[rel="next"]');
+    await page.waitForFunction(() => window.mhaPage.view === 'lesson-3');
+    s = await state();
+    assert.deepEqual(s.built, ['mha:lesson-2', 'mha:lesson-3'], 'Next → builds lesson 3');
+    await page.goBack();
+    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    await page.goBack();
+    await page.waitForFunction(() => window.mhaPage.view === 'start-here');
+    s = await state();
+    assert.deepEqual(s.shown, VIEWS[0].sections, 'back twice: Start here again');
+    await page.goForward();
+    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    s = await state();
+    assert.deepEqual(s.shown, ['lesson-2'], 'forward: lesson 2 again');
+    assert.deepEqual(s.built, ['mha:lesson-2', 'mha:lesson-3'], 'kept: nothing built twice');
+    const copy = await page.locator('#lesson-2 button', { hasText: 'Copy as NumPy' }).count();
+    assert.equal(copy, 1, 'lesson 2 as built the first time');
+    assert.deepEqual(consoleErrors(log), [], 'console errors');
+    assert.deepEqual(log.errors, [], 'page errors');
+    t.diagnostic(`bar → lesson 2, Next → lesson 3, back ×2, forward: built ${s.built.join(' ')}`);
+  } finally {
+    await close();
   }
 });

@@ -5,10 +5,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   SECTIONS,
+  VIEWS,
   customFor,
   lessonView,
   sectionByKey,
-  sectionOfBuiltId,
+  sectionsOf,
+  viewOfId,
 } from '../../web/lessons/index.js';
 import { usesCustom } from '../../web/components/custom-banner.js';
 
@@ -33,13 +35,39 @@ test('the registry lists the page’s sections, in page order, with their bodies
   );
 });
 
-test('every link of the table of contents goes to a section of the registry or Start here', () => {
-  const toc = html.match(/<nav[^>]*id="toc"[\s\S]*?<\/nav>/)[0];
-  const targets = [...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
-  const ids = new Set(SECTIONS.map((s) => s.id));
-  assert.ok(targets.length >= SECTIONS.length);
-  for (const t of targets) assert.ok(ids.has(t) || t === 'start-here', `#${t}`);
-  for (const s of SECTIONS) assert.ok(targets.includes(s.id), `no link to #${s.id}`);
+test('the lesson bar links to every view, in order, with its name; nothing else', () => {
+  const bar = html.match(/<nav[^>]*id="toc"[\s\S]*?<\/nav>/)[0];
+  const links = [...bar.matchAll(/<a href="#([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(
+    links,
+    VIEWS.map((v) => [v.id, v.nav]),
+  );
+});
+
+test('the views: every <section> of the page in exactly one, in page order; only the first shown', () => {
+  const ids = [...html.matchAll(/<section id="([^"]+)"([^>]*)>/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(
+    VIEWS.flatMap((v) => v.sections),
+    ids.map(([id]) => id),
+  );
+  for (const v of VIEWS) {
+    assert.equal(v.id, v.sections[0], `${v.id}: a view is at the address of its first section`);
+    assert.ok(Object.isFrozen(v) && Object.isFrozen(v.sections), v.id);
+    assert.ok(v.nav && v.title, v.id);
+  }
+  // the first view shows before the script runs; the others are hidden until opened
+  const hidden = new Set(ids.filter(([, a]) => /\bhidden\b/.test(a)).map(([id]) => id));
+  for (const v of VIEWS) {
+    for (const id of v.sections) assert.equal(hidden.has(id), v !== VIEWS[0], id);
+  }
+  assert.deepEqual(
+    sectionsOf(VIEWS[0]).map((s) => s.key),
+    ['sentence'],
+  );
+  assert.deepEqual(
+    VIEWS.slice(1).map((v) => sectionsOf(v).map((s) => s.key)),
+    SECTIONS.slice(1).map((s) => [s.key]),
+  );
 });
 
 test('each entry is complete: unique key, id, body and mark; a render function; a title', () => {
@@ -61,7 +89,7 @@ test('each entry is complete: unique key, id, body and mark; a render function; 
   assert.throws(() => sectionByKey('lesson6'), /no section "lesson6" \(sections: sentence,/);
 });
 
-test("the ids a section builds start with its body id's prefix: a link to one finds it", () => {
+test("the ids a section builds start with its body id's prefix: a link to one opens its view", () => {
   const prefixes = SECTIONS.map((s) => {
     assert.match(s.body, /^[a-z\d]+-body$/, `${s.key}: a body id "<prefix>-body"`);
     return s.body.replace(/body$/, '');
@@ -74,11 +102,15 @@ test("the ids a section builds start with its body id's prefix: a link to one fi
       `${a} starts another section's prefix`,
     );
   }
-  assert.equal(sectionOfBuiltId('l4-gradcheck').key, 'lesson4');
-  assert.equal(sectionOfBuiltId('pg-seed').key, 'playground');
-  assert.equal(sectionOfBuiltId('nb-file').key, 'check');
-  assert.equal(sectionOfBuiltId('start-here'), null);
-  assert.equal(sectionOfBuiltId('l9-x'), null);
+  assert.equal(viewOfId('l4-gradcheck').id, 'lesson-4');
+  assert.equal(viewOfId('pg-seed').id, 'playground');
+  assert.equal(viewOfId('nb-file').id, 'notebook-check');
+  assert.equal(viewOfId('sentence-body').id, 'start-here');
+  assert.equal(viewOfId('lesson-3').id, 'lesson-3');
+  assert.equal(viewOfId('start-here').id, 'start-here');
+  assert.equal(viewOfId('start-why', 'start-here').id, 'start-here');
+  assert.equal(viewOfId('anything', 'lesson-5').id, 'lesson-5');
+  assert.equal(viewOfId('l9-x'), null);
   // the gradient-check panels the tests and the bench link to
   const lessons = ['lesson4.js', 'lesson5.js', 'playground/checks.js'].map((f) =>
     readFileSync(new URL(`../../web/lessons/${f}`, import.meta.url), 'utf8'),

@@ -6,7 +6,7 @@
 // the diagnosis id stays data (data-mistake), as in the check's table.
 
 import { el } from './dom.js';
-import { lazyHeatmap } from './lazy-figure.js';
+import { heatmap } from './heatmap.js';
 import { STATUS_TEXT, diagnosisText, firstDifferenceText } from '../model/custom-arrays.js';
 import { galleryFigure } from '../model/bug-gallery.js';
 import { fmt, shapeText } from '../model/format.js';
@@ -62,8 +62,8 @@ function caseFigures(c) {
     );
   }
   const maps = [
-    lazyHeatmap(mapOptions(c, fig, fig.yours, 'yours')),
-    lazyHeatmap(mapOptions(c, fig, fig.course, 'the course’s')),
+    heatmap(mapOptions(c, fig, fig.yours, 'yours')),
+    heatmap(mapOptions(c, fig, fig.course, 'the course’s')),
   ];
   // wide, thin maps ((T, C) = (6, 64)) one above the other, at the width of the card
   const layout = fig.yours.cols >= 32 ? 'cols-1' : 'cols-2';

@@ -16,6 +16,12 @@ export function yieldToEventLoop() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/** Resolves after the next frame is painted (the frame's layout and paint done): a turn for it. */
+export function afterFrame() {
+  if (typeof requestAnimationFrame !== 'function') return yieldToEventLoop();
+  return new Promise((resolve) => requestAnimationFrame(() => yieldToEventLoop().then(resolve)));
+}
+
 /**
  * Runs jobs in time slices of ~sliceMs, yielding to the event loop between slices. A job is an
  * iterator: `start()` returns { iterator, cleanup? }; each value it yields is a progress report;

@@ -6,7 +6,7 @@
 // pay for them.
 
 import { el } from '../components/dom.js';
-import { afterFrame } from '../components/lazy-figure.js';
+import { afterFrame } from '../jobs/scheduler.js';
 import { galleryCard, textOnlyList } from '../components/bug-gallery.js';
 import { galleryCase, galleryContext, galleryEntries, gallerySizes } from '../model/bug-gallery.js';
 import { COURSE } from '../model/defaults.js';

@@ -1,10 +1,13 @@
-// index.js - the page's sections, in page order: the one list that web/app.js, window.mhaPage,
-// "Use my arrays" and the tests derive from.
+// index.js - the page's sections and views, in page order: the one list that web/app.js (the
+// lesson bar, the router), window.mhaPage, "Use my arrays" and the tests derive from.
+//
+// The page shows one view at a time (Start here, a lesson, the check, the playground), each at
+// its own address (#lesson-3); a view is built when it is first opened, and kept.
 //
 // Adding a lesson: one file in web/lessons/ whose render(ctx) follows the contract below, one
-// entry here (where it sits in the page), and its <section> in web/index.html with a
-// <div class="lesson-body" id="<body>"> (tests/lessons/registry.test.mjs checks that the two
-// agree).
+// entry in SECTIONS (where it sits in the page) and one in VIEWS, and its <section> in
+// web/index.html with a <div class="lesson-body" id="<body>"> and a link in the lesson bar
+// (tests/lessons/registry.test.mjs checks that they agree).
 
 import { renderSentence } from './sentence.js';
 import { renderLesson1 } from './lesson1.js';
@@ -39,10 +42,9 @@ import { renderPlayground } from './playground/index.js';
  *   (window.mhaPage.figures(); the browser tests compare them with the Node API's)
  * @property {(() => string)|null} script  its NumPy script as shown now (a cell of the .ipynb)
  * @property {Promise<unknown>} ready  settles when its first figures are on screen (mha:ready
- *   waits for every section's)
+ *   waits for those of the first view opened)
  * @property {() => void} afterReady  starts its background jobs (gradient checks, training),
- *   once: when every section is drawn, or right after its own first render when it is in the
- *   window (what the reader sees first is checked first)
+ *   once, right after its first render
  * @property {() => void} dispose  cancels its jobs and frees its wasm memory (before it is drawn
  *   again with other arrays)
  * @property {(custom: object|null) => void} showCustom  told which notebook's arrays the page
@@ -58,12 +60,10 @@ import { renderPlayground } from './playground/index.js';
  * @property {string} id     its <section id> in web/index.html (the address's #fragment)
  * @property {string} body   the id of its <div class="lesson-body">, ending in "body": the ids of
  *   the elements it builds start with what comes before ("l4-" of "l4-body"), so an address
- *   whose #fragment names one of them builds this section first (app.js)
+ *   whose #fragment names one of them opens this section's view (viewOfId)
  * @property {string} title  its name in an error message ("Lesson 1 could not be computed: …")
- * @property {(ctx: SectionContext) => SectionView | Generator<void, SectionView>} render
- *   builds the section into ctx.body; a generator function may `yield` between the parts of its
- *   build (the first render then gives the browser a turn there: no long task), and returns its
- *   view (app.js renderSteps). Drawn again ("Use my arrays"), it runs through in one go.
+ * @property {(ctx: SectionContext) => SectionView} render  builds the section into ctx.body
+ *   (when its view is first opened, and again with "Use my arrays") and returns its view
  * @property {string|null} mark  the performance mark set once it is drawn
  * @property {'part'|'all'|null} custom  what it takes of a notebook's arrays ("Use my arrays"):
  *   its own part (custom[key]: lessons 1 and 2), all of them (when they feed lessons 3-5), or
@@ -182,11 +182,41 @@ export function sectionByKey(key) {
 }
 
 /**
- * The section that builds the element with this id, by the registry's rule (its body's prefix:
- * 'l4-gradcheck' is lesson 4's, whose body is 'l4-body'); null for none.
+ * The views, in the order of the lesson bar: each is shown alone at its own address (#id, the
+ * id of its first <section>), made of the <section>s listed (ids in web/index.html); `nav` is
+ * its name in the lesson bar, `title` in the previous/next links and the document's title.
+ * @type {readonly {id: string, nav: string, title: string, sections: readonly string[]}[]}
  */
-export function sectionOfBuiltId(id) {
-  return SECTIONS.find((s) => String(id).startsWith(s.body.replace(/body$/, ''))) ?? null;
+export const VIEWS = Object.freeze(
+  [
+    { id: 'start-here', nav: 'Start', title: 'Start here', sections: ['start-here', 'sentence'] },
+    { id: 'lesson-1', nav: '1 · One head', title: 'Lesson 1: why one head isn’t enough' },
+    { id: 'lesson-2', nav: '2 · Splitting', title: 'Lesson 2: splitting into heads' },
+    {
+      id: 'lesson-3',
+      nav: '3 · Parallel heads',
+      title: 'Lesson 3: parallel attention and concatenation',
+    },
+    { id: 'lesson-4', nav: '4 · Backward', title: 'Lesson 4: the backward pass' },
+    { id: 'lesson-5', nav: '5 · Training', title: 'Lesson 5: the layer, trained' },
+    { id: 'notebook-check', nav: 'Check', title: 'Check your notebook' },
+    { id: 'playground', nav: 'Playground', title: 'Playground' },
+  ].map((v) => Object.freeze({ ...v, sections: Object.freeze(v.sections ?? [v.id]) })),
+);
+
+/** The registry's sections of a view (Start here's own section is the page's HTML: not one). */
+export const sectionsOf = (view) => SECTIONS.filter((s) => view.sections.includes(s.id));
+
+/**
+ * The view that holds the element with this id: the view of the <section> it is in (pass
+ * `sectionId`, from the page) or, for an element a section builds (not in the page yet), the
+ * view of the section whose body id's prefix it starts with ('l4-gradcheck': lesson 4, whose
+ * body is 'l4-body'); null for none.
+ */
+export function viewOfId(id, sectionId = null) {
+  const section =
+    sectionId ?? SECTIONS.find((s) => String(id).startsWith(s.body.replace(/body$/, '')))?.id;
+  return VIEWS.find((v) => v.sections.includes(section ?? id)) ?? null;
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import { el } from '../components/dom.js';
 import { table } from '../components/tables.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { COMPARE_SEED } from '../model/lesson1.js';
 
 /** The rings of a (T, T) map: each row's argmax. */
@@ -113,7 +113,7 @@ export function compareSection(r) {
     const text = `C = ${r.C} does not divide into 4 heads: no comparison for these arrays.`;
     return { element: el('div', { className: 'l1-compare' }, head, el('p', { text })) };
   }
-  const maps = compareMaps(r).map((o) => lazyHeatmap(o));
+  const maps = compareMaps(r).map((o) => heatmap(o));
   const element = el(
     'div',
     { className: 'l1-compare' },

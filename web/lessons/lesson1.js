@@ -8,7 +8,7 @@ import { numpyBlock } from '../components/code.js';
 import { tokenChips } from '../components/token-chips.js';
 import { field, errorLine, debounce, textInput } from '../components/controls.js';
 import { num } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
@@ -49,7 +49,7 @@ function mapOptions(r, title, argmaxKey) {
 
 function attentionMaps(r) {
   return MAPS.map(([key, title, exportName, extra, argmaxKey]) =>
-    lazyHeatmap({
+    heatmap({
       ...mapOptions(r, title, argmaxKey),
       highlightLabel: 'rows whose argmax differs',
       exportName,
@@ -173,16 +173,14 @@ const HOVER_NOTE = `Hover a token (above) or a cell to highlight its row and col
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderLesson1({ mha, body, custom = null }) {
+export function renderLesson1({ mha, body, custom = null }) {
   const state = { sentence: DEFAULT_SENTENCE, r: null };
   state.r = custom
     ? lesson1FromArrays(mha, custom)
     : lesson1(mha, { tokens: checkSentence(state.sentence).tokens });
-  yield; // (a turn for the browser: first render)
   const ui = custom ? null : sentenceControl(state.sentence);
   const chipsSlot = el('div', { className: 'chips-slot' });
   const maps = attentionMaps(state.r);
-  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const argmaxSlot = el('div', { className: 'argmax-table' });
   const untrainedSlot = el('div');
@@ -222,7 +220,6 @@ export function* renderLesson1({ mha, body, custom = null }) {
   }
 
   const course = courseBox('lesson1', { custom: !!custom });
-  yield; // (a turn for the browser: first render)
   fill();
   body.append(
     course.element,

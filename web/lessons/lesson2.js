@@ -5,7 +5,7 @@ import { shapeTable } from '../components/tables.js';
 import { figuresList } from '../components/figures.js';
 import { numpyBlock } from '../components/code.js';
 import { numList } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { HEAD_COLORS, shapeDiagram } from '../components/shape-diagram.js';
 import { checkpointBox } from '../components/checkpoints.js';
@@ -57,7 +57,7 @@ function diagramFigure(r) {
 }
 
 function qHeatmap(r, tokens, caps) {
-  return lazyHeatmap({
+  return heatmap({
     data: r.q,
     rows: r.T,
     cols: r.C,
@@ -80,7 +80,7 @@ function qHeatmap(r, tokens, caps) {
 function headHeatmaps(r, tokens, caps) {
   const code = (name) => caps.find((c) => c.name === name).code;
   return Array.from({ length: r.heads }, (_, i) =>
-    lazyHeatmap({
+    heatmap({
       data: block2d(r.Qheads, i, r.T, r.hs),
       rows: r.T,
       cols: r.hs,
@@ -163,16 +163,14 @@ const diagramFits = (r) => r.B === 1 && r.T <= 12 && r.heads <= HEAD_COLORS.leng
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderLesson2({ mha, body, custom = null }) {
+export function renderLesson2({ mha, body, custom = null }) {
   const r = custom ? lesson2(mha, { arrays: custom }) : lesson2(mha);
   const caps = lesson2Captions(r); // every caption below, as NumPy that runs
-  yield; // (a turn for the browser: first render)
   const tokens = positionLabels(r.T);
   const diagram = diagramFits(r) ? [diagramFigure(r)] : [];
   const stages = stagesTable(r, caps);
   const qmap = qHeatmap(r, tokens, caps);
   const headMaps = headHeatmaps(r, tokens, caps);
-  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   figs.set(lesson2Figures(r, caps));
   const script = numpyBlock(() => lesson2Script(), { what: 'lesson 2' });

@@ -7,7 +7,7 @@ import { figuresList, figureRow } from '../components/figures.js';
 import { numpyBlock } from '../components/code.js';
 import { field, indexSelect } from '../components/controls.js';
 import { num, numList } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
@@ -58,12 +58,12 @@ function attentionGrid(r, toks) {
     for (let i = 0; i < heads; i++) {
       const o = squareMap(toks, `head ${i} · batch ${b}`, `${code[`att ${b} ${i}`]} (${T}, ${T})`);
       const data = slice2d(r.att, b * heads + i, T, T);
-      maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` }));
+      maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` }));
     }
     const title = `mean over heads · batch ${b} (a view, not a layer step)`;
     const o = squareMap(toks, title, `${code[`mean ${b}`]} (${T}, ${T})`);
     const data = meanOverHeads(r.att, b, heads, T);
-    maps.push(lazyHeatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
+    maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
     grid.push(maps);
     box.append(
       el('h3', { text: `Batch item ${b}: all ${heads} heads, and their mean for the eye` }),
@@ -96,18 +96,18 @@ function stepMaps(r, toks, s) {
   const diverging = (title, legendLabel, exportName, caption) =>
     squareMap(toks, title, shape, { scale: 'diverging', legendLabel, exportName, caption });
   return {
-    qk: lazyHeatmap({ data: s.QK, ...diverging('① Q Kᵀ', 'q · k', 'lesson3-step-QK', cap.qk) }),
-    scaled: lazyHeatmap({
+    qk: heatmap({ data: s.QK, ...diverging('① Q Kᵀ', 'q · k', 'lesson3-step-QK', cap.qk) }),
+    scaled: heatmap({
       data: s.scores,
       ...diverging(`② ÷ √hs = ÷ ${Math.sqrt(hs)}`, 'score', 'lesson3-step-scaled', cap.scaled),
     }),
-    mask: lazyHeatmap({ data: s.masked, ...diverging('③ mask', 'score', 'lesson3-step-masked') }),
-    att: lazyHeatmap({
+    mask: heatmap({ data: s.masked, ...diverging('③ mask', 'score', 'lesson3-step-masked') }),
+    att: heatmap({
       data: s.att,
       ...squareMap(toks, '④ softmax (rows)', shape, { scale: 'unit', caption: cap.att }),
       exportName: 'lesson3-step-softmax',
     }),
-    out: lazyHeatmap({
+    out: heatmap({
       data: s.headout,
       rows: T,
       cols: hs,
@@ -209,14 +209,14 @@ function blockExperiment(r) {
     cellSize: 12,
     legendLabel: 'ΔY',
   };
-  const bdMap = lazyHeatmap({
+  const bdMap = heatmap({
     data: r.bdDeltaY,
     ...common,
     title: 'ΔY with block-diagonal Wo',
     exportName: 'lesson3-deltaY-blockdiag',
     caption: `only ${r.columnBlocks[0]} change: they read only head 0`,
   });
-  const fullMap = lazyHeatmap({
+  const fullMap = heatmap({
     data: r.fullDeltaY,
     ...common,
     title: 'ΔY with the full Wo',
@@ -344,10 +344,9 @@ function lesson3Body(parts) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderLesson3({ mha, body, data, custom = null }) {
+export function renderLesson3({ mha, body, data, custom = null }) {
   const state = { causal: false, r: null };
   state.r = lesson3(mha, { causal: false, data });
-  yield; // (a turn for the browser: first render)
   const toks = positionLabels(state.r.T);
   const causalBox = el('input', { id: 'l3-causal', attrs: { type: 'checkbox' } });
   const label = 'causal mask (a token may only attend to itself and earlier tokens)';
@@ -356,7 +355,6 @@ export function* renderLesson3({ mha, body, data, custom = null }) {
   const grid = attentionGrid(state.r, toks);
   const steps = stepView(state.r, toks);
   const blocks = blockExperiment(state.r);
-  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const getScript = () => lesson3Script({ causal: state.causal });
   const script = numpyBlock(getScript, { what: 'lesson 3' });
@@ -383,7 +381,6 @@ export function* renderLesson3({ mha, body, data, custom = null }) {
     fill();
   });
 
-  yield; // (a turn for the browser: first render)
   fill();
   // the lesson's arrays with its mask as it is at the click
   const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });

@@ -8,7 +8,7 @@ import { figuresList } from '../components/figures.js';
 import { numpyBlock } from '../components/code.js';
 import { field, indexSelect } from '../components/controls.js';
 import { num } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
@@ -60,26 +60,25 @@ function gradientMap(r, cap, k, v, toks) {
   let cellSize = 30;
   if (v.cols >= 64) cellSize = thin ? 8 : 3;
   else if (v.cols >= 16) cellSize = 12;
-  return lazyHeatmap(
-    {
-      data: v.data,
-      rows: v.rows,
-      cols: v.cols,
-      rowLabels: v.rows === r.T ? toks : undefined,
-      colLabels: square ? toks : undefined,
-      rowAxis,
-      colAxis,
-      title: `${k + 1}. ${name}${v.where}`,
-      shape: `of ${shapeText(r.grads[name].shape)}`,
-      caption: `${name} = ${cap.code}`,
-      scale: 'diverging',
-      numbers: square ? 'auto' : false,
-      legendLabel: name,
-      cellSize,
-      exportName: `lesson4-${name}`,
-    },
-    { className: thin ? 'figure-span-2' : '' },
-  );
+  const map = heatmap({
+    data: v.data,
+    rows: v.rows,
+    cols: v.cols,
+    rowLabels: v.rows === r.T ? toks : undefined,
+    colLabels: square ? toks : undefined,
+    rowAxis,
+    colAxis,
+    title: `${k + 1}. ${name}${v.where}`,
+    shape: `of ${shapeText(r.grads[name].shape)}`,
+    caption: `${name} = ${cap.code}`,
+    scale: 'diverging',
+    numbers: square ? 'auto' : false,
+    legendLabel: name,
+    cellSize,
+    exportName: `lesson4-${name}`,
+  });
+  if (thin) map.element.classList.add('figure-span-2');
+  return map;
 }
 
 /** Every gradient's map, and the selects of the batch item / head they show. */
@@ -211,13 +210,11 @@ function epsilonFigure(mha, data) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderLesson4({ mha, body, data, compute, custom = null }) {
+export function renderLesson4({ mha, body, data, compute, custom = null }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
-  yield; // (a turn for the browser: first render)
   const grads = gradientMaps(r, captions);
-  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
@@ -229,7 +226,6 @@ export function* renderLesson4({ mha, body, data, compute, custom = null }) {
   ]);
   const gradTable = gradientTable(r, captions);
   const panel = checkPanel(mha, r, compute);
-  yield; // (a turn for the browser: first render)
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 

@@ -8,7 +8,7 @@ import { numpyBlock, codeDetails } from '../components/code.js';
 import { field, errorLine, button } from '../components/controls.js';
 import { tokenChips } from '../components/token-chips.js';
 import { num } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
 import { arraysButton, downloadsRow, ipynbButton } from '../components/downloads.js';
@@ -98,7 +98,7 @@ function attentionMaps(att, tokens, heads) {
   });
   const data = (a, i) => (i < heads ? slice2d(a, i, T, T) : meanOverHeads(a, 0, heads, T));
   const maps = attentionCaptions(heads).map((cap, i) =>
-    lazyHeatmap({ data: data(att, i), ...opts(cap, i) }),
+    heatmap({ data: data(att, i), ...opts(cap, i) }),
   );
   const update = (a) => maps.forEach((m, i) => m.update(data(a, i)));
   const highlight = (t) => {
@@ -428,16 +428,14 @@ function lessonModel(mha, sentence, custom) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderLesson5({ mha, body, data, compute, ipynbCells, custom = null }) {
+export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = null }) {
   const sentence = DEFAULT_SENTENCE;
   const model = lessonModel(mha, sentence, custom);
   const trainer = new SteppedTrainer(mha, compute, model);
-  yield; // (a turn for the browser: first render)
   const { T, heads, tokens } = model;
   const objectCode = layerListing(sentence);
   const { run, ui, yours, columns } = controlsFor(custom);
   const att = attentionMaps(trainer.att, tokens, heads);
-  yield; // (a turn for the browser: first render)
   const attTitle = el('h3');
   const chips = tokenChips(tokens, model.ids, att.highlight);
   const chart = lossChartBesideTable({ losses: trainer.losses, title: 'MSE loss after each step' });
@@ -445,7 +443,6 @@ export function* renderLesson5({ mha, body, data, compute, ipynbCells, custom = 
   const figs = figuresList();
   const panel = checkPanel(mha, compute, model);
   const note = checkNote(measuredScale(mha, data, model), panel.base);
-  yield; // (a turn for the browser: first render)
   panel.onChange((p) => note.setReport(p.rows));
   const script = lessonScript(sentence, tokens, trainer, heads, panel);
 

@@ -8,7 +8,7 @@ import { codeDetails } from '../components/code.js';
 import { tokenChips } from '../components/token-chips.js';
 import { field } from '../components/controls.js';
 import { numList } from '../components/numbers.js';
-import { lazyHeatmap } from '../components/lazy-figure.js';
+import { heatmap } from '../components/heatmap.js';
 import { DEFAULT_SENTENCE, MAX_TOKENS, tokenize } from '../model/tokens.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
 import { sentenceInput } from '../model/input.js';
@@ -65,7 +65,7 @@ function rulesList() {
 }
 
 function xHeatmap(X, tokens) {
-  return lazyHeatmap({
+  return heatmap({
     data: X,
     rows: tokens.length,
     cols: C,
@@ -130,14 +130,13 @@ function sentenceFigures(tokens, inp) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function* renderSentence({ mha, body }) {
+export function renderSentence({ mha, body }) {
   const sentence = DEFAULT_SENTENCE;
   const tokens = tokenize(sentence);
   const state = { pe: false, inp: sentenceInput(mha, tokens, { C, seed: SEED, pe: false }) };
   const chips = tokenChips(tokens, state.inp.ids, (t) => hm.highlight(t === null ? -1 : t, -1));
   const pe = peCheckbox();
   const hm = xHeatmap(state.inp.X, tokens);
-  yield; // (a turn for the browser: first render)
   const figs = figuresList();
   const snippet = howX(xSnippet({ sentence, tokens, C, seed: SEED, pe: false }));
   figs.set(sentenceFigures(tokens, state.inp));

@@ -178,12 +178,11 @@ function hideForCustom(form, parts, nodes) {
  * @param {import('../index.js').SectionContext} ctx
  * @returns {import('../index.js').SectionView}
  */
-export function* renderPlayground({ mha, body, compute, custom = null }) {
+export function renderPlayground({ mha, body, compute, custom = null }) {
   // asked counts the views asked for; shown is the number of the one on screen
   const state = { view: null, custom, asked: 0, shown: 0, job: null };
   const form = playgroundForm();
   const parts = playgroundParts({ mha, compute, state, err: form.err });
-  yield; // (a turn for the browser: first render)
 
   /**
    * A new model: the old setting's jobs (forward, training, checks) stop at once; the forward
@@ -234,7 +233,6 @@ export function* renderPlayground({ mha, body, compute, custom = null }) {
   const first = firstSettings(raw, custom);
   if (!first.valid) form.showErrors(first.errors, false);
   const firstView = show(first.settings, first.tokens);
-  yield; // (a turn for the browser: first render)
   const nodes = playgroundBody(form, parts);
   if (custom) hideForCustom(form, parts, nodes);
   body.append(...nodes);

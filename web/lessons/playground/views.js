@@ -8,7 +8,7 @@ import { figuresList } from '../../components/figures.js';
 import { field } from '../../components/controls.js';
 import { tokenChips } from '../../components/token-chips.js';
 import { num } from '../../components/numbers.js';
-import { lazyHeatmap } from '../../components/lazy-figure.js';
+import { heatmap } from '../../components/heatmap.js';
 import { lossChartBesideTable, setChartTitle } from '../../components/loss-view.js';
 import { meanOverHeads, slice2d } from '../../model/arrays.js';
 import { timeLeftText } from '../../model/format.js';
@@ -49,7 +49,7 @@ function focusView() {
       fig.map.update(data, opts);
       return;
     }
-    fig.map = lazyHeatmap({ data, ...opts, scale: 'unit', exportName: 'playground-attention' });
+    fig.map = heatmap({ data, ...opts, scale: 'unit', exportName: 'playground-attention' });
     slot.replaceChildren(fig.map.element);
   };
   /** New options for h heads, keeping the head picked when it still exists. */
@@ -91,7 +91,7 @@ function gridView() {
     grid.view = view;
     const numbers = T <= 10 ? 'auto' : false;
     grid.maps = Array.from({ length: n }, (_, i) =>
-      lazyHeatmap({
+      heatmap({
         data: slice2d(shown.att, i, T, T),
         ...opts(i),
         scale: 'unit',
@@ -188,7 +188,7 @@ export function attentionViews(currentView) {
     focus.setHeads(view.h);
     rendered = view;
     refresh(view);
-    const detail = { T: view.T, C: view.settings.C, h: view.h, built: !!focus.fig.map?.built };
+    const detail = { T: view.T, C: view.settings.C, h: view.h, built: !!focus.fig.map };
     performance.mark('mha:pg-attention', { detail });
   };
   /** Training moved on: redraw when the maps show the trained weights, else relabel the toggle. */
@@ -229,10 +229,7 @@ export function yView(currentView) {
       return;
     }
     const style = { scale: 'diverging', numbers: false, legendLabel: 'Y' };
-    fig.map = lazyHeatmap(
-      { data: Y, ...opts, ...style, exportName: 'playground-Y' },
-      { eager: true },
-    );
+    fig.map = heatmap({ data: Y, ...opts, ...style, exportName: 'playground-Y' });
     slot.replaceChildren(fig.map.element);
   };
   details.addEventListener('toggle', () => render(currentView()));
