@@ -28,6 +28,7 @@ import {
 } from './lessons/index.js';
 import { lessonBanner } from './components/custom-banner.js';
 import { lessonData } from './model/custom-arrays.js';
+import { parseQuery } from './model/settings.js';
 
 function lessonError(body, name, err) {
   const p = document.createElement('p');
@@ -44,10 +45,14 @@ const fragment = () => decodeURIComponent(location.hash.slice(1));
 /**
  * Where the address points: { view, target } with target the id of the element to scroll to
  * (null: the view's top). An element outside every view (the lesson bar's) keeps the view open
- * (`current`); no fragment, or one that names nothing of the page: Start here.
+ * (`current`); no fragment but the playground's settings in the query (a link copied from it):
+ * the playground; no fragment, or one that names nothing of the page: Start here.
  */
 function route(current) {
   const id = fragment();
+  if (!id && Object.keys(parseQuery(location.search)).length) {
+    return { view: viewOfId(sectionByKey('playground').id), target: null };
+  }
   const element = id ? document.getElementById(id) : null;
   if (element && !element.closest('section')) return { view: current ?? VIEWS[0], target: id };
   const view = id ? viewOfId(id, element?.closest('section').id ?? null) : null;

@@ -60,12 +60,12 @@ async function snapshot(page) {
 }
 
 test('playground bad input: a message in #pg-error, the last good figures unchanged', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   try {
     const role = await page.locator('#pg-error').getAttribute('role');
     assert.equal(role, 'alert', '#pg-error role');
     assert.equal(await errorText(page), '', '#pg-error is empty at load');
-    await waitFiguresDrawn(page); // off-screen figures are drawn after ready: let them settle
+    await waitFiguresDrawn(page);
     const good = await snapshot(page);
     assert.deepEqual(good.figures.tokens, X.tokenize(X.DEFAULT_SENTENCE));
     assert.ok(good.text.length > 0, 'the playground shows figures');

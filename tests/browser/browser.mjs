@@ -154,8 +154,9 @@ export async function showView(page, id) {
   }, id);
   await page.waitForFunction(
     (target) => {
+      // (a control may be hidden itself, as the file input behind its button: its view shows)
       const e = document.getElementById(target);
-      return !!e && !e.closest('[hidden]');
+      return !!e && !e.closest('section')?.hidden;
     },
     id,
     { timeout: 30_000 },

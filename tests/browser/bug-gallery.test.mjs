@@ -37,7 +37,7 @@ function readGallery() {
 }
 
 test('the gallery: built on opening, a card per known mistake, named by the check', async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#notebook-check');
   try {
     const before = await page.evaluate(() => ({
       open: document.getElementById('nb-gallery').open,
@@ -83,7 +83,7 @@ test('the gallery: built on opening, a card per known mistake, named by the chec
 });
 
 test('axe finds nothing with the gallery open and drawn', async () => {
-  const { page, close } = await session.open();
+  const { page, close } = await session.open('#notebook-check');
   try {
     await page.evaluate(() => {
       document.getElementById('nb-gallery').open = true;

@@ -26,6 +26,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import {
+  showView,
   useBrowser,
   fileUrl,
   openPage,
@@ -209,6 +210,7 @@ const notebook = (page) => page.evaluate(() => window.mhaPage.check());
 
 /** Upload files and wait until the check has run on them (the statuses of `tensor` are there). */
 async function upload(page, files) {
+  await showView(page, 'nb-file');
   const before0 = JSON.stringify((await notebook(page)).arrays ?? []);
   await page.setInputFiles('#nb-file', files);
   await page.waitForFunction(
@@ -266,7 +268,7 @@ async function checkMistake(t, page) {
 }
 
 test('over http: a mistake, the paste box, then the correct notebook', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#notebook-check');
   try {
     await t.test('mistake.npz: Q differs, K and V match, diagnosis, heatmap', (st) =>
       checkMistake(st, page),
@@ -326,7 +328,7 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
 });
 
 test('from file://: the keyboard opens the picker, the check runs, offline', async (t) => {
-  const { page, log, close } = await openPage(session.browser, fileUrl);
+  const { page, log, close } = await openPage(session.browser, `${fileUrl}#notebook-check`);
   try {
     await page.locator('#nb-file-zone').focus();
     const chosen = page.waitForEvent('filechooser', { timeout: 5000 });
@@ -385,6 +387,7 @@ test("Use my arrays in the lessons, then Back to the course's arrays: bit for bi
       useAndCompare(st, page),
     );
     await t.test("Back (lesson 4's banner) restores every figure of the page", async () => {
+      await showView(page, 'l4-body-back');
       await page.click('#l4-body-back');
       await page.waitForFunction(() => !window.mhaPage.check().custom);
       assert.equal(await page.locator('.custom-banner').count(), 0, 'no banner left');
@@ -437,7 +440,7 @@ async function hostileFile(page, [what, name, bytes], tableBefore) {
 }
 
 test('hostile files and pastes: a message by the control (time to it measured)', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#notebook-check');
   try {
     await upload(page, file('mistake.npz'));
     const tableBefore = await page.locator('#nb-results table').evaluate((e) => e.outerHTML);
@@ -504,7 +507,10 @@ for (const viewport of [
   { width: 390, height: 844 },
 ]) {
   test(`with a mistake shown at ${viewport.width}×${viewport.height}: axe-core, no sideways scroll, screenshots`, async (t) => {
-    const { page, log, close } = await session.open('', { viewport, timeout: 60_000 });
+    const { page, log, close } = await session.open('#notebook-check', {
+      viewport,
+      timeout: 60_000,
+    });
     try {
       await upload(page, file('mistake.npz'));
       await page.locator('details.paste-details > summary').click();
@@ -579,7 +585,7 @@ async function shootMaps(page, tensor, path) {
 const visibleText = (page) => page.locator('#notebook-check').evaluate((e) => e.textContent);
 
 test('an unknown mistake: maps, words not ids, the count, the rule once', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#notebook-check');
   try {
     const state = await upload(page, file('unknown.npz'));
     assert.equal(statuses(state).scores, 'differs', 'scores / hs differ');
@@ -640,7 +646,7 @@ test('an unknown mistake: maps, words not ids, the count, the rule once', async 
 });
 
 test('NaN and ∞ entries: marked, a key, words; the header agrees with the table', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#notebook-check');
   try {
     const state = await upload(page, file('nonfinite.npz'));
     assert.equal(statuses(state).att, 'differs');
@@ -690,7 +696,7 @@ for (const viewport of [
   { width: 390, height: 844 },
 ]) {
   test(`head blocks on a (B, T, C) concat at ${viewport.width} px: lines, height, side by side or stacked`, async (t) => {
-    const { page, log, close } = await session.open('', { viewport });
+    const { page, log, close } = await session.open('#notebook-check', { viewport });
     try {
       await page.fill('#nb-heads', '4');
       const state = await upload(page, file('heads4.npz'));
@@ -830,7 +836,7 @@ test('a factor diagnosis: yours / expected beside the three maps, k said', async
 });
 
 test("the save line for lesson 5's class, next to the per-array one, each with Copy", async () => {
-  const { page, context, log, close } = await session.open();
+  const { page, context, log, close } = await session.open('#notebook-check');
   try {
     const line = page.locator('#nb-savez-layer');
     assert.equal(await line.textContent(), LAYER_SAVE_LINE);

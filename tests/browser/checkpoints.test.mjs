@@ -10,7 +10,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, consoleErrors, setValue, waitFiguresDrawn } from './browser.mjs';
+import { useBrowser, consoleErrors, setValue, showView, waitFiguresDrawn } from './browser.mjs';
 import { mha } from './expected.mjs';
 import { checkpointLabels, checkpointLine, checkpoints } from '../../web/model/checkpoints.js';
 import { AGREEMENT } from '../../web/model/agreement.js';
@@ -84,6 +84,7 @@ const SECTION = {
 test("every lesson's checkpoint box shows the Node API's values; the copy button", async (t) => {
   const { page, context, log, close } = await session.open();
   try {
+    await page.evaluate(() => window.mhaPage.build()); // every lesson, as opening each would
     const want = nodeLines();
     const kinds = nodeKinds();
     for (const lesson of Object.keys(SECTION)) {
@@ -101,6 +102,7 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
       origin: new URL(session.url).origin,
     });
+    await showView(page, 'lesson-2');
     await page.locator('.checkpoints[data-lesson="lesson2"] button.copy-button').click();
     await page.waitForFunction(() =>
       document.querySelector('.checkpoints[data-lesson="lesson2"] .copy-button.is-copied'),
@@ -115,7 +117,7 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
 });
 
 test("the boxes follow lesson 1's sentence and lesson 3's causal mask", async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-1');
   try {
     const sentence = 'Boats guide the lanterns home';
     await setValue(page, '#l1-sentence', sentence);
@@ -128,6 +130,7 @@ test("the boxes follow lesson 1's sentence and lesson 3's causal mask", async ()
       want1[0].split(' = ')[1],
     );
     assert.deepEqual((await pageLines(page, 'lesson1')).lines, want1);
+    await showView(page, 'l3-causal');
     await page.locator('#l3-causal').check();
     const want3 = nodeLines({ causal: true }).lesson3;
     await page.waitForFunction(
@@ -174,6 +177,7 @@ test('the why of lessons 1-3, with live numbers; the misleading wording gone', a
   const { page, log, close } = await session.open();
   try {
     await waitFiguresDrawn(page);
+    await page.evaluate(() => window.mhaPage.build()); // every lesson, as opening each would
     const x = await page.evaluate(lessonTexts);
     const r1 = lesson1(mha, { tokens: tokenize(DEFAULT_SENTENCE) });
     const r3 = lesson3(mha, {});
@@ -263,7 +267,7 @@ function blockTexts() {
 }
 
 test("lesson 3: Y's columns named as columns, heads where true; ΔY's equal rows", async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-3');
   try {
     await waitFiguresDrawn(page);
     const x = await page.evaluate(blockTexts);

@@ -33,6 +33,7 @@ const range = (rows, f) => {
 test("each lesson's box: the course's results, the page's, why, how to bring yours", async () => {
   const { page, log, close } = await session.open();
   try {
+    await page.evaluate(() => window.mhaPage.build()); // every lesson, as opening each would
     await page
       .locator('#l4-gradcheck[data-done="1"]')
       .waitFor({ state: 'attached', timeout: 90_000 });
@@ -88,7 +89,7 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
 });
 
 test("lesson 1's box, the sentence edited: no other sentence's numbers beside", async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-1');
   try {
     const l1 = async () => (await boxes(page)).find((b) => b.lesson === 'lesson1').rows;
     const before = await l1();

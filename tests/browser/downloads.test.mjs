@@ -21,6 +21,7 @@ import {
   figures,
   waitFigures,
   waitFiguresDrawn,
+  showView,
   consoleErrors,
   assertSameArray,
 } from './browser.mjs';
@@ -65,8 +66,10 @@ test('Download notebook (.ipynb): nbformat 4.5 that prints the page top to botto
   const dir = mkdtempSync(join(tmpdir(), 'mha-downloads-'));
   try {
     // change the page first: the notebook holds the page as it is at the click
+    await showView(page, 'l3-causal');
     await page.locator('#l3-causal').check();
     await waitFigures(page, (f) => f.lesson3.causal === true, { key: 'lesson3' });
+    await showView(page, 'l5-step');
     for (let k = 1; k <= 2; k++) {
       await page.locator('#l5-step').click();
       await waitFigures(page, (f) => f.lesson5.step === k, { key: 'lesson5' });
@@ -171,6 +174,7 @@ function assertRows(id, tab, report) {
 test('lessons 4 and 5: three relative errors and the line, as a notebook has them', async () => {
   const { page, close } = await session.open();
   try {
+    await page.evaluate(() => window.mhaPage.build()); // both lessons, as opening each would
     for (const [id, report] of [
       ['l4-gradcheck', X.lesson4Gradcheck()],
       ['l5-gradcheck', X.sentenceGradcheck({})],
@@ -243,6 +247,7 @@ test('every heatmap has NPY: np.load gives the matrix it shows, float64', async 
   const dir = mkdtempSync(join(tmpdir(), 'mha-npy-'));
   try {
     await waitFiguresDrawn(page);
+    await page.evaluate(() => window.mhaPage.build()); // every view, as opening each would
     const counts = await page.evaluate(() => ({
       figures: document.querySelectorAll('figure.heatmap').length,
       npy: document.querySelectorAll('figure.heatmap button[data-export="npy"]').length,
@@ -260,6 +265,7 @@ test('every heatmap has NPY: np.load gives the matrix it shows, float64', async 
     ];
     for (const [name, want, shape] of cases) {
       const sel = `figure[data-export-name="${name}"] button[data-export="npy"]`;
+      await showView(page, name.startsWith('lesson1') ? 'lesson-1' : 'lesson-4');
       await page.locator(sel).scrollIntoViewIfNeeded();
       const file = await download(page, sel, dir);
       assert.equal(file.name, `${name}.npy`);
@@ -294,8 +300,10 @@ test('Download arrays (.npz), lessons 1-5: np.load gives the page’s arrays', a
   const trainer = new Trainer(X.mha, model);
   try {
     // the page as the user left it: lesson 3 masked, two lesson-5 steps at lr 0.1
+    await showView(page, 'l3-causal');
     await page.locator('#l3-causal').check();
     await waitFigures(page, (f) => f.lesson3.causal === true, { key: 'lesson3' });
+    await showView(page, 'l5-step');
     for (let k = 1; k <= 2; k++) {
       await page.locator('#l5-step').click();
       await waitFigures(page, (f) => f.lesson5.step === k, { key: 'lesson5' });
@@ -304,6 +312,7 @@ test('Download arrays (.npz), lessons 1-5: np.load gives the page’s arrays', a
     const f = await figures(page);
     const got = {};
     for (let n = 1; n <= 5; n++) {
+      await showView(page, `l${n}-arrays`);
       const file = await download(page, `#l${n}-arrays`, dir);
       assert.equal(file.name, `mha-lesson${n}-arrays.npz`);
       got[n] = numpyLoad(file.path);

@@ -241,7 +241,7 @@ function makeTab(page, log, { close, flushLog, scale }) {
       await tab.waitFor(
         (target) => {
           const e = document.getElementById(target);
-          return !!e && !e.closest('[hidden]');
+          return !!e && !e.closest('section')?.hidden;
         },
         id,
         { what: `#${id} shown` },

@@ -162,7 +162,7 @@ function nodeCheckRows() {
 engines.test(
   "a notebook's .npz through the file input: the Node API's statuses and diagnosis",
   async (t, e) => {
-    const tab = await e.open(e.url);
+    const tab = await e.open(`${e.url}#notebook-check`); // (a link to the check's view)
     try {
       const file = join(studentsDir(), `${STUDENT}.npz`);
       await tab.setInputFiles('#nb-file', file);

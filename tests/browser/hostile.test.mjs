@@ -19,7 +19,7 @@ const CASES = [
 ];
 
 test('hostile sentences render as text and compute what the Node API computes', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   try {
     let dialogs = 0;
     page.on('dialog', async (d) => {

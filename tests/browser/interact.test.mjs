@@ -16,6 +16,7 @@ import {
   assertSameArray,
   assertSame,
   consoleErrors,
+  showView,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 import { PYTHON } from '../helpers.mjs';
@@ -87,7 +88,7 @@ function aboveDiagonal(att, heads, T) {
 }
 
 test('playground controls re-render as the Node API predicts; URL carries the state', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   let state = { ...X.DEFAULT_SETTINGS };
   try {
     await t.test('defaults', async () => {
@@ -289,6 +290,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       const e = X.lesson1(sentence);
       assert.deepEqual(e.tokens, ['the', 'boats', 'guide', 'the', 'boats', 'home', '!']);
       assert.notEqual(e.A1.length, X.lesson1().A1.length);
+      await showView(page, 'l1-sentence');
       await setValue(page, '#l1-sentence', sentence);
       let f;
       try {
@@ -356,6 +358,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
 
     await t.test('#l3-causal masks lesson 3 exactly as the API', async (sub) => {
       const e = X.lesson3({ causal: true });
+      await showView(page, 'l3-causal');
       await page.locator('#l3-causal').check();
       const f = await waitFigures(page, (now) => now.lesson3.causal === true, {
         what: 'lesson 3 causal',
@@ -387,6 +390,7 @@ test('lessons 1, 3 and 5 controls: sentence, causal toggle, step / run / reset',
       checkPrefix(f0.losses, 'losses at load');
       const extra = f0.losses.length - f0.step; // 0 or 1: whether the current loss is shown too
 
+      await showView(page, 'l5-step');
       await page.locator('#l5-step').click();
       let f = (
         await waitFigures(page, (now) => now.lesson5.step === f0.step + 1, {
@@ -492,7 +496,7 @@ out["expected"] = out["height"] * (1 + out["width"] * channels * out["depth"] //
 print(json.dumps(out))`;
 
 test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head A", async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-1');
   try {
     const e = X.lesson1();
     const T = e.tokens.length;

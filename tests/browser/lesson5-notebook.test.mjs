@@ -11,7 +11,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, consoleErrors, dropNotebookFile, figures, waitFigures } from './browser.mjs';
+import {
+  useBrowser,
+  consoleErrors,
+  dropNotebookFile,
+  figures,
+  showView,
+  waitFigures,
+} from './browser.mjs';
 import { waitSettled } from './a11y.mjs';
 import { referenceDir } from '../helpers.mjs';
 
@@ -36,6 +43,7 @@ for (const c of CASES) {
       await load(page, join(dir, `${c.name}-${c.variant}.npz`));
       await page.click('#nb-use');
       await page.waitForFunction(() => window.mhaPage.check().custom, null, { timeout: 20_000 });
+      await showView(page, 'lesson-5');
       const f = await waitFigures(page, (x) => x.lesson5.step === e.steps, {
         key: 'lesson5',
         timeout: 30_000,
@@ -108,6 +116,7 @@ test('a run that diverges (lr 10, 20 steps): lesson 5 stops, says so, works on',
     await load(page, join(dir, 'seed3-sqrtC-diverges.npz'));
     await page.click('#nb-use');
     await page.waitForFunction(() => window.mhaPage.check().custom, null, { timeout: 20_000 });
+    await showView(page, 'lesson-5');
     const status = page.locator('#l5-yours-status');
     await page.waitForFunction(
       () => /stopped/.test(document.getElementById('l5-yours-status')?.textContent ?? ''),

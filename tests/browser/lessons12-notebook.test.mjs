@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, consoleErrors, dropNotebookFile, figures } from './browser.mjs';
+import { useBrowser, consoleErrors, dropNotebookFile, figures, showView } from './browser.mjs';
 import { waitSettled } from './a11y.mjs';
 import { referenceDir } from '../helpers.mjs';
 
@@ -33,11 +33,8 @@ async function useArrays(page) {
   assert.equal(await page.locator('#nb-use-error').textContent(), '');
 }
 
-/** The accessible names of lesson 1's heatmaps (after the section's figures are drawn). */
+/** The accessible names of lesson 1's heatmaps. */
 async function mapLabels(page) {
-  await page.waitForFunction(() => !document.querySelector('#l1-body .figure-placeholder'), null, {
-    timeout: 20_000,
-  });
   return page
     .locator('#l1-body svg.heatmap-svg')
     .evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label')));
@@ -48,6 +45,7 @@ const ringsOf = (label) =>
   [...label.matchAll(/row (\d+) ‘[^’]*’ → column (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
 
 async function checkLesson1(page, e) {
+  await showView(page, 'lesson-1');
   const f = await figures(page, 'lesson1');
   const x = e.lesson1;
   // what the notebook printed: "max gap 0.01, argmax differs in 7 of 8 rows"
@@ -129,6 +127,7 @@ test("only lessons 3-5's arrays: lesson 1 keeps the course's, names what it need
     // NumPy's np.savez of X (2, 6, 8), Wq … Wo and a cache dict (reference/notebook_formats.py)
     await load(page, join(referenceDir(), 'notebook-formats', 'npz-partial-cache.npz'));
     await useArrays(page);
+    await showView(page, 'lesson-1');
     const banner = await page.locator('#lesson-1 .custom-banner').innerText();
     assert.match(banner, /needs X and the two heads’ weights Wq1, Wk1, Wv1, Wq2, Wk2, Wv2/);
     assert.match(banner, /not loaded: Wq1, Wk1, Wv1, Wq2, Wk2, Wv2/);

@@ -65,7 +65,7 @@ const l5Figures = (page) =>
   );
 
 test("lesson 4: captions are NumPy that runs; the check table in the lesson's order", async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-4');
   try {
     await waitFiguresDrawn(page);
     const maps = await page.evaluate(() =>
@@ -143,7 +143,7 @@ function ruleTexts() {
 }
 
 test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-4');
   try {
     await waitFiguresDrawn(page);
     const x = await page.evaluate(ruleTexts);
@@ -235,7 +235,7 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
 });
 
 test("lesson 5: the MSE statement quotes the page's measurements", async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-5');
   try {
     const note = await textOf(page, '#l5-body .mse-scale');
     const model = sentenceModel(X.mha, { tokens: tokenize(X.DEFAULT_SENTENCE) });
@@ -317,7 +317,7 @@ async function expectSteps(page, k) {
 }
 
 test('lesson 5: steps counted as its script counts them, after 0, 1 and 10 steps', async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-5');
   try {
     await expectSteps(page, 0);
     await page.locator('#l5-step').click();
@@ -340,7 +340,7 @@ test('lesson 5: steps counted as its script counts them, after 0, 1 and 10 steps
 });
 
 test("lesson 5: the maps' NumPy, the layer built as the course builds it", async () => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#lesson-5');
   try {
     await waitFiguresDrawn(page);
     const maps = await page.evaluate(() =>

@@ -143,7 +143,7 @@ function viewState(id) {
   };
 }
 
-test('a link into a lesson opens its view alone; an element it builds is scrolled to', async (t) => {
+test('a link opens its view alone; an element it builds is scrolled to', async (t) => {
   for (const [hash, view, element] of [
     ['#lesson-3', 'lesson-3', 'lesson-3'], // a section: its view, from the top
     ['#l4-gradcheck', 'lesson-4', 'l4-gradcheck'], // built by lesson 4: the page scrolls to it

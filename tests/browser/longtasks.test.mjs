@@ -1,8 +1,10 @@
 // The page's main thread and the playground at GPT-2 size:
-//   - a load marks mha:ready (every lesson rendered, each with its mha:lesson-N mark) and then
-//     mha:checks-done (every background check finished; #status says so); the long tasks until
-//     then (PerformanceObserver 'longtask', from the document's start) go to a diagnostic only:
-//     timings are the bench's business (npm run bench:page), never a test's;
+//   - a load marks mha:ready (the first view, Start here, rendered: no lesson's mha:lesson-N
+//     mark) and mha:checks-done; every view built then (as opening each would), each lesson
+//     marks mha:lesson-N and, once every background check has finished, mha:checks-done again
+//     (#status says so); the long tasks until then (PerformanceObserver 'longtask', from the
+//     document's start) go to a diagnostic only: timings are the bench's business (npm run
+//     bench:page), never a test's;
 //   - the preset "GPT-2 small" (C = 768, h = 12) with a 64-token sentence: the attention equals the
 //     Node API's bit for bit, one head at a time (no grid above 32 tokens), the focus map's NPY is
 //     the picked head's (64, 64) matrix, and the head picker switches it; at 128 tokens the same
@@ -42,7 +44,7 @@ const LESSON_MARKS = [
   'mha:playground',
 ];
 
-test('a load marks mha:ready, then mha:checks-done; its long tasks (diagnostic)', async (t) => {
+test('a load: ready, checks-done; every view built: checks-done again; long tasks', async (t) => {
   const { browser, url } = session;
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
@@ -51,13 +53,14 @@ test('a load marks mha:ready, then mha:checks-done; its long tasks (diagnostic)'
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(
-      () => performance.getEntriesByName('mha:checks-done', 'mark').length > 0,
-      null,
-      { timeout: 180_000, polling: 100 },
-    );
-    const r = await page.evaluate((names) => {
-      const mark = (n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? null;
+    const checksDone = (n) =>
+      page.waitForFunction(
+        (k) => performance.getEntriesByName('mha:checks-done', 'mark').length >= k,
+        n,
+        { timeout: 180_000, polling: 100 },
+      );
+    const marks = (names) => {
+      const mark = (n) => performance.getEntriesByName(n, 'mark').at(-1)?.startTime ?? null;
       return {
         ready: mark('mha:ready'),
         done: mark('mha:checks-done'),
@@ -66,21 +69,35 @@ test('a load marks mha:ready, then mha:checks-done; its long tasks (diagnostic)'
         status: document.getElementById('status').textContent,
         longTasks: window.__longTasks,
       };
-    }, LESSON_MARKS);
-    assert.equal(r.flag, '1', 'data-ready');
-    assert.ok(r.ready !== null, 'mha:ready');
-    assert.ok(r.done !== null && r.done >= r.ready, 'mha:checks-done after mha:ready');
-    LESSON_MARKS.forEach((n, i) => {
-      assert.ok(r.lessons[i] !== null && r.lessons[i] <= r.ready, `${n} before mha:ready`);
+    };
+    await checksDone(1);
+    const first = await page.evaluate(marks, LESSON_MARKS);
+    assert.equal(first.flag, '1', 'data-ready');
+    assert.ok(first.ready !== null, 'mha:ready');
+    assert.ok(first.done !== null && first.done >= first.ready, 'mha:checks-done after mha:ready');
+    assert.deepEqual(
+      first.lessons,
+      LESSON_MARKS.map(() => null),
+      'no lesson built at first',
+    );
+    const built = await page.evaluate(() => {
+      window.mhaPage.build();
+      return performance.now();
     });
+    await checksDone(2);
+    const r = await page.evaluate(marks, LESSON_MARKS);
+    LESSON_MARKS.forEach((n, i) => {
+      assert.ok(r.lessons[i] !== null && r.lessons[i] <= built, `${n} by build()`);
+    });
+    assert.ok(r.done >= built, 'mha:checks-done again, after the checks of every view');
     assert.match(r.status, /All gradient checks done\./);
     assert.deepEqual(errors, [], 'page errors');
     const tasks = r.longTasks ?? [];
     const until = tasks.filter((x) => x.start < r.done);
     const longest = until.reduce((a, x) => Math.max(a, x.ms), 0);
     t.diagnostic(
-      `navigation -> mha:ready ${Math.round(r.ready)} ms, -> mha:checks-done ` +
-        `${Math.round(r.done)} ms; ${r.longTasks ? `${until.length} long tasks (> 50 ms) until then, the longest ${Math.round(longest)} ms` : 'no Long Tasks API'} (timings: npm run bench:page)`,
+      `navigation -> mha:ready ${Math.round(r.ready)} ms; every view built at ` +
+        `${Math.round(built)} ms, -> mha:checks-done ${Math.round(r.done)} ms; ${r.longTasks ? `${until.length} long tasks (> 50 ms) until then, the longest ${Math.round(longest)} ms` : 'no Long Tasks API'} (timings: npm run bench:page)`,
     );
   } finally {
     await context.close();
@@ -148,7 +165,7 @@ async function assertFocusHead(page, dir, want, T, k) {
 }
 
 test('GPT-2 small: one head at a time, as the Node API has it; the picker switches', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   const dir = mkdtempSync(join(tmpdir(), 'mha-gpt2-'));
   try {
     await setValue(page, '#pg-sentence', sentenceOf(64));

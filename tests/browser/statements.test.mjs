@@ -25,9 +25,11 @@ import {
   waitFigures,
   waitFiguresDrawn,
   setValue,
+  showView,
   assertSameArray,
 } from './browser.mjs';
 import * as X from './expected.mjs';
+import { VIEWS } from '../../web/lessons/index.js';
 import { AGREEMENT, AGREEMENT_SENTENCE, KINDS } from '../../web/model/agreement.js';
 import { PYTHON, maxRelErr } from '../helpers.mjs';
 
@@ -50,13 +52,26 @@ const ABOUT_DRAWS = /random draw|draws|random stream|not bit for bit/i;
 
 /** The page's text with every <details> open (the scripts written out), and its sentences. */
 async function pageText(page) {
+  await page.evaluate(() => window.mhaPage.build()); // every view, as opening each would
   await page.evaluate(() => {
     for (const d of document.querySelectorAll('details:not([open])')) d.open = true;
   });
   await page.waitForFunction(() =>
     [...document.querySelectorAll('details pre code')].every((c) => c.textContent.length > 0),
   );
-  return page.evaluate(() => document.body.innerText);
+  // the text a reader sees: the header, the bar and the footer once, each view as it shows
+  const parts = [await page.evaluate(() => document.querySelector('.page-header').innerText)];
+  for (const v of VIEWS) {
+    await showView(page, v.id);
+    parts.push(
+      await page.evaluate(
+        (ids) => ids.map((id) => document.getElementById(id).innerText).join('\n'),
+        v.sections,
+      ),
+    );
+  }
+  parts.push(await page.evaluate(() => document.querySelector('footer').innerText));
+  return parts.join('\n');
 }
 
 const sentences = (text) =>
@@ -235,7 +250,7 @@ function assertCounted(tx, taken, target) {
 }
 
 test('the playground counts steps as lesson 5 does: after 0, 1 and 10 steps', async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   try {
     assertCounted(await page.evaluate(trainingTexts), 10, 10);
     await setValue(page, '#pg-steps', '1');
@@ -330,7 +345,7 @@ function runScript(script) {
 
 const MAPS = 'playground: maps say which weights they show, the toggle switches, the script prints';
 test(MAPS, async (t) => {
-  const { page, log, close } = await session.open();
+  const { page, log, close } = await session.open('#playground');
   try {
     const initial = nodeAttention({}, 0);
     const trained = nodeAttention({}, 10);
