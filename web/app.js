@@ -77,6 +77,12 @@ function renderSection(page, s) {
     lessonError(body, s.title, err);
   }
   if (page.custom && s.custom) renderBanner(page, s);
+  else removeBanner(page, s);
+}
+
+function removeBanner(page, s) {
+  page.banners.get(s.key)?.remove();
+  page.banners.delete(s.key);
 }
 
 /** The banner over a section that takes a notebook's arrays: in use, or why not. */
@@ -164,8 +170,7 @@ function rerenderCustom(page, before) {
       renderSection(page, s);
       page.lessons[s.key].afterReady();
     } else if (!page.custom) {
-      page.banners.get(s.key)?.remove();
-      page.banners.delete(s.key);
+      removeBanner(page, s);
     } else {
       renderBanner(page, s);
     }
@@ -215,11 +220,13 @@ function exposePage(page, compute) {
     },
     /**
      * Every section's figures (null: it has none, or could not be computed), by key; a view not
-     * built yet is built first (hidden).
+     * built yet is built first (hidden). With a key: { [key]: that section's }, building only
+     * its view.
      */
-    figures() {
-      buildAll(page);
-      const f = Object.fromEntries(SECTIONS.map((s) => [s.key, lessons[s.key].figures()]));
+    figures(key) {
+      const wanted = key === undefined ? SECTIONS : [sectionByKey(key)];
+      for (const s of wanted) buildView(page, viewOfId(s.id));
+      const f = Object.fromEntries(wanted.map((s) => [s.key, lessons[s.key].figures()]));
       return JSON.parse(JSON.stringify(f));
     },
     settings() {

@@ -198,7 +198,7 @@ export const consoleErrors = (log) =>
  */
 export async function figures(page, key) {
   const json = await page.evaluate((part) => {
-    const all = window.mhaPage.figures();
+    const all = window.mhaPage.figures(part ?? undefined); // (one key: only its view is built)
     return JSON.stringify(part ? all[part] : all, (k, v) => {
       if (ArrayBuffer.isView(v)) return Array.from(v);
       if (typeof v === 'number' && (Object.is(v, -0) || !Number.isFinite(v))) {

@@ -44,7 +44,7 @@ test('the lesson bar links to every view, in order, with its name; nothing else'
   );
 });
 
-test('the views: every <section> of the page in exactly one, in page order; only the first shown', () => {
+test('the views: each <section> of the page in one, in page order; only the first shown', () => {
   const ids = [...html.matchAll(/<section id="([^"]+)"([^>]*)>/g)].map((m) => [m[1], m[2]]);
   assert.deepEqual(
     VIEWS.flatMap((v) => v.sections),
@@ -89,7 +89,7 @@ test('each entry is complete: unique key, id, body and mark; a render function; 
   assert.throws(() => sectionByKey('lesson6'), /no section "lesson6" \(sections: sentence,/);
 });
 
-test("the ids a section builds start with its body id's prefix: a link to one opens its view", () => {
+test("the ids a section builds start with its body's prefix: a link to one opens its view", () => {
   const prefixes = SECTIONS.map((s) => {
     assert.match(s.body, /^[a-z\d]+-body$/, `${s.key}: a body id "<prefix>-body"`);
     return s.body.replace(/body$/, '');
