@@ -50,17 +50,22 @@ export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
   let current = [];
   const copy = copyButton('Copy checkpoint', () => current.map(checkpointLine).join('\n'));
   copy.setAttribute('aria-label', `Copy checkpoint: the lines of ${what}`);
+  // folded, as the script is: the lines to hold a notebook's output against, when wanted
   const element = el(
-    'div',
+    'details',
     {
       className: 'checkpoints',
       dataset: { lesson },
       attrs: { role: 'group', 'aria-label': `Checkpoint of ${what}: what its script prints` },
     },
-    el('h3', {
-      className: 'checkpoints-title',
-      text: 'Checkpoint — what this lesson’s script prints',
-    }),
+    el(
+      'summary',
+      {},
+      el('h3', {
+        className: 'checkpoints-title',
+        text: 'Checkpoint — what this lesson’s script prints',
+      }),
+    ),
     dl,
     el('p', { className: 'note checkpoints-note', text: NOTE }),
     el('div', { className: 'actions' }, copy),

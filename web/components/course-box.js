@@ -5,12 +5,7 @@
 import { el } from './dom.js';
 import { table } from './tables.js';
 import { formatSci, uniqueId } from './scales.js';
-import {
-  COURSE_RESULTS,
-  HOW_YOURS,
-  WHY_DIFFERENT,
-  courseBoxRows,
-} from '../model/course-results.js';
+import { COURSE_RESULTS, HOW_YOURS, courseBoxRows } from '../model/course-results.js';
 
 const CUSTOM_NOTE =
   'The page’s column is computed from your notebook’s arrays (and, for an array your file ' +
@@ -29,6 +24,14 @@ export function courseBox(key, { custom = false } = {}) {
   const how = custom
     ? el('p', { className: 'note', text: CUSTOM_NOTE })
     : el('p', { className: 'note' }, `${HOW_YOURS} For this lesson: `, save, '.');
+  // why the course's numbers are not the page's: said once, in Start here
+  const why = el(
+    'p',
+    { className: 'note' },
+    'Why the numbers differ and which ones match yours: ',
+    el('a', { text: 'Start here', attrs: { href: '#start-why-different' } }),
+    '.',
+  );
   const element = el(
     'div',
     {
@@ -41,7 +44,7 @@ export function courseBox(key, { custom = false } = {}) {
     COURSE_RESULTS[key].why
       ? el('p', { className: 'note why-gap', text: COURSE_RESULTS[key].why })
       : '',
-    custom ? '' : el('p', { className: 'note', text: WHY_DIFFERENT }),
+    custom ? '' : why,
     how,
   );
   const update = (f) => {

@@ -155,6 +155,7 @@ export function shapeTable(stages, { caption = 'Shapes at every stage' } = {}) {
     }),
     caption,
     className: 'shape-table',
+    stack: true,
   });
   return w;
 }
@@ -177,8 +178,24 @@ function gradcheckRow(r, state) {
   status.className = `status status-${state}`;
   const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
   const rel = (f) => (checked > 0 && r[f] !== undefined ? formatSci(r[f], 2) : '—');
+  // on a phone a row shows the tensor, its pass-line error and the result; ⋯ shows the rest
+  // (its ⋯ is drawn by style.css: the cell's text stays the tensor's name)
+  const more = el('button', {
+    className: 'row-more',
+    attrs: {
+      type: 'button',
+      'aria-expanded': 'false',
+      'aria-label': `${r.tensor}: its shape, the entries checked and every error`,
+    },
+  });
+  more.addEventListener('click', () => {
+    const tr = more.closest('tr');
+    const open = !tr.hasAttribute('data-open');
+    tr.toggleAttribute('data-open', open);
+    more.setAttribute('aria-expanded', String(open));
+  });
   return [
-    String(r.tensor),
+    el('span', {}, el('span', { className: 'tensor-name', text: String(r.tensor) }), more),
     shape,
     checked === size ? `all ${size}` : `${checked} of ${size}`,
     checked > 0 ? formatSci(r.maxAbs, 2) : '—',
@@ -253,7 +270,11 @@ export function gradcheckTable(
     caption,
     numeric: [2, 3, 4, 5, 6],
     className: 'gradcheck-table',
+    stack: true,
   });
+  // the pass line's column: the one a phone shows beside the tensor and the result
+  const passCol = 4 + FORM_KEYS.indexOf(form);
+  for (const tr of w.table.rows) tr.cells[passCol]?.classList.add('pass-col');
   // each row's state, for styling and tests
   const trs = w.table.tBodies[0].rows;
   states.forEach((st, i) => (trs[i].dataset.status = st));
@@ -261,7 +282,11 @@ export function gradcheckTable(
   const sum = gradcheckSummary(list.length, n, threshold, ERROR_FORMS[form].column);
   const summary = el('p', { className: 'gradcheck-summary', text: sum.text });
   if (sum.cls) summary.classList.add(sum.cls);
-  const root = el('div', { className: 'gradcheck' }, w, summary);
+  const phone = el('p', {
+    className: 'note gradcheck-phone-note',
+    text: `Each row: the tensor, its ${ERROR_FORMS[form].column} (the pass line) and the result; ⋯ shows the rest.`,
+  });
+  const root = el('div', { className: 'gradcheck' }, phone, w, summary);
   root.dataset.pass = String(n.pass);
   root.dataset.fail = String(n.fail);
   root.dataset.form = form;

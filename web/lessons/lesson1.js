@@ -9,6 +9,7 @@ import { tokenChips } from '../components/token-chips.js';
 import { field, errorLine, debounce, textInput } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
+import { goDeeper } from '../components/go-deeper.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
@@ -226,12 +227,12 @@ export function renderLesson1({ mha, body, custom = null }) {
     ...(ui ? [ui.controls] : []),
     chipsSlot,
     el('p', { className: 'note', text: HOVER_NOTE }),
-    el('div', { className: 'figure-grid cols-2' }, ...maps.map((m) => m.element)),
+    el('div', { className: 'figure-grid' }, ...maps.map((m) => m.element)),
     figs.element,
     ...(checks ? [checks.element] : []),
     untrainedSlot,
     argmaxSlot,
-    compareSlot,
+    goDeeper('one head of hs = 64 against four heads of hs = 16', compareSlot),
     script.element,
     // the .npz of the course's arrays: not offered for a notebook's (the student has them)
     ...(custom

@@ -6,6 +6,7 @@ import { figuresList } from '../components/figures.js';
 import { numpyBlock } from '../components/code.js';
 import { numList } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
+import { goDeeper } from '../components/go-deeper.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { HEAD_COLORS, shapeDiagram } from '../components/shape-diagram.js';
 import { checkpointBox } from '../components/checkpoints.js';
@@ -185,7 +186,7 @@ export function renderLesson2({ mha, body, custom = null }) {
     qmap.element,
     el('div', { className: 'figure-grid cols-2' }, ...headMaps.map((h) => h.element)),
     figs.element,
-    proofsNote(r),
+    goDeeper('what the two proofs can and cannot show', proofsNote(r)),
     ...(checks ? [checks.element] : []),
     script.element,
     ...(custom ? [] : [downloadsRow(arraysButton(2, () => lesson2Arrays(r)).element)]),

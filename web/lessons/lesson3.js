@@ -8,6 +8,7 @@ import { numpyBlock } from '../components/code.js';
 import { field, indexSelect } from '../components/controls.js';
 import { num, numList } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
+import { goDeeper } from '../components/go-deeper.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { checkpointBox } from '../components/checkpoints.js';
 import { courseBox } from '../components/course-box.js';
@@ -47,11 +48,16 @@ function captionCode(r, kind, at = {}) {
   return Object.fromEntries(caps.map((c) => [c.name, c.code]));
 }
 
-/** Every head's att and their mean, per batch item. update(r) after a recompute. */
+/**
+ * Every head's att and their mean, per batch item: { element (batch item 0's heads), others
+ * (for Go deeper: the means, a view for the eye, and the other batch items), update(r) after a
+ * recompute }.
+ */
 function attentionGrid(r, toks) {
   const { B, T, heads } = r;
   const code = captionCode(r, 'map');
-  const box = el('div', {}, meanNote());
+  const box = el('div');
+  const others = el('div', {}, meanNote());
   const grid = [];
   for (let b = 0; b < B; b++) {
     const maps = [];
@@ -65,10 +71,19 @@ function attentionGrid(r, toks) {
     const data = meanOverHeads(r.att, b, heads, T);
     maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
     grid.push(maps);
-    box.append(
-      el('h3', { text: `Batch item ${b}: all ${heads} heads, and their mean for the eye` }),
-      el('div', { className: 'figure-grid' }, ...maps.map((m) => m.element)),
-    );
+    const grids = (list) => el('div', { className: 'figure-grid pairs' }, ...list);
+    if (b === 0) {
+      box.append(
+        el('h3', { text: `Batch item 0: all ${heads} heads` }),
+        grids(maps.slice(0, heads).map((m) => m.element)),
+      );
+      others.append(el('h3', { text: 'Batch item 0: the mean over heads' }), maps[heads].element);
+    } else {
+      others.append(
+        el('h3', { text: `Batch item ${b}: all ${heads} heads, and their mean for the eye` }),
+        grids(maps.map((m) => m.element)),
+      );
+    }
   }
   const update = (res) => {
     for (let b = 0; b < B; b++) {
@@ -76,7 +91,7 @@ function attentionGrid(r, toks) {
       grid[b][heads].update(meanOverHeads(res.att, b, heads, T));
     }
   };
-  return { element: box, update };
+  return { element: box, others, update };
 }
 
 /** The NumPy under each map of the step view of batch item b, head h (lesson3Captions). */
@@ -231,13 +246,8 @@ function blockExperiment(r) {
     slot.replaceChildren(blockTable(res));
     rowsSlot.replaceChildren(rowsNote(res));
   };
-  const maps = el(
-    'div',
-    {},
-    el('div', { className: 'figure-grid cols-1' }, bdMap.element, fullMap.element),
-    rowsSlot,
-  );
-  return { slot, maps, update };
+  const maps = el('div', { className: 'figure-grid cols-2' }, bdMap.element, fullMap.element);
+  return { slot, maps, rowsSlot, update };
 }
 
 /** Why every row of ΔY is the same, with this page's Wo and ΔY (the block experiment). */
@@ -315,25 +325,31 @@ function woText({ hs }) {
 }
 
 function lesson3Body(parts) {
+  const { r } = parts;
   return [
     parts.controls,
     parts.shapesSlot,
     parts.grid.element,
-    el('h3', { text: 'One head, step by step' }),
-    el('p', {
-      className: 'formula',
-      text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
-    }),
-    parts.scalingSlot,
-    parts.steps.controls,
-    parts.steps.grid,
-    parts.steps.row,
     el('h3', { text: 'Block-diagonal vs full Wo' }),
-    el('p', { className: 'note why-wo', text: woText(parts.r) }),
     parts.blocks.slot,
     parts.blocks.maps,
     parts.figs.element,
     parts.checks.element,
+    goDeeper(
+      `one head step by step, why ÷ √hs, why Wo is where the heads meet, the mean over heads${r.B > 1 ? ', the other batch items' : ''}`,
+      el('h3', { text: 'One head, step by step' }),
+      el('p', {
+        className: 'formula',
+        text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
+      }),
+      parts.scalingSlot,
+      parts.steps.controls,
+      parts.steps.grid,
+      parts.steps.row,
+      el('p', { className: 'note why-wo', text: woText(r) }),
+      parts.blocks.rowsSlot,
+      parts.grid.others,
+    ),
     parts.script.element,
     parts.downloads,
   ];

@@ -9,6 +9,7 @@ import { numpyBlock } from '../components/code.js';
 import { field, indexSelect } from '../components/controls.js';
 import { num } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
+import { goDeeper } from '../components/go-deeper.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
@@ -122,15 +123,19 @@ function gradientMaps(r, captions) {
 function gradientTable(r, captions) {
   const sizes = gradientSizes(r.grads);
   return table({
-    headers: ['gradient', 'shape', 'max |g|', '‖g‖ (square root of the sum of squares)'],
+    headers: ['gradient', 'shape', 'max |g|', '‖g‖'],
     rows: captions.map(({ name: n, shape }) => [
       n,
       el('code', { className: 'shape', text: `${shape} = ${shapeText(r.grads[n].shape)}` }),
       num(sizes[n].maxAbs, 8),
       num(sizes[n].norm, 8),
     ]),
-    caption: "Every gradient in the lesson's order (hover a number for full precision)",
+    caption:
+      "Every gradient in the lesson's order; ‖g‖ is the square root of the sum of squares " +
+      '(hover a number for full precision)',
     numeric: [2, 3],
+    stack: true,
+    className: 'grad-sizes',
   });
 }
 
@@ -153,7 +158,15 @@ function checkPanel(mha, r, compute) {
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; the denominator is floored at 10⁻¹², so an entry where both are 0 has error 0). The five-point stencil (a stencil: the points at which a finite difference evaluates L, here x ± ε and x ± 2ε), (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, cancels the ε² term of the error as well: its truncation error falls as ε⁴, not ε², so at each stencil's best ε it is about ten times more precise, while at ε = 10⁻⁵, where rounding dominates, it is no better (the ε sweep below shows both). A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table; the figure below shows why ε = 10⁻⁵ and not smaller.`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; the denominator is floored at 10⁻¹², so an entry where both are 0 has error 0). A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table (Go deeper, below, says why ε = 10⁻⁵ and not smaller).`,
+  });
+}
+
+/** The five-point stencil, for Go deeper. */
+function stencilNote() {
+  return el('p', {
+    className: 'note',
+    text: `The five-point stencil (a stencil: the points at which a finite difference evaluates L, here x ± ε and x ± 2ε), (8(L(x+ε) − L(x−ε)) − (L(x+2ε) − L(x−2ε))) / 12ε, cancels the ε² term of the error as well: its truncation error falls as ε⁴, not ε², so at each stencil's best ε it is about ten times more precise, while at ε = 10⁻⁵, where rounding dominates, it is no better (the ε sweep below shows both).`,
   });
 }
 
@@ -239,17 +252,22 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
       className: 'formula',
       text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (${COURSE.B}, ${COURSE.T}, ${COURSE.C}) array, the next draw of the seed-${COURSE.seed} stream; no causal mask here)`,
     }),
-    grads.controls,
-    grads.grid,
-    matmulRuleBox(r),
-    softmaxWhy(),
-    dXPathsBox(r),
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),
     panel.element,
-    epsilonFigure(mha, r),
     figs.element,
+    goDeeper(
+      'every gradient as a map, the matmul rule, the softmax backward, the three paths to dX, ' +
+        'the stencil and ε',
+      grads.controls,
+      grads.grid,
+      matmulRuleBox(r),
+      softmaxWhy(),
+      dXPathsBox(r),
+      stencilNote(),
+      epsilonFigure(mha, r),
+    ),
     script.element,
     downloadsRow(arraysButton(4, () => lesson4Arrays(mha, r)).element),
   );

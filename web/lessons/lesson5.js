@@ -9,6 +9,7 @@ import { field, errorLine, button } from '../components/controls.js';
 import { tokenChips } from '../components/token-chips.js';
 import { num } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
+import { goDeeper } from '../components/go-deeper.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { lossChartBesideTable } from '../components/loss-view.js';
 import { arraysButton, downloadsRow, ipynbButton } from '../components/downloads.js';
@@ -295,8 +296,9 @@ function scaleItems(s) {
 
 /**
  * Why lesson 5's pass line is 100 times lesson 4's, with figures measured on the page (s:
- * mseScale's, null when they could not be measured; base: the five-point, per-entry line);
- * setReport(rows) quotes the finished check's absolute errors.
+ * mseScale's, null when they could not be measured; base: the five-point, per-entry line):
+ * { element (the line and why, in brief), deeper (the measured reasons, for Go deeper),
+ * setReport(rows): quotes the finished check's absolute errors }.
  */
 function checkNote(s, base) {
   const intro = el('p', {
@@ -305,10 +307,11 @@ function checkNote(s, base) {
   });
   const range = el('span', { className: 'abs-range', text: ' (once the check has run).' });
   const element = el('div', { className: 'mse-scale' }, intro);
+  const deeper = el('div', { className: 'mse-scale-why' });
   if (s) {
     const { gradients, rounding } = scaleItems(s);
     const worst = `So the relative errors are larger here, most on the smallest entries: the line under the table names the worst one and its size.`;
-    element.append(
+    deeper.append(
       el(
         'ul',
         { className: 'note' },
@@ -325,7 +328,7 @@ function checkNote(s, base) {
     const hi = formatSci(Math.max(...abs), 2);
     range.textContent = `, where they run from ${lo} to ${hi}.`;
   };
-  return { element, setReport };
+  return { element, deeper, setReport };
 }
 
 /** mseScale of the lesson's model against lesson 4's arrays, or null if it cannot be measured. */
@@ -475,13 +478,17 @@ export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = n
     yours ? yours.element : '',
     ui.element,
     el('div', { className: 'figure-row' }, chart.element, lossSlot),
-    attTitle,
-    chips,
-    el('div', { className: 'figure-grid' }, ...att.maps.map((m) => m.element)),
+    goDeeper(
+      `the attention of the ${heads} heads, at the initial weights or after the steps taken`,
+      attTitle,
+      chips,
+      el('div', { className: 'figure-grid pairs' }, ...att.maps.map((m) => m.element)),
+    ),
     figs.element,
     el('h3', { text: 'Gradient check on the sentence' }),
     note.element,
     panel.element,
+    goDeeper('why this pass line is 100 times lesson 4’s, measured', note.deeper),
     script.element,
     downloads(mha, model, trainer, ipynbCells),
   );

@@ -33,10 +33,20 @@ const HATCH_PATTERN =
   `patternTransform="rotate(45)"><rect width="5" height="5" fill="${HATCH_BG}"/>` +
   `<line x1="0" y1="0" x2="0" y2="5" stroke="${HATCH_INK}" stroke-width="1.5"/></pattern>`;
 
-/** The export buttons: <div class="heatmap-export" role="group"> with PNG, SVG, CSV, NPY. */
+/**
+ * The export menu: <details class="heatmap-export"> whose summary reads "Export", holding
+ * <div class="heatmap-export-menu" role="group"> with PNG, SVG, CSV, NPY (one menu a figure:
+ * four buttons under every map would crowd the page, a phone's most of all).
+ */
 export function createExportTools() {
   const buttons = {};
-  const tools = el('div', { className: 'heatmap-export', attrs: { role: 'group' } });
+  const menu = el('div', { className: 'heatmap-export-menu', attrs: { role: 'group' } });
+  const tools = el(
+    'details',
+    { className: 'heatmap-export' },
+    el('summary', { className: 'btn btn-small', text: 'Export' }),
+    menu,
+  );
   for (const kind of ['PNG', 'SVG', 'CSV', 'NPY']) {
     buttons[kind] = el('button', {
       className: 'btn btn-small',
@@ -44,15 +54,15 @@ export function createExportTools() {
       dataset: { export: kind.toLowerCase() },
       text: kind,
     });
-    tools.append(buttons[kind]);
+    menu.append(buttons[kind]);
   }
-  return { tools, buttons };
+  return { tools, menu, buttons };
 }
 
 /** The buttons' accessible names for a figure called `what`; hidden if exportButtons is false. */
 export function labelExportTools(state, what) {
   const { s } = state;
-  const { tools, buttons } = state.dom;
+  const { tools, menu, buttons } = state.dom;
   buttons.PNG.setAttribute('aria-label', `PNG: download ${what} as an image`);
   buttons.SVG.setAttribute('aria-label', `SVG: download ${what} as a vector image`);
   buttons.CSV.setAttribute('aria-label', `CSV: download the ${s.rows}×${s.cols} values of ${what}`);
@@ -60,7 +70,8 @@ export function labelExportTools(state, what) {
     'aria-label',
     `NPY: download the ${s.rows}×${s.cols} values of ${what} for np.load (float64)`,
   );
-  tools.setAttribute('aria-label', `Export ${what}`);
+  menu.setAttribute('aria-label', `Export ${what}`);
+  tools.querySelector('summary').setAttribute('aria-label', `Export ${what}: PNG, SVG, CSV, NPY`);
   tools.hidden = s.exportButtons === false;
 }
 

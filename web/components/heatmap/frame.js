@@ -43,10 +43,10 @@ export function createFrame() {
   const side = el('div', { className: 'heatmap-side' });
   const keyEl = el('p', { className: 'heatmap-key' });
   const readout = el('p', { className: 'heatmap-readout', attrs: { 'aria-live': 'polite' } });
-  const { tools, buttons } = createExportTools();
+  const { tools, menu, buttons } = createExportTools();
   const footer = el('div', { className: 'heatmap-footer' }, readout, tools);
   figure.append(cap.caption, help, sizer, plot, side, footer);
-  return { figure, ...cap, plot, sizer, tooltip, side, keyEl, readout, tools, buttons };
+  return { figure, ...cap, plot, sizer, tooltip, side, keyEl, readout, tools, menu, buttons };
 }
 
 /** Caption, region and button names, and the export file name from the options. */

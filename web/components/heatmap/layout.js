@@ -82,16 +82,16 @@ function autoNumbers(s) {
 /**
  * The cell size for an available width (px; Infinity: the preferred size). Cells shrink so the
  * plot fits its container with labels at their full size. A given cellSize is the preferred size:
- * a figure with numbers in its cells keeps it and scales as a whole (numbers and labels together);
- * one without numbers shrinks its cells instead, so its labels stay readable.
+ * a figure with numbers in its cells keeps it while it fits; where it does not (a phone), its
+ * cells shrink like any other figure's (the numbers then leave the cells: fitted), so that
+ * neither its labels nor its numbers are drawn smaller than their size.
  */
 function fittedCell(s, avail, measure) {
   let cell = s.cellPref;
-  const wantsNumbers = s.numbers === true || autoNumbers(s);
-  if ((s.fixedCell && wantsNumbers) || !Number.isFinite(avail) || !(avail > 0)) return cell;
-  const min = autoNumbers(s) ? 20 : 3;
+  if (!Number.isFinite(avail) || !(avail > 0)) return cell;
   let L = computeLayout({ ...s, cell, numbersOn: false }, measure);
   if (L.W <= avail) return cell;
+  const min = autoNumbers(s) && !s.fixedCell ? 20 : 3;
   const fixed = L.W - L.mw;
   cell = Math.max(min, Math.min(cell, Math.floor((avail - fixed) / s.cols)));
   for (let i = 0; i < 6 && cell > min; i++) {
@@ -103,14 +103,18 @@ function fittedCell(s, avail, measure) {
   return cell;
 }
 
+// The smallest font of the numbers in the cells (px): smaller cells show their values on hover,
+// tap or the arrow keys instead (the readout).
+const MIN_NUMBER_PX = 11;
+
 /**
  * s with the cell size and the number display for an available width: numbers are shown ('auto')
- * for at most 100 cells while cells stay >= 26 px.
+ * for at most 100 cells while their font is at least MIN_NUMBER_PX.
  */
 export function fitted(s, avail, measure) {
   const cell = fittedCell(s, avail, measure);
-  const numbersOn = s.numbers === true || (autoNumbers(s) && cell >= 26);
-  return { ...s, cell, numbersOn };
+  const font = autoNumbers(s) ? numberFont({ ...s, cell, numbersOn: true }, cellGap(cell)) : 0;
+  return { ...s, cell, numbersOn: s.numbers === true || font >= MIN_NUMBER_PX };
 }
 
 /** The smallest of 1, 2, 4, 8, 16 ... that is >= x: label every step-th index. */
