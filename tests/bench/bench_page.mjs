@@ -2,16 +2,29 @@
 // bench_page.mjs - the companion page's timings in headless Chromium (part of `npm run bench`,
 // or alone: `npm run bench:page`); never part of the pass/fail tests.
 //
-// Fresh loads (a new browser context each time, so nothing is cached between loads) over http
-// (tests/serve.mjs) and from file://, alternating, each under a Chromium trace. Per load, from the
-// page's own performance entries and the trace (tests/bench/page-trace.mjs):
-//   mha:navigation-to-ready   navigation start -> every lesson rendered (app.js marks mha:ready)
-//   mha:lesson-1 ... mha:playground, mha:wasm, mha:figures (every figure drawn, off-screen too)
+// The page shows one view at a time (Start here, a lesson, the check, the playground), the one
+// its address names, and builds only that one when it opens; an older build (BENCH_PAGE_WEB)
+// built every section at load, scrolled to the #fragment. Fresh loads (a new browser context
+// each time, so nothing is cached between loads) over http (tests/serve.mjs) and from file://,
+// alternating, each under a Chromium trace, of two views: the default one (Start here, no
+// #fragment) and lesson 4's (#lesson-4: the heaviest build, and lesson 4's full gradient check),
+// each in its own table. Per load, from the page's own performance entries and the trace
+// (tests/bench/page-trace.mjs); a figure the build does not mark is printed as "—":
+//   mha:navigation-to-ready   navigation start -> the view opened drawn (app.js marks mha:ready
+//                             once the first view's figures are on screen; an older build: once
+//                             every section was rendered)
+//   mha:in-view               an older build's only: what was in the window drawn (its row is
+//                             printed only when a load has the mark)
+//   mha:wasm, mha:figures (with mha:ready; an older build: every figure drawn, off-screen too),
+//   mha:lesson-1 ... mha:playground (in the results, not printed: only the views built have them)
 //   mha:checks-done           navigation start -> every background check done (app.js marks it
-//                             when the scheduler and the compute engine are idle; a page without
-//                             the mark: when #status says "All gradient checks done.")
-//   mha:gradcheck:l4-gradcheck  lesson 4's full check at course size: its own slices (busyMs),
-//                             start -> done (measure), done after navigation (mark)
+//                             when the scheduler and the compute engine are idle, again each time
+//                             a view opened later has started more: the first mark is the load's;
+//                             a page without the mark: when #status says "All gradient checks
+//                             done.")
+//   mha:gradcheck:l4-gradcheck  lesson 4's full check at course size (where lesson 4 is built: its
+//                             view; an older build: every load): its own slices (busyMs), start ->
+//                             done (measure), done after navigation (mark)
 //   CPU time                  from the trace: every thread's own time in its tasks from navigation
 //                             to ready and to checks done (the page's main thread, its compute
 //                             workers, the browser's other threads), and all of it / cores: the
@@ -19,18 +32,23 @@
 //   main-thread tasks         every top-level task of the page's main thread from navigation to
 //                             checks done (tests/bench/page-trace.mjs): the
 //                             longest, and how many took over 50 ms; also in thread time (the
-//                             task's own CPU time: a loaded machine's preemption left out)
+//                             task's own CPU time: a loaded machine's preemption left out); and
+//                             the page's own: from its first script (mha:boot; a build without
+//                             it: mha:start) to checks done, the longest and how many over 50 ms
 // The GPT-2-size edit (over http, fresh loads): the playground opened at T = 64, C = 768,
-// h = 12 (?s=<64 tokens>&C=768&h=12); once its first view is shown, one word of the sentence is
+// h = 12 (?s=<64 tokens>&C=768&h=12: a query with the playground's settings and no #fragment
+// opens the playground's view); once its first view is shown, one word of the sentence is
 // changed (input + change events, as typing and leaving the field do); timed from the event to
 // the mark the playground makes when the shown head's attention of the new view is drawn
 // (mha:pg-attention), with the longest main-thread task in between.
 // The simulated phone (fresh loads over http): a 390x844 mobile viewport (device scale 3, touch)
-// with the CPU throttled 4x (CDP Emulation.setCPUThrottlingRate), opened at the top and at
-// lesson 4's gradient check (#l4-gradcheck, as a link to it would): first contentful paint, what
-// is in the window drawn (mha:in-view), every section (mha:ready), every check in the window
-// done (the gradient-check panels in the window at data-done="1"), every check done, and its
-// main-thread tasks.
+// with the CPU throttled 4x (CDP Emulation.setCPUThrottlingRate), opened at the top (Start here)
+// and at lesson 4's gradient check (#l4-gradcheck, as a link to it would: lesson 4's view,
+// scrolled to the panel): first contentful paint, the page's script start (mha:start), the wasm
+// compiled (mha:wasm), the first view drawn (mha:ready; an older build: every section, and what
+// was in the window drawn, mha:in-view, beside it), every check in the window done (the
+// gradient-check panels in the window at data-done="1"; none in the window: "—"), every check
+// done, and its main-thread tasks (over 50 and 100 ms; the page's own from its first script).
 // Printed: median, min and max per quantity, the floor beside every figure, the load average
 // (1, 5, 15 min) before and after, and web/mha.wasm's size raw and gzipped. The floor: the same
 // index.html and style.css with app.bundle.js replaced by one performance.mark (served from a
@@ -44,8 +62,8 @@
 // BENCH_PAGE_PROFILE=1 adds one profiled load and one profiled edit with a readable (unminified)
 // bundle: the functions V8's sampling profiler saw in the longest tasks, by self time.
 //
-// Environment: BENCH_PAGE_LOADS=11 (>= 1), BENCH_PAGE_EDITS (default: the loads),
-// BENCH_PAGE_PHONE_LOADS (default: the loads; 0 leaves the phone out),
+// Environment: BENCH_PAGE_LOADS=11 (>= 1; of each view, each way), BENCH_PAGE_EDITS (default:
+// the loads), BENCH_PAGE_PHONE_LOADS (default: the loads, of each; 0 leaves the phone out),
 // BENCH_PAGE_PROFILE=0, BENCH_PAGE_QUERY (appended to each load's address, e.g. '?workers=2'),
 // BENCH_PAGE_WEB (another build of web/ to measure, e.g. a worktree of an earlier commit's),
 // MHA_CHROMIUM=/usr/bin/chromium.
@@ -96,8 +114,9 @@ const median = (a) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)} ms` : '-');
-const count = (x) => (Number.isFinite(x) ? String(Math.round(x)) : '-');
+// a figure the build does not mark (or a load could not measure): "—"
+const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)} ms` : '—');
+const count = (x) => (Number.isFinite(x) ? String(Math.round(x)) : '—');
 const loadAverage = () =>
   os
     .loadavg()
@@ -426,10 +445,12 @@ function table(rows) {
   return [fmt(head), widths.map((n) => '-'.repeat(n)).join('  '), ...rows.map(fmt)];
 }
 
-// [label, value of a load, format, target, the same of a floor load (printed beside; none: '')]
+// [label, value of a load, format, target, the same of a floor load (printed beside; none: ''),
+//  IF_ANY: the row only when a load has the figure (an older build's mark)]
 // A time counted from navigation has the floor's script time beside it: the soonest any script of
 // the page runs; a task figure has the floor page's own (its tasks until 1 s after it is drawn).
 const FROM_NAV = (f) => f.script;
+const IF_ANY = true;
 // a task figure: a load of the page and of the floor have the same fields (tasks, own, ...)
 const taskRow = (label, get, format, target = '') => [label, get, format, target, get];
 const TASKS_50 = [
@@ -454,18 +475,33 @@ const TASKS_50 = [
   ),
   taskRow('  its tasks over 50 ms', (r) => r.own.longTasks, count),
 ];
+const IN_VIEW = [
+  'navigation -> what is in the window drawn (mha:in-view, an older build)',
+  (r) => r.inView,
+  ms,
+  '',
+  FROM_NAV,
+  IF_ANY,
+];
 const LOAD_QUANTITIES = [
-  ['navigation -> what is in the window drawn (mha:in-view)', (r) => r.inView, ms, '', FROM_NAV],
-  ['navigation -> every lesson rendered (mha:ready)', (r) => r.ready, ms, '<= 2 x floor', FROM_NAV],
-  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', FROM_NAV],
+  IN_VIEW,
   [
-    '  every section rendered after the wasm (mha:ready - mha:wasm)',
-    (r) => r.ready - r.wasm,
+    'navigation -> the view drawn (mha:ready; older: every section)',
+    (r) => r.ready,
+    ms,
+    '<= 2 x floor',
+    FROM_NAV,
+  ],
+  ['  of which: navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', FROM_NAV],
+  ['  the view drawn after the wasm (mha:ready - mha:wasm)', (r) => r.ready - r.wasm, ms, ''],
+  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', FROM_NAV],
+  [
+    'navigation -> every figure drawn (mha:figures; older: off-screen too)',
+    (r) => r.figures,
     ms,
     '',
+    FROM_NAV,
   ],
-  ['navigation -> every check done (mha:checks-done)', (r) => r.checksDone, ms, '', FROM_NAV],
-  ['navigation -> every figure drawn (mha:figures)', (r) => r.figures, ms, '', FROM_NAV],
   ['lesson 4 full check: its own slices (busy time)', (r) => r.l4busy, ms, ''],
   ['lesson 4 full check, start -> done', (r) => r.l4check, ms, ''],
   ['navigation -> lesson 4 check done', (r) => r.l4done, ms, '', FROM_NAV],
@@ -483,13 +519,13 @@ const PHONE_QUANTITIES = [
   ["navigation -> the page's script starts (mha:start)", (r) => r.start, ms, '', FROM_NAV],
   ['navigation -> wasm compiled (mha:wasm)', (r) => r.wasm, ms, '', FROM_NAV],
   [
-    'navigation -> what is in the window drawn (mha:in-view)',
-    (r) => r.inView,
+    'navigation -> the first view drawn (mha:ready; older: every section)',
+    (r) => r.ready,
     ms,
     '<= 1000 ms',
     FROM_NAV,
   ],
-  ['navigation -> every section rendered (mha:ready)', (r) => r.ready, ms, '', FROM_NAV],
+  IN_VIEW,
   [
     'navigation -> every check in the window done',
     (r) => r.checksInView,
@@ -532,7 +568,9 @@ function rowsOf(quantities, runsByWhere, floorRuns = []) {
     const v = runs.map(f).filter(Number.isFinite);
     return v.length ? [median(v), Math.min(...v), Math.max(...v)] : [NaN, NaN, NaN];
   };
-  for (const [label, f, format, target, ofFloor] of quantities) {
+  const ways = Object.values(runsByWhere);
+  for (const [label, f, format, target, ofFloor, ifAny] of quantities) {
+    if (ifAny && !ways.some((runs) => runs.map(f).some(Number.isFinite))) continue;
     const floor = ofFloor && floorRuns.length ? format(medianOf(floorRuns, ofFloor)[0]) : '';
     for (const [w, runs] of Object.entries(runsByWhere)) {
       const [med, lo, hi] = medianOf(runs, f);
@@ -563,15 +601,17 @@ function blankLines(blankRuns) {
 async function runLoads(browser, where, loads, log, device = DEVICES.desktop) {
   const runs = Object.fromEntries(Object.keys(where).map((w) => [w, []]));
   const first = Object.values(where)[0];
+  const width = Math.max(...Object.keys(where).map((w) => w.length));
   await oneLoad(browser, first, { device }); // warm the disk cache, untimed
   for (let i = 0; i < loads; i++) {
     for (const w of Object.keys(where)) {
       const r = await oneLoad(browser, where[w], { device });
       runs[w].push(r);
+      const inView = Number.isFinite(r.inView) ? `in view ${ms(r.inView)}, ` : '';
       log(
-        `bench_page: ${w.padEnd(7)} load ${i + 1}/${loads}: in view ${ms(r.inView)}, ready ` +
-          `${ms(r.ready)}, checks done ${ms(r.checksDone)}, longest task ${ms(r.tasks.longest)} ` +
-          `(${r.tasks.longTasks} over 50 ms)`,
+        `bench_page: ${w.padEnd(width)} load ${i + 1}/${loads}: ${inView}ready ${ms(r.ready)}, ` +
+          `checks done ${ms(r.checksDone)}, longest task ${ms(r.tasks.longest)} ` +
+          `(${r.tasks.longTasks} over 50 ms; own ${ms(r.own.longest)}, ${r.own.longTasks})`,
       );
     }
   }
@@ -610,7 +650,12 @@ export async function benchPage({
   const blankDir = pageCopy('mha-blank-', 'performance.mark("floor:script");\n', BLANK_HTML);
   const blank = await serve(blankDir, 0);
   const blankRuns = { desktop: [], phone: [] };
+  // the default view (Start here) and lesson 4's, each over http and from file://
   const where = { http: url, 'file://': fileUrl };
+  const l4Where = {
+    'http, #lesson-4': `${url}#lesson-4`,
+    'file://, #lesson-4': `${fileUrl}#lesson-4`,
+  };
   const phoneWhere = { 'phone, top': url, 'phone, #l4-gradcheck': `${url}#l4-gradcheck` };
   const floorRuns = [];
   const phone = { runs: null, floor: [] };
@@ -620,7 +665,7 @@ export async function benchPage({
   let profiled = null;
   try {
     version = browser.version();
-    runs = await runLoads(browser, where, loads, log);
+    runs = await runLoads(browser, { ...where, ...l4Where }, loads, log);
     for (let i = 0; i < loads; i++) {
       floorRuns.push(await floorLoad(browser, floor.url));
       blankRuns.desktop.push(await floorLoad(browser, blank.url));
@@ -647,20 +692,33 @@ export async function benchPage({
   const wasm = fs.readFileSync(path.join(webDir, 'mha.wasm'));
   const gz = zlib.gzipSync(wasm, { level: 9 }).length;
   const bundle = fs.statSync(path.join(webDir, 'app.bundle.js')).size;
+  const pick = (keys) => Object.fromEntries(Object.keys(keys).map((w) => [w, runs[w]]));
   const lines = [
-    `page: ${path.relative(process.cwd(), path.join(webDir, 'index.html'))} in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads each over http and`,
-    `from file:// (alternating; a new browser context per load, traced); ${os.cpus().length} cores; load average`,
-    `(1, 5, 15 min) ${load0} before, ${load1} after`,
+    `page: ${path.relative(process.cwd(), path.join(webDir, 'index.html'))} in headless Chromium ${version} (${CHROMIUM}), ${loads} fresh loads of`,
+    `each view (the default one, Start here; and #lesson-4) over http and from file:// (alternating; a new`,
+    `browser context per load, traced); ${os.cpus().length} cores; load average (1, 5, 15 min) ${load0} before,`,
+    `${load1} after`,
   ];
-  if (QUERY) lines.push(`every load's address ends in ${QUERY}`);
+  if (QUERY) lines.push(`every load's address ends in ${QUERY} (before its #fragment)`);
   if (runs.http.some((r) => !r.checksMark)) {
     lines.push(
       '(no mha:checks-done mark: checks done = when #status said "All gradient checks done.")',
     );
   }
-  const rows = rowsOf(LOAD_QUANTITIES, runs, floorRuns);
-  if (edit.runs.length) rows.push(...rowsOf(EDIT_QUANTITIES, { http: edit.runs }));
-  lines.push(...table(rows));
+  lines.push(
+    'the default view (Start here: the address without a #fragment)',
+    ...table(rowsOf(LOAD_QUANTITIES, pick(where), floorRuns)),
+    '',
+    "lesson 4's view (#lesson-4: its build and its full gradient check)",
+    ...table(rowsOf(LOAD_QUANTITIES, pick(l4Where), floorRuns)),
+  );
+  if (edit.runs.length) {
+    lines.push(
+      '',
+      "the GPT-2-size edit (the playground's view, opened by ?s=<64 tokens>&C=768&h=12)",
+      ...table(rowsOf(EDIT_QUANTITIES, { http: edit.runs })),
+    );
+  }
   if (phone.runs) {
     lines.push(
       '',

@@ -163,6 +163,32 @@ export async function showView(page, id) {
   );
 }
 
+/**
+ * Open every closed <details> around the element at `selector` (a lesson's Go deeper, a figure's
+ * export menu), outermost first, by clicking its summary as a reader would.
+ */
+export async function openAround(page, selector) {
+  for (let i = 0; i < 8; i++) {
+    const closed = await page.locator(selector).evaluate((e) => {
+      let outer = null;
+      for (
+        let d = e.parentElement?.closest('details');
+        d;
+        d = d.parentElement?.closest('details')
+      ) {
+        if (!d.open) outer = d;
+      }
+      if (outer) outer.dataset.openMe = '1';
+      return !!outer;
+    });
+    if (!closed) return;
+    await page.locator('[data-open-me="1"] > summary').click();
+    await page.evaluate(() => {
+      for (const d of document.querySelectorAll('[data-open-me]')) delete d.dataset.openMe;
+    });
+  }
+}
+
 /** Wait until the open view's figures are drawn (data-figures="1", after ready). */
 export async function waitFiguresDrawn(page, timeout = 30_000) {
   await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, {

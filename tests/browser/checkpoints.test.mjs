@@ -103,6 +103,12 @@ test("every lesson's checkpoint box shows the Node API's values; the copy button
       origin: new URL(session.url).origin,
     });
     await showView(page, 'lesson-2');
+    // the box is folded, as the script is: opened, its copy button copies
+    assert.equal(
+      await page.locator('.checkpoints[data-lesson="lesson2"]').getAttribute('open'),
+      null,
+    );
+    await page.locator('.checkpoints[data-lesson="lesson2"] > summary').click();
     await page.locator('.checkpoints[data-lesson="lesson2"] button.copy-button').click();
     await page.waitForFunction(() =>
       document.querySelector('.checkpoints[data-lesson="lesson2"] .copy-button.is-copied'),

@@ -1,12 +1,14 @@
 // "Your course and this page" (issue 19, item 1): every lesson opens with the course's printed
 // results beside the page's, the page's column computed in this Node process (expected.mjs) and
-// from the finished check tables; the boxes say why the numbers differ and how to bring yours.
+// from the finished check tables; the boxes say how to bring yours, and link to Start here, which
+// says once why the course's numbers differ.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, consoleErrors, setValue } from './browser.mjs';
 import { DEFAULT_SENTENCE } from '../../web/model/tokens.js';
 import * as X from './expected.mjs';
+import { WHY_DIFFERENT } from '../../web/model/course-results.js';
 
 const session = useBrowser();
 
@@ -20,6 +22,7 @@ function boxes(page) {
         [...tr.children].map((c) => c.textContent.trim()),
       ),
       text: b.textContent,
+      link: [...b.querySelectorAll('a')].find((a) => a.textContent === 'Start here')?.hash,
     })),
   );
 }
@@ -69,6 +72,12 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
       '0.6508 → 0.3840',
       `${losses[0].toFixed(4)} → ${losses[10].toFixed(4)}`,
     ]);
+    // why they differ, said once: in Start here, where every box links
+    const once = await page.evaluate(() => ({
+      text: document.getElementById('start-why-different').textContent,
+      count: document.body.textContent.split('The course draws its own random numbers').length - 1,
+    }));
+    assert.deepEqual(once, { text: WHY_DIFFERENT, count: 1 });
     // where the gap is not the draws, the box says what it is
     assert.match(by.lesson4.text, /Here the gap is not the draws: .*convention selector/);
     assert.match(by.lesson5.text, /expected MSE is E\[Y²\] \+ 1, at least 1/);
@@ -77,7 +86,9 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
     }
     for (const b of got) {
       assert.equal(b.heading, 'Your course and this page');
-      assert.match(b.text, /The course draws its own random numbers/);
+      assert.match(b.text, /Why the numbers differ and which ones match yours: Start here\./);
+      assert.doesNotMatch(b.text, /The course draws its own random numbers/, 'said once');
+      assert.equal(b.link, '#start-why-different');
       assert.match(b.text, /Use my arrays in the lessons/);
       assert.match(b.text, /np\.savez\("lesson\d\.npz"/);
     }

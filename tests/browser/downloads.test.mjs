@@ -22,6 +22,7 @@ import {
   waitFigures,
   waitFiguresDrawn,
   showView,
+  openAround,
   consoleErrors,
   assertSameArray,
 } from './browser.mjs';
@@ -266,6 +267,7 @@ test('every heatmap has NPY: np.load gives the matrix it shows, float64', async 
     for (const [name, want, shape] of cases) {
       const sel = `figure[data-export-name="${name}"] button[data-export="npy"]`;
       await showView(page, name.startsWith('lesson1') ? 'lesson-1' : 'lesson-4');
+      await openAround(page, sel); // (lesson 4's maps: in Go deeper; every figure: its menu)
       await page.locator(sel).scrollIntoViewIfNeeded();
       const file = await download(page, sel, dir);
       assert.equal(file.name, `${name}.npy`);

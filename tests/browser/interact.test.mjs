@@ -516,6 +516,8 @@ test("heatmap: hover readout, and the CSV / SVG / PNG exports of lesson 1's head
       .catch(() => assert.fail('no "query ‘…’ → key ‘…’: value" readout after hovering a cell'));
     const readout = (await fig.textContent()).match(/query ‘[^’]+’ → key ‘[^’]+’: [\d.e−-]+/)[0];
 
+    // the figure's exports sit behind one menu
+    await fig.locator('details.heatmap-export > summary').click();
     const download = async (label) => {
       const [d] = await Promise.all([
         page.waitForEvent('download', { timeout: 10_000 }),

@@ -3,7 +3,8 @@
 // phone width, once every view is built and the gradient checks are done:
 //   - from the top of the page, Tab reaches the lesson bar's "4 · Backward", Enter opens lesson 4
 //     (its heading gets the focus), Tab reaches its gradient-check table (its scroll box has
-//     focus), never losing focus to <body>; on a phone the arrow keys scroll that table sideways;
+//     focus), never losing focus to <body>; on a phone the table fits, and Enter on a row's ⋯
+//     shows the rest of the row;
 //   - Shift+Tab goes back one stop, and the element it lands on is not hidden under the sticky bar;
 //   - Tab on to "Next →" at the end of lesson 4, Enter opens lesson 5; Tab to "Run 10 steps",
 //     Enter runs ten training steps: the loss table lists steps 0 to 10, the loss went down at
@@ -142,14 +143,25 @@ async function walkToGradcheck(t, page, kb, phone) {
   const forward = kb.steps.slice(opened).map((s) => s.what);
   for (const what of forward) assert.match(what, /in section#lesson-4$/, what);
   if (phone) {
-    assert.ok(table.scrollable > 0, `at 390 px the table should scroll (${table.scrollable} px)`);
-    await kb.press('ArrowRight');
-    await kb.press('ArrowRight');
-    await page
-      .waitForFunction(() => document.activeElement.scrollLeft >= 40, null, { timeout: 5000 })
-      .catch(() => assert.fail('ArrowRight did not scroll the focused table sideways'));
-    const moved = await page.evaluate(() => document.activeElement.scrollLeft);
-    t.diagnostic(`ArrowRight ×2 scrolled the table by ${moved} of ${table.scrollable} px`);
+    // at 390 px the table fits: each row shows the tensor, its error and the result, and its
+    // ⋯ button (the next Tab stop) shows the rest
+    assert.equal(table.scrollable, 0, `at 390 px the table scrolls sideways (${table.scrollable})`);
+    const more = await kb.press('Tab');
+    assert.match(more.what, /^button\.row-more/, `the Tab stop after the table: ${more.what}`);
+    await page.keyboard.press('Enter');
+    const row = await page.evaluate(() => {
+      const b = document.activeElement;
+      const cells = [...b.closest('tr').cells];
+      return {
+        expanded: b.getAttribute('aria-expanded'),
+        shown: cells.filter((c) => getComputedStyle(c).display !== 'none').length,
+        all: cells.length,
+      };
+    });
+    assert.equal(row.expanded, 'true', 'Enter on ⋯ opens the row');
+    assert.equal(row.shown, row.all, `every cell of the row shown: ${row.shown} of ${row.all}`);
+    t.diagnostic(`at 390 px: Enter on the first row's ⋯ shows its ${row.all} cells`);
+    await kb.press('Shift+Tab'); // back to the table
   }
   // back through all of lesson 4 with Shift+Tab (the page scrolls up: nothing may hide the focused
   // element, e.g. the sticky lesson bar), out of it, then forward again to the same table
@@ -268,16 +280,21 @@ test(JUMP, async (t) => {
       heading.visible && heading.top > heading.barBottom,
       `lesson 4's heading at y ${heading.top}, the contents bar ends at ${heading.barBottom}`,
     );
-    // The first stops after the jump stay in lesson 4: the course box's scrollable table (a
-    // keyboard user scrolls it), then the lesson's first control.
+    // The first stops after the jump stay in lesson 4: its course link, the course box's table
+    // and link, the table of gradients (scroll boxes a keyboard user may scroll), then the
+    // lesson's first control: the gradient check's stencil.
     const stops = [];
     let next = await kb.press('Tab');
-    while (next.id !== 'l4-batch' && stops.length < 3) {
+    while (next.id !== 'l4-gradcheck-stencil' && stops.length < 8) {
       assert.match(next.what, /in section#lesson-4$/, `a Tab after the jump: ${next.what}`);
       stops.push(next.what);
       next = await kb.press('Tab');
     }
-    assert.equal(next.id, 'l4-batch', `Tabs after the jump: ${[...stops, next.what].join(' | ')}`);
+    assert.equal(
+      next.id,
+      'l4-gradcheck-stencil',
+      `Tabs after the jump: ${[...stops, next.what].join(' | ')}`,
+    );
     t.diagnostic(
       `heading at y ${Math.round(heading.top)} below the bar (ends at ${Math.round(heading.barBottom)}); next Tab: ${next.what}`,
     );

@@ -15,7 +15,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, waitFigures, setValue, consoleErrors, assertSameArray } from './browser.mjs';
+import {
+  useBrowser,
+  waitFigures,
+  setValue,
+  consoleErrors,
+  assertSameArray,
+  openAround,
+} from './browser.mjs';
 import * as X from './expected.mjs';
 import { numpyLoad } from '../model/ipynb-run.mjs';
 
@@ -123,6 +130,7 @@ async function download(page, selector, dir) {
 /** The focus map's matrix through its NPY button and np.load: { shape, data }. */
 async function focusMatrix(page, dir) {
   const sel = 'figure[data-export-name="playground-attention"] button[data-export="npy"]';
+  await openAround(page, sel); // the figure's export menu
   await page.locator(sel).scrollIntoViewIfNeeded();
   const { '': a } = numpyLoad(await download(page, sel, dir));
   return a;

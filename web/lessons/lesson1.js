@@ -232,7 +232,10 @@ export function renderLesson1({ mha, body, custom = null }) {
     ...(checks ? [checks.element] : []),
     untrainedSlot,
     argmaxSlot,
-    goDeeper('one head of hs = 64 against four heads of hs = 16', compareSlot),
+    goDeeper(
+      `one head of hs = ${COURSE.C} against ${COURSE.heads} heads of hs = ${COURSE.hs}`,
+      compareSlot,
+    ),
     script.element,
     // the .npz of the course's arrays: not offered for a notebook's (the student has them)
     ...(custom

@@ -313,8 +313,9 @@ function lesson3Figures(r) {
   ];
 }
 
-function shapesCaption(r) {
-  return `Shapes at every stage (seed 42, B = ${r.B}, T = ${r.T}, C = ${r.C}, h = ${r.heads}, hs = ${r.hs})`;
+function shapesCaption(r, custom) {
+  const from = custom ? 'your arrays' : 'seed 42';
+  return `Shapes at every stage (${from}, B = ${r.B}, T = ${r.T}, C = ${r.C}, h = ${r.heads}, hs = ${r.hs})`;
 }
 
 /** Why Wo is what lets the heads interact (the words of the block-diagonal experiment). */
@@ -382,7 +383,7 @@ export function renderLesson3({ mha, body, data, custom = null }) {
     const r = state.r;
     const { X, Q, att, Y } = r.shapes;
     course.update({ shapes: [X, Q, att, Y], rowSumMaxErr: r.rowSumMaxErr });
-    shapesSlot.replaceChildren(shapeTable(r.stages, { caption: shapesCaption(r) }));
+    shapesSlot.replaceChildren(shapeTable(r.stages, { caption: shapesCaption(r, custom) }));
     grid.update(r);
     steps.update(r);
     blocks.update(r);

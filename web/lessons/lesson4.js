@@ -162,6 +162,16 @@ function checkNote(total, params) {
   });
 }
 
+/** Where lesson 4's dY comes from: the course's stream, a notebook's dY, or drawn for it. */
+function dYText(r, custom) {
+  const shape = `(${r.B}, ${r.T}, ${r.C})`;
+  if (!custom) {
+    return `dY: a random ${shape} array, the next draw of the seed-${COURSE.seed} stream`;
+  }
+  if (custom.given?.dY) return `dY: your notebook's ${shape} array`;
+  return `dY: a random ${shape} array drawn for your arrays (your file has no dY of that size)`;
+}
+
 /** The five-point stencil, for Go deeper. */
 function stencilNote() {
   return el('p', {
@@ -250,7 +260,7 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
     el('p', { className: 'note notation', text: NOTATION }),
     el('p', {
       className: 'formula',
-      text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (dY: a random (${COURSE.B}, ${COURSE.T}, ${COURSE.C}) array, the next draw of the seed-${COURSE.seed} stream; no causal mask here)`,
+      text: `loss L = sum(dY ⊙ Y)  ⇒  dL/dY = dY  (${dYText(r, custom)}; no causal mask here)`,
     }),
     gradTable,
     el('h3', { text: 'Gradient check' }),

@@ -88,9 +88,11 @@ export const COURSE_RESULTS = Object.freeze({
     save: 'np.savez("lesson4.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY)',
     why:
       'Here the gap is not the draws: the check table reports, by default, the strict maximum ' +
-      'over entries of |a − n| / max(|a|, |n|), which the tensor’s tiniest entry sets; the ' +
-      'page’s own arrays checked in NumPy give the same figures. Pick the error form your ' +
-      'notebook prints with the convention selector above the table to compare like with like.',
+      'over entries of |a − n| / max(|a|, |n|), which the tensor’s tiniest entry sets (the ' +
+      '“norm-wise” error, ‖a − n‖ / (‖a‖ + ‖n‖) over the whole tensor, is what many ' +
+      'courses print); the page’s own arrays checked in NumPy give the same figures. Pick the ' +
+      'error form your notebook prints with the convention selector above the table to ' +
+      'compare like with like.',
     rows: [
       {
         what: 'gradient-check errors, over the gradients (the check table’s stencil and ε)',

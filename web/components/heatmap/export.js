@@ -71,7 +71,6 @@ export function labelExportTools(state, what) {
     `NPY: download the ${s.rows}×${s.cols} values of ${what} for np.load (float64)`,
   );
   menu.setAttribute('aria-label', `Export ${what}`);
-  tools.querySelector('summary').setAttribute('aria-label', `Export ${what}: PNG, SVG, CSV, NPY`);
   tools.hidden = s.exportButtons === false;
 }
 

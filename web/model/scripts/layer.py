@@ -49,6 +49,7 @@ class MultiHeadAttention:
         headout = att @ V                                    # (B, h, T, hs)
         concat = merge_heads(headout)                        # (B, T, C)
         Y = concat @ W["Wo"]
+        # cache the forward: keep the tensors backward() reads, so it recomputes none of them
         self.cache = dict(X=X, Q=Q, K=K, V=V, scores=scores, att=att,
                           headout=headout, concat=concat, Y=Y)
         return Y
