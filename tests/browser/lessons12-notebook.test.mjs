@@ -16,7 +16,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, consoleErrors, dropNotebookFile, figures, showView } from './browser.mjs';
+import {
+  useBrowser,
+  consoleErrors,
+  dropNotebookFile,
+  figures,
+  openAround,
+  showView,
+} from './browser.mjs';
 import { waitSettled } from './a11y.mjs';
 import { referenceDir } from '../helpers.mjs';
 
@@ -75,6 +82,7 @@ async function checkLesson1(page, e) {
   assert.deepEqual(f.compare.fourArgmax, x.compare.fourArgmax);
   assert.deepEqual(f.compare.disagreeRows, x.compare.disagreeRows);
   const k = x.compare.disagreeRows.length;
+  await openAround(page, '#l1-body .l1-compare-conclusion'); // (in Go deeper)
   const conclusion = await page.locator('#l1-body .l1-compare-conclusion').innerText();
   assert.ok(conclusion.startsWith(k ? `On ${k} of ${e.T} rows` : `On all ${e.T} rows`), conclusion);
 }

@@ -7,7 +7,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, figures, waitFigures, waitFiguresDrawn, consoleErrors } from './browser.mjs';
+import {
+  useBrowser,
+  figures,
+  waitFigures,
+  waitFiguresDrawn,
+  consoleErrors,
+  openAround,
+} from './browser.mjs';
 import * as X from './expected.mjs';
 import { lesson4, lesson4Captions } from '../../web/model/lesson4.js';
 import { attentionCaptions, mseScale } from '../../web/model/training.js';
@@ -146,6 +153,7 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
   const { page, log, close } = await session.open('#lesson-4');
   try {
     await waitFiguresDrawn(page);
+    await openAround(page, '#l4-body .matmul-rule'); // (in Go deeper)
     const x = await page.evaluate(ruleTexts);
     // before the softmax derivation, after the notation; the three paths after the softmax
     assert.ok(
@@ -237,7 +245,8 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
 test("lesson 5: the MSE statement quotes the page's measurements", async () => {
   const { page, log, close } = await session.open('#lesson-5');
   try {
-    const note = await textOf(page, '#l5-body .mse-scale');
+    // the line and why in brief, then the measured reasons (in Go deeper)
+    const note = await textOf(page, '#l5-body .mse-scale, #l5-body .mse-scale-why');
     const model = sentenceModel(X.mha, { tokens: tokenize(X.DEFAULT_SENTENCE) });
     const s = mseScale(X.mha, courseData(X.mha), model);
     const ratios = s.weights.map((w) => String(Math.round(w.ratio)));
@@ -258,7 +267,7 @@ test("lesson 5: the MSE statement quotes the page's measurements", async () => {
     const report = X.sentenceGradcheck({});
     const sci = (x) => x.toExponential(2).replace(/-/g, '−');
     const abs = report.map((r) => r.maxAbs);
-    const after = await textOf(page, '#l5-body .mse-scale');
+    const after = await textOf(page, '#l5-body .mse-scale-why');
     assert.ok(
       after.includes(`run from ${sci(Math.min(...abs))} to ${sci(Math.max(...abs))}.`),
       after,
@@ -283,7 +292,7 @@ test("lesson 5: the MSE statement quotes the page's measurements", async () => {
 async function stepTexts(page) {
   return {
     figs: await l5Figures(page),
-    title: await textOf(page, '#l5-body > h3:not(.figures-title)'),
+    title: await textOf(page, '#l5-body details.go-deeper > h3'),
     header: await textOf(page, '#l5-body .figure-row > div table thead'),
     first: await textOf(page, '#l5-body .figure-row > div table tbody tr:first-child'),
     rows: await page.evaluate(

@@ -23,7 +23,8 @@ const phoneDir = join(repoRoot, 'test-results', 'phone');
 
 /** In the page: what a phone reader would find wrong with the open view's tables and maps. */
 function phoneFaults() {
-  const shown = (e) => !e.closest('[hidden]') && e.getClientRects().length > 0;
+  // (what a closed fold holds is not shown: checkVisibility, where content-visibility hides it)
+  const shown = (e) => !e.closest('[hidden]') && e.checkVisibility();
   const what = (e) => `${e.tagName.toLowerCase()}${e.className ? `.${e.className}` : ''}`;
   const wide = [...document.querySelectorAll('table')]
     .filter(shown)
@@ -34,6 +35,7 @@ function phoneFaults() {
     .filter(shown)
     .filter((c) => c.textContent.trim().split(/\s+/).length >= 3)
     .filter((c) => c.getBoundingClientRect().width < 40)
+    .filter((c) => !c.closest('table.stacks thead')) // (read by screen readers, not drawn)
     .map(
       (c) =>
         `“${c.textContent.trim().slice(0, 30)}” ${Math.round(c.getBoundingClientRect().width)} px`,

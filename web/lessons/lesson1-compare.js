@@ -72,6 +72,7 @@ function compareTable(r) {
     ]),
     caption: `Each query's argmax: one head of hs = ${r.C} against ${c.heads} heads of hs = ${c.hs} (first maximum on ties, like np.argmax)`,
     numeric: [c.heads + 2],
+    stack: true,
   });
 }
 

@@ -95,6 +95,7 @@ function argmaxTable(r) {
     ]),
     caption: `Each query token's most-attended key in the two heads (first maximum on ties, like np.argmax)`,
     numeric: [2, 4],
+    stack: true,
   });
 }
 

@@ -283,6 +283,7 @@ function blockTable(r) {
     ]),
     caption: `Add 1.0 to every entry of head 0's output, ${captionCode(r, 'bump')['headout[:, 0]']}, and recompute Y`,
     numeric: [2, 3],
+    stack: true,
   });
 }
 

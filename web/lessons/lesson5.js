@@ -115,7 +115,7 @@ function lossTable(trainer, yours = null) {
     headers: ['steps taken k', 'lr of step k', 'loss after k steps', ...(yours?.headers ?? [])],
     rows: trainer.losses.map((L, k) => [
       String(k),
-      k === 0 ? '— (initial weights)' : num(trainer.lrs[k - 1]),
+      k === 0 ? '— (none yet)' : num(trainer.lrs[k - 1]),
       num(L, 10),
       ...(yours ? yours.cells(k, L) : []),
     ]),
