@@ -319,7 +319,7 @@ async function expectSteps(page, k) {
   }
   assert.match(w.header, /steps taken k/);
   assert.match(w.header, /loss after k steps/);
-  assert.match(w.first, /^0— \(initial weights\)/);
+  assert.match(w.first, /^0— \(none yet\)/);
   assert.equal(w.rows, k + 1);
   const all = JSON.stringify(w);
   for (const old of OLD) assert.ok(!all.includes(old), `after ${steps}: "${old}" in ${all}`);

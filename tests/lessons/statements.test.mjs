@@ -54,7 +54,10 @@ test('the statements found false are gone from the page’s sources', () => {
 });
 
 test('their corrections: cs231n named, dWo summed over B·T rows, the falling loss', async () => {
-  assert.match(ERROR_FORMS.sum.formula, /rel_error of Stanford cs231n’s assignments/);
+  assert.match(
+    ERROR_FORMS.sum.formula,
+    /rel_error of the assignments of cs231n, Stanford’s course/,
+  );
   const mha = await loadMHA();
   const rules = matmulRules(mha, { B: 2, T: 6, C: 64, heads: 4 });
   const dWo = rules.flatMap((r) => r.rows).find((row) => row.grad === 'dWo');

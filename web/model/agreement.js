@@ -76,7 +76,8 @@ const MAGNITUDE = Object.freeze({
   brief: "the gradient check's errors (finite differences are rounding noise themselves)",
   text:
     "the gradient check's errors. A finite-difference error is itself rounding noise (the " +
-    'difference of two nearly equal losses), so with the same stencil and ε (the tables start ' +
+    'difference of two nearly equal losses), so with the same stencil (the points x ± ε, or ' +
+    'x ± ε and x ± 2ε, at which the loss is evaluated) and ε (the tables start ' +
     "with a notebook's: two points, ε = 10⁻⁵) your notebook's should be of the same size as " +
     `the page's, not the same digits: norm-wise within a factor of three. The largest error per ` +
     'entry is set by the tiniest entry, so it can differ tenfold or more between two CPUs, even ' +

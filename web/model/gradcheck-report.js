@@ -63,8 +63,8 @@ export const ERROR_FORMS = Object.freeze({
     field: 'maxRelSum',
     column: 'max rel error (cs231n)',
     formula:
-      'max over entries of |a − n| / max(10⁻⁸, |a| + |n|) (the rel_error of Stanford ' +
-      'cs231n’s assignments; its notes use the per-entry form)',
+      'max over entries of |a − n| / max(10⁻⁸, |a| + |n|) (the rel_error of the assignments ' +
+      'of cs231n, Stanford’s course on neural networks; its notes use the per-entry form)',
     factor: 1,
   }),
   norm: Object.freeze({
