@@ -329,9 +329,11 @@ async function main() {
   showRoute(page, { first: true });
   addEventListener('hashchange', () => showRoute(page));
 
-  const tools = document.querySelector('#toc .toc-tools');
+  // (in place of the lesson bar's disabled one, of the same size: nothing moves)
   const ipynb = { id: 'download-notebook', version: mha.version };
-  tools?.append(ipynbButton(page.ctx.ipynbCells, ipynb).element);
+  document
+    .getElementById('download-notebook-slot')
+    ?.replaceWith(ipynbButton(page.ctx.ipynbCells, ipynb).element);
   exposePage(page, compute);
 
   // the first figures that come back from the compute engine (the playground's)

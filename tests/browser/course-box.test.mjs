@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { useBrowser, consoleErrors, setValue } from './browser.mjs';
 import { DEFAULT_SENTENCE } from '../../web/model/tokens.js';
 import * as X from './expected.mjs';
-import { WHY_DIFFERENT } from '../../web/model/course-results.js';
 
 const session = useBrowser();
 
@@ -77,7 +76,8 @@ test("each lesson's box: the course's results, the page's, why, how to bring you
       text: document.getElementById('start-why-different').textContent,
       count: document.body.textContent.split('The course draws its own random numbers').length - 1,
     }));
-    assert.deepEqual(once, { text: WHY_DIFFERENT, count: 1 });
+    assert.match(once.text, /^The course draws its own random numbers .* the numbers are not\.$/s);
+    assert.equal(once.count, 1, 'said once');
     // where the gap is not the draws, the box says what it is
     assert.match(by.lesson4.text, /Here the gap is not the draws: .*convention selector/);
     assert.match(by.lesson5.text, /expected MSE is E\[Y²\] \+ 1, at least 1/);

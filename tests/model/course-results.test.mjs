@@ -3,10 +3,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   COURSE_RESULTS,
   HOW_YOURS,
-  WHY_DIFFERENT,
   courseBoxRows,
   errorRange,
 } from '../../web/model/course-results.js';
@@ -36,7 +36,11 @@ test('every lesson has a box: what to save, and rows of the course beside the pa
     );
   }
   assert.throws(() => courseBoxRows('lesson6', {}), /no course results for lesson6/);
-  assert.match(WHY_DIFFERENT, /The shapes, the checks and the conclusions are the same/);
+  // why the numbers differ: said once, in Start here (web/index.html), where each box links
+  const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
+  const why = html.match(/<p class="note" id="start-why-different">([\s\S]*?)<\/p>/)[1];
+  assert.match(why.replace(/\s+/g, ' '), /The shapes, the checks and the conclusions are the same/);
+  assert.equal(html.split('The course draws its own random numbers').length, 2, 'said once');
   assert.match(HOW_YOURS, /Use my arrays in the lessons/);
 });
 

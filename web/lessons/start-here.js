@@ -4,16 +4,9 @@
 
 import { el } from '../components/dom.js';
 import { AGREEMENT, KINDS, PE_AGREEMENT } from '../model/agreement.js';
-import { WHY_DIFFERENT } from '../model/course-results.js';
 
-/**
- * Fill the box's list (ul#start-agreement), its "why" (details#start-why) and why a course
- * notebook's numbers differ (p#start-why-different: said here once, each lesson's box links
- * here); no box: nothing.
- */
+/** Fill the box's list (ul#start-agreement) and its "why" (details#start-why); no box: nothing. */
 export function renderStartHere(doc = document) {
-  const differ = doc.getElementById('start-why-different');
-  if (differ) differ.textContent = WHY_DIFFERENT;
   const list = doc.getElementById('start-agreement');
   const why = doc.getElementById('start-why');
   if (list) {

@@ -5,14 +5,6 @@
 // documented ones (seed 42, default_rng, standard normals / √C, in the order its scripts show).
 // Shapes, checks and conclusions agree; the numbers do not, until the student's arrays are loaded.
 
-/** Why the course's numbers and the page's differ, in every box. */
-export const WHY_DIFFERENT =
-  'The course draws its own random numbers (its own order of draws and weight scales, even where ' +
-  'its seed is 42 too), so ' +
-  'its X and weights are not the page’s; the page draws its own, documented ones (seed 42, ' +
-  'default_rng, standard normals / √C, in the order its Copy-as-NumPy scripts show). The shapes, ' +
-  'the checks and the conclusions are the same; the numbers are not.';
-
 /** How a student brings their own numbers onto the page, the same for every lesson. */
 export const HOW_YOURS =
   'To see your notebook’s numbers here, save its arrays (np.savez) and drop the file on Check ' +
@@ -37,7 +29,7 @@ const shapeList = (shapes) => shapes.map((s) => `(${s.join(', ')})`).join(' → 
 
 /**
  * Per lesson: the arrays to save (the names the page reads), `why` where the gap has a cause
- * other than the draws (said in the box instead of leaving it to WHY_DIFFERENT), and the rows
+ * other than the draws (said in the box instead of leaving it to Start here's why), and the rows
  * of its box, each
  * { what, course (as the course prints it), page(f, sci) (text from the page's values f; sci
  * formats an error; null: not computed yet) }. Lessons 2 and 3 print checks and shapes, which do
