@@ -97,11 +97,13 @@ function renderBanner(page, s) {
 
 /**
  * Build a view once: its sections rendered (each section's mark set), each told which arrays
- * are in use, and their background work started (afterReady); then page.onBuilt(view).
+ * are in use, and their background work started (afterReady); the measure mha:build:<id> says
+ * how long that took; then page.onBuilt(view).
  */
 function buildView(page, view) {
   if (page.built.has(view.id)) return;
   page.built.add(view.id);
+  const t0 = performance.now();
   const sections = sectionsOf(view);
   for (const s of sections) {
     renderSection(page, s);
@@ -109,6 +111,7 @@ function buildView(page, view) {
     page.lessons[s.key].showCustom(page.custom);
   }
   for (const s of sections) page.lessons[s.key].afterReady();
+  performance.measure(`mha:build:${view.id}`, { start: t0 }); // (its time, for the bench)
   page.onBuilt(view);
 }
 

@@ -37,6 +37,12 @@ async function openAllDetails(page) {
     null,
     { timeout: 10_000 },
   );
+  // a lesson's Go deeper may build what it holds when first opened
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('details.go-deeper')].every((d) => d.dataset.built),
+    null,
+    { timeout: 10_000 },
+  );
   // the gallery of common bugs computes and draws its cases when first opened
   await page.waitForFunction(
     () => [...document.querySelectorAll('details.bug-gallery')].every((d) => d.dataset.built),

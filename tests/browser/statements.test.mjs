@@ -59,6 +59,10 @@ async function pageText(page) {
   await page.waitForFunction(() =>
     [...document.querySelectorAll('details pre code')].every((c) => c.textContent.length > 0),
   );
+  // (a lesson's Go deeper may build what it holds when first opened)
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('details.go-deeper')].every((d) => d.dataset.built),
+  );
   // the text a reader sees: the header, the bar and the footer once, each view as it shows
   const parts = [await page.evaluate(() => document.querySelector('.page-header').innerText)];
   let footer = '';

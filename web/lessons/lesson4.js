@@ -237,7 +237,6 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
   const r = lesson4(mha, { data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
-  const grads = gradientMaps(r, captions);
   const figs = figuresList();
   figs.set([
     { key: 'loss', label: 'L = sum(dY ⊙ Y)', value: r.loss },
@@ -267,16 +266,22 @@ export function renderLesson4({ mha, body, data, compute, custom = null }) {
     checkNote(total, r.params),
     panel.element,
     figs.element,
+    // (built when first opened: the view's first build is its main line)
     goDeeper(
       'every gradient as a map, the matmul rule, the softmax backward, the three paths to dX, ' +
         'the stencil and ε',
-      grads.controls,
-      grads.grid,
-      matmulRuleBox(r),
-      softmaxWhy(),
-      dXPathsBox(r),
-      stencilNote(),
-      epsilonFigure(mha, r),
+      () => {
+        const grads = gradientMaps(r, captions);
+        return [
+          grads.controls,
+          grads.grid,
+          matmulRuleBox(r),
+          softmaxWhy(),
+          dXPathsBox(r),
+          stencilNote(),
+          epsilonFigure(mha, r),
+        ];
+      },
     ),
     script.element,
     downloadsRow(arraysButton(4, () => lesson4Arrays(mha, r)).element),
