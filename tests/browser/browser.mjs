@@ -164,6 +164,19 @@ export async function showView(page, id) {
 }
 
 /**
+ * Open the Go deeper fold of section `id` as a reader would (a click on its summary: what it
+ * holds may be built only then); nothing if it is open.
+ */
+export async function openGoDeeper(page, id) {
+  const fold = page.locator(`#${id} details.go-deeper`);
+  if ((await fold.getAttribute('open')) === null) await fold.locator('> summary').click();
+  await page.waitForFunction(
+    (s) => document.querySelector(s)?.dataset.built === '1',
+    `#${id} details.go-deeper`,
+  );
+}
+
+/**
  * Open every closed <details> around the element at `selector` (a lesson's Go deeper, a figure's
  * export menu), outermost first, by clicking its summary as a reader would.
  */

@@ -23,6 +23,7 @@ import {
   waitFiguresDrawn,
   showView,
   openAround,
+  openGoDeeper,
   consoleErrors,
   assertSameArray,
 } from './browser.mjs';
@@ -249,6 +250,8 @@ test('every heatmap has NPY: np.load gives the matrix it shows, float64', async 
   try {
     await waitFiguresDrawn(page);
     await page.evaluate(() => window.mhaPage.build()); // every view, as opening each would
+    await showView(page, 'lesson-4');
+    await openGoDeeper(page, 'lesson-4'); // (lesson 4's maps are built when it is opened)
     const counts = await page.evaluate(() => ({
       figures: document.querySelectorAll('figure.heatmap').length,
       npy: document.querySelectorAll('figure.heatmap button[data-export="npy"]').length,
@@ -266,8 +269,9 @@ test('every heatmap has NPY: np.load gives the matrix it shows, float64', async 
     ];
     for (const [name, want, shape] of cases) {
       const sel = `figure[data-export-name="${name}"] button[data-export="npy"]`;
-      await showView(page, name.startsWith('lesson1') ? 'lesson-1' : 'lesson-4');
-      await openAround(page, sel); // (lesson 4's maps: in Go deeper; every figure: its menu)
+      const view = name.startsWith('lesson1') ? 'lesson-1' : 'lesson-4';
+      await showView(page, view);
+      await openAround(page, sel); // (every figure: its export menu)
       await page.locator(sel).scrollIntoViewIfNeeded();
       const file = await download(page, sel, dir);
       assert.equal(file.name, `${name}.npy`);

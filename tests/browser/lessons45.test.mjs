@@ -13,7 +13,7 @@ import {
   waitFigures,
   waitFiguresDrawn,
   consoleErrors,
-  openAround,
+  openGoDeeper,
 } from './browser.mjs';
 import * as X from './expected.mjs';
 import { lesson4, lesson4Captions } from '../../web/model/lesson4.js';
@@ -75,6 +75,7 @@ test("lesson 4: captions are NumPy that runs; the check table in the lesson's or
   const { page, log, close } = await session.open('#lesson-4');
   try {
     await waitFiguresDrawn(page);
+    await openGoDeeper(page, 'lesson-4'); // (the maps of every gradient)
     const maps = await page.evaluate(() =>
       [...document.querySelectorAll('#l4-body figure.heatmap')].map((f) => ({
         title: f.querySelector('.heatmap-title').textContent,
@@ -153,7 +154,7 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
   const { page, log, close } = await session.open('#lesson-4');
   try {
     await waitFiguresDrawn(page);
-    await openAround(page, '#l4-body .matmul-rule'); // (in Go deeper)
+    await openGoDeeper(page, 'lesson-4'); // (the rules: in Go deeper, built when opened)
     const x = await page.evaluate(ruleTexts);
     // before the softmax derivation, after the notation; the three paths after the softmax
     assert.ok(
