@@ -236,12 +236,18 @@ function playgroundLikeNode(p, s) {
 
 /** Init script: every text the training status line shows, in order (window.__trainLines). */
 function recordTraining() {
+  // every text the progress line takes, as it is set: a mutation observer's callback runs after
+  // each task that changed the page (a timer's poll could miss a line set between two polls)
   window.__trainLines = [];
-  const poll = () => {
+  const record = () => {
     const text = document.querySelector('#pg-train-progress .note')?.textContent;
     if (text && text !== window.__trainLines.at(-1)) window.__trainLines.push(text);
   };
-  setInterval(poll, 5);
+  new MutationObserver(record).observe(document, {
+    childList: true,
+    subtree: true,
+    characterData: true,
+  });
 }
 
 engines.test('a large view: its forward pass and training in the worker, as Node', async (t, e) => {
