@@ -233,20 +233,6 @@ function makeTab(page, log, { close, flushLog, scale }) {
         what,
       });
     },
-    /** Open the view that holds the element with this id (showView in browser.mjs). */
-    async show(id) {
-      await page.evaluate((target) => {
-        location.hash = target;
-      }, id);
-      await tab.waitFor(
-        (target) => {
-          const e = document.getElementById(target);
-          return !!e && !e.closest('section')?.hidden;
-        },
-        id,
-        { what: `#${id} shown` },
-      );
-    },
     /**
      * Every view built (window.mhaPage.build(): what opening each would do), its figures drawn
      * (data-figures="1") and every gradient check done (data-done="1").
