@@ -22,6 +22,7 @@ export default [
       'build/**',
       'node_modules/**',
       'web/app.bundle.js',
+      'web/chunks/**',
       'web/model/scripts/sources.js',
       'web/vendor/**',
       'test-results/**',

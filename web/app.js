@@ -2,10 +2,11 @@
 //
 // Loads the wasm module and shows one view at a time (web/lessons/index.js VIEWS: Start here, a
 // lesson, the check, the playground), the one the address names (#lesson-3, or an element in it:
-// #l4-gradcheck); a view is built when it is first opened and kept (its sections' render(ctx),
-// plain functions), and its background work (gradient checks, training) starts then, in the
-// compute engine (web/jobs/compute.js: workers, or main-thread slices). Marks `mha:ready` once
-// the first view is drawn, `mha:checks-done` whenever the checks started so far are done.
+// #l4-gradcheck); a view is built when it is first opened and kept (its sections' scripts
+// loaded then, make bundle's chunks; their render(ctx), plain functions), and its background
+// work (gradient checks, training) starts then, in the compute engine (web/jobs/compute.js:
+// workers, or main-thread slices). Marks `mha:ready` once the first view is drawn,
+// `mha:checks-done` whenever the checks started so far are done.
 performance.mark('mha:start');
 
 // first: the wasm's compilation starts before the other modules run (boot.js)
@@ -26,15 +27,23 @@ import {
   sectionsOf,
   viewOfId,
 } from './lessons/index.js';
-import { lessonBanner } from './components/custom-banner.js';
-import { lessonData } from './model/custom-arrays.js';
 import { parseQuery } from './model/settings.js';
 
-function lessonError(body, name, err) {
+/**
+ * What the page needs to show a notebook's arrays in the lessons: { lessonBanner, lessonData },
+ * loaded the first time a notebook's arrays are used (their modules are the check's, not the
+ * first view's).
+ */
+const loadCustomKit = () =>
+  Promise.all([import('./components/custom-banner.js'), import('./model/custom-arrays.js')]).then(
+    ([banner, arrays]) => ({ lessonBanner: banner.lessonBanner, lessonData: arrays.lessonData }),
+  );
+
+function lessonError(body, name, err, what = 'computed') {
   const p = document.createElement('p');
   p.className = 'error';
   p.setAttribute('role', 'alert');
-  p.textContent = `${name} could not be computed: ${err.message}`;
+  p.textContent = `${name} could not be ${what}: ${err.message}`;
   body.replaceChildren(p);
   console.error(err);
 }
@@ -69,9 +78,9 @@ function route(current) {
 function renderSection(page, s) {
   const body = document.getElementById(s.body);
   const custom = customFor(page.custom, s);
-  const data = custom && s.data ? lessonData(custom) : page.data();
+  const data = custom && s.data ? page.kit.lessonData(custom) : page.data();
   try {
-    page.lessons[s.key] = lessonView(s.render({ ...page.ctx, body, data, custom }));
+    page.lessons[s.key] = lessonView(page.renders[s.key]({ ...page.ctx, body, data, custom }));
   } catch (err) {
     page.lessons[s.key] = lessonView();
     lessonError(body, s.title, err);
@@ -90,34 +99,56 @@ function renderBanner(page, s) {
   const body = document.getElementById(s.body);
   page.banners.get(s.key)?.remove();
   const onBack = () => useArrays(page, null, body.closest('section'));
-  const banner = lessonBanner({ id: `${s.body}-back`, key: s.key, custom: page.custom, onBack });
+  const banner = page.kit.lessonBanner({
+    id: `${s.body}-back`,
+    key: s.key,
+    custom: page.custom,
+    onBack,
+  });
   page.banners.set(s.key, banner);
   body.before(banner);
 }
 
 /**
- * Build a view once: its sections rendered (each section's mark set), each told which arrays
- * are in use, and their background work started (afterReady); the measure mha:build:<id> says
- * how long that took; then page.onBuilt(view).
+ * Build a view once (a promise, kept): its sections' scripts loaded, then rendered (each
+ * section's mark set), each told which arrays are in use, and their background work started
+ * (afterReady); the measure mha:build:<id> says how long the rendering took; then
+ * page.onBuilt(view). A section whose script could not be loaded says so; opening the view
+ * again tries again.
  */
 function buildView(page, view) {
-  if (page.built.has(view.id)) return;
-  page.built.add(view.id);
+  if (!page.built.has(view.id)) page.built.set(view.id, build(page, view));
+  return page.built.get(view.id);
+}
+
+async function build(page, view) {
+  const sections = sectionsOf(view).filter((s) => !page.lessons[s.key]);
+  for (const s of sections) document.getElementById(s.body).setAttribute('aria-busy', 'true');
+  const loaded = await Promise.allSettled(sections.map((s) => s.load()));
   const t0 = performance.now();
-  const sections = sectionsOf(view);
-  for (const s of sections) {
+  const drawn = sections.filter((s, i) => {
+    const body = document.getElementById(s.body);
+    body.removeAttribute('aria-busy');
+    if (loaded[i].status === 'rejected') {
+      lessonError(body, s.title, loaded[i].reason, 'loaded (open it again to retry)');
+      return false;
+    }
+    page.renders[s.key] = loaded[i].value;
+    body.replaceChildren(); // (a failed load's message)
     renderSection(page, s);
     if (s.mark) performance.mark(s.mark);
     page.lessons[s.key].showCustom(page.custom);
-  }
-  for (const s of sections) page.lessons[s.key].afterReady();
+    return true;
+  });
+  for (const s of drawn) page.lessons[s.key].afterReady();
   performance.measure(`mha:build:${view.id}`, { start: t0 }); // (its time, for the bench)
+  if (drawn.length < sections.length) page.built.delete(view.id);
   page.onBuilt(view);
 }
 
-/** Every view built (what figures(), settings(), check() and the .ipynb need of the others). */
+/** Every view built (what figures(), the .ipynb and the tests need of the others). */
 function buildAll(page) {
-  for (const v of VIEWS) buildView(page, v);
+  return Promise.all(VIEWS.map((v) => buildView(page, v)));
 }
 
 /**
@@ -130,7 +161,7 @@ function showRoute(page, { first = false } = {}) {
   const { view, target } = route(page.view);
   const changed = page.view !== view;
   page.view = view;
-  buildView(page, view);
+  const built = buildView(page, view);
   for (const v of VIEWS) {
     for (const id of v.sections) document.getElementById(id).hidden = v !== view;
     document.getElementById(`pager-${v.id}`).hidden = v !== view;
@@ -141,10 +172,11 @@ function showRoute(page, { first = false } = {}) {
   }
   document.title = `${view.title} · ${page.title}`;
   document.documentElement.dataset.view = view.id; // (style.css: the header's lede on Start only)
-  const element = target && document.getElementById(target);
-  if (element) element.scrollIntoView();
-  else if (changed && !first) scrollTo(0, 0);
-  if (first || element || !changed) return;
+  if (target) {
+    // (an element the view builds is there once it is built)
+    built.then(() => page.view === view && document.getElementById(target)?.scrollIntoView());
+  } else if (changed && !first) scrollTo(0, 0);
+  if (first || target || !changed) return;
   const heading = document.getElementById(view.sections[0])?.querySelector('h2');
   if (!heading) return;
   heading.tabIndex = -1;
@@ -187,7 +219,15 @@ function rerenderCustom(page, before) {
  * playground; a Back button that was pressed is gone afterwards, so focus goes to its section's
  * heading (or to "Use my arrays" in the notebook section).
  */
-function useArrays(page, custom, from) {
+async function useArrays(page, custom, from) {
+  try {
+    page.kit ??= await loadCustomKit();
+  } catch (err) {
+    const status = document.getElementById('status');
+    status.textContent = `Your arrays could not be used in the lessons: ${err.message}`;
+    console.error(err);
+    return;
+  }
   const before = page.custom;
   page.custom = custom;
   rerenderCustom(page, before);
@@ -216,30 +256,37 @@ function exposePage(page, compute) {
     get view() {
       return page.view.id;
     },
-    /** Build the view with this id (every view: no id), as opening it would; shows nothing. */
+    /**
+     * Build the view with this id (every view: no id), as opening it would, and show nothing; a
+     * promise, settled once it is built.
+     */
     build(id) {
-      if (id === undefined) buildAll(page);
-      else buildView(page, VIEWS.find((v) => v.id === id) ?? VIEWS[0]);
+      if (id === undefined) return buildAll(page).then(() => {});
+      return buildView(page, VIEWS.find((v) => v.id === id) ?? VIEWS[0]);
     },
     /**
-     * Every section's figures (null: it has none, or could not be computed), by key; a view not
-     * built yet is built first (hidden). With a key: { [key]: that section's }, building only
-     * its view.
+     * A promise of every section's figures (null: it has none, or could not be computed), by
+     * key; a view not built yet is built first (hidden). With a key: { [key]: that section's },
+     * building only its view.
      */
-    figures(key) {
+    async figures(key) {
       const wanted = key === undefined ? SECTIONS : [sectionByKey(key)];
-      for (const s of wanted) buildView(page, viewOfId(s.id));
-      const f = Object.fromEntries(wanted.map((s) => [s.key, lessons[s.key].figures()]));
+      await Promise.all(wanted.map((s) => buildView(page, viewOfId(s.id))));
+      const f = Object.fromEntries(wanted.map((s) => [s.key, lessons[s.key]?.figures() ?? null]));
       return JSON.parse(JSON.stringify(f));
     },
+    /** The playground's settings ({} until its view is built: this starts its build). */
     settings() {
       buildView(page, viewOfId(sectionByKey('playground').id));
-      return lessons.playground.state();
+      return lessons.playground?.state() ?? {};
     },
-    /** The check of a notebook's arrays: loaded arrays, the last statuses, custom arrays in use. */
+    /**
+     * The check of a notebook's arrays: loaded arrays, the last statuses, custom arrays in use
+     * (only `custom` until its view is built: this starts its build).
+     */
     check() {
       buildView(page, viewOfId(sectionByKey('check').id));
-      return { ...lessons.check.state(), custom: !!page.custom };
+      return { ...lessons.check?.state(), custom: !!page.custom };
     },
     /** The compute engine: { kind: 'worker' | 'main-thread', size, reason, cancelled }. */
     get compute() {
@@ -256,8 +303,8 @@ function exposePage(page, compute) {
 function createPage(mha, scheduler, compute) {
   const lessons = {};
   // the .ipynb: every section's NumPy script as the page holds it at the click, in page order
-  const ipynbCells = () => {
-    buildAll(page);
+  const ipynbCells = async () => {
+    await buildAll(page);
     return SECTIONS.filter((s) => lessons[s.key].script).map((s) => ({
       ...sectionText(document.getElementById(s.body)),
       code: lessons[s.key].script(),
@@ -277,9 +324,11 @@ function createPage(mha, scheduler, compute) {
     data: () => (data ??= courseData(mha)), // lessons 3 and 4 share the course demo's X, W, dY
     custom: null, // a notebook's arrays in the sections that take them (see rerenderCustom)
     lessons, // each built section's view (lessonView), by key
-    built: new Set(), // the ids of the views built
+    renders: {}, // each loaded section's render, by key
+    built: new Map(), // view id -> the promise of its build
     view: null, // the view shown
     banners: new Map(),
+    kit: null, // loadCustomKit's, once a notebook's arrays are used
     title: document.title,
     onBuilt: () => {}, // (main: the status line follows the checks)
   };
@@ -309,6 +358,8 @@ async function main() {
   const status = document.getElementById('status');
   renderStartHere();
   addPagers();
+  // the first view's scripts load while the wasm compiles
+  for (const s of sectionsOf(route(null).view)) s.load().catch(() => {});
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
 
@@ -330,6 +381,7 @@ async function main() {
   await yieldToEventLoop(); // (the workers' start and the first view: two tasks, not one)
   const page = createPage(mha, scheduler, compute);
   showRoute(page, { first: true });
+  const view = page.view; // (the first: mha:ready waits for its figures)
   addEventListener('hashchange', () => showRoute(page));
 
   // (in place of the lesson bar's disabled one, of the same size: nothing moves)
@@ -340,7 +392,8 @@ async function main() {
   exposePage(page, compute);
 
   // the first figures that come back from the compute engine (the playground's)
-  await Promise.allSettled(sectionsOf(page.view).map((s) => page.lessons[s.key].ready));
+  await buildView(page, view);
+  await Promise.allSettled(sectionsOf(view).map((s) => page.lessons[s.key]?.ready));
   performance.mark('mha:ready');
   performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
   performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');

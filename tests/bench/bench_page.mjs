@@ -72,6 +72,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { serve } from '../serve.mjs';
+import { bundlePage } from '../tools/bundle.mjs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -387,30 +388,10 @@ function pageCopy(prefix, bundleText, html = null) {
   return dir;
 }
 
-/**
- * The bundle with the page's code unminified (names a profile can show): the real bundle's
- * leading globals (the wasm, the worker's source) and esbuild's readable build of web/app.js.
- */
-async function readableBundle() {
-  const esbuild = await import('esbuild');
-  const real = fs.readFileSync(path.join(webDir, 'app.bundle.js'), 'utf8').split('\n');
-  const globals = real.filter((l) => l.startsWith('globalThis.MHA_'));
-  const out = await esbuild.build({
-    entryPoints: [path.join(webDir, 'app.js')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-    logOverride: { 'empty-import-meta': 'silent' },
-  });
-  return `${globals.join('\n')}\n${out.outputFiles[0].text}`;
-}
-
 /** The profiled load and edit: the functions in their longest tasks. */
 async function profileRuns(browser, log) {
-  const dir = pageCopy('mha-profile-', await readableBundle());
+  const dir = pageCopy('mha-profile-', ''); // the page's scripts unminified (names a profile shows)
+  await bundlePage({ minify: false, dir });
   const copy = await serve(dir, 0);
   try {
     const load = await oneLoad(browser, copy.url, { profile: true });

@@ -54,8 +54,9 @@ export function checkBundle() {
   const walk = (dir) => {
     for (const f of readdirSync(join(webDir, dir), { withFileTypes: true })) {
       const rel = dir ? `${dir}/${f.name}` : f.name;
-      if (f.isDirectory()) walk(rel);
-      else if (f.name.endsWith('.js') && f.name !== 'app.bundle.js') sources.push(rel);
+      if (f.isDirectory()) {
+        if (rel !== 'chunks') walk(rel); // (chunks/: built with the bundle)
+      } else if (f.name.endsWith('.js') && f.name !== 'app.bundle.js') sources.push(rel);
     }
   };
   walk('');
@@ -161,6 +162,7 @@ export async function showView(page, id) {
     id,
     { timeout: 30_000 },
   );
+  await page.evaluate(() => window.mhaPage.build(window.mhaPage.view)); // (its scripts loaded)
 }
 
 /**
@@ -236,8 +238,8 @@ export const consoleErrors = (log) =>
  * arrays become plain arrays.
  */
 export async function figures(page, key) {
-  const json = await page.evaluate((part) => {
-    const all = window.mhaPage.figures(part ?? undefined); // (one key: only its view is built)
+  const json = await page.evaluate(async (part) => {
+    const all = await window.mhaPage.figures(part ?? undefined); // (one key: only its view built)
     return JSON.stringify(part ? all[part] : all, (k, v) => {
       if (ArrayBuffer.isView(v)) return Array.from(v);
       if (typeof v === 'number' && (Object.is(v, -0) || !Number.isFinite(v))) {

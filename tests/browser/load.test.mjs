@@ -7,7 +7,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, fileUrl, openPage, consoleErrors, figures } from './browser.mjs';
+import { useBrowser, fileUrl, openPage, consoleErrors, figures, webDir } from './browser.mjs';
+import { serve } from '../serve.mjs';
 import { VIEWS } from '../../web/lessons/index.js';
 
 const session = useBrowser();
@@ -75,8 +76,13 @@ async function checkLoad(t, pageUrl, ownRequest) {
       assert.equal(typeof m, 'number', `performance.mark("mha:lesson-${i + 1}") missing`),
     );
     assert.ok(marks.start <= marks.ready, 'mha:start after mha:ready');
-    // index.html loads only the bundle, as a classic script, and nothing inline
-    assert.deepEqual(marks.scripts, [{ src: 'app.bundle.js', inline: 0 }], 'scripts of index.html');
+    // index.html runs one inline script (its hash in the CSP: tests/page-html.test.mjs) that adds
+    // the bundle once the page is painted; the bundle adds a view's chunks when it is built
+    const [loader, bundle, ...chunks] = marks.scripts;
+    assert.ok(loader.src === null && loader.inline > 0, 'the first script: inline');
+    assert.deepEqual(bundle, { src: 'app.bundle.js', inline: 0 }, 'then the bundle');
+    assert.ok(chunks.length > 0, 'every view built: chunks loaded');
+    for (const c of chunks) assert.match(c.src, /\/chunks\/[\w-]+\.js$/, 'a chunk');
 
     // let the background gradient checks run a moment, then look at the logs
     await page.waitForTimeout(500);
@@ -122,6 +128,12 @@ test('the page computes the same figures over http and from file://', () => {
   assert.equal(loaded.length, 2, 'both loads ran');
   assert.deepStrictEqual(loaded[1], loaded[0]); // deepStrictEqual compares numbers with Object.is
 });
+
+/** Wait until the view `id` is shown and built (its build's promise: window.mhaPage.build). */
+async function opened(page, id) {
+  await page.waitForFunction((v) => window.mhaPage.view === v, id);
+  await page.evaluate((v) => window.mhaPage.build(v), id);
+}
 
 /**
  * In the page: the view shown, the lessons' and the playground's marks in the order the page set
@@ -183,7 +195,7 @@ test('the lesson bar, next, back and forward: each view built once, kept', async
       return { view, hash, built, shown };
     };
     await page.click('#toc a[href="#lesson-2"]');
-    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    await opened(page, 'lesson-2');
     let s = await state();
     assert.deepEqual(s, {
       view: 'lesson-2',
@@ -192,17 +204,17 @@ test('the lesson bar, next, back and forward: each view built once, kept', async
       shown: ['lesson-2'],
     });
     await page.click('#pager-lesson-2 a[rel="next"]');
-    await page.waitForFunction(() => window.mhaPage.view === 'lesson-3');
+    await opened(page, 'lesson-3');
     s = await state();
     assert.deepEqual(s.built, ['mha:lesson-2', 'mha:lesson-3'], 'Next → builds lesson 3');
     await page.goBack();
-    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    await opened(page, 'lesson-2');
     await page.goBack();
-    await page.waitForFunction(() => window.mhaPage.view === 'start-here');
+    await opened(page, 'start-here');
     s = await state();
     assert.deepEqual(s.shown, VIEWS[0].sections, 'back twice: Start here again');
     await page.goForward();
-    await page.waitForFunction(() => window.mhaPage.view === 'lesson-2');
+    await opened(page, 'lesson-2');
     s = await state();
     assert.deepEqual(s.shown, ['lesson-2'], 'forward: lesson 2 again');
     assert.deepEqual(s.built, ['mha:lesson-2', 'mha:lesson-3'], 'kept: nothing built twice');
@@ -213,5 +225,35 @@ test('the lesson bar, next, back and forward: each view built once, kept', async
     t.diagnostic(`bar → lesson 2, Next → lesson 3, back ×2, forward: built ${s.built.join(' ')}`);
   } finally {
     await close();
+  }
+});
+
+test("a lesson's script not loaded: its section says so; opening it again retries", async (t) => {
+  let refuse = true; // the server answers 404 for lesson 3's chunk while this holds
+  const { server, url } = await serve(webDir, 0, {
+    rewrite: (path, body) => (refuse && /^\/chunks\/lesson3-[\w-]+\.js$/.test(path) ? null : body),
+  });
+  const { page, log, close } = await openPage(session.browser, `${url}#lesson-3`);
+  try {
+    const alert = page.locator('#l3-body > p.error[role="alert"]');
+    await alert.waitFor({ timeout: 10_000 });
+    const text = await alert.textContent();
+    assert.match(text, /^Lesson 3 could not be loaded \(open it again to retry\): /);
+    assert.match(text, /chunks\/lesson3-[\w-]+\.js could not be loaded/);
+    const before = await page.evaluate(() => performance.getEntriesByName('mha:lesson-3').length);
+    assert.equal(before, 0, 'lesson 3 not built');
+    refuse = false;
+    await page.click('#toc a[href="#lesson-2"]');
+    await opened(page, 'lesson-2');
+    await page.click('#toc a[href="#lesson-3"]');
+    await page.waitForFunction(() => performance.getEntriesByName('mha:lesson-3').length === 1);
+    assert.equal(await alert.count(), 0, 'the message gone: lesson 3 built');
+    const f = await figures(page, 'lesson3');
+    assert.ok(f && Object.keys(f).length > 0, "lesson 3's figures");
+    assert.deepEqual(log.errors, [], 'page errors');
+    t.diagnostic(`refused: "${text}"; then built on the second opening`);
+  } finally {
+    await close();
+    server.close();
   }
 });

@@ -70,7 +70,7 @@ test('the views: each <section> of the page in one, in page order; only the firs
   );
 });
 
-test('each entry is complete: unique key, id, body and mark; a render function; a title', () => {
+test('each entry is complete: unique key, id, body, mark; its render loader; a title', async () => {
   for (const field of ['key', 'id', 'body']) {
     const values = SECTIONS.map((s) => s[field]);
     assert.equal(new Set(values).size, values.length, `${field} repeated`);
@@ -78,7 +78,7 @@ test('each entry is complete: unique key, id, body and mark; a render function; 
   const marks = SECTIONS.map((s) => s.mark).filter((m) => m !== null);
   assert.equal(new Set(marks).size, marks.length);
   for (const s of SECTIONS) {
-    assert.equal(typeof s.render, 'function', s.key);
+    assert.equal(typeof (await s.load()), 'function', s.key);
     assert.match(s.title, /^(The |Lesson \d)/, s.key);
     assert.ok([null, 'part', 'all'].includes(s.custom), s.key);
     assert.equal(typeof s.data, 'boolean', s.key);

@@ -11,14 +11,15 @@ import { Linter } from 'eslint';
 
 const count = Number(process.argv[2] ?? 5);
 const root = process.argv[3] ?? '.';
-const SKIP = new Set(['app.bundle.js']);
+const SKIP = new Set(['app.bundle.js', 'chunks']); // (built by make bundle)
 
 function files(dir, ext) {
   const out = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...files(path, ext));
-    else if (name.endsWith(ext) && !SKIP.has(name)) out.push(path);
+    if (statSync(path).isDirectory()) {
+      if (!SKIP.has(name)) out.push(...files(path, ext));
+    } else if (name.endsWith(ext) && !SKIP.has(name)) out.push(path);
   }
   return out;
 }

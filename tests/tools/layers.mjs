@@ -23,7 +23,8 @@ export function layerOf(rel) {
 function jsFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'vendor' ? [] : jsFiles(path);
+    const skip = ['vendor', 'chunks'].includes(name); // (chunks/: built by make bundle)
+    if (statSync(path).isDirectory()) return skip ? [] : jsFiles(path);
     return name.endsWith('.js') && name !== 'app.bundle.js' ? [path] : [];
   });
 }

@@ -4,7 +4,6 @@
 
 import { el } from './dom.js';
 import { announce, downloadBlob } from './export.js';
-import { writeNpz } from '../check.js';
 import { NOTEBOOK_FILENAME, NOTEBOOK_MIME, buildNotebook, notebookText } from '../model/ipynb.js';
 import { arraysFilename } from '../model/lesson-arrays.js';
 
@@ -16,9 +15,9 @@ export function downloadButton(label, build, { id, className = 'btn btn-small' }
   const button = el('button', { id, text: label, attrs: { type: 'button', class: className } });
   const error = el('span', { className: 'error download-error', attrs: { role: 'alert' } });
   error.hidden = true;
-  button.addEventListener('click', () => {
+  button.addEventListener('click', async () => {
     try {
-      const file = build();
+      const file = await build(); // (the .ipynb's waits for the views not built yet)
       downloadBlob(file.filename, new Blob([file.bytes], { type: file.type }));
       error.hidden = true;
       error.textContent = '';
@@ -52,12 +51,12 @@ export function sectionText(node) {
 }
 
 /**
- * "Download notebook (.ipynb)": every section's NumPy script, from getSections() (the page's
- * sections in order, [{ id, kicker, heading, intro, code }]), as one notebook.
+ * "Download notebook (.ipynb)": every section's NumPy script, from getSections() (a promise of
+ * the page's sections in order, [{ id, kicker, heading, intro, code }]), as one notebook.
  */
 export function ipynbButton(getSections, { id, version = '' } = {}) {
-  const build = () => {
-    const sections = getSections();
+  const build = async () => {
+    const sections = await getSections();
     const notebook = buildNotebook({
       title: 'Multi-head self-attention: the companion page in NumPy',
       lede:
@@ -84,7 +83,8 @@ export function ipynbButton(getSections, { id, version = '' } = {}) {
  * see model/lesson-arrays.js) as the lesson shows them at the click; np.load reads the file.
  */
 export function arraysButton(n, getArrays, { id = `l${n}-arrays` } = {}) {
-  const build = () => {
+  const build = async () => {
+    const { writeNpz } = await import('../check/npz.js'); // (its codec loaded on the first use)
     const arrays = getArrays();
     const names = Object.keys(arrays);
     return {

@@ -187,6 +187,7 @@ class Compute {
   #mha;
   #scheduler;
   #pool = null;
+  #startPool = null; // starts the pool: at the first job (or info()), not before
   #reason; // why the main thread, when no pool was started
   #live = new Set(); // jobs not settled yet
   #serial = 0;
@@ -206,11 +207,16 @@ class Compute {
     else if (!spawn) this.#reason = 'no worker script, or no Worker and Blob URLs in this browser';
     if (size > 0 && spawn && wasm) {
       const onBroken = (parts) => this.#rerouteToMain(parts);
-      this.#pool = new WorkerPool({ spawner: spawn, size, wasm, onBroken });
+      this.#startPool = () => new WorkerPool({ spawner: spawn, size, wasm, onBroken });
     }
   }
 
+  /** Whether jobs go to the workers (the pool started the first time this is asked). */
   #workers() {
+    if (this.#startPool) {
+      this.#pool = this.#startPool();
+      this.#startPool = null;
+    }
     return !!this.#pool && !this.#pool.broken;
   }
 
@@ -240,6 +246,7 @@ class Compute {
   }
   terminate() {
     for (const job of [...this.#live]) this.#cancelJob(job);
+    this.#startPool = null;
     this.#pool?.terminate();
   }
   /**

@@ -10,13 +10,6 @@
 // (tests/lessons/registry.test.mjs checks that they agree).
 
 import { renderSentence } from './sentence.js';
-import { renderLesson1 } from './lesson1.js';
-import { renderLesson2 } from './lesson2.js';
-import { renderLesson3 } from './lesson3.js';
-import { renderLesson4 } from './lesson4.js';
-import { renderLesson5 } from './lesson5.js';
-import { renderCheck } from './check.js';
-import { renderPlayground } from './playground/index.js';
 
 /**
  * What a section's render receives.
@@ -62,8 +55,10 @@ import { renderPlayground } from './playground/index.js';
  *   the elements it builds start with what comes before ("l4-" of "l4-body"), so an address
  *   whose #fragment names one of them opens this section's view (viewOfId)
  * @property {string} title  its name in an error message ("Lesson 1 could not be computed: …")
- * @property {(ctx: SectionContext) => SectionView} render  builds the section into ctx.body
- *   (when its view is first opened, and again with "Use my arrays") and returns its view
+ * @property {() => Promise<(ctx: SectionContext) => SectionView>} load  its render(ctx), which
+ *   builds the section into ctx.body (when its view is first opened, and again with "Use my
+ *   arrays") and returns its view; its module is loaded the first time (the page's bundle keeps
+ *   each lesson in a script of its own, loaded when its view is first opened: make bundle)
  * @property {string|null} mark  the performance mark set once it is drawn
  * @property {'part'|'all'|null} custom  what it takes of a notebook's arrays ("Use my arrays"):
  *   its own part (custom[key]: lessons 1 and 2), all of them (when they feed lessons 3-5), or
@@ -79,7 +74,7 @@ export const SECTIONS = Object.freeze(
       id: 'sentence',
       body: 'sentence-body',
       title: 'The sentence',
-      render: renderSentence,
+      load: async () => renderSentence, // (Start here's: in the first script)
       mark: null,
       custom: null,
       data: false,
@@ -89,7 +84,7 @@ export const SECTIONS = Object.freeze(
       id: 'lesson-1',
       body: 'l1-body',
       title: 'Lesson 1',
-      render: renderLesson1,
+      load: () => import('./lesson1.js').then((m) => m.renderLesson1),
       mark: 'mha:lesson-1',
       custom: 'part',
       data: false,
@@ -99,7 +94,7 @@ export const SECTIONS = Object.freeze(
       id: 'lesson-2',
       body: 'l2-body',
       title: 'Lesson 2',
-      render: renderLesson2,
+      load: () => import('./lesson2.js').then((m) => m.renderLesson2),
       mark: 'mha:lesson-2',
       custom: 'part',
       data: false,
@@ -109,7 +104,7 @@ export const SECTIONS = Object.freeze(
       id: 'lesson-3',
       body: 'l3-body',
       title: 'Lesson 3',
-      render: renderLesson3,
+      load: () => import('./lesson3.js').then((m) => m.renderLesson3),
       mark: 'mha:lesson-3',
       custom: 'all',
       data: true,
@@ -119,7 +114,7 @@ export const SECTIONS = Object.freeze(
       id: 'lesson-4',
       body: 'l4-body',
       title: 'Lesson 4',
-      render: renderLesson4,
+      load: () => import('./lesson4.js').then((m) => m.renderLesson4),
       mark: 'mha:lesson-4',
       custom: 'all',
       data: true,
@@ -129,7 +124,7 @@ export const SECTIONS = Object.freeze(
       id: 'lesson-5',
       body: 'l5-body',
       title: 'Lesson 5',
-      render: renderLesson5,
+      load: () => import('./lesson5.js').then((m) => m.renderLesson5),
       mark: 'mha:lesson-5',
       custom: 'all',
       data: false,
@@ -139,7 +134,7 @@ export const SECTIONS = Object.freeze(
       id: 'notebook-check',
       body: 'nb-body',
       title: 'The notebook check',
-      render: renderCheck,
+      load: () => import('./check.js').then((m) => m.renderCheck),
       mark: null,
       custom: null,
       data: false,
@@ -149,7 +144,7 @@ export const SECTIONS = Object.freeze(
       id: 'playground',
       body: 'pg-body',
       title: 'The playground',
-      render: renderPlayground,
+      load: () => import('./playground/index.js').then((m) => m.renderPlayground),
       mark: 'mha:playground',
       custom: 'all',
       data: false,
