@@ -42,7 +42,8 @@ export function lesson2Text(p) {
 
 /** "Lesson 4 from your l4_X, l4_Wq, …: B = 2, T = 6, C = 64, h = 4 (hs = 16)." */
 function mainText(key, c) {
-  return `${key.replace('lesson', 'Lesson ')} from your ${c.names.join(', ')}: ${customSizesText(c)}.`;
+  const title = key === 'playground' ? 'The playground' : key.replace('lesson', 'Lesson ');
+  return `${title} from your ${c.names.join(', ')}: ${customSizesText(c)}; ${drawnText(c)}`;
 }
 
 /** A lesson's line of the banner: what of the notebook it uses, or why it shows the course's. */
@@ -58,12 +59,15 @@ const ownFiles = (custom) =>
     (k) => sectionArrays(custom, k) !== sectionArrays(custom, 'playground'),
   );
 
-/** Lessons 3-5's lines where they take different arrays (a lesson's own file), else none. */
+/**
+ * Lessons 3-5's and the playground's lines where they take different arrays (a lesson's own
+ * file), else none.
+ */
 function mainLines(custom) {
   if (!ownFiles(custom)) return [];
-  return ['lesson3', 'lesson4', 'lesson5'].map((k) => {
+  return ['lesson3', 'lesson4', 'lesson5', 'playground'].map((k) => {
     const c = sectionArrays(custom, k);
-    return c ? mainText(k, c) : custom.why[k];
+    return c ? mainText(k, c) : (custom.why[k] ?? custom.why.main);
   });
 }
 
@@ -83,9 +87,8 @@ export function lessonBanner({ id, key, custom, onBack }) {
     const banner = customBanner({ id, custom: own, onBack });
     // a lesson's own file: which of its arrays it uses
     if (ownFiles(custom) && key !== 'playground') {
-      banner
-        .querySelector('button')
-        .before(el('p', { className: 'note', text: mainText(key, own) }));
+      const from = `From your ${own.names.join(', ')}.`;
+      banner.querySelector('button').before(el('p', { className: 'note', text: from }));
     }
     // lesson 5: the lr and steps of the student's run, and where they came from
     if (key === 'lesson5' && own.training) {
@@ -122,13 +125,13 @@ export function customBanner({ id, custom, onBack, all = false }) {
   const lessons = all
     ? ` ${[lessonLine(custom, 'lesson1'), lessonLine(custom, 'lesson2'), ...mainLines(custom)].join(' ')}`
     : '';
-  if (!custom.main) {
+  if (!custom.main || (all && ownFiles(custom))) {
     const lines = [
       custom.why.main,
       lessonLine(custom, 'lesson1'),
       lessonLine(custom, 'lesson2'),
       ...mainLines(custom),
-    ];
+    ].filter(Boolean);
     return el(
       'div',
       { className: 'custom-banner' },

@@ -368,8 +368,8 @@ const groupName = (g) =>
 
 /** A group of the loaded list: its sentence (what it feeds, read as what, missing), its table. */
 function groupNodes(g, list, onRemove) {
-  const keys = new Set(g.arrays.map((a) => a.key));
-  const rows = list.filter((a) => keys.has(a.key));
+  const saved = new Set(g.arrays.map((a) => a.saved));
+  const rows = list.filter((a) => saved.has(a.name));
   return el(
     'div',
     { className: 'loaded-group', dataset: { lesson: g.lesson ?? 'check' } },
@@ -422,7 +422,7 @@ const lastTable = (ctx) => (ctx.state.result ? " The table below is the last che
 function missingText(ctx, missing) {
   const lessons = lessonGroups(ctx.state.list).filter((g) => g.lesson);
   const list = missing.join(', ');
-  const own = lessons.map((g) => g.lesson.replace('lesson', '')).join(', ');
+  const own = andList(lessons.map((g) => g.lesson.replace('lesson', '')));
   const them = lessons.length === 1 ? `lesson ${own}’s own arrays` : `lessons ${own}’s own arrays`;
   const feeds = lessons.length
     ? ` Loaded: ${them}, which feed ${lessons.length === 1 ? 'that lesson' : 'those lessons'} (“Use my arrays in the lessons”, step 4); the check compares a whole layer, saved under the course’s names with a line of step 1.`
@@ -432,6 +432,10 @@ function missingText(ctx, missing) {
   }
   return `Still needed for the check: ${list}.${feeds}`;
 }
+
+/** "1, 3 and 4" */
+const andList = (xs) =>
+  xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
 
 /** Run the check on what is loaded; errors go next to the options, the last table stays. */
 function runCheck(ctx) {
@@ -451,6 +455,8 @@ function runCheck(ctx) {
     state.result = checkNotebook(mha, checkArgs(plain), { heads, causal });
   } catch (e) {
     parts.options.err.set(`The check could not run: ${sentence(e.message)}${lastTable(ctx)}`);
+    const why = 'The check could not run on what is loaded now (why: above)';
+    status.textContent = state.result ? `${why}; the table below is the last check’s.` : `${why}.`;
     return;
   }
   parts.options.err.clear();
