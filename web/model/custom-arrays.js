@@ -588,8 +588,11 @@ export function customArrays(mha, list, heads) {
     lesson1: l1.part ? null : partWhy('lesson1', l1),
     lesson2: l2.part ? null : partWhy('lesson2', l2),
   };
+  // with no lesson file for lessons 3-5, each says why as they all did before lessons had files
+  const anyOwn = MAIN_LESSONS.some((k) => m.mains[k].own);
   for (const k of MAIN_LESSONS) {
-    why[k] = m.sections[k] ? null : mainWhy(mha, k, m.mains[k], m.plain);
+    if (m.sections[k]) why[k] = null;
+    else why[k] = anyOwn ? mainWhy(mha, k, m.mains[k], m.plain) : plainWhy(mha, m);
   }
   const parts = {
     lesson1: l1.part ?? null,
