@@ -175,6 +175,80 @@ export function matchNames(arrays) {
   return { found, ignored, notes };
 }
 
+// ------------------------------------------------------------------------------------------------
+// Each lesson's own file (issue 34): the lessons' np.savez lines, whose names never collide. The
+// lines a lesson shows, the reader of a loaded file and the tests all come from this one table.
+
+/**
+ * Per lesson: the file its line writes, the prefix of its names in that file (l4_X is lesson 4's
+ * X, never lesson 1's), the names its line saves (the notebook's own variables, in the course's
+ * spelling), those it cannot do without (`needs`; the others the page draws or picks when they
+ * are not given) and those it reads too when present (`also`: lesson 5's losses and Wq_after).
+ */
+export const LESSON_SAVES = Object.freeze({
+  lesson1: Object.freeze({
+    file: 'lesson1.npz',
+    prefix: 'l1_',
+    names: Object.freeze(['X', ...LESSON1_NAMES]),
+    needs: Object.freeze(['X', ...LESSON1_NAMES]),
+    also: Object.freeze([]),
+  }),
+  lesson2: Object.freeze({
+    file: 'lesson2.npz',
+    prefix: 'l2_',
+    names: Object.freeze(['x', 'Wq']),
+    needs: Object.freeze(['x', 'Wq']),
+    also: Object.freeze([]),
+  }),
+  lesson3: Object.freeze({
+    file: 'lesson3.npz',
+    prefix: 'l3_',
+    names: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo']),
+    needs: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo']),
+    also: Object.freeze([]),
+  }),
+  lesson4: Object.freeze({
+    file: 'lesson4.npz',
+    prefix: 'l4_',
+    names: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo', 'dY']),
+    needs: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo']),
+    also: Object.freeze([]),
+  }),
+  lesson5: Object.freeze({
+    file: 'lesson5.npz',
+    prefix: 'l5_',
+    names: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'lr', 'steps']),
+    needs: Object.freeze(['X', 'Wq', 'Wk', 'Wv', 'Wo']),
+    also: Object.freeze(['losses', 'Wq_after']),
+  }),
+});
+
+/** The keys of LESSON_SAVES in order: lesson1 … lesson5. */
+export const LESSON_KEYS = Object.freeze(Object.keys(LESSON_SAVES));
+
+/** Lesson `key`'s line: `np.savez("lesson4.npz", l4_X=X, l4_Wq=Wq, …, l4_dY=dY)`. */
+export function lessonSaveLine(key) {
+  const { file, prefix, names } = LESSON_SAVES[key];
+  return `np.savez("${file}", ${names.map((n) => `${prefix}${n}=${n}`).join(', ')})`;
+}
+
+/**
+ * The lesson a saved name belongs to by its prefix, and the name that lesson reads it as: the
+ * lesson's own spelling of a name in its table (l2_X → x, l1_wq1 → Wq1: the prefix and the case
+ * are ignored), else the rest as saved (l5_losses → losses). null for a name with no lesson's
+ * prefix (the check's and the whole layer's names) or with nothing after it.
+ *   lessonOf('l4_dY') -> { lesson: 'lesson4', name: 'dY' }
+ */
+export function lessonOf(saved) {
+  const s = String(saved);
+  const key = LESSON_KEYS.find((k) => s.toLowerCase().startsWith(LESSON_SAVES[k].prefix));
+  const rest = key ? s.slice(LESSON_SAVES[key].prefix.length) : '';
+  if (!rest) return null;
+  const { names, also } = LESSON_SAVES[key];
+  const own = [...names, ...also].find((n) => n.toLowerCase() === rest.toLowerCase());
+  return { lesson: key, name: own ?? rest };
+}
+
 /** `np.savez('mha_check.npz', X=X, Wq=Wq, …)` for these course names (default: all of them). */
 export function savezLine(names = [...INPUT_NAMES, ...NOTEBOOK_NAMES]) {
   const unique = [...new Set(names)];

@@ -4,7 +4,7 @@
 // the loaded arrays cannot feed (lesson 1 without Wq1 … Wv2, say), why it shows the course's.
 
 import { el } from './dom.js';
-import { customSizesText, CUSTOM_SEED } from '../model/custom-arrays.js';
+import { customSizesText, sectionArrays, CUSTOM_SEED } from '../model/custom-arrays.js';
 import { runLine } from '../model/training.js';
 
 /** What of lesson 4's dY and lesson 5's target is the student's and what was drawn. */
@@ -40,6 +40,12 @@ export function lesson2Text(p) {
   return `Lesson 2 from your ${p.names.join(' and ')}: ${customSizesText(p)}.`;
 }
 
+/** "Lesson 4 from your l4_X, l4_Wq, …: B = 2, T = 6, C = 64, h = 4 (hs = 16)." */
+function mainText(key, c) {
+  const title = key === 'playground' ? 'The playground' : key.replace('lesson', 'Lesson ');
+  return `${title} from your ${c.names.join(', ')}: ${customSizesText(c)}; ${drawnText(c)}`;
+}
+
 /** A lesson's line of the banner: what of the notebook it uses, or why it shows the course's. */
 function lessonLine(custom, key) {
   if (key === 'lesson1') return custom.lesson1 ? lesson1Text(custom.lesson1) : custom.why.lesson1;
@@ -47,11 +53,27 @@ function lessonLine(custom, key) {
   return null;
 }
 
+/** Whether lessons 3-5 do not all take the same arrays (a lesson's own file is loaded). */
+const ownFiles = (custom) =>
+  ['lesson3', 'lesson4', 'lesson5'].some(
+    (k) => sectionArrays(custom, k) !== sectionArrays(custom, 'playground'),
+  );
+
+/**
+ * Lessons 3-5's and the playground's lines where they take different arrays (a lesson's own
+ * file), else none.
+ */
+function mainLines(custom) {
+  if (!ownFiles(custom)) return [];
+  return ['lesson3', 'lesson4', 'lesson5', 'playground'].map((k) => {
+    const c = sectionArrays(custom, k);
+    return c ? mainText(k, c) : (custom.why[k] ?? custom.why.main);
+  });
+}
+
 /** Whether the section `key` (lesson1 … playground) computes from the notebook's arrays. */
 export function usesCustom(custom, key) {
-  if (!custom) return false;
-  if (key === 'lesson1' || key === 'lesson2') return !!custom[key];
-  return !!custom.main;
+  return !!sectionArrays(custom, key);
 }
 
 /**
@@ -61,10 +83,16 @@ export function usesCustom(custom, key) {
  */
 export function lessonBanner({ id, key, custom, onBack }) {
   if (usesCustom(custom, key) && key !== 'lesson1' && key !== 'lesson2') {
-    const banner = customBanner({ id, custom, onBack });
+    const own = sectionArrays(custom, key);
+    const banner = customBanner({ id, custom: own, onBack });
+    // a lesson's own file: which of its arrays it uses
+    if (ownFiles(custom) && key !== 'playground') {
+      const from = `From your ${own.names.join(', ')}.`;
+      banner.querySelector('button').before(el('p', { className: 'note', text: from }));
+    }
     // lesson 5: the lr and steps of the student's run, and where they came from
-    if (key === 'lesson5' && custom.training) {
-      const line = el('p', { className: 'note', text: runLine(custom.training) });
+    if (key === 'lesson5' && own.training) {
+      const line = el('p', { className: 'note', text: runLine(own.training) });
       banner.querySelector('button').before(line);
     }
     return banner;
@@ -72,7 +100,7 @@ export function lessonBanner({ id, key, custom, onBack }) {
   const used = usesCustom(custom, key);
   const text = used
     ? `${lessonLine(custom, key)} The explanations and the Copy as NumPy script still describe the course’s arrays.`
-    : (lessonLine(custom, key) ?? custom.why.main);
+    : (lessonLine(custom, key) ?? custom.why[key] ?? custom.why.main);
   return el(
     'div',
     { className: `custom-banner${used ? '' : ' custom-banner-unused'}` },
@@ -94,9 +122,16 @@ export function lessonBanner({ id, key, custom, onBack }) {
 export function customBanner({ id, custom, onBack, all = false }) {
   const back = backButton(id, onBack);
   // the notebook section's banner (all) also says what lessons 1 and 2 show
-  const lessons = all ? ` ${lessonLine(custom, 'lesson1')} ${lessonLine(custom, 'lesson2')}` : '';
-  if (!custom.main) {
-    const lines = [custom.why.main, lessonLine(custom, 'lesson1'), lessonLine(custom, 'lesson2')];
+  const lessons = all
+    ? ` ${[lessonLine(custom, 'lesson1'), lessonLine(custom, 'lesson2'), ...mainLines(custom)].join(' ')}`
+    : '';
+  if (!custom.main || (all && ownFiles(custom))) {
+    const lines = [
+      custom.why.main,
+      lessonLine(custom, 'lesson1'),
+      lessonLine(custom, 'lesson2'),
+      ...mainLines(custom),
+    ].filter(Boolean);
     return el(
       'div',
       { className: 'custom-banner' },

@@ -35,11 +35,14 @@ import {
   statusSummary,
   rootCauseText,
   checkedText,
+  lessonGroups,
+  plainArrays,
+  replacedNotices,
   LAYER_SAVE_LINE,
 } from '../model/custom-arrays.js';
 import { COURSE } from '../model/defaults.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
-import { savezLine } from '../check/names.js';
+import { LESSON_KEYS, LESSON_SAVES, lessonSaveLine, savezLine } from '../check/names.js';
 
 const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
 
@@ -86,7 +89,7 @@ function saveStep() {
       copyName: 'Copy the line: np.savez for your notebook',
     }),
     el('p', {
-      text: `Built lesson 5’s class MultiHeadAttention? Use this line instead, with your layer, X and target: it runs one forward and backward at the layer’s current weights, so its weights (layer.W), cache and gradients (layer.grads) belong together, and saves them all. Use the line above when your notebook computes the steps as separate variables (lessons 3 and 4).`,
+      text: `Built lesson 5’s class MultiHeadAttention? Use these lines instead, with your layer, X and target: they run one forward and backward at the layer’s current weights, so its weights, cache and gradients belong together, and save every array the layer holds, whether as attributes (the course’s class: layer.Wq, layer.dWq, …) or in dicts (the page’s: layer.W, layer.cache, layer.grads). Use the line above when your notebook computes the steps as separate variables (lessons 3 and 4).`,
     }),
     ...copyableLine(LAYER_SAVE_LINE, {
       id: 'nb-savez-layer',
@@ -94,7 +97,35 @@ function saveStep() {
       copyName: 'Copy the line: np.savez for lesson 5’s MultiHeadAttention layer',
     }),
     el('ul', { className: 'save-list' }, ...WHAT_TO_SAVE.map((t) => el('li', { text: t }))),
+    lessonLines(),
   ];
+}
+
+/**
+ * One lesson's arrays at a time: each lesson's line, its names prefixed with the lesson's (l1_X is
+ * lesson 1's X, l4_X lesson 4's), so several lessons' files load together, each feeding its own.
+ */
+function lessonLines() {
+  const items = LESSON_KEYS.map((key) => {
+    const line = lessonSaveLine(key);
+    const copy = copyButton('Copy', () => line);
+    copy.setAttribute(
+      'aria-label',
+      `Copy the line: np.savez for ${key.replace('lesson', 'lesson ')}`,
+    );
+    const code = el('code', { className: 'language-python', text: line });
+    return el('li', { dataset: { lesson: key } }, code, ' ', copy);
+  });
+  return el(
+    'details',
+    { className: 'lesson-lines', id: 'nb-lesson-lines' },
+    el('summary', { text: 'or check one lesson’s arrays: each lesson’s line' }),
+    el('p', {
+      className: 'note',
+      text: `Each line saves one lesson’s arrays under names of its own (${LESSON_SAVES.lesson1.prefix}X is lesson 1’s X, ${LESSON_SAVES.lesson4.prefix}X lesson 4’s), so the files of several lessons load together and each lesson gets its own. They feed the lessons (“Use my arrays in the lessons”); the check of step 3 compares a whole layer saved with the lines above.`,
+    }),
+    el('ul', { className: 'save-list' }, ...items),
+  );
 }
 
 /** The check's options: heads (a number, or inferred from a split array) and the causal mask. */
@@ -243,7 +274,10 @@ async function loadFiles(ctx, files) {
       errors.push(e.message);
     }
   }
-  const notices = incoming.map(nonFiniteNotice).filter(Boolean);
+  const notices = [
+    ...replacedNotices(ctx.state.list, incoming),
+    ...incoming.map(nonFiniteNotice).filter(Boolean),
+  ];
   if (errors.length || notices.length) err.set([...errors, ...notices]);
   else err.clear();
   ctx.state.skipped = addSkipped(ctx.state.skipped, read, skipped);
@@ -291,13 +325,16 @@ function setArrays(ctx, incoming) {
   refresh(ctx);
 }
 
-/** The loaded arrays in a <details>: open while short, else as the reader left it. */
+/**
+ * The loaded arrays in a <details>: open while short, else as the reader left it. With a lesson's
+ * own arrays loaded (l4_X …), one group a lesson: what it reads each as and what it still needs.
+ */
 function listDetails(ctx) {
   const { state, parts } = ctx;
   const before = parts.listSlot.querySelector('details');
   const names = state.list.map((a) => a.name);
   const shown = names.length > 6 ? `${names.slice(0, 6).join(', ')}, …` : names.join(', ');
-  const table = arrayList(state.list, (key) => {
+  const onRemove = (key) => {
     const at = state.list.findIndex((a) => a.key === key);
     state.list = removeArray(state.list, key);
     if (!inferHeads(state.list)) parts.options.headsNote.textContent = '';
@@ -305,14 +342,39 @@ function listDetails(ctx) {
     // the pressed button is gone: focus the next one (or the last, or the drop zone)
     const buttons = parts.listSlot.querySelectorAll('button');
     (buttons[Math.min(at, buttons.length - 1)] ?? parts.files.zone).focus();
-  });
-  if (!state.list.length) return table;
+  };
+  if (!state.list.length) return arrayList(state.list, onRemove);
+  const groups = lessonGroups(state.list);
   const open = state.list.length <= 8 || (before?.open ?? false);
+  const summary = groups.some((g) => g.lesson)
+    ? `Loaded arrays: ${names.length}, for ${groups.map(groupName).join('; ')}`
+    : `Loaded arrays: ${names.length} (${shown})`;
+  const body = groups.some((g) => g.lesson)
+    ? groups.map((g) => groupNodes(g, state.list, onRemove))
+    : [arrayList(state.list, onRemove)];
   return el(
     'details',
     { className: 'loaded-arrays', open },
-    el('summary', { text: `Loaded arrays: ${names.length} (${shown})` }),
-    table,
+    el('summary', { text: summary }),
+    ...body,
+  );
+}
+
+/** "lesson 4 (6)" or "the check (course names, 5)" for a group of lessonGroups. */
+const groupName = (g) =>
+  g.lesson
+    ? `${g.lesson.replace('lesson', 'lesson ')} (${g.arrays.length})`
+    : `the check (course names, ${g.arrays.length})`;
+
+/** A group of the loaded list: its sentence (what it feeds, read as what, missing), its table. */
+function groupNodes(g, list, onRemove) {
+  const saved = new Set(g.arrays.map((a) => a.saved));
+  const rows = list.filter((a) => saved.has(a.name));
+  return el(
+    'div',
+    { className: 'loaded-group', dataset: { lesson: g.lesson ?? 'check' } },
+    el('p', { className: `note${g.missing.length ? ' is-missing' : ''}`, text: g.text }),
+    arrayList(rows, onRemove),
   );
 }
 
@@ -342,9 +404,7 @@ function readHeads(ctx) {
   const { heads, err } = ctx.parts.options;
   const h = Number(heads.value);
   if (!Number.isInteger(h) || h < 1) {
-    err.set(
-      `heads must be a whole number ≥ 1; got ${quoteName(heads.value)}. The table below is the last check's.`,
-    );
+    err.set(`heads must be a whole number ≥ 1; got ${quoteName(heads.value)}.${lastTable(ctx)}`);
     heads.setAttribute('aria-invalid', 'true');
     return null;
   }
@@ -352,32 +412,56 @@ function readHeads(ctx) {
   return h;
 }
 
+/** " The table below is the last check's." when there is one, else ''. */
+const lastTable = (ctx) => (ctx.state.result ? " The table below is the last check's." : '');
+
+/**
+ * Why the check cannot run yet: the course names it still needs and, where lessons' own arrays
+ * are loaded (l4_X …), that those feed their lessons, not the check.
+ */
+function missingText(ctx, missing) {
+  const lessons = lessonGroups(ctx.state.list).filter((g) => g.lesson);
+  const list = missing.join(', ');
+  const own = andList(lessons.map((g) => g.lesson.replace('lesson', '')));
+  const them = lessons.length === 1 ? `lesson ${own}’s own arrays` : `lessons ${own}’s own arrays`;
+  const feeds = lessons.length
+    ? ` Loaded: ${them}, which feed ${lessons.length === 1 ? 'that lesson' : 'those lessons'} (“Use my arrays in the lessons”, step 4); the check compares a whole layer, saved under the course’s names with a line of step 1.`
+    : '';
+  if (ctx.state.result) {
+    return `${list} not loaded now: the table below is from the last check.${feeds}`;
+  }
+  return `Still needed for the check: ${list}.${feeds}`;
+}
+
+/** "1, 3 and 4" */
+const andList = (xs) =>
+  xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+
 /** Run the check on what is loaded; errors go next to the options, the last table stays. */
 function runCheck(ctx) {
   const { state, parts, mha } = ctx;
   const { status, slot } = parts.results;
-  const missing = missingInputs(mha, state.list);
+  // the course names: a lesson's own arrays (l4_X …) feed that lesson only
+  const plain = plainArrays(state.list);
+  const missing = missingInputs(mha, plain);
   if (missing.length) {
-    const list = missing.join(', ');
-    status.textContent = state.result
-      ? `${list} not loaded now: the table below is from the last check.`
-      : `Still needed for the check: ${list}.`;
+    status.textContent = missingText(ctx, missing);
     return;
   }
   const heads = readHeads(ctx);
   if (heads === null) return;
   try {
     const causal = parts.options.causal.checked;
-    state.result = checkNotebook(mha, checkArgs(state.list), { heads, causal });
+    state.result = checkNotebook(mha, checkArgs(plain), { heads, causal });
   } catch (e) {
-    parts.options.err.set(
-      `The check could not run: ${sentence(e.message)} The table below is the last check's.`,
-    );
+    parts.options.err.set(`The check could not run: ${sentence(e.message)}${lastTable(ctx)}`);
+    const why = 'The check could not run on what is loaded now (why: above)';
+    status.textContent = state.result ? `${why}; the table below is the last check’s.` : `${why}.`;
     return;
   }
   parts.options.err.clear();
   state.heads = heads;
-  status.textContent = checkedText(state.result.rows, state.list.length);
+  status.textContent = checkedText(state.result.rows, plain.length);
   slot.replaceChildren(...resultNodes(state.result));
 }
 

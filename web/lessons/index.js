@@ -216,10 +216,11 @@ export function viewOfId(id, sectionId = null) {
 
 /**
  * What section `entry` computes from of a notebook's arrays (custom, or null: none loaded): its
- * part (custom[key]) or all of them when they feed lessons 3-5 (custom.main); null: the course's.
+ * own entry (custom[key]: a lesson's part or the arrays of its own file) or, in a custom without
+ * one, all of them when they feed lessons 3-5 (custom.main); null: the course's.
  */
 export function customFor(custom, entry) {
   if (!custom || !entry.custom) return null;
-  if (entry.custom === 'part') return custom[entry.key] ?? null;
+  if (entry.custom === 'part' || entry.key in custom) return custom[entry.key] ?? null;
   return custom.main ? custom : null;
 }

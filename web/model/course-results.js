@@ -5,6 +5,8 @@
 // documented ones (seed 42, default_rng, standard normals / √C, in the order its scripts show).
 // Shapes, checks and conclusions agree; the numbers do not, until the student's arrays are loaded.
 
+import { lessonSaveLine } from '../check/names.js';
+
 /** How a student brings their own numbers onto the page, the same for every lesson. */
 export const HOW_YOURS =
   'To see your notebook’s numbers here, save its arrays (np.savez) and drop the file on Check ' +
@@ -28,16 +30,16 @@ function checkRanges(f, sci) {
 const shapeList = (shapes) => shapes.map((s) => `(${s.join(', ')})`).join(' → ');
 
 /**
- * Per lesson: the arrays to save (the names the page reads), `why` where the gap has a cause
- * other than the draws (said in the box instead of leaving it to Start here's why), and the rows
- * of its box, each
+ * Per lesson: its np.savez line (names of its own: LESSON_SAVES of web/check/names.js), `why`
+ * where the gap has a cause other than the draws (said in the box instead of leaving it to Start
+ * here's why), and the rows of its box, each
  * { what, course (as the course prints it), page(f, sci) (text from the page's values f; sci
  * formats an error; null: not computed yet) }. Lessons 2 and 3 print checks and shapes, which do
  * not depend on the draws: the course's column says so instead of quoting numbers.
  */
 export const COURSE_RESULTS = Object.freeze({
   lesson1: {
-    save: 'np.savez("lesson1.npz", X=X, Wq1=Wq1, Wk1=Wk1, Wv1=Wv1, Wq2=Wq2, Wk2=Wk2, Wv2=Wv2)',
+    save: lessonSaveLine('lesson1'),
     rows: [
       {
         what: 'largest weight gap, max |A1 − A2|',
@@ -52,7 +54,7 @@ export const COURSE_RESULTS = Object.freeze({
     ],
   },
   lesson2: {
-    save: 'np.savez("lesson2.npz", x=x, Wq=Wq)',
+    save: lessonSaveLine('lesson2'),
     rows: [
       {
         what: 'max |merge_heads(split_heads(q)) − q|',
@@ -62,7 +64,7 @@ export const COURSE_RESULTS = Object.freeze({
     ],
   },
   lesson3: {
-    save: 'np.savez("lesson3.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo)',
+    save: lessonSaveLine('lesson3'),
     rows: [
       {
         what: 'shapes: X → Q → att → Y',
@@ -77,7 +79,7 @@ export const COURSE_RESULTS = Object.freeze({
     ],
   },
   lesson4: {
-    save: 'np.savez("lesson4.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=dY)',
+    save: lessonSaveLine('lesson4'),
     why:
       'Here the gap is not the draws: the check table reports, by default, the strict maximum ' +
       'over entries of |a − n| / max(|a|, |n|), which the tensor’s tiniest entry sets (the ' +
@@ -94,9 +96,7 @@ export const COURSE_RESULTS = Object.freeze({
     ],
   },
   lesson5: {
-    save:
-      'np.savez("lesson5.npz", X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=target, lr=lr, ' +
-      'steps=steps)',
+    save: lessonSaveLine('lesson5'),
     why:
       'The losses differ by more than draws can explain: against a standard-normal target, ' +
       'as here, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 means the ' +

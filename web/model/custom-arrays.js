@@ -17,9 +17,13 @@ import { withLayer } from './layers.js';
 import {
   HEAD_COLUMN_NAMES,
   LESSON1_NAMES,
+  LESSON_KEYS,
+  LESSON_SAVES,
   arrayKey,
   courseName,
   lessonName,
+  lessonOf,
+  lessonSaveLine,
 } from '../check/names.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../check/limits.js';
 import { studentRun } from '../check/training-run.js';
@@ -154,6 +158,27 @@ export function addArrays(list, incoming) {
     } else out.push(entry);
   }
   return { list: out, replaced };
+}
+
+/**
+ * What a drop replaces that came from another file: one sentence per array (none when a file is
+ * dropped again), for `incoming` added to `list` (addArrays). Two lessons' files saved with the
+ * course names (X=X in both) lose one X this way; each lesson's own line keeps both.
+ */
+export function replacedNotices(list, incoming) {
+  const seen = new Map(list.map((e) => [e.key, e]));
+  const out = [];
+  for (const a of incoming) {
+    const key = arrayKey(a.name);
+    const was = seen.get(key);
+    if (was && was.source !== a.source) {
+      out.push(
+        `${a.name} (${a.source}) replaces ${was.name} (${was.source}): both files name it ${a.name}. To load one lesson’s arrays beside another’s, save each with its lesson’s line (${LESSON_SAVES.lesson1.prefix}X=X, ${LESSON_SAVES.lesson4.prefix}X=X …: step 1 lists them).`,
+      );
+    }
+    seen.set(key, { ...a, key });
+  }
+  return out;
 }
 
 /** `list` without the array of key `key`. */
@@ -331,6 +356,9 @@ function mainArrays(mha, list, heads) {
       dY: dY ? Float64Array.from(dY.data) : drawnDY,
       target: target ? target.data.slice(0, dims.T * dims.C) : drawnTarget,
       given: { dY: !!dY, target: !!target },
+      names: [X, ...weightNames(mha).map((k) => findArray(list, k)), dY, target]
+        .filter(Boolean)
+        .map(savedName),
     };
     return { custom };
   } finally {
@@ -386,7 +414,7 @@ export function lesson1Part(list) {
       W1: { Wq: w(0), Wk: w(1), Wv: w(2) },
       W2: { Wq: w(3), Wk: w(4), Wv: w(5) },
       tokens: positionLabels(T),
-      names: [X.name, ...W.map((e) => e.name)],
+      names: [X, ...W].map(savedName),
     },
   };
 }
@@ -410,7 +438,7 @@ export function lesson2Part(list, heads) {
   }
   if (errors.length) return { errors };
   const part = { ...dims, heads, x: Float64Array.from(x.data), Wq: Float64Array.from(Wq.data) };
-  return { part: { ...part, names: [x.name, Wq.name] } };
+  return { part: { ...part, names: [x, Wq].map(savedName) } };
 }
 
 /** Why a lesson keeps the course's arrays (lesson1Part's or lesson2Part's answer): a sentence. */
@@ -426,38 +454,202 @@ function partWhy(which, r) {
   return `${lesson} shows the course’s arrays: ${r.errors.join(' ')}`;
 }
 
+// ------------------------------------------------------------------------------------------------
+// which lesson each loaded array feeds (issue 34): a lesson's own file saves its names with the
+// lesson's prefix (LESSON_SAVES: l1_X is lesson 1's X, l4_X lesson 4's), so several lessons'
+// files load side by side; a name with no prefix is a course name (the check, a whole layer)
+
+/** The name an array was saved under (a lesson's l4_X; else its name). */
+const savedName = (e) => e.saved ?? e.name;
+
+/** The loaded arrays no lesson's prefix claims: the check's and the whole layer's course names. */
+export function plainArrays(list) {
+  return list.filter((e) => !lessonOf(e.name));
+}
+
+/**
+ * The arrays lesson `key` reads, each under the name the lesson reads it as (`saved`: the name
+ * in the file, l4_X): its own, saved with its prefix, when any is loaded; else the plain ones (a
+ * file of course names feeds every lesson, as before lessons had files of their own).
+ * Returns { list, own }.
+ */
+export function lessonArrays(list, key) {
+  const own = [];
+  for (const e of list) {
+    const l = lessonOf(e.name);
+    if (l?.lesson === key) own.push({ ...e, name: l.name, key: arrayKey(l.name), saved: e.name });
+  }
+  return own.length ? { list: own, own: true } : { list: plainArrays(list), own: false };
+}
+
+/** "Lesson 4" for 'lesson4'. */
+const lessonTitle = (key) => key.replace('lesson', 'Lesson ');
+
+/**
+ * What the loaded arrays give each lesson, grouped as the check section lists them: one group a
+ * lesson with arrays of its own (in LESSON_KEYS order), then the plain ones. Each group:
+ * { lesson (null: plain), arrays: [{ key, saved, name, shape, source }] (name: what the lesson
+ * reads it as; null: no lesson reads it), missing: [names it needs, not loaded], unused: [saved
+ * names it does not read], feeds: [lesson keys and 'playground' it feeds], text: a sentence }.
+ */
+export function lessonGroups(list) {
+  const owners = LESSON_KEYS.filter((k) => lessonArrays(list, k).own);
+  const groups = owners.map((key) => {
+    const own = lessonArrays(list, key).list;
+    const { names, needs, also } = LESSON_SAVES[key];
+    const reads = new Set([...names, ...also]);
+    const arrays = own.map((e) => ({ ...e, name: reads.has(e.name) ? e.name : null }));
+    const missing = needs.filter((n) => !own.some((e) => e.name === n));
+    return { lesson: key, arrays, missing, feeds: [key] };
+  });
+  const plain = plainArrays(list).map((e) => ({ ...e, saved: e.name }));
+  if (plain.length) {
+    const feeds = [...LESSON_KEYS.filter((k) => !owners.includes(k)), 'playground'];
+    groups.push({ lesson: null, arrays: plain, missing: [], feeds });
+  } else if (owners.length) {
+    // the playground takes lesson 5's file, else 4's, else 3's (see customArrays)
+    const pg = ['lesson5', 'lesson4', 'lesson3'].find((k) => owners.includes(k));
+    groups.find((g) => g.lesson === pg)?.feeds.push('playground');
+  }
+  return groups.map((g) => ({ ...g, unused: unusedOf(g), text: groupText(g) }));
+}
+
+const unusedOf = (g) => g.arrays.filter((e) => e.name === null).map((e) => e.saved);
+
+/**
+ * A group's sentence: "Lesson 4 (lesson4.npz): l4_X read as X, …, l4_dY as dY; still needed: Wo;
+ * not read: l4_foo." or, for the plain ones, "Course names (mha_check.npz): the check's, and
+ * lessons 3, 5 and the playground's, which have no file of their own here."
+ */
+function groupText(g) {
+  const files = [...new Set(g.arrays.map((e) => e.source))].join(', ');
+  const parts = [];
+  if (g.lesson) {
+    const read = g.arrays.filter((e) => e.name !== null);
+    const pairs = read.map((e, i) => `${e.saved} ${i === 0 ? 'read as' : 'as'} ${e.name}`);
+    const also = g.feeds.includes('playground') ? ' (and the playground)' : '';
+    parts.push(`${lessonTitle(g.lesson)}${also} (${files}): ${pairs.join(', ') || 'nothing read'}`);
+    const { names } = LESSON_SAVES[g.lesson];
+    const optional = names.filter((n) => !g.arrays.some((e) => e.name === n));
+    const needed = g.missing.length ? g.missing : null;
+    if (needed) parts.push(`still needed: ${needed.join(', ')}`);
+    else if (optional.length) parts.push(`not given, the page’s used: ${optional.join(', ')}`);
+  } else {
+    const feeds = g.feeds.map((k) => (k === 'playground' ? k : k.replace('lesson', ''))).join(', ');
+    parts.push(`Course names (${files}): the check’s, and what lessons ${feeds} use`);
+  }
+  const unused = unusedOf(g);
+  if (unused.length) parts.push(`not read by ${lessonTitle(g.lesson)}: ${unused.join(', ')}`);
+  return `${parts.join('; ')}.`;
+}
+
+/** Why lesson `key` (3, 4 or 5) keeps the course's arrays: a sentence. */
+function mainWhy(mha, key, r, list) {
+  const title = lessonTitle(key);
+  if (r.own) return `${title} shows the course’s arrays: ${r.main.errors.join(' ')}`;
+  const missing = missingInputs(mha, list);
+  const what = missing.length
+    ? `no file of its own (${lessonSaveLine(key)}) and, with course names, not loaded: ${missing.join(', ')}.`
+    : r.main.errors.join(' ');
+  return `${title} shows the course’s arrays: ${what}`;
+}
+
+/** Lessons 3, 4 and 5 take the whole layer's inputs; the playground lesson 5's, 4's or 3's. */
+const MAIN_LESSONS = Object.freeze(['lesson3', 'lesson4', 'lesson5']);
+
 /**
  * The student's arrays for the lessons, or why none can be used: { custom } or { errors:
- * [messages] }. custom = { main, lesson1, lesson2, why }: with main (lessons 3, 4, 5 and the
- * playground) also { X (B·T·C), W: { Wq, Wk, Wv, Wo } (C·C), dY (B·T·C), target (T·C: batch item
- * 0), B, T, C, heads, given: { dY, target } }; dY and target are the student's when loaded with
- * X's size, else drawn from default_rng(CUSTOM_SEED): dY = standard_normal((B, T, C)), then target
- * = standard_normal((1, T, C)); training: lesson 5's run (lesson5Run). lesson1, lesson2:
- * lesson1Part's and lesson2Part's part, or null;
- * why: { lesson1, lesson2, main }: why a lesson keeps the course's arrays (null: it uses yours).
+ * [messages] }. Each lesson reads its own file's arrays (saved with its prefix, l4_X …) when any
+ * is loaded, else the course names (lessonArrays). custom = { main, lesson1 … lesson5, playground,
+ * why } and, with main, the playground's arrays at the top as before: { X (B·T·C), W: { Wq, Wk,
+ * Wv, Wo } (C·C), dY (B·T·C), target (T·C: batch item 0), B, T, C, heads, given: { dY, target },
+ * training }; dY and target are the student's when loaded with X's size, else drawn from
+ * default_rng(CUSTOM_SEED): dY = standard_normal((B, T, C)), then target = standard_normal((1, T,
+ * C)); training: lesson 5's run (lesson5Run). lesson1, lesson2: lesson1Part's and lesson2Part's
+ * part, or null; lesson3, lesson4, lesson5, playground: the same fields as the top for that
+ * section (with main: true), or null. The playground takes the course names, else lesson 5's
+ * file, else 4's, else 3's. why: { lesson1 … lesson5, main }: why a lesson keeps the course's
+ * arrays (null: it uses yours; main: the playground's).
  */
 export function customArrays(mha, list, heads) {
-  const main = mainArrays(mha, list, heads);
-  const l1 = lesson1Part(list);
-  const l2 = lesson2Part(list, heads);
-  if (main.errors && !l1.part && !l2.part) {
-    return { errors: [...main.errors, ...(l1.errors ?? []), ...(l2.errors ?? [])] };
+  const from = Object.fromEntries(LESSON_KEYS.map((k) => [k, lessonArrays(list, k)]));
+  const l1 = lesson1Part(from.lesson1.list);
+  const l2 = lesson2Part(from.lesson2.list, heads);
+  const m = mainSections(mha, list, from, heads);
+  if (!m.playground && !l1.part && !l2.part) {
+    const own = MAIN_LESSONS.filter((k) => m.mains[k].own);
+    const main = own.length
+      ? own.map((k) => `${lessonTitle(k)}: ${m.mains[k].main.errors.join(' ')}`)
+      : m.plainMain.errors;
+    return { errors: [...main, ...(l1.errors ?? []), ...(l2.errors ?? [])] };
   }
-  const missing = missingInputs(mha, list);
-  const mainWhy = missing.length
-    ? `they need X and Wq, Wk, Wv, Wo; not loaded: ${missing.join(', ')}.`
-    : main.errors?.join(' ');
   const why = {
-    main: main.errors
-      ? `Lessons 3, 4, 5 and the playground show the course’s arrays: ${mainWhy}`
-      : null,
+    main: m.playground ? null : plainWhy(mha, m),
     lesson1: l1.part ? null : partWhy('lesson1', l1),
     lesson2: l2.part ? null : partWhy('lesson2', l2),
   };
-  const parts = { lesson1: l1.part ?? null, lesson2: l2.part ?? null, why };
-  if (!main.custom) return { custom: { main: false, ...parts } };
-  const training = lesson5Run(mha, list, main.custom);
-  return { custom: { ...main.custom, main: true, training, ...parts } };
+  // with no lesson file for lessons 3-5, each says why as they all did before lessons had files
+  const anyOwn = MAIN_LESSONS.some((k) => m.mains[k].own);
+  for (const k of MAIN_LESSONS) {
+    if (m.sections[k]) why[k] = null;
+    else why[k] = anyOwn ? mainWhy(mha, k, m.mains[k], m.plain) : plainWhy(mha, m);
+  }
+  const parts = {
+    lesson1: l1.part ?? null,
+    lesson2: l2.part ?? null,
+    ...m.sections,
+    playground: m.playground,
+    why,
+  };
+  if (!m.playground) return { custom: { main: false, ...parts } };
+  return { custom: { ...m.playground, ...parts } };
+}
+
+/** Why lessons 3-5 and the playground keep the course's arrays (no file feeds any of them). */
+function plainWhy(mha, { plain, plainMain }) {
+  const missing = missingInputs(mha, plain);
+  const why = missing.length
+    ? `they need X and Wq, Wk, Wv, Wo; not loaded: ${missing.join(', ')}.`
+    : plainMain.errors.join(' ');
+  return `Lessons 3, 4, 5 and the playground show the course’s arrays: ${why}`;
+}
+
+/**
+ * Lessons 3-5's and the playground's arrays: { plain, plainMain (mainArrays of the course
+ * names), mains: { lesson3 …: { main, own, list } }, sections: { lesson3 …: section or null },
+ * playground }.
+ * A section: mainArrays' custom, main: true, and a run (lesson5Run) from lesson 5's file or the
+ * course names (a lesson 3 or 4 file has no lr or steps: null).
+ */
+function mainSections(mha, list, from, heads) {
+  const plain = plainArrays(list);
+  const plainMain = mainArrays(mha, plain, heads);
+  const section = (m, run) => {
+    if (!m.main.custom) return null;
+    const training = run ? lesson5Run(mha, m.list, m.main.custom) : null;
+    return { ...m.main.custom, main: true, training };
+  };
+  const plainSection = section({ main: plainMain, list: plain }, true);
+  const mains = {};
+  const sections = {};
+  for (const k of MAIN_LESSONS) {
+    const main = from[k].own ? mainArrays(mha, from[k].list, heads) : plainMain;
+    mains[k] = { main, own: from[k].own, list: from[k].list };
+    sections[k] = from[k].own ? section(mains[k], k === 'lesson5') : plainSection;
+  }
+  const pgFrom = plainSection ? null : ['lesson5', 'lesson4', 'lesson3'].find((k) => sections[k]);
+  const playground = pgFrom ? sections[pgFrom] : plainSection;
+  return { plain, plainMain, mains, sections, playground };
+}
+
+/**
+ * The arrays section `key` (lesson1 … lesson5, playground) computes from, of customArrays' custom
+ * (null: none loaded): its own entry, or null where it shows the course's.
+ */
+export function sectionArrays(custom, key) {
+  if (!custom) return null;
+  if (key in custom) return custom[key] ?? null;
+  return custom.main ? custom : null;
 }
 
 /**
@@ -800,10 +992,15 @@ export function rowMaps(row) {
 }
 
 /**
- * The np.savez line for lesson 5's class MultiHeadAttention (web/model/numpy-scripts.js): one
- * forward and backward at the layer's current weights (its cache and grads then belong to them),
- * then its weights (layer.W), cache (X, Q … Y), gradients (layer.grads: dWo … dX) and the target.
+ * The np.savez lines for lesson 5's class MultiHeadAttention, the course's or the page's
+ * (web/model/numpy-scripts.js): one forward and backward at the layer's current weights (its
+ * cache and gradients then belong to them), then every array the layer holds, as attributes (the
+ * course's class: layer.Wq, layer.q, layer.att, layer.dWq …) or in dicts (the page's: layer.W,
+ * layer.cache, layer.grads), and the target.
  */
-export const LAYER_SAVE_LINE =
-  'Y = layer.forward(X); layer.backward(2 * (Y - target) / Y.size); ' +
-  "np.savez('mha_check.npz', **layer.W, **layer.cache, **layer.grads, target=target)";
+export const LAYER_SAVE_LINE = [
+  'Y = layer.forward(X); layer.backward(2 * (Y - target) / Y.size)',
+  'arrays = {k: v for d in (vars(layer), *vars(layer).values()) if isinstance(d, dict)',
+  '          for k, v in d.items() if isinstance(v, np.ndarray)}',
+  "np.savez('mha_check.npz', **arrays, target=target)",
+].join('\n');
