@@ -14,11 +14,18 @@ import { layerWith } from '../web/model/layers.js';
 import {
   DEFAULT_CONVENTION,
   ERROR_FORMS,
-  L4_THRESHOLD,
+  L4_LINES,
+  L5_LINES,
+  MEASURED_ERRORS,
+  PASS_MARGIN,
   STENCILS,
   conventionThreshold,
+  passLineReason,
   passLinesText,
 } from '../web/model/gradcheck-report.js';
+import { sentenceModel } from '../web/model/sentence-model.js';
+import { tokenize } from '../web/model/tokens.js';
+import { COURSE } from '../web/model/defaults.js';
 import { SWEEP_EPS, entryLabel, epsilonSweep, sweepTensors } from '../web/model/epsilon-sweep.js';
 import { parseEps } from '../web/components/check-convention.js';
 
@@ -176,20 +183,70 @@ test('the check takes a stencil by name; anything else is a clear error', () => 
   }
 });
 
-test('pass lines follow the convention, from the five-point per-entry line', () => {
-  // by hand: two points are 100 times wider, norm-wise 100 times tighter
-  const cases = [
-    ['five-point', 'entry', 1e-7],
-    ['five-point', 'sum', 1e-7],
-    ['five-point', 'norm', 1e-9],
-    ['two-point', 'entry', 1e-5],
-    ['two-point', 'sum', 1e-5],
-    ['two-point', 'norm', 1e-7],
-  ];
-  for (const [stencil, form, line] of cases) {
-    assert.equal(conventionThreshold(L4_THRESHOLD, { stencil, form }), line, `${stencil} ${form}`);
+/** A check's worst error per stencil and form, measured here: { [stencil]: { [form]: worst } }. */
+function measuredWorst(layer, X, opts) {
+  const out = {};
+  for (const [stencil, { eps }] of Object.entries(STENCILS)) {
+    const report = layer.gradcheck(X, { ...opts, stencil, eps });
+    out[stencil] = {};
+    for (const [form, f] of Object.entries(ERROR_FORMS)) {
+      out[stencil][form] = Math.max(...report.map((row) => row[f.field]));
+    }
   }
-  assert.throws(() => conventionThreshold(1, { stencil: 'x', form: 'entry' }), /unknown/);
+  return out;
+}
+
+/** Lessons 4 and 5 on the page's own arrays: their lines and their worst errors, measured. */
+function checksMeasured() {
+  const r = lesson4(mha, { data: courseData(mha) });
+  const m = sentenceModel(mha, {
+    tokens: tokenize(COURSE.sentence),
+    C: COURSE.C,
+    heads: COURSE.heads,
+    seed: COURSE.seed,
+    rng: COURSE.rng,
+  });
+  const measure = (C, heads, W, X, opts) => {
+    const layer = layerWith(mha, C, heads, W);
+    try {
+      return measuredWorst(layer, X, opts);
+    } finally {
+      layer.free();
+    }
+  };
+  return {
+    lesson4: {
+      lines: L4_LINES,
+      worst: measure(r.C, r.heads, r.W, r.X, { B: r.B, T: r.T, G: r.dY }),
+    },
+    lesson5: {
+      lines: L5_LINES,
+      worst: measure(m.C, m.heads, m.W, m.X, { B: 1, T: m.T, loss: 'mse', target: m.target }),
+    },
+  };
+}
+
+test('every pass line: 10 times the worst error measured (here and in NumPy), up to 10^k', () => {
+  assert.equal(PASS_MARGIN, 10);
+  for (const [check, { lines, worst }] of Object.entries(checksMeasured())) {
+    for (const [stencil, forms] of Object.entries(worst)) {
+      for (const [form, here] of Object.entries(forms)) {
+        const what = `${check} ${stencil} ${form}`;
+        const m = MEASURED_ERRORS[check][stencil][form];
+        // the table's page figure is today's, to its three digits
+        assert.equal(here.toPrecision(3), m.page.toPrecision(3), `${what}: page ${here}`);
+        // the rule, worked out here: the least power of ten at least 10 × the worst seen
+        const worstSeen = Math.max(here, m.numpy);
+        let expected = 1e-16;
+        while (expected < 10 * worstSeen) expected *= 10;
+        const line = conventionThreshold(lines, { stencil, form });
+        assert.equal(line.toExponential(0), expected.toExponential(0), what);
+        assert.ok(here * 10 <= line && m.numpy * 10 <= line, `${what}: margin`);
+        assert.ok(line < 100 * worstSeen, `${what}: ${line} is more than 100 × ${worstSeen}`);
+      }
+    }
+  }
+  assert.throws(() => conventionThreshold(L4_LINES, { stencil: 'x', form: 'entry' }), /unknown/);
   assert.deepEqual(DEFAULT_CONVENTION, { stencil: 'two-point', eps: 1e-5, form: 'entry' });
   assert.equal(STENCILS['two-point'].eps, 1e-5);
   assert.equal(STENCILS['five-point'].eps, 1e-3);
@@ -197,30 +254,30 @@ test('pass lines follow the convention, from the five-point per-entry line', () 
     Object.values(ERROR_FORMS).map((f) => f.field),
     ['maxRel', 'maxRelSum', 'normRel'],
   );
-  assert.equal(
-    passLinesText(1e-5, (x) => x.toExponential(0)),
-    '1e-3 with two points, 1e-5 with five ' +
-      '(per entry or in cs231n’s form; 100 times lower norm-wise)',
-  );
 });
 
-test("lesson 4's check passes each convention's line, with a margin", () => {
-  const r = lesson4(mha, { data: courseData(mha) });
-  const layer = layerWith(mha, r.C, r.heads, r.W);
-  try {
-    for (const stencil of Object.keys(STENCILS)) {
-      const eps = STENCILS[stencil].eps;
-      const report = layer.gradcheck(r.X, { B: r.B, T: r.T, G: r.dY, stencil, eps });
-      for (const [form, f] of Object.entries(ERROR_FORMS)) {
-        const line = conventionThreshold(L4_THRESHOLD, { stencil, form });
-        const worst = Math.max(...report.map((row) => row[f.field]));
-        assert.ok(worst <= line, `${stencil} ${form}: ${worst} > ${line}`);
-        // and not by accident: a wrong gradient (the analytic one doubled) is far above it
-        assert.ok(worst < line / 5, `${stencil} ${form}: ${worst} leaves little margin`);
-      }
+test("the pass lines' words: every line, and the measured figures they come from", () => {
+  const fmt = (x) => x.toExponential(0);
+  for (const [check, lines] of [
+    ['lesson4', L4_LINES],
+    ['lesson5', L5_LINES],
+  ]) {
+    const at = (stencil, form) => fmt(lines[stencil][form]);
+    const pair = (form) => `${at('two-point', form)} with two points and ${at('five-point', form)}`;
+    const text = passLinesText(lines, fmt);
+    assert.equal(
+      text,
+      `per entry ${pair('entry')} with five; in cs231n’s form ${pair('sum')} with five; ` +
+        `norm-wise ${pair('norm')} with five`,
+    );
+    const m = MEASURED_ERRORS[check]['two-point'];
+    const reason = passLineReason(check, (x) => x.toPrecision(3));
+    assert.match(reason, /^Each line is 10 times the largest error measured/);
+    for (const form of ['entry', 'norm']) {
+      assert.ok(reason.includes(m[form].page.toPrecision(3)), `${check} ${form}: page figure`);
+      assert.ok(reason.includes(m[form].numpy.toPrecision(3)), `${check} ${form}: NumPy figure`);
+      assert.ok(reason.includes(`so ${lines['two-point'][form].toPrecision(3)}`), check);
     }
-  } finally {
-    layer.free();
   }
 });
 

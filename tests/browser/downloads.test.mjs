@@ -41,6 +41,7 @@ import {
   lesson5Arrays,
 } from '../../web/model/lesson-arrays.js';
 import { Trainer } from '../../web/jobs/trainer.js';
+import { L4_LINES, conventionThreshold } from '../../web/model/gradcheck-report.js';
 import {
   assertClose,
   assertValidNotebook,
@@ -206,14 +207,17 @@ test("lesson 4: the stencil, ε and the pass line's form are the student's to ch
   const id = 'l4-gradcheck';
   try {
     await page.locator(`#${id}[data-done="1"]`).waitFor({ state: 'attached', timeout: 90_000 });
-    // the pass line on the norm-wise error: 1e-7 with two points (by hand: 1e-7 × 100 / 100)
+    // the pass line on the norm-wise error, two points (its value: tests/gradcheck-conventions)
     await page.selectOption(`#${id}-form`, 'norm');
     let tab = await panelTable(page, id);
     assert.ok(tab.headers.includes('norm-wise rel error (pass line)'), tab.headers);
     const worstNorm = Math.max(...X.lesson4Gradcheck().map((r) => r.normRel));
+    const normLine = conventionThreshold(L4_LINES, { stencil: 'two-point', form: 'norm' });
     assert.equal(
       tab.summary,
-      `✓ All 12 tensors pass: norm-wise rel error ${sci(worstNorm)} ≤ 1e−7.`,
+      `✓ All 12 tensors pass: norm-wise rel error ${sci(worstNorm)} ≤ ${normLine
+        .toExponential(0)
+        .replace('-', '−')}.`,
     );
     // five points: ε becomes 1e-3, the check runs again and equals Node's five-point report
     await page.selectOption(`#${id}-stencil`, 'five-point');
@@ -229,7 +233,7 @@ test("lesson 4: the stencil, ε and the pass line's form are the student's to ch
     await page.locator(`#${id}-eps`).blur();
     assert.match(await page.textContent(`#${id}-eps-error`), /between 1e-15 and 1, got 0/);
     assertRows(id, await panelTable(page, id), five);
-    // ε = 1e-8 with two points: rounding takes over, the per-entry line (1e-5) fails
+    // ε = 1e-8 with two points: rounding takes over, the per-entry line fails
     await page.selectOption(`#${id}-stencil`, 'two-point');
     await page.selectOption(`#${id}-form`, 'entry');
     await page.fill(`#${id}-eps`, '1e-8');

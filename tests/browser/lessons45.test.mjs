@@ -21,6 +21,7 @@ import { attentionCaptions, mseScale } from '../../web/model/training.js';
 import { courseData } from '../../web/model/course.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
 import { tokenize } from '../../web/model/tokens.js';
+import { L4_LINES, conventionThreshold } from '../../web/model/gradcheck-report.js';
 
 const session = useBrowser();
 
@@ -224,8 +225,10 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
       ]),
     );
     assert.match(x.why, /dX = dQm @ Wqᵀ \+ dKm @ Wkᵀ \+ dVm @ Wvᵀ, where dQm = merge_heads\(dQ\)/);
-    assert.match(x.why, /norm-wise pass line is 1e−7 \(two points\)/);
-    const least = Math.min(...p.paths.map((q) => q.leftOut)) / 1e-7;
+    const normLine = conventionThreshold(L4_LINES, { stencil: 'two-point', form: 'norm' });
+    const lineText = normLine.toExponential(0).replace('-', '−');
+    assert.ok(x.why.includes(`norm-wise pass line is ${lineText} (two points)`), x.why);
+    const least = Math.min(...p.paths.map((q) => q.leftOut)) / normLine;
     assert.deepEqual(x.nums, [
       String(p.sumMaxDiff),
       ...p.paths.map((q) => String(q.leftOut)),

@@ -100,7 +100,7 @@ test('lesson 4: dX is the sum of its three paths, each term as NumPy computes it
     near(x.norm, np.termNorms[k], 1e-12 * x.norm, `‖term ${x.path}‖`);
     near(x.rel, np.termNorms[k] / np.norm, 1e-12, `share ${x.path}`);
     near(x.leftOut, np.leftOut[k], 1e-12, `left out ${x.path}`);
-    // leaving a path out fails the norm-wise pass line (1e-7 with two points) by far
+    // leaving a path out fails the norm-wise pass line (two points) by far
     assert.ok(x.leftOut > 0.1, `${x.path}: ${x.leftOut}`);
   });
   t.diagnostic(

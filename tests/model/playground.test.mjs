@@ -16,7 +16,7 @@ import {
 } from '../../web/model/playground.js';
 import { trainAtOnce } from '../../web/model/training.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
-import { gradcheckSize, pgThreshold } from '../../web/model/gradcheck-report.js';
+import { L5_LINES, gradcheckSize, pgThreshold } from '../../web/model/gradcheck-report.js';
 import { Trainer } from '../../web/jobs/trainer.js';
 import { loadMHA, bitEqual } from '../helpers.mjs';
 
@@ -157,11 +157,21 @@ test(`keptHead: 'mean' and heads below h are kept; anything else is head '0'`, (
   assert.equal(keptHead(undefined, 4), '0');
 });
 
-test(`pgThreshold: 1e-5 up to T*C = 512, scaled with T*C above`, () => {
-  assert.equal(pgThreshold(8, 64), 1e-5);
-  assert.equal(pgThreshold(2, 8), 1e-5);
-  assert.equal(pgThreshold(8, 65), (1e-5 * 520) / 512);
-  assert.equal(pgThreshold(16, 64), 1e-5 * 2);
+test(`pgThreshold: lesson 5's lines up to T*C = 512, scaled with T*C above`, () => {
+  assert.equal(pgThreshold(8, 64), L5_LINES);
+  assert.equal(pgThreshold(2, 8), L5_LINES);
+  for (const [T, C] of [
+    [8, 65],
+    [16, 64],
+  ]) {
+    const k = (T * C) / 512;
+    for (const [stencil, forms] of Object.entries(L5_LINES)) {
+      for (const [form, line] of Object.entries(forms)) {
+        const scaled = pgThreshold(T, C)[stencil][form];
+        assert.ok(Math.abs(scaled / (line * k) - 1) < 1e-12, `${T}x${C} ${stencil} ${form}`);
+      }
+    }
+  }
 });
 
 test('stepCount: steps counted as lesson 5 counts them', () => {

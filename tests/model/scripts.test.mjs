@@ -483,7 +483,6 @@ test('MultiHeadAttention(C, h, seed): Wq, Wk, Wv, Wo from default_rng(seed), in 
 test('no script builds the layer from given weights any more', () => {
   const tokens = tokenize('a b');
   const scripts = [
-    lesson3Script({ causal: true }),
     lesson4Script(),
     layerObjectScript(),
     trainingScript({ title: 't', sentence: 'a b', tokens, rng: 'legacy' }),
@@ -492,6 +491,23 @@ test('no script builds the layer from given weights any more', () => {
     assert.doesNotMatch(script, /MultiHeadAttention\(Wq/);
     assert.match(script, /MultiHeadAttention\(C, h, seed=/);
   }
+});
+
+test("lesson 3's script: only its forward, the course's multi_head_attention_forward", () => {
+  // lesson 3 teaches the forward pass; the class (backward, step) is lessons 4 and 5's
+  for (const causal of [false, true]) {
+    const script = lesson3Script({ causal });
+    assert.match(
+      script,
+      /^def multi_head_attention_forward\(X, Wq, Wk, Wv, Wo, h, causal=False\):$/m,
+    );
+    assert.match(script, /^Y, c = multi_head_attention_forward\(X, Wq, Wk, Wv, Wo, h, causal=/m);
+    for (const later of [/class MultiHeadAttention/, /def backward/, /def step/, /grads/]) {
+      assert.doesNotMatch(script, later);
+    }
+  }
+  // the class of lessons 4 and 5 calls the same function: one forward in every script
+  assert.match(lesson4Script(), /= multi_head_attention_forward\(X, W\["Wq"\]/);
 });
 
 test("the check's save line for lesson 5's class: runs after the class, every key is read", () => {

@@ -6,7 +6,7 @@ import { table } from '../components/tables.js';
 import { num } from '../components/numbers.js';
 import { formatSci } from '../components/scales.js';
 import { shapeText } from '../model/format.js';
-import { L4_THRESHOLD, conventionThreshold } from '../model/gradcheck-report.js';
+import { L4_LINES, conventionThreshold } from '../model/gradcheck-report.js';
 
 const RULE = `The matmul rule, used at every product of the backward pass: for P = A @ B, dA = dP @ Bᵀ and dB = Aᵀ @ dP. Why: P[i, k] = Σ_j A[i, j] B[j, k], so A[i, j] reaches the loss through row i of P, weighted by B[j, k]; dA[i, j] = Σ_k dP[i, k] B[j, k], which is entry (i, j) of dP @ Bᵀ (and the same for B). (P, not C: C is the layer's width.) Check it by shapes: a gradient has the shape of what it is the gradient of, and dP @ Bᵀ has A's. On 3-D and 4-D arrays ᵀ swaps the last two axes and the leading axes (batch, head) are carried along; a weight is shared by every batch item and token, so its gradient sums over all B·T of them, one matmul after a reshape to (B·T, C) rows: dWo = concat.reshape(-1, C).T @ dY.reshape(-1, C). Shapes catch a missing ᵀ or a wrong order when the sizes differ, not on a square matrix: the (C, C) Wo fits with or without ᵀ.`;
 
@@ -54,7 +54,7 @@ export function matmulRuleBox(r) {
 /** The words of the three paths of X, with the page's numbers (r.xPaths, see dXPaths). */
 function pathsNote(r) {
   const p = r.xPaths;
-  const line = conventionThreshold(L4_THRESHOLD, { stencil: 'two-point', form: 'norm' });
+  const line = conventionThreshold(L4_LINES, { stencil: 'two-point', form: 'norm' });
   const out = [
     `Why dX sums three terms: X feeds three paths, Q = X @ Wq, K = X @ Wk and V = X @ Wv (each ${shapeText([r.B, r.T, r.C])} before split_heads). A change of X moves the loss along all three, so dX is the sum of the three paths' gradients, each by the matmul rule: dX = dQm @ Wqᵀ + dKm @ Wkᵀ + dVm @ Wvᵀ, where dQm = merge_heads(dQ), dKm = merge_heads(dK) and dVm = merge_heads(dV) are dQ, dK, dV merged back to (B, T, C). On this page the three terms add up to the dX above to within max |difference| = `,
     num(p.sumMaxDiff),

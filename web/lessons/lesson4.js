@@ -14,9 +14,10 @@ import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
 import {
-  L4_THRESHOLD,
+  L4_LINES,
   backwardOrder,
   gradcheckSize,
+  passLineReason,
   passLinesText,
   pendingReport,
 } from '../model/gradcheck-report.js';
@@ -143,7 +144,7 @@ function checkPanel(mha, r, compute) {
   const panel = new GradcheckPanel({
     id: 'l4-gradcheck',
     compute,
-    threshold: L4_THRESHOLD,
+    threshold: L4_LINES,
     caption: `Gradient check of L = sum(dY ⊙ Y): float64, every entry; one row per gradient, in the order the lesson computes them`,
     label: 'Lesson 4 gradient check',
     order: backwardOrder(mha),
@@ -155,10 +156,13 @@ function checkPanel(mha, r, compute) {
   return panel;
 }
 
+/** A pass line or an error in words: one digit. */
+const fmt0 = (x) => formatSci(x, 0);
+
 function checkNote(total, params) {
   return el('p', {
     className: 'note',
-    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; the denominator is floored at 10⁻¹², so an entry where both are 0 has error 0). A tensor passes when its largest relative error is within the line: ${passLinesText(L4_THRESHOLD, (x) => formatSci(x, 0))}. Choose the stencil, ε and the relative error your notebook uses above the table (Go deeper, below, says why ε = 10⁻⁵ and not smaller).`,
+    text: `Each of the ${groupThousands(total)} entries (the ${groupThousands(params)} of the parameters Wq, Wk, Wv, Wo and the input X, and those of every intermediate) is moved by ±ε and the loss computed again. The table starts as a notebook computes it: two-point central differences, numeric gradient = (L(x+ε) − L(x−ε)) / 2ε with ε = 10⁻⁵, and the relative error of each entry |a − n| / max(|a|, |n|) (a: analytic, n: numeric; the denominator is floored at 10⁻¹², so an entry where both are 0 has error 0). A tensor passes when its largest relative error is within the line: ${passLinesText(L4_LINES, fmt0)}. ${passLineReason('lesson4', fmt0, (x) => formatSci(x, 1))}. Choose the stencil, ε and the relative error your notebook uses above the table (Go deeper, below, says why ε = 10⁻⁵ and not smaller).`,
   });
 }
 

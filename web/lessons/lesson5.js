@@ -29,6 +29,10 @@ import { formatSci } from '../components/scales.js';
 import {
   backwardOrder,
   gradcheckSize,
+  DEFAULT_CONVENTION,
+  L4_LINES,
+  conventionThreshold,
+  passLineReason,
   passLinesText,
   pendingReport,
   pgThreshold,
@@ -144,7 +148,7 @@ function checkPanel(mha, compute, { T, C: width, heads }) {
   const panel = new GradcheckPanel({
     id: 'l5-gradcheck',
     compute,
-    threshold: pgThreshold(T, width), // L5_THRESHOLD at the sentence's size
+    threshold: pgThreshold(T, width), // L5_LINES at the sentence's size
     caption: `Gradient check of the MSE loss on the sentence (initial weights, every entry; one row per gradient, in lesson 4's order)`,
     label: 'Lesson 5 gradient check',
     order: backwardOrder(mha),
@@ -295,15 +299,16 @@ function scaleItems(s) {
 }
 
 /**
- * Why lesson 5's pass line is 100 times lesson 4's, with figures measured on the page (s:
- * mseScale's, null when they could not be measured; base: the five-point, per-entry line):
+ * Lesson 5's pass lines and why its errors are larger than lesson 4's, measured on the page (s:
+ * mseScale's, null when they could not be measured; base: the check's pass lines, pgThreshold's):
  * { element (the line and why, in brief), deeper (the measured reasons, for Go deeper),
  * setReport(rows): quotes the finished check's absolute errors }.
  */
 function checkNote(s, base) {
+  const fmt = (x) => formatSci(x, 0);
   const intro = el('p', {
     className: 'note',
-    text: `The same check as lesson 4, with the same choices above its table, now for the MSE loss at the initial weights. Its pass line is 100 times lesson 4's, ${passLinesText(base, (x) => formatSci(x, 0))}, because MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less:`,
+    text: `The same check as lesson 4, with the same choices above its table, now for the MSE loss at the initial weights. Its pass lines are ${passLinesText(base, fmt)}. ${passLineReason('lesson5', fmt, (x) => formatSci(x, 1))}. They sit higher than lesson 4's (with two points, per entry ${fmt(conventionThreshold(L4_LINES, DEFAULT_CONVENTION))} there) because its errors are larger: MSE's gradients are much smaller than lesson 4's while the rounding error of the finite differences shrinks less (Go deeper, below the table, measures both).`,
   });
   const range = el('span', { className: 'abs-range', text: ' (once the check has run).' });
   const element = el('div', { className: 'mse-scale' }, intro);
@@ -488,7 +493,7 @@ export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = n
     el('h3', { text: 'Gradient check on the sentence' }),
     note.element,
     panel.element,
-    goDeeper('why this pass line is 100 times lesson 4’s, measured', note.deeper),
+    goDeeper('why its errors are larger than lesson 4’s, measured', note.deeper),
     script.element,
     downloads(mha, model, trainer, ipynbCells),
   );

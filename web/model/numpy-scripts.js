@@ -28,16 +28,11 @@ import { SCRIPT_NOTE } from './agreement.js';
 import { checkpointLabels } from './checkpoints.js';
 import { COURSE } from './defaults.js';
 import { tokenize } from './tokens.js';
-import {
-  DEFAULT_CONVENTION,
-  L4_THRESHOLD,
-  L5_THRESHOLD,
-  conventionThreshold,
-} from './gradcheck-report.js';
+import { DEFAULT_CONVENTION, L4_LINES, L5_LINES, conventionThreshold } from './gradcheck-report.js';
 import { SOURCES } from './scripts/sources.js';
 
 // the pass lines of the scripts' checks: the page's tables' at their default convention
-const L4_LINE = conventionThreshold(L4_THRESHOLD, DEFAULT_CONVENTION);
+const L4_LINE = conventionThreshold(L4_LINES, DEFAULT_CONVENTION);
 
 /** A Python string literal (JSON's escapes are valid Python escapes). */
 export function pyStr(s) {
@@ -301,7 +296,7 @@ function trainingValues({
   lrs = [],
   check = true,
   convention = DEFAULT_CONVENTION, // the check table's { stencil, eps, form }
-  threshold = conventionThreshold(L5_THRESHOLD, convention),
+  threshold = conventionThreshold(L5_LINES, convention),
   printAtt = true,
   checkpoints = null, // a lesson's key ('lesson5'): print its checkpoints after the losses
 }) {

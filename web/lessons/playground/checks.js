@@ -5,7 +5,7 @@ import { el } from '../../components/dom.js';
 import { groupThousands } from '../../components/tables.js';
 import { GradcheckPanel } from '../../components/gradcheck-panel.js';
 import {
-  L5_THRESHOLD,
+  L5_LINES,
   backwardOrder,
   gradcheckSize,
   passLinesText,
@@ -34,7 +34,7 @@ export function checksView({ mha, compute, isCurrent }) {
   const panel = new GradcheckPanel({
     id: 'pg-gradcheck',
     compute,
-    threshold: L5_THRESHOLD,
+    threshold: L5_LINES,
     caption:
       'Gradient check of the MSE loss for the typed sentence (initial weights; one row per ' +
       "gradient, in lesson 4's order)",

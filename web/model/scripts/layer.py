@@ -1,22 +1,8 @@
 import numpy as np  # page: omit
+from forward import merge_heads, multi_head_attention_forward, split_heads  # page: omit
 
 
-def softmax(z):
-    z = z - z.max(axis=-1, keepdims=True)   # stable: subtract the row max
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def split_heads(x, h):
-    """(B, T, C) -> (B, h, T, C // h)"""
-    B, T, C = x.shape
-    return x.reshape(B, T, h, C // h).transpose(0, 2, 1, 3)
-
-
-def merge_heads(x):
-    """(B, h, T, hs) -> (B, T, h * hs), the inverse of split_heads"""
-    B, h, T, hs = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, T, h * hs)
+# page: include forward.py
 
 
 class MultiHeadAttention:
@@ -35,23 +21,12 @@ class MultiHeadAttention:
         self.causal = causal
 
     def forward(self, X):
-        W, h = self.W, self.h
-        B, T, C = X.shape
-        hs = C // h
-        Q = split_heads(X @ W["Wq"], h)                      # (B, h, T, hs)
-        K = split_heads(X @ W["Wk"], h)
-        V = split_heads(X @ W["Wv"], h)
-        scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)   # (B, h, T, T)
-        masked = scores
-        if self.causal:                                      # key j > query i is the future
-            masked = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)
-        att = softmax(masked)                                # rows sum to 1
-        headout = att @ V                                    # (B, h, T, hs)
-        concat = merge_heads(headout)                        # (B, T, C)
-        Y = concat @ W["Wo"]
-        # cache the forward: keep the tensors backward() reads, so it recomputes none of them
-        self.cache = dict(X=X, Q=Q, K=K, V=V, scores=scores, att=att,
-                          headout=headout, concat=concat, Y=Y)
+        W = self.W
+        Y, cache = multi_head_attention_forward(X, W["Wq"], W["Wk"], W["Wv"], W["Wo"],
+                                                self.h, self.causal)   # lesson 3's forward
+        # cache the forward: keep its intermediates (Q, K, V, att, ...) for backward(), which
+        # reads them instead of computing them again
+        self.cache = cache
         return Y
 
     def backward(self, dY):

@@ -2,19 +2,18 @@
 # Lesson 3 - parallel attention and concatenation (course demo)
 # page: include header.py
 import numpy as np
-from layer import MultiHeadAttention, merge_heads  # page: omit
+from forward import merge_heads, multi_head_attention_forward  # page: omit
 from course_demo import B, C, X, h, hs, rng  # page: omit
 __CAUSAL__ = None  # page: omit
 
-# page: include layer.py
+# page: include forward.py
 
 
 # page: include course_demo.py
 
-layer = MultiHeadAttention(C, h, seed=rng, causal=__CAUSAL__)   # Wq, Wk, Wv, Wo: the next draws
-Wo = layer.W["Wo"]
-Y = layer.forward(X)
-c = layer.cache
+# the four projections, each (C, C) / sqrt(C): the next draws of the same stream, in this order
+Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))
+Y, c = multi_head_attention_forward(X, Wq, Wk, Wv, Wo, h, causal=__CAUSAL__)
 Q, K, scores, headout = c["Q"], c["K"], c["scores"], c["headout"]
 for name in ("X", "Q", "K", "V", "scores", "att", "headout", "concat", "Y"):
     print(f"{name:8} {c[name].shape}")
