@@ -89,6 +89,7 @@ async function classic(name, code, minify) {
     minify,
     target: 'es2022',
     logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'silent' },
   });
   // (in parentheses: V8 compiles the function as it parses the script, not a second time later)
   return `MHA_CHUNKS.define(${JSON.stringify(name)},(function(require,module,exports){${cjs}}));\n`;
