@@ -15,6 +15,8 @@ import { courseData } from './model/course.js';
 import { Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
 import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
+import { divergingPacked, sequentialPacked } from './components/scales.js';
+import { textMeasurer } from './components/heatmap/measure.js';
 import { ipynbButton, sectionText } from './components/downloads.js';
 import { viewPager } from './components/view-pager.js';
 import { renderStartHere } from './lessons/start-here.js';
@@ -78,9 +80,17 @@ function route(current) {
 function renderSection(page, s) {
   const body = document.getElementById(s.body);
   const custom = customFor(page.custom, s);
-  const data = custom && s.data ? page.kit.lessonData(custom) : page.data();
+  const ctx = {
+    ...page.ctx,
+    body,
+    custom,
+    // (made when a section reads it: lessons 3-5; the course's are drawn once, then shared)
+    get data() {
+      return custom && s.data ? page.kit.lessonData(custom) : page.data();
+    },
+  };
   try {
-    page.lessons[s.key] = lessonView(page.renders[s.key]({ ...page.ctx, body, data, custom }));
+    page.lessons[s.key] = lessonView(page.renders[s.key](ctx));
   } catch (err) {
     page.lessons[s.key] = lessonView();
     lessonError(body, s.title, err);
@@ -362,6 +372,14 @@ async function main() {
   for (const s of sectionsOf(route(null).view)) s.load().catch(() => {});
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
+
+  // while the wasm compiles (off this thread), the first figure's one-time costs, in tasks of
+  // their own: the colour scales' tables, and the font the maps' labels are measured in
+  await yieldToEventLoop();
+  sequentialPacked(0);
+  divergingPacked(0);
+  await yieldToEventLoop();
+  textMeasurer()('0', 12);
 
   let mha;
   try {

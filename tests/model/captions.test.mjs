@@ -352,7 +352,7 @@ for (const causal of [false, true]) {
       r.stages.map((st) => st.shape),
       want.slice(0, 9).map((w) => w.shape),
     );
-    const names = 'globals().update(layer.cache)\nglobals().update(layer.W)\n';
+    const names = 'globals().update(c)\n'; // (the forward's intermediates, by name)
     const script = `${lesson3Script({ causal })}\n${names}`;
     checkCaptions(caps, script, want);
     withNpz(lesson3Arrays(mha, courseData(mha), { causal }), (load) =>

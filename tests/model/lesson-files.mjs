@@ -41,7 +41,7 @@ function programs() {
   return {
     lesson1: [lesson1Script({ sentence: DEFAULT_SENTENCE, tokens }), ''],
     lesson2: [lesson2Script(), ''],
-    lesson3: [lesson3Script({}), WEIGHTS],
+    lesson3: [lesson3Script({}), ''], // (its own Wq … Wo)
     lesson4: [lesson4Script(), WEIGHTS],
     // the layer's initial weights (the listing resets them at its end) and the run's lr and steps
     lesson5: [
