@@ -109,20 +109,26 @@ function xPaths(mha) {
     });
 }
 
+/** The gradients dXPaths reads: dX and dQ, dK, dV merged back (dQm, dKm, dVm). */
+export function dXPathInputs(mha) {
+  return ['dX', ...xPaths(mha).map(([, , grad]) => grad)];
+}
+
 /**
  * Why dX sums three terms: X feeds Q, K and V, so dX = dQm @ Wqᵀ + dKm @ Wkᵀ + dVm @ Wvᵀ (dQm,
- * dKm, dVm: dQ, dK, dV merged back to (B, T, C)). `layer` after backward; W its weights; dX its
- * gradient. Returns { paths: [{ path, weight, grad, term, norm, rel, leftOut, shapes }], sum,
- * sumMaxDiff: max |sum − dX|, norm: ‖dX‖ }, where rel = ‖term‖ / ‖dX‖ and leftOut the norm-wise
- * relative error ‖a − dX‖ / (‖a‖ + ‖dX‖) of a = dX without that term.
+ * dKm, dVm: dQ, dK, dV merged back to (B, T, C)). `grads`: the layer's gradients after backward,
+ * by name ({ data }: dXPathInputs); W its weights. Returns { paths: [{ path, weight, grad, term,
+ * norm, rel, leftOut, shapes }], sum, sumMaxDiff: max |sum − dX|, norm: ‖dX‖ }, where
+ * rel = ‖term‖ / ‖dX‖ and leftOut the norm-wise relative error ‖a − dX‖ / (‖a‖ + ‖dX‖) of
+ * a = dX without that term.
  */
-export function dXPaths(mha, layer, W, sizes) {
+export function dXPaths(mha, grads, W, sizes) {
   const { C } = sizes;
-  const dX = layer.tensor('dX').data;
+  const dX = grads.dX.data;
   const norm = frobenius(dX);
   const sum = new Float64Array(dX.length);
   const paths = xPaths(mha).map(([path, weight, grad]) => {
-    const term = timesTransposed(layer.tensor(grad).data, W[weight], C);
+    const term = timesTransposed(grads[grad].data, W[weight], C);
     for (let i = 0; i < sum.length; i++) sum[i] += term[i];
     const without = new Float64Array(dX.length);
     for (let i = 0; i < dX.length; i++) without[i] = dX[i] - term[i];

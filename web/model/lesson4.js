@@ -5,7 +5,7 @@ import { COURSE } from './defaults.js';
 import { courseData } from './course.js';
 import { block2d, dot, frobenius, maxAbs } from './arrays.js';
 import { withLayer } from './layers.js';
-import { dXPaths, matmulRules } from './backward-rules.js';
+import { dXPathInputs, dXPaths, matmulRules } from './backward-rules.js';
 
 /** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
 export function lesson4(mha, { data } = {}) {
@@ -23,9 +23,12 @@ export function lesson4(mha, { data } = {}) {
     // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
     const params = 4 * C * C + B * T * C;
     const sizes = { B, T, C, heads };
-    // the matmul rule checked by the lesson's shapes; dX as the sum of X's three paths
-    const rules = matmulRules(mha, sizes);
-    const xPaths = dXPaths(mha, layer, W, sizes);
+    // the matmul rule checked by the lesson's shapes; dX as the sum of X's three paths: made
+    // when first read (Go deeper's, built when it is opened)
+    let rules = null;
+    let xPaths = null;
+    const pathInputs = {};
+    for (const name of dXPathInputs(mha)) pathInputs[name] = layer.tensor(name);
     return {
       B,
       T,
@@ -40,8 +43,12 @@ export function lesson4(mha, { data } = {}) {
       grads,
       loss,
       params,
-      rules,
-      xPaths,
+      get rules() {
+        return (rules ??= matmulRules(mha, sizes));
+      },
+      get xPaths() {
+        return (xPaths ??= dXPaths(mha, pathInputs, W, sizes));
+      },
     };
   });
 }
