@@ -114,9 +114,10 @@ export const COURSE_RESULTS = Object.freeze({
     save: lessonSaveLine('lesson5'),
     why:
       'The losses differ by more than draws can explain: against a standard-normal target, ' +
-      'as here, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 means the ' +
-      'course’s target (its scale) or its loss is not the page’s. Compare how the loss falls, ' +
-      'not where it starts; with your target and weights loaded the page gives your numbers.',
+      'as the page draws it, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 ' +
+      'means the course’s target (its scale) or its loss is not the page’s. Compare how the ' +
+      'loss falls, not where it starts, or load your notebook’s arrays (this lesson’s line) to ' +
+      'see its own losses here.',
     rows: [
       {
         what: 'gradient-check errors (the check table’s stencil and ε)',
