@@ -50,6 +50,9 @@ function lessonError(body, name, err, what = 'computed') {
   console.error(err);
 }
 
+/** What a link to an element of another view may give the focus to. */
+const FOCUSABLE = 'button:not([disabled]), a[href], input:not([hidden]), select, textarea';
+
 /** The address's #fragment (an element's id), or ''. */
 const fragment = () => decodeURIComponent(location.hash.slice(1));
 
@@ -183,8 +186,13 @@ function showRoute(page, { first = false } = {}) {
   document.title = `${view.title} · ${page.title}`;
   document.documentElement.dataset.view = view.id; // (style.css: the header's lede on Start only)
   if (target) {
-    // (an element the view builds is there once it is built)
-    built.then(() => page.view === view && document.getElementById(target)?.scrollIntoView());
+    // (an element the view builds is there once it is built); a followed link to a control of
+    // another view (a lesson's "Check this lesson's arrays": the drop zone) gives it the focus
+    built.then(() => {
+      const e = page.view === view ? document.getElementById(target) : null;
+      e?.scrollIntoView();
+      if (e && !first && changed && e.matches(FOCUSABLE)) e.focus({ preventScroll: true });
+    });
   } else if (changed && !first) scrollTo(0, 0);
   if (first || target || !changed) return;
   const heading = document.getElementById(view.sections[0])?.querySelector('h2');

@@ -70,9 +70,12 @@ test('the gallery: built on opening, a card per known mistake, named by the chec
         assert.equal(card.maps, 2, `${c.id}: the mistaken map and the course's`);
       } else {
         assert.equal(card.maps, 0, c.id);
-        assert.match(card.scalar, /yours .*, with the right step /, c.id);
-        // the gallery's loss is its own: never read as the course's MSE
-        if (c.site === 'loss') assert.match(card.scalar, /not the course’s MSE\)$/, c.id);
+        assert.match(card.scalar, /: your line gives .*, the right line /, c.id);
+        // the gallery's loss is its own: said before its numbers, never read as the course's MSE
+        if (c.site === 'loss') {
+          assert.match(card.scalar, /^The loss against this gallery’s made-up target \(/, c.id);
+          assert.match(card.scalar, /not a loss the course prints\): your line gives /, c.id);
+        }
       }
     }
     assert.deepEqual(consoleErrors(log), []);

@@ -5,8 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, consoleErrors, setValue } from './browser.mjs';
+import { useBrowser, consoleErrors, setValue, showView } from './browser.mjs';
 import { DEFAULT_SENTENCE } from '../../web/model/tokens.js';
+import { LESSON_KEYS, lessonSaveLine } from '../../web/check/names.js';
 import * as X from './expected.mjs';
 
 const session = useBrowser();
@@ -122,6 +123,77 @@ test("lesson 1's box, the sentence edited: no other sentence's numbers beside", 
           ?.textContent.includes('—'),
     );
     assert.deepEqual(await l1(), before);
+    assert.deepEqual(log.errors, []);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    await close();
+  }
+});
+
+test("each lesson's np.savez line, Copy, and a link to the check's file drop", async () => {
+  const { page, log, close } = await session.open();
+  try {
+    for (const key of LESSON_KEYS) {
+      const view = key.replace('lesson', 'lesson-');
+      await showView(page, view);
+      const box = page.locator(`#${view} .course-box`);
+      assert.equal(await box.locator('.course-box-save pre').textContent(), lessonSaveLine(key));
+      assert.equal(
+        await box.locator('.course-box-save button').getAttribute('aria-label'),
+        `Copy the line: np.savez for ${key.replace('lesson', 'lesson ')}`,
+      );
+      const link = box.locator('a', { hasText: 'Check this lesson’s arrays' });
+      assert.equal(await link.count(), 1, key);
+      const href = await link.getAttribute('href');
+      // a plain link into the check view: to its drop zone, the button of the file input
+      assert.match(href, /^#[\w-]+$/, key);
+      // followed with the keyboard: the check view opens, the drop zone has the focus
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((h) => location.hash === h, href);
+      await page.waitForFunction(() => document.activeElement?.classList.contains('drop-zone'));
+      const seen = await page.evaluate(
+        ([id, lesson]) => {
+          const zone = document.getElementById(id);
+          const section = zone.closest('section');
+          return {
+            focused: document.activeElement === zone,
+            section: section.id,
+            shown: !section.hidden && zone.checkVisibility(),
+            input: section.querySelector('input[type="file"]')?.id ?? null,
+            lessonHidden: document.getElementById(lesson).hidden,
+          };
+        },
+        [href.slice(1), view],
+      );
+      assert.deepEqual(
+        seen,
+        {
+          focused: true,
+          section: 'notebook-check',
+          shown: true,
+          input: 'nb-file',
+          lessonHidden: true,
+        },
+        key,
+      );
+      // the zone is the button of the file input beside it (a press opens its picker)
+      assert.equal(
+        await page.evaluate(
+          (id) => document.getElementById(id).previousElementSibling?.id,
+          href.slice(1),
+        ),
+        'nb-file',
+      );
+      // back: the lesson's view again
+      await page.goBack();
+      await page.waitForFunction((v) => !document.getElementById(v).hidden, view);
+      assert.equal(await page.evaluate(() => location.hash), `#${view}`);
+      await page.goForward();
+      await page.waitForFunction(() => !document.getElementById('notebook-check').hidden);
+      await page.goBack();
+      await page.waitForFunction((v) => !document.getElementById(v).hidden, view);
+    }
     assert.deepEqual(log.errors, []);
     assert.deepEqual(consoleErrors(log), []);
   } finally {

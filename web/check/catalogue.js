@@ -51,13 +51,24 @@ const dq = (p, s, t, d) =>
 const dk = (p, s, t, d) =>
   ops.divide(perHead(p.dscores, p.Q, s, { m: s.T, k: s.T, n: s.hs, transA: t }), d);
 
-// "120 (= Y.size: no division by Y.size: the gradient of the sum)"
-/** "dY = 2 * (Y - target) / Y.size, times 8 = Y.size (why)": dY scaled by c, read as a quantity. */
+// The line a student wrote for the factors of dY with a usual cause, as they would write it.
+const DY_LINES = Object.freeze({
+  'Y.size': 'dY = 2 * (Y - target), no division by Y.size (the gradient of the sum, not the mean)',
+  '1/2': 'dY = (Y - target) / Y.size, no factor 2 (the square’s derivative)',
+});
+
+/**
+ * dY scaled by c as a line of a notebook: the line itself when c has a usual cause (c = Y.size:
+ * "dY = 2 * (Y - target), no division by Y.size (…)"), else "dY = 1.7 * 2 * (Y - target) / Y.size"
+ * with what c equals when it names a quantity.
+ */
 function scaledDyText(c, s) {
-  const [hit] = meanings(c, 'dY', s).filter((r) => !r.generic);
+  const hits = meanings(c, 'dY', s).filter((r) => !r.generic);
+  const known = hits.find((r) => DY_LINES[r.expr]);
+  if (known) return DY_LINES[known.expr];
   const num = Number(c.toPrecision(6));
-  const times = hit ? `${num} = ${hit.expr} (${hit.why})` : `${num}`;
-  return `dY = 2 * (Y - target) / Y.size, times ${times}`;
+  const line = `dY = ${num} * 2 * (Y - target) / Y.size`;
+  return hits.length ? `${line} (${num} = ${hits[0].expr}: ${hits[0].why})` : line;
 }
 
 const RECORDS = [

@@ -50,15 +50,16 @@ function caseFigures(c) {
   const fig = galleryFigure(c);
   if (!fig) {
     // (the loss is the gallery's own: its target is made so that the gradient is lesson 4's dY,
-    // so neither number is an MSE the course prints)
-    const own =
+    // so neither number is an MSE the course prints: said before the numbers)
+    const what =
       c.site === 'loss'
-        ? ' (the gallery’s target, made so that dY is lesson 4’s: not the course’s MSE)'
-        : '';
+        ? 'The loss against this gallery’s made-up target (built so that its gradient is ' +
+          'lesson 4’s dY; not a loss the course prints)'
+        : c.site;
     return el(
       'p',
       { className: 'bug-scalar' },
-      `${c.site}: yours ${num3(c.mistaken?.[0])}, with the right step ${num3(c.right?.[0])}${own}`,
+      `${what}: your line gives ${num3(c.mistaken?.[0])}, the right line ${num3(c.right?.[0])}`,
     );
   }
   const maps = [

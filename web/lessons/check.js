@@ -43,6 +43,7 @@ import {
 import { COURSE } from '../model/defaults.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
 import { LESSON_KEYS, LESSON_SAVES, lessonSaveLine, savezLine } from '../check/names.js';
+import { CHECK_FILE_ID } from '../model/course-results.js';
 
 const SAVEZ_LINE = savezLine(); // every input and result, in the course's order
 
@@ -247,7 +248,7 @@ async function readFile(file) {
 /** The section's parts, wired to one state object. */
 function sectionParts(ctx) {
   return {
-    files: fileDrop({ id: 'nb-file', onFiles: (files) => loadFiles(ctx, files) }),
+    files: fileDrop({ id: CHECK_FILE_ID, onFiles: (files) => loadFiles(ctx, files) }),
     paste: pasteBox({ id: 'nb-paste', onAdd: (...args) => addPasted(ctx, ...args) }),
     listSlot: el('div', { id: 'nb-arrays' }),
     options: optionControls(),

@@ -186,7 +186,7 @@ function stencilNote() {
 
 // ⊙, rowsum, split_heads and merge_heads, defined where lesson 4's text first uses them (the
 // formulas and captions below)
-const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row. split_heads(x, h) is lesson 3's x.reshape(B, T, h, hs).transpose(0, 2, 1, 3), (B, T, C) → (B, h, T, hs); merge_heads(x), its inverse, is x.transpose(0, 2, 1, 3).reshape(B, T, C).`;
+const NOTATION = `Notation: A ⊙ B is the element-wise product (NumPy: A * B); rowsum(A) sums each row of A and keeps the sums as a column, A.sum(axis=-1, keepdims=True), so that they broadcast back over each row. split_heads(x, h) is lesson 2's x.reshape(B, T, h, hs).transpose(0, 2, 1, 3), (B, T, C) → (B, h, T, hs); merge_heads(x), its inverse, is x.transpose(0, 2, 1, 3).reshape(B, T, C).`;
 
 // the softmax backward in three lines, for one row s of scores (the softmax acts on each row)
 const SOFTMAX_WHY = [

@@ -282,7 +282,13 @@ function introParagraph(sentence, T) {
   );
 }
 
-const CUSTOM_INTRO = `Your arrays: X (batch item 0), your Wq, Wk, Wv, Wo and target; the tokens are the positions t0, t1, …`;
+/** What lesson 5 runs on with a notebook's arrays: the target is the student's only when given. */
+function customIntro(custom) {
+  const target = custom.given?.target
+    ? 'and target'
+    : 'and a target drawn for them (your file has none: the banner says how)';
+  return `Your arrays: X (batch item 0), your Wq, Wk, Wv, Wo ${target}; the tokens are the positions t0, t1, …`;
+}
 
 /** "a, b, c and d". */
 function andList(items) {
@@ -477,7 +483,9 @@ export function renderLesson5({ mha, body, data, compute, ipynbCells, custom = n
   panel.onChange((p) => course.update({ ...course.values, gradcheck: p.rows }));
   body.append(
     course.element,
-    custom ? el('p', { className: 'note', text: CUSTOM_INTRO }) : introParagraph(sentence, T),
+    custom
+      ? el('p', { className: 'note', text: customIntro(custom) })
+      : introParagraph(sentence, T),
     objectCode.element,
     el('p', { className: 'formula', text: 'L = mean((Y − target)²),   W ← W − lr · dL/dW' }),
     yours ? yours.element : '',

@@ -5,12 +5,27 @@
 // documented ones (seed 42, default_rng, standard normals / √C, in the order its scripts show).
 // Shapes, checks and conclusions agree; the numbers do not, until the student's arrays are loaded.
 
-import { lessonSaveLine } from '../check/names.js';
+import { LESSON_SAVES, lessonSaveLine } from '../check/names.js';
 
 /** How a student brings their own numbers onto the page, the same for every lesson. */
 export const HOW_YOURS =
-  'To see your notebook’s numbers here, save its arrays (np.savez) and drop the file on Check ' +
-  'your notebook, then press “Use my arrays in the lessons”: this lesson is recomputed from them.';
+  'Your own numbers here: save them with this lesson’s line, check the file and press “Use my ' +
+  'arrays in the lessons”.';
+
+/** The id of Check your notebook's file input; its drop zone (a button) is `${id}-zone`. */
+export const CHECK_FILE_ID = 'nb-file';
+
+/**
+ * Lesson `key`'s "Check this lesson's arrays": a plain link (back and forward work) to the drop
+ * zone of Check your notebook, where the file its line writes (LESSON_SAVES) goes.
+ */
+export function checkLink(key) {
+  return {
+    href: `#${CHECK_FILE_ID}-zone`,
+    text: 'Check this lesson’s arrays',
+    file: LESSON_SAVES[key].file,
+  };
+}
 
 /** The smallest and largest positive finite errors of a check's rows, or null before any. */
 export function errorRange(rows, field = 'maxRel') {
@@ -99,9 +114,10 @@ export const COURSE_RESULTS = Object.freeze({
     save: lessonSaveLine('lesson5'),
     why:
       'The losses differ by more than draws can explain: against a standard-normal target, ' +
-      'as here, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 means the ' +
-      'course’s target (its scale) or its loss is not the page’s. Compare how the loss falls, ' +
-      'not where it starts; with your target and weights loaded the page gives your numbers.',
+      'as the page draws it, the expected MSE is E[Y²] + 1, at least 1, so a first loss of 0.65 ' +
+      'means the course’s target (its scale) or its loss is not the page’s. Compare how the ' +
+      'loss falls, not where it starts, or load your notebook’s arrays (this lesson’s line) to ' +
+      'see its own losses here.',
     rows: [
       {
         what: 'gradient-check errors (the check table’s stencil and ε)',

@@ -174,7 +174,7 @@ export function passLineReason(check, fmt, figure = fmt) {
   const d = OTHER_DRAWS[check];
   const above = d.above ? `${d.above} of them above its line` : 'none above its line';
   const draws = `On ${d.draws} other draws of the same setting the per-entry error, set by the tiniest entry, reached ${figure(d.entry)} (${above}) and the norm-wise one ${figure(d.norm)}: the norm-wise column is the steady one`;
-  return `Each line is ${PASS_MARGIN} times the largest error measured on this lesson's own arrays (seed ${COURSE.seed}; on this page, and in NumPy with two of OpenBLAS's kernels, each summing the products' terms in 24 orders), rounded up to a power of ten. With two points, per entry: ${fig('entry')}; norm-wise: ${fig('norm')}. ${draws}`;
+  return `Each line is ${PASS_MARGIN} times the largest error measured on the course's arrays of this lesson (seed ${COURSE.seed}; on this page, and in NumPy with two of OpenBLAS's kernels, each summing the products' terms in 24 orders), rounded up to a power of ten. With two points, per entry: ${fig('entry')}; norm-wise: ${fig('norm')}. ${draws}`;
 }
 
 /**
