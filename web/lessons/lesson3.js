@@ -71,11 +71,14 @@ function attentionGrid(r, toks) {
     const data = meanOverHeads(r.att, b, heads, T);
     maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
     grid.push(maps);
-    const grids = (list) => el('div', { className: 'figure-grid pairs' }, ...list);
+    const grids = (list, row = '') => el('div', { className: `figure-grid pairs${row}` }, ...list);
     if (b === 0) {
       box.append(
         el('h3', { text: `Batch item 0: all ${heads} heads` }),
-        grids(maps.slice(0, heads).map((m) => m.element)),
+        grids(
+          maps.slice(0, heads).map((m) => m.element),
+          ' row', // (four side by side on a wide screen)
+        ),
       );
       others.append(el('h3', { text: 'Batch item 0: the mean over heads' }), maps[heads].element);
     } else {
