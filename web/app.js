@@ -385,6 +385,7 @@ async function main() {
   // their own: the colour scales' tables, and the font the maps' labels are measured in
   await yieldToEventLoop();
   sequentialPacked(0);
+  await yieldToEventLoop();
   divergingPacked(0);
   await yieldToEventLoop();
   textMeasurer()('0', 12);

@@ -17,7 +17,7 @@ import { csvText, exportCanvas, exportSVGMarkup, listenExport } from './heatmap/
 import { listenPointer } from './heatmap/hover.js';
 import { listenKeyboard } from './heatmap/keyboard.js';
 import { fitted, normalise } from './heatmap/layout.js';
-import { observeWidth, render } from './heatmap/render.js';
+import { observeWidth, prepare, render } from './heatmap/render.js';
 import { createState } from './heatmap/state.js';
 
 export { escapeXML } from './heatmap/primitives.js';
@@ -64,8 +64,8 @@ export function heatmap(options) {
   listenPointer(state);
   listenExport(state);
   listenKeyboard(state);
-  observeWidth(state);
-  render(state, true);
+  if (observeWidth(state)) prepare(state); // (drawn at the first width measured)
+  else render(state, true);
   const preferred = () => fitted(state.s, Infinity, state.measure);
   return {
     element: state.dom.figure,

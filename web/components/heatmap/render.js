@@ -139,15 +139,42 @@ export function render(state, full) {
   show(state);
 }
 
-/** Fit the cells to the width of the plot box while it changes (one observer per heatmap). */
+/**
+ * Fit the cells to the width of the plot box while it changes (one observer per heatmap); the
+ * first width it measures draws the plot (see prepare). Returns whether it observes (a browser
+ * without ResizeObserver: false).
+ */
 export function observeWidth(state) {
-  if (typeof ResizeObserver !== 'function') return;
+  if (typeof ResizeObserver !== 'function') return false;
   const ro = new ResizeObserver((entries) => {
     const w = entries[entries.length - 1].contentRect.width;
-    if (!(w > 0) || Math.abs(w - state.avail) < 0.5) return;
+    if (!(w > 0)) return;
+    if (!state.svg) {
+      state.avail = w;
+      render(state, true);
+      return;
+    }
+    if (Math.abs(w - state.avail) < 0.5) return;
     state.avail = w;
     const f = fitted(state.s, state.avail, state.measure);
     if (f.cell !== state.s.cell || f.numbersOn !== state.s.numbersOn) render(state, false);
   });
   ro.observe(state.dom.sizer);
+  return true;
+}
+
+/**
+ * A heatmap whose plot is not drawn yet: its caption, legend and key, and its plot box at the
+ * preferred width (shrinking with its container), so that the first width measured
+ * (observeWidth) is the one the plot is drawn at, once (drawn at the preferred size first, most
+ * maps were drawn again, fitted, a moment later).
+ */
+export function prepare(state) {
+  state.s = fitted(state.s, Infinity, state.measure);
+  updateCaption(state);
+  state.L = computeLayout(state.s, state.measure);
+  state.col = colorizer(state.s);
+  sizePlotBox(state);
+  updateSide(state);
+  updateMarksKey(state);
 }
