@@ -64,7 +64,8 @@ export function heatmap(options) {
   listenPointer(state);
   listenExport(state);
   listenKeyboard(state);
-  if (observeWidth(state)) prepare(state); // (drawn at the first width measured)
+  if (observeWidth(state))
+    prepare(state); // (drawn at the first width measured)
   else render(state, true);
   const preferred = () => fitted(state.s, Infinity, state.measure);
   return {
