@@ -168,7 +168,8 @@ function buildAll(page) {
  * Show the view the address points to, the others hidden (built or not); the lesson bar marks it
  * and the document's title names it. Then scroll: to the element the address names, else, when
  * the view changed, to the top; a reader who followed a link (not the first load) gets the focus
- * on the view's heading, so a screen reader starts there.
+ * on the view's heading, so a screen reader starts there. Returns a promise, settled once the
+ * page is scrolled to the element (at once when there is none).
  */
 function showRoute(page, { first = false } = {}) {
   const { view, target } = route(page.view);
@@ -186,20 +187,32 @@ function showRoute(page, { first = false } = {}) {
   document.title = `${view.title} · ${page.title}`;
   document.documentElement.dataset.view = view.id; // (style.css: the header's lede on Start only)
   if (target) {
-    // (an element the view builds is there once it is built); a followed link to a control of
-    // another view (a lesson's "Check this lesson's arrays": the drop zone) gives it the focus
-    built.then(() => {
+    // (an element the view builds is there once it is built; scrolled to in the next frame, so
+    // the layout it needs is the frame's, not one more in the build's task); a followed link to
+    // a control of another view (a lesson's "Check this lesson's arrays": the drop zone) gives it
+    // the focus
+    return built.then(nextFrame).then(() => {
       const e = page.view === view ? document.getElementById(target) : null;
       e?.scrollIntoView();
       if (e && !first && changed && e.matches(FOCUSABLE)) e.focus({ preventScroll: true });
     });
-  } else if (changed && !first) scrollTo(0, 0);
-  if (first || target || !changed) return;
+  }
+  if (changed && !first) scrollTo(0, 0);
   const heading = document.getElementById(view.sections[0])?.querySelector('h2');
-  if (!heading) return;
-  heading.tabIndex = -1;
-  heading.focus({ preventScroll: true });
+  if (heading && changed && !first) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+  return Promise.resolve();
 }
+
+/** Resolves in the next frame, before it is painted (at once where frames are not reported). */
+const nextFrame = () =>
+  new Promise((resolve) =>
+    typeof requestAnimationFrame === 'function'
+      ? requestAnimationFrame(() => resolve())
+      : resolve(),
+  );
 
 /** Each view ends with links to the one before and the one after (hidden with their view). */
 function addPagers() {
@@ -407,8 +420,8 @@ async function main() {
   const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
   await yieldToEventLoop(); // (the workers' start and the first view: two tasks, not one)
   const page = createPage(mha, scheduler, compute);
-  showRoute(page, { first: true });
-  const view = page.view; // (the first: mha:ready waits for its figures)
+  const shown = showRoute(page, { first: true });
+  const view = page.view; // (the first: mha:ready waits for its figures, and its scroll)
   addEventListener('hashchange', () => showRoute(page));
 
   // (in place of the lesson bar's disabled one, of the same size: nothing moves)
@@ -421,6 +434,7 @@ async function main() {
   // the first figures that come back from the compute engine (the playground's)
   await buildView(page, view);
   await Promise.allSettled(sectionsOf(view).map((s) => page.lessons[s.key]?.ready));
+  await shown;
   performance.mark('mha:ready');
   performance.measure('mha:navigation-to-ready', { start: 0, end: 'mha:ready' });
   performance.measure('mha:start-to-ready', 'mha:start', 'mha:ready');
