@@ -64,8 +64,8 @@ export function heatmap(options) {
   listenPointer(state);
   listenExport(state);
   listenKeyboard(state);
-  if (observeWidth(state))
-    prepare(state); // (drawn at the first width measured)
+  // the plot drawn at the first width the browser measures; without ResizeObserver, at once
+  if (observeWidth(state)) prepare(state);
   else render(state, true);
   const preferred = () => fitted(state.s, Infinity, state.measure);
   return {
