@@ -153,8 +153,12 @@ async function build(page, view) {
     page.lessons[s.key].showCustom(page.custom);
     return true;
   });
-  for (const s of drawn) page.lessons[s.key].afterReady();
   performance.measure(`mha:build:${view.id}`, { start: t0 }); // (its time, for the bench)
+  // the background work (gradient checks: the workers' start) in a task of its own; a section
+  // drawn again meanwhile ("Use my arrays") has started its own
+  const views = drawn.map((s) => page.lessons[s.key]);
+  await yieldToEventLoop();
+  drawn.forEach((s, i) => page.lessons[s.key] === views[i] && views[i].afterReady());
   if (drawn.length < sections.length) page.built.delete(view.id);
   page.onBuilt(view);
 }

@@ -236,7 +236,7 @@ test('lesson 4: the matmul rule checked by the shapes; why dX sums three terms',
     ]);
     assert.ok(p.sumMaxDiff <= 1e-14 && least > 1e5, `${p.sumMaxDiff} ${least}`);
     // split_heads and merge_heads defined before the captions use them
-    assert.match(x.notation, /split_heads\(x, h\) is lesson 3's x\.reshape\(B, T, h, hs\)/);
+    assert.match(x.notation, /split_heads\(x, h\) is lesson 2's x\.reshape\(B, T, h, hs\)/);
     assert.match(x.notation, /merge_heads\(x\), its inverse, is x\.transpose\(0, 2, 1, 3\)/);
     t.diagnostic(`max |sum − dX| ${x.nums[0]}; left out: ${x.nums.slice(1, 4).join(', ')}`);
     assert.deepEqual(log.errors, []);
