@@ -204,6 +204,21 @@ export async function openAround(page, selector) {
   }
 }
 
+/**
+ * Lay out every block of the page, on screen or not. A view lays out and paints the blocks
+ * further down only as they come near the screen (style.css: content-visibility: auto, their
+ * height guessed until then); a test that measures or reads them all (a view's height, axe's
+ * colours, a full-page screenshot) turns that off first. Through a constructed style sheet: the
+ * page's CSP blocks an injected <style>.
+ */
+export async function layOutAll(page) {
+  await page.evaluate(() => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync('.lesson-body > * { content-visibility: visible !important; }');
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  });
+}
+
 /** Wait until the open view's figures are drawn (data-figures="1", after ready). */
 export async function waitFiguresDrawn(page, timeout = 30_000) {
   await page.waitForFunction(() => document.documentElement.dataset.figures === '1', null, {

@@ -28,6 +28,14 @@ const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
 
 const load = dropNotebookFile;
 
+/** The text of an element as a reader sees it: scrolled to first, and a frame drawn there (further
+ * down, a view's blocks are laid out, and have their text, once they come near the screen). */
+async function seen(locator) {
+  await locator.scrollIntoViewIfNeeded();
+  await locator.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok))));
+  return locator.innerText();
+}
+
 const CASES = [
   { name: 'seed3-sqrtC', variant: 'losses', lrText: 'lr 0.05 found from your losses' },
   { name: 'seed7-scale002', variant: 'after', lrText: 'lr 0.5 found from your Wq_after' },
@@ -52,7 +60,7 @@ for (const c of CASES) {
       const losses = f.lesson5.losses;
       assert.equal(losses.length, e.steps + 1);
       // the first and last loss as the page shows them, and as the notebook printed them
-      const shown = (key) => page.locator(`#l5-body [data-figure="${key}"]`).innerText();
+      const shown = (key) => seen(page.locator(`#l5-body [data-figure="${key}"]`));
       const first = Number(await shown('loss0'));
       const last = Number(await shown('loss'));
       assert.equal(
@@ -65,14 +73,14 @@ for (const c of CASES) {
       for (let k = 0; k <= e.steps; k++) {
         assert.ok(Math.abs(losses[k] / e.losses[k] - 1) <= 1e-10, `step ${k}`);
       }
-      const banner = await page.locator('#lesson-5 .custom-banner').innerText();
+      const banner = await seen(page.locator('#lesson-5 .custom-banner'));
       assert.match(
         banner,
         new RegExp(`Lesson 5 runs your training: ${c.lrText}; ${e.steps} steps`),
       );
-      assert.equal(await page.locator('#l5-run-yours').innerText(), `Run your ${e.steps} steps`);
+      assert.equal(await seen(page.locator('#l5-run-yours')), `Run your ${e.steps} steps`);
       assert.equal(await page.locator('#l5-lr').inputValue(), String(e.lr));
-      const compare = await page.locator('#l5-yours-compare').innerText();
+      const compare = await seen(page.locator('#l5-yours-compare'));
       if (c.variant === 'losses') {
         assert.match(compare, /^Your losses agree with the page's at all 25 steps compared/);
         const table = page.locator('#l5-body table', { hasText: 'The loss table' });
@@ -127,10 +135,10 @@ test('a run that diverges (lr 10, 20 steps): lesson 5 stops, says so, works on',
     assert.ok(f.step >= 1 && f.step < 20, `${f.step} steps kept`);
     assert.ok(f.losses.slice(0, -1).every(Number.isFinite));
     assert.equal(
-      await status.innerText(),
+      await seen(status),
       `Your run stopped after ${f.step} steps of 20: the loss stopped being finite (the run diverged at lr 10). The steps taken are shown.`,
     );
-    assert.match(await page.locator('#l5-error').innerText(), /Training stopped: the loss is NaN/);
+    assert.match(await seen(page.locator('#l5-error')), /Training stopped: the loss is NaN/);
     // the page works on: Reset, then one step at a smaller lr
     await page.click('#l5-reset');
     await page.fill('#l5-lr', '0.05');

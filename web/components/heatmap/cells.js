@@ -142,8 +142,9 @@ function cellNumbers(s, L) {
 
 /**
  * Many cells: one canvas inside the SVG (it scales with it); labels and overlays stay vector.
- * Thousands of SVG nodes cost tens of ms per style pass; a canvas repaints in ~1 ms. The canvas
- * has k device pixels per cell (data-k).
+ * Thousands of SVG nodes cost tens of ms per style pass; a canvas repaints in ~1 ms. Cells with a
+ * mark or a number are drawn with k × ky device pixels each (data-k, data-ky); plain colours with
+ * one pixel each, scaled up by the browser (paintCellsFast).
  */
 function cellCanvas(s, L) {
   const fo = svgEl('foreignObject', {
@@ -157,8 +158,6 @@ function cellCanvas(s, L) {
   const dpr = Math.min(3, Math.max(1, globalThis.devicePixelRatio || 1));
   const k = Math.max(1, Math.round(L.cell * dpr));
   const ky = Math.max(1, Math.round(L.cellH * dpr));
-  canvas.width = s.cols * k;
-  canvas.height = s.rows * ky;
   canvas.style.width = '100%';
   canvas.style.height = '100%';
   canvas.style.display = 'block';
@@ -314,25 +313,39 @@ function hatchMasked(ctx, s, k) {
   ctx.stroke();
 }
 
+/** Gives a canvas this size in pixels; true when it changed (which also clears the canvas). */
+function sizeCanvas(canvas, width, height) {
+  if (canvas.width === width && canvas.height === height) return false;
+  canvas.width = width;
+  canvas.height = height;
+  return true;
+}
+
 /**
- * The fast path for big matrices: one pixel per cell into ImageData (a small canvas), scaled up by
- * integer factors [k, ky] with nearest-neighbour sampling onto `canvas`; masked cells hatched
- * after (each on its own when rows are taller than wide or NaN is marked).
+ * The fast path for big matrices: one pixel per cell into ImageData. Plain colours (no mark, no
+ * number): that image is the canvas, scaled up by the browser without smoothing (image-rendering:
+ * pixelated). Otherwise it goes through a small canvas, scaled up by integer factors [k, ky] with
+ * nearest-neighbour sampling onto `canvas`, and the masked cells are hatched after (each on its
+ * own when rows are taller than wide or NaN is marked).
  */
 function paintCellsFast(canvas, small, s, col, [k, ky]) {
   const { rows, cols } = s;
-  if (small.width !== cols || small.height !== rows) {
-    small.width = cols;
-    small.height = rows;
-  }
-  const sctx = small.getContext('2d');
-  const img = sctx.createImageData(cols, rows);
+  const img = new ImageData(cols, rows);
   const masked = packPixels(new Uint32Array(img.data.buffer), s, col);
-  sctx.putImageData(img, 0, 0);
+  if (!masked && !s.numbersOn) {
+    sizeCanvas(canvas, cols, rows);
+    canvas.style.imageRendering = 'pixelated';
+    canvas.getContext('2d').putImageData(img, 0, 0);
+    return;
+  }
+  sizeCanvas(small, cols, rows);
+  small.getContext('2d').putImageData(img, 0, 0);
+  canvas.style.imageRendering = '';
+  const fresh = sizeCanvas(canvas, cols * k, rows * ky);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.imageSmoothingEnabled = false;
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  if (!fresh) ctx.clearRect(0, 0, canvas.width, canvas.height);
   ctx.drawImage(small, 0, 0, cols * k, rows * ky);
   if (masked && (ky !== k || s.markNonFinite)) paintMarks(ctx, s, k, ky);
   else if (masked) hatchMasked(ctx, s, k);

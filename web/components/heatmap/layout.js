@@ -89,15 +89,17 @@ function autoNumbers(s) {
 function fittedCell(s, avail, measure) {
   let cell = s.cellPref;
   if (!Number.isFinite(avail) || !(avail > 0)) return cell;
+  // (the width the cells decide: a title wider than a narrow box is not a reason to shrink them
+  // to nothing; the figure is then scaled to the box a little)
   let L = computeLayout({ ...s, cell, numbersOn: false }, measure);
-  if (L.W <= avail) return cell;
+  if (L.cellsW <= avail) return cell;
   const min = autoNumbers(s) && !s.fixedCell ? 20 : 3;
-  const fixed = L.W - L.mw;
+  const fixed = L.cellsW - L.mw;
   cell = Math.max(min, Math.min(cell, Math.floor((avail - fixed) / s.cols)));
   for (let i = 0; i < 6 && cell > min; i++) {
     L = computeLayout({ ...s, cell, numbersOn: false }, measure);
-    if (L.W <= avail) break;
-    cell -= Math.max(1, Math.ceil((L.W - avail) / s.cols));
+    if (L.cellsW <= avail) break;
+    cell -= Math.max(1, Math.ceil((L.cellsW - avail) / s.cols));
     cell = Math.max(min, cell);
   }
   return cell;
@@ -227,8 +229,10 @@ export function computeLayout(s, measure) {
   const right = Math.max(labelOverhang(s, g, mw), markerW);
   const topTitleW = measure(topTitle, AXIS_FONT, 600);
   const sideTitleW = measure(sideTitle, AXIS_FONT, 600);
+  const cellsW = Math.ceil(mx + mw + right + PAD); // the width the cells' size decides
   return {
-    W: Math.ceil(Math.max(mx + mw + right + PAD, mx + topTitleW + PAD)),
+    W: Math.max(cellsW, Math.ceil(mx + topTitleW + PAD)),
+    cellsW,
     H: Math.ceil(Math.max(my + mh + PAD, my + mh / 2 + sideTitleW / 2 + PAD)),
     pad: PAD,
     mx,

@@ -2,27 +2,33 @@
 
 import { FONT_STACK } from '../export.js';
 
+// Widths measured so far, by font and text: a width depends on nothing else, so every heatmap of
+// the page shares them (lesson 3's twenty maps label the same tokens at the same sizes).
+const widths = new Map();
+const WIDTHS_KEPT = 20000;
+
 /**
  * A text measurer: measure(text, size, weight = 400) -> the width in px of `text` in the page's
  * font, from a canvas 2D context (0.6 em per character where there is none). Each heatmap has its
- * own (state.measure), with a cache of the widths it has measured.
+ * own (state.measure); the widths are remembered for the whole page.
  */
 export function textMeasurer() {
   let ctx; // undefined until first needed; null when the browser gives no 2D context
-  const cache = new Map();
+  let font = ''; // the context's font: set only when it changes (parsing it is the slow part)
   return function measure(text, size, weight = 400) {
     const key = `${weight}|${size}|${text}`;
-    let w = cache.get(key);
+    let w = widths.get(key);
     if (w !== undefined) return w;
     if (ctx === undefined) ctx = document.createElement('canvas').getContext('2d');
     if (ctx) {
-      ctx.font = `${weight} ${size}px ${FONT_STACK}`;
+      const want = `${weight} ${size}px ${FONT_STACK}`;
+      if (want !== font) ctx.font = font = want;
       w = ctx.measureText(text).width;
     } else {
       w = text.length * size * 0.6;
     }
-    if (cache.size > 5000) cache.clear();
-    cache.set(key, w);
+    if (widths.size > WIDTHS_KEPT) widths.clear();
+    widths.set(key, w);
     return w;
   };
 }
