@@ -80,18 +80,24 @@ function route(current) {
  * the course's. A section that throws shows why and gets an empty view. With a notebook's arrays
  * in use, the section's banner goes over it (in use, or why not).
  */
-function renderSection(page, s) {
-  const body = document.getElementById(s.body);
+/** A section's SectionContext (lessons/index.js); `prepared`: what its prepare computed. */
+function sectionContext(page, s, prepared) {
   const custom = customFor(page.custom, s);
-  const ctx = {
+  return {
     ...page.ctx,
-    body,
+    body: document.getElementById(s.body),
     custom,
+    prepared,
     // (made when a section reads it: lessons 3-5; the course's are drawn once, then shared)
     get data() {
       return custom && s.data ? page.kit.lessonData(custom) : page.data();
     },
   };
+}
+
+function renderSection(page, s, prepared) {
+  const ctx = sectionContext(page, s, prepared);
+  const { body } = ctx;
   try {
     page.lessons[s.key] = lessonView(page.renders[s.key](ctx));
   } catch (err) {
@@ -137,7 +143,10 @@ function buildView(page, view) {
 async function build(page, view) {
   const sections = sectionsOf(view).filter((s) => !page.lessons[s.key]);
   for (const s of sections) document.getElementById(s.body).setAttribute('aria-busy', 'true');
+  // their computing, where a section has some, runs in the compute engine while scripts load
+  const jobs = sections.map((s) => s.prepare?.(sectionContext(page, s)).promise);
   const loaded = await Promise.allSettled(sections.map((s) => s.load()));
+  const prepared = await Promise.allSettled(jobs);
   const t0 = performance.now();
   const drawn = sections.filter((s, i) => {
     const body = document.getElementById(s.body);
@@ -148,7 +157,7 @@ async function build(page, view) {
     }
     page.renders[s.key] = loaded[i].value;
     body.replaceChildren(); // (a failed load's message)
-    renderSection(page, s);
+    renderSection(page, s, prepared[i].value);
     if (s.mark) performance.mark(s.mark);
     page.lessons[s.key].showCustom(page.custom);
     return true;

@@ -455,6 +455,7 @@ const TASKS_50 = [
     ms,
   ),
   taskRow('  its tasks over 50 ms', (r) => r.own.longTasks, count),
+  taskRow("  the page's own longest in thread time", (r) => r.own.longestCpu, ms),
 ];
 const IN_VIEW = [
   'navigation -> what is in the window drawn (mha:in-view, an older build)',
@@ -533,6 +534,7 @@ const PHONE_QUANTITIES = [
     ms,
   ),
   taskRow('  its tasks over 100 ms', (r) => r.own100, count),
+  taskRow("  the page's own longest in thread time", (r) => r.own.longestCpu, ms),
 ];
 const EDIT_QUANTITIES = [
   ['GPT-2-size edit (T=64, C=768, h=12): event -> head drawn', (r) => r.editMs, ms, '<= 300 ms'],

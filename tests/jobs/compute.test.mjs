@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
 import { courseData } from '../../web/model/course.js';
 import { layerWith } from '../../web/model/layers.js';
+import { lesson4Values } from '../../web/model/lesson4.js';
 import { sentenceModel, sentenceSpec } from '../../web/model/sentence-model.js';
 import { tokenize, DEFAULT_SENTENCE } from '../../web/model/tokens.js';
 import { divergedMessage } from '../../web/model/training.js';
@@ -265,6 +266,34 @@ test('forward: Y, attention and named tensors equal layer.forward', async (t) =>
     assertSameArray(r.Y, e.Y, 'Y');
     assertSameArray(r.attention, e.attention, 'attention');
     assertSameArray(r.scores, scores, 'scores');
+  }
+});
+
+test("lesson4: its view's numbers from the engine equal lesson4Values, bit for bit", async (t) => {
+  // the course demo's arrays drawn where the job runs (data: null), and a notebook's arrays
+  // (another seed, 2 heads) sent to it
+  const other = { ...courseData(mha, { seed: 3, B: 1, T: 5, C: 32 }), heads: 2 };
+  const same = (a, e, what) => {
+    assert.deepEqual(Object.keys(a), Object.keys(e), `${what}: fields`);
+    for (const k of ['B', 'T', 'C', 'heads', 'hs', 'params']) assert.equal(a[k], e[k], k);
+    assert.deepEqual(a.order, e.order, `${what}: order`);
+    for (const k of ['X', 'dY', 'Y']) assertSameArray(a[k], e[k], `${what} ${k}`);
+    for (const k of Object.keys(e.W)) assertSameArray(a.W[k], e.W[k], `${what} W.${k}`);
+    for (const group of ['grads', 'pathInputs']) {
+      for (const [k, v] of Object.entries(e[group])) {
+        assert.deepEqual(a[group][k].shape, v.shape, `${what} ${k}: shape`);
+        assertSameArray(a[group][k].data, v.data, `${what} ${group}.${k}`);
+      }
+    }
+  };
+  const course4 = lesson4Values(mha);
+  const other4 = lesson4Values(mha, { data: other });
+  for (const workers of [0, 1]) {
+    const compute = engine(t, workers);
+    same(await compute.lesson4({ data: null }).promise, course4, `${workers} workers, course`);
+    same(await compute.lesson4({ data: other }).promise, other4, `${workers} workers, seed 3`);
+    const bad = compute.lesson4({ data: { ...other, dY: new Float64Array(7) } });
+    await assert.rejects(bad.promise, /compute.lesson4: dY must hold B\*T\*C = 160 numbers/);
   }
 });
 

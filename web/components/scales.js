@@ -21,7 +21,8 @@ function d3Chromatic() {
   return chromatic;
 }
 
-const LUT_SIZE = 256;
+// entries of a colour table (make bundle samples the two ramps at as many points)
+export const LUT_SIZE = 256;
 
 function parseColor(c) {
   // d3 returns '#rrggbb' or 'rgb(r, g, b)'
@@ -76,17 +77,27 @@ function buildLut(interp, reverse) {
   return { colors, text, packed };
 }
 
+// A ramp of d3-scale-chromatic as a function of u in [0, 1], read at u = i / (LUT_SIZE - 1). make
+// bundle samples both ramps there, in Node, into the bundle's first lines (MHA_COLOUR_RAMPS: the
+// strings d3 returns), so the browser builds none of d3's ~40 schemes; without them, d3 itself.
+const D3_RAMPS = { viridis: 'interpolateViridis', puor: 'interpolatePuOr' };
+function ramp(name) {
+  const sampled = globalThis.MHA_COLOUR_RAMPS?.[name];
+  if (sampled?.length === LUT_SIZE) return (u) => sampled[Math.round(u * (LUT_SIZE - 1))];
+  return d3Chromatic()[D3_RAMPS[name]];
+}
+
 // Built on first use (not at load): the page's first render draws no heatmap, so the 2 x 256
-// interpolations and colour parses happen only when the first figure is drawn.
+// colour parses happen only when the first figure is drawn.
 let VIRIDIS = null;
 let PUOR = null;
 function viridis() {
-  if (!VIRIDIS) VIRIDIS = buildLut(d3Chromatic().interpolateViridis, false);
+  if (!VIRIDIS) VIRIDIS = buildLut(ramp('viridis'), false);
   return VIRIDIS;
 }
 // d3's interpolatePuOr runs purple (0) -> orange (1); reversed so that -1 is orange, +1 is purple.
 function puor() {
-  if (!PUOR) PUOR = buildLut(d3Chromatic().interpolatePuOr, true);
+  if (!PUOR) PUOR = buildLut(ramp('puor'), true);
   return PUOR;
 }
 

@@ -1,12 +1,14 @@
-// compute.js - the page's compute engine (DOM-free): gradient checks, training runs and forward
-// passes, run in a small pool of workers (each with its own instance of the same module) or,
-// where workers cannot start, on the main thread in the Scheduler's slices. Same API, same bits
-// (same module, same order of operations; tests/jobs/compute.test.mjs).
+// compute.js - the page's compute engine (DOM-free): gradient checks, training runs, forward
+// passes and lesson 4's numbers (the computing of its view's build), run in a small pool of
+// workers (each with its own instance of the same module) or, where workers cannot start, on the
+// main thread in the Scheduler's slices. Same API, same bits (same module, same order of
+// operations; tests/jobs/compute.test.mjs).
 //
 //   const compute = createCompute({ mha, scheduler, workers: 'auto', wasm });
 //   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });
 //   compute.train({ C, heads, model: sentenceSpec(...), T, steps, lr, ... })  // a large model:
 //                                             // drawn where the job runs, never copied over
+//   compute.lesson4({ data: null })          // lesson 4's values (course demo's arrays: null)
 //   job.promise.then(report => ..., err => err.cancelled || show(err));
 //   compute.cancelGroup('playground');        // a settings change: the old jobs stop at once
 //   job.sharedWith                            // a check with the inputs of an earlier one: its
@@ -18,6 +20,7 @@ import { WorkerPool, blobSpawner } from './compute-pool.js';
 import { blankRow, checkPlan, splitRows } from './check-rows.js';
 import { checkChunk } from './gradcheck.js';
 import { weightNames } from '../model/tensors.js';
+import { COURSE } from '../model/defaults.js';
 
 const MAX_WORKERS = 4;
 const SPLIT_MIN_ENTRIES = 2000; // smaller checks run whole, on one worker
@@ -109,6 +112,25 @@ function checkLayerArgs(mha, kind, { C, heads, W, model }) {
       throw new Error(`${fn}: W.${k} must hold C*C = ${C * C} numbers, got ${w?.length ?? w}`);
     }
   }
+}
+
+/** Lesson 4's arrays for compute.lesson4: null (the course demo's), or { X, W, dY, B, T, C }. */
+function checkLessonData(mha, data) {
+  if (data === null) return;
+  const { X, W, dY, B, T, C } = data ?? {};
+  const sizes = [B, T, C];
+  if (!sizes.every((n) => Number.isInteger(n) && n >= 1)) {
+    throw new Error(`compute.lesson4: B, T and C must be integers >= 1, got ${sizes.join(', ')}`);
+  }
+  for (const [name, a, n] of [
+    ['X', X, B * T * C],
+    ['dY', dY, B * T * C],
+  ]) {
+    if (!ArrayBuffer.isView(a) || a.length !== n) {
+      throw new Error(`compute.lesson4: ${name} must hold B*T*C = ${n} numbers`);
+    }
+  }
+  checkLayerArgs(mha, 'lesson4', { C, heads: data.heads ?? COURSE.heads, W });
 }
 
 // --------------------------------------------------------------------------------------------
@@ -237,6 +259,9 @@ class Compute {
   forward({ priority = 8, group, name, ...args }) {
     return this.#submit('forward', args, { priority, group, name });
   }
+  lesson4({ priority = 9, group, name, data = null }) {
+    return this.#submit('lesson4', { data }, { priority, group, name });
+  }
   cancelGroup(group) {
     for (const job of [...this.#live]) if (job.group === group) this.#cancelJob(job);
   }
@@ -291,7 +316,8 @@ class Compute {
   #submit(kind, args, opts) {
     const job = this.#newJob(kind, args, opts);
     try {
-      checkLayerArgs(this.#mha, kind, args);
+      if (kind === 'lesson4') checkLessonData(this.#mha, args.data);
+      else checkLayerArgs(this.#mha, kind, args);
       if (this.#workers()) this.#runPool(job);
       else this.#runMain(job);
     } catch (err) {

@@ -1,7 +1,8 @@
 // tasks.js - the compute engine's work as iterators (DOM-free): a gradient check (whole, exactly as
 // layer.gradcheckSteps runs it, or some of its rows), a training run (Trainer, one step per
-// iteration) and a forward pass. The worker (worker-main.js) and the main-thread fallback
-// (compute.js, on the Scheduler) run these very iterators, so both give the same bits.
+// iteration), a forward pass, and lesson 4's numbers (its view's computing). The worker
+// (worker-main.js) and the main-thread fallback (compute.js, on the Scheduler) run these very
+// iterators, so both give the same bits.
 //
 //   const task = startTask(mha, 'train', args);   // { iterator, cleanup, result() }
 //   for (const progress of task.iterator) ...;     // one slice per next()
@@ -12,6 +13,7 @@ import { checkRowsSteps } from './check-rows.js';
 import { Trainer } from './trainer.js';
 import { withLayer } from '../model/layers.js';
 import { sentenceModel } from '../model/sentence-model.js';
+import { lesson4Values } from '../model/lesson4.js';
 
 /**
  * A gradient check of the layer { C, heads, W } at X with opts (as layer.gradcheckSteps takes
@@ -89,7 +91,25 @@ function forwardTask(mha, { C, heads, W, X, B = 1, T, causal = false, tensors = 
   return { iterator, cleanup: () => {}, result: () => out };
 }
 
-const TASKS = { gradcheck: gradcheckTask, train: trainTask, forward: forwardTask };
+/**
+ * Lesson 4's numbers (model/lesson4.js lesson4Values) for its arrays `data`, or the course demo's
+ * drawn here when data is null: result those values. One slice.
+ */
+function lesson4Task(mha, { data = null }) {
+  let out = null;
+  const iterator = (function* () {
+    out = lesson4Values(mha, { data: data ?? undefined });
+    yield { done: 1, total: 1 };
+  })();
+  return { iterator, cleanup: () => {}, result: () => out };
+}
+
+const TASKS = {
+  gradcheck: gradcheckTask,
+  train: trainTask,
+  forward: forwardTask,
+  lesson4: lesson4Task,
+};
 
 /**
  * A job's arrays: its own, or, given `model` (sentenceSpec's description), the sentence model's
@@ -105,7 +125,7 @@ function withArrays(mha, args) {
   return out;
 }
 
-/** The iterator of a job of `kind` ('gradcheck', 'train' or 'forward'): see the tasks above. */
+/** The iterator of a job of `kind` ('gradcheck', 'train', 'forward', 'lesson4'): see above. */
 export function startTask(mha, kind, args) {
   const task = TASKS[kind];
   if (!task) throw new Error(`compute: unknown job kind ${kind}`);

@@ -24,6 +24,8 @@ import { renderSentence } from './sentence.js';
  *   `data: true` and a notebook's arrays in use, the notebook's (lessonData)
  * @property {object|null} custom  the notebook's arrays this section computes from (see
  *   `custom` below), null: the course's
+ * @property {object} [prepared]  what its `prepare` computed (its first build; a section drawn
+ *   again computes in its render)
  * @property {(custom: object) => void} onUse  "Use my arrays in the lessons" (the check)
  * @property {() => void} onBack  back to the course's arrays (the check)
  */
@@ -59,6 +61,9 @@ import { renderSentence } from './sentence.js';
  *   builds the section into ctx.body (when its view is first opened, and again with "Use my
  *   arrays") and returns its view; its module is loaded the first time (the page's bundle keeps
  *   each lesson in a script of its own, loaded when its view is first opened: make bundle)
+ * @property {(ctx: SectionContext) => {promise: Promise<object>}} [prepare]  its computing as a
+ *   job of the compute engine (a worker, where there is one), started with its script's load:
+ *   the build's task then only draws (ctx.prepared); a failed job leaves it to the render
  * @property {string|null} mark  the performance mark set once it is drawn
  * @property {'part'|'all'|null} custom  what it takes of a notebook's arrays ("Use my arrays"):
  *   its own part (custom[key]: lessons 1 and 2), all of them (when they feed lessons 3-5), or
@@ -115,6 +120,7 @@ export const SECTIONS = Object.freeze(
       body: 'l4-body',
       title: 'Lesson 4',
       load: () => import('./lesson4.js').then((m) => m.renderLesson4),
+      prepare: (ctx) => ctx.compute.lesson4({ data: ctx.custom ? ctx.data : null, name: 'l4' }),
       mark: 'mha:lesson-4',
       custom: 'all',
       data: true,

@@ -12,7 +12,13 @@ import { heatmap } from '../components/heatmap.js';
 import { goDeeper } from '../components/go-deeper.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
-import { lesson4, gradientView, gradientSizes, lesson4Captions } from '../model/lesson4.js';
+import {
+  lesson4,
+  lesson4From,
+  gradientView,
+  gradientSizes,
+  lesson4Captions,
+} from '../model/lesson4.js';
 import {
   L4_LINES,
   backwardOrder,
@@ -237,8 +243,10 @@ function epsilonFigure(mha, data) {
  * @param {import('./index.js').SectionContext} ctx
  * @returns {import('./index.js').SectionView}
  */
-export function renderLesson4({ mha, body, data, compute, custom = null }) {
-  const r = lesson4(mha, { data });
+export function renderLesson4(ctx) {
+  const { mha, body, compute, custom = null, prepared } = ctx;
+  // (computed by the compute engine while the script loaded; drawn again: here)
+  const r = prepared ? lesson4From(mha, prepared) : lesson4(mha, { data: ctx.data });
   const { B, T, heads } = r;
   const captions = lesson4Captions(mha); // r.order, each with its NumPy
   const figs = figuresList();

@@ -7,8 +7,13 @@ import { block2d, dot, frobenius, maxAbs } from './arrays.js';
 import { withLayer } from './layers.js';
 import { dXPathInputs, dXPaths, matmulRules } from './backward-rules.js';
 
-/** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
-export function lesson4(mha, { data } = {}) {
+/**
+ * Lesson 4's numbers: forward, backward with dY (L = sum(dY * Y)), every gradient in the lesson's
+ * order, and the tensors dX's three paths start from; plain arrays and numbers only, so they can
+ * be computed in the compute worker and sent to the page (jobs/tasks.js 'lesson4'). Without
+ * `data`, the course demo's arrays (courseData) are drawn where this runs.
+ */
+export function lesson4Values(mha, { data } = {}) {
   const { X, W, dY, B, T, C } = data ?? courseData(mha);
   const heads = data?.heads ?? COURSE.heads; // a notebook's arrays bring their own
   return withLayer(mha, C, heads, W, (layer) => {
@@ -19,38 +24,39 @@ export function lesson4(mha, { data } = {}) {
     const order = mha.gradOrder;
     const grads = {};
     for (const name of order) grads[name] = layer.tensor(name);
-    const loss = dot(dY, Y);
-    // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
-    const params = 4 * C * C + B * T * C;
-    const sizes = { B, T, C, heads };
-    // the matmul rule checked by the lesson's shapes; dX as the sum of X's three paths: made
-    // when first read (Go deeper's, built when it is opened)
-    let rules = null;
-    let xPaths = null;
     const pathInputs = {};
     for (const name of dXPathInputs(mha)) pathInputs[name] = layer.tensor(name);
-    return {
-      B,
-      T,
-      C,
-      heads,
-      hs: C / heads,
-      X,
-      W,
-      dY,
-      Y,
-      order,
-      grads,
-      loss,
-      params,
-      get rules() {
-        return (rules ??= matmulRules(mha, sizes));
-      },
-      get xPaths() {
-        return (xPaths ??= dXPaths(mha, pathInputs, W, sizes));
-      },
-    };
+    // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
+    const params = 4 * C * C + B * T * C;
+    return { B, T, C, heads, hs: C / heads, X, W, dY, Y, order, grads, pathInputs, params };
   });
+}
+
+/**
+ * Lesson 4 from its values (lesson4Values, here or from the worker): with the loss, and the
+ * matmul rule checked by the lesson's shapes and dX as the sum of X's three paths, each made when
+ * first read (Go deeper's, built when it is opened).
+ */
+export function lesson4From(mha, values) {
+  const { B, T, C, heads, W, dY, Y, pathInputs } = values;
+  const sizes = { B, T, C, heads };
+  let rules = null;
+  let xPaths = null;
+  return {
+    ...values,
+    loss: dot(dY, Y),
+    get rules() {
+      return (rules ??= matmulRules(mha, sizes));
+    },
+    get xPaths() {
+      return (xPaths ??= dXPaths(mha, pathInputs, W, sizes));
+    },
+  };
+}
+
+/** Lesson 4: forward, backward with dY (L = sum(dY * Y)); every gradient in the lesson's order. */
+export function lesson4(mha, { data } = {}) {
+  return lesson4From(mha, lesson4Values(mha, { data }));
 }
 
 // Each gradient as NumPy that runs on the lesson's arrays, under the names of its Copy-as-NumPy
