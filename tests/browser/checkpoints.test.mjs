@@ -10,7 +10,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, consoleErrors, setValue, showView, waitFiguresDrawn } from './browser.mjs';
+import {
+  useBrowser,
+  consoleErrors,
+  openGoDeeper,
+  setValue,
+  showView,
+  waitFiguresDrawn,
+} from './browser.mjs';
 import { mha } from './expected.mjs';
 import { checkpointLabels, checkpointLine, checkpoints } from '../../web/model/checkpoints.js';
 import { AGREEMENT } from '../../web/model/agreement.js';
@@ -184,6 +191,8 @@ test('the why of lessons 1-3, with live numbers; the misleading wording gone', a
   try {
     await waitFiguresDrawn(page);
     await page.evaluate(() => window.mhaPage.build()); // every lesson, as opening each would
+    await showView(page, 'lesson-3');
+    await openGoDeeper(page, 'lesson-3'); // (the why of ÷ √hs, of Wo, of the mean: built then)
     const x = await page.evaluate(lessonTexts);
     const r1 = lesson1(mha, { tokens: tokenize(DEFAULT_SENTENCE) });
     const r3 = lesson3(mha, {});
@@ -276,6 +285,7 @@ test("lesson 3: Y's columns named as columns, heads where true; ΔY's equal rows
   const { page, log, close } = await session.open('#lesson-3');
   try {
     await waitFiguresDrawn(page);
+    await openGoDeeper(page, 'lesson-3'); // (why ΔY's rows are equal: built when opened)
     const x = await page.evaluate(blockTexts);
     const r3 = lesson3(mha, {});
     assert.deepEqual(x.headers, [

@@ -55,46 +55,54 @@ function captionCode(r, kind, at = {}) {
  */
 function attentionGrid(r, toks) {
   const { B, T, heads } = r;
-  const code = captionCode(r, 'map');
-  const box = el('div');
-  const others = el('div', {}, meanNote());
-  const grid = [];
-  for (let b = 0; b < B; b++) {
-    const maps = [];
-    for (let i = 0; i < heads; i++) {
+  const grids = (list, row = '') => el('div', { className: `figure-grid pairs${row}` }, ...list);
+  const map = (res, b, i) => {
+    const code = captionCode(res, 'map');
+    if (i < heads) {
       const o = squareMap(toks, `head ${i} · batch ${b}`, `${code[`att ${b} ${i}`]} (${T}, ${T})`);
-      const data = slice2d(r.att, b * heads + i, T, T);
-      maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` }));
+      const data = slice2d(res.att, b * heads + i, T, T);
+      return heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-h${i}` });
     }
     const title = `mean over heads · batch ${b} (a view, not a layer step)`;
     const o = squareMap(toks, title, `${code[`mean ${b}`]} (${T}, ${T})`);
-    const data = meanOverHeads(r.att, b, heads, T);
-    maps.push(heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` }));
-    grid.push(maps);
-    const grids = (list, row = '') => el('div', { className: `figure-grid pairs${row}` }, ...list);
-    if (b === 0) {
-      box.append(
-        el('h3', { text: `Batch item 0: all ${heads} heads` }),
-        grids(
-          maps.slice(0, heads).map((m) => m.element),
-          ' row', // (four side by side on a wide screen)
-        ),
-      );
-      others.append(el('h3', { text: 'Batch item 0: the mean over heads' }), maps[heads].element);
-    } else {
+    const data = meanOverHeads(res.att, b, heads, T);
+    return heatmap({ data, ...o, scale: 'unit', exportName: `lesson3-att-b${b}-mean` });
+  };
+  // batch item 0's heads: the lesson's main line; the means and the other batch items: Go
+  // deeper's, made when it first opens (`others()`), from the arrays shown then
+  const grid = [[...Array(heads).keys()].map((i) => map(r, 0, i))];
+  const box = el(
+    'div',
+    {},
+    el('h3', { text: `Batch item 0: all ${heads} heads` }),
+    grids(
+      grid[0].map((m) => m.element),
+      ' row', // (four side by side on a wide screen)
+    ),
+  );
+  let shown = r;
+  let others = null;
+  const buildOthers = () => {
+    others = el('div', {}, meanNote());
+    grid[0].push(map(shown, 0, heads));
+    others.append(el('h3', { text: 'Batch item 0: the mean over heads' }), grid[0][heads].element);
+    for (let b = 1; b < B; b++) {
+      grid.push([...Array(heads + 1).keys()].map((i) => map(shown, b, i)));
       others.append(
         el('h3', { text: `Batch item ${b}: all ${heads} heads, and their mean for the eye` }),
-        grids(maps.map((m) => m.element)),
+        grids(grid[b].map((m) => m.element)),
       );
     }
-  }
-  const update = (res) => {
-    for (let b = 0; b < B; b++) {
-      for (let i = 0; i < heads; i++) grid[b][i].update(slice2d(res.att, b * heads + i, T, T));
-      grid[b][heads].update(meanOverHeads(res.att, b, heads, T));
-    }
+    return others;
   };
-  return { element: box, others, update };
+  const update = (res) => {
+    shown = res;
+    grid.forEach((maps, b) => {
+      for (let i = 0; i < heads; i++) maps[i].update(slice2d(res.att, b * heads + i, T, T));
+      maps[heads]?.update(meanOverHeads(res.att, b, heads, T));
+    });
+  };
+  return { element: box, others: () => others ?? buildOthers(), update };
 }
 
 /** The NumPy under each map of the step view of batch item b, head h (lesson3Captions). */
@@ -340,20 +348,27 @@ function lesson3Body(parts) {
     parts.blocks.maps,
     parts.figs.element,
     parts.checks.element,
+    // (built when first opened, from the arrays shown then: its eleven maps are not the first
+    // build's)
     goDeeper(
       `one head step by step, why ÷ √hs, why Wo is where the heads meet, the mean over heads${r.B > 1 ? ', the other batch items' : ''}`,
-      el('h3', { text: 'One head, step by step' }),
-      el('p', {
-        className: 'formula',
-        text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
-      }),
-      parts.scalingSlot,
-      parts.steps.controls,
-      parts.steps.grid,
-      parts.steps.row,
-      el('p', { className: 'note why-wo', text: woText(r) }),
-      parts.blocks.rowsSlot,
-      parts.grid.others,
+      () => {
+        const steps = parts.steps();
+        return [
+          el('h3', { text: 'One head, step by step' }),
+          el('p', {
+            className: 'formula',
+            text: 'att = softmax(mask(Q Kᵀ / √hs)),   head output = att · V',
+          }),
+          parts.scalingSlot,
+          steps.controls,
+          steps.grid,
+          steps.row,
+          el('p', { className: 'note why-wo', text: woText(r) }),
+          parts.blocks.rowsSlot,
+          parts.grid.others(),
+        ];
+      },
     ),
     parts.script.element,
     parts.downloads,
@@ -374,7 +389,14 @@ export function renderLesson3({ mha, body, data, custom = null }) {
   const controls = el('div', { className: 'controls' }, field(label, causalBox));
   const shapesSlot = el('div');
   const grid = attentionGrid(state.r, toks);
-  const steps = stepView(state.r, toks);
+  let steps = null; // Go deeper's step view: made when it first opens, for the arrays shown
+  const stepsView = () => {
+    if (!steps) {
+      steps = stepView(state.r, toks);
+      steps.update(state.r);
+    }
+    return steps;
+  };
   const blocks = blockExperiment(state.r);
   const figs = figuresList();
   const getScript = () => lesson3Script({ causal: state.causal });
@@ -389,7 +411,7 @@ export function renderLesson3({ mha, body, data, custom = null }) {
     course.update({ shapes: [X, Q, att, Y], rowSumMaxErr: r.rowSumMaxErr });
     shapesSlot.replaceChildren(shapeTable(r.stages, { caption: shapesCaption(r, custom) }));
     grid.update(r);
-    steps.update(r);
+    steps?.update(r);
     blocks.update(r);
     figs.set(lesson3Figures(r));
     scalingSlot.replaceChildren(scalingNote(r));
@@ -406,7 +428,7 @@ export function renderLesson3({ mha, body, data, custom = null }) {
   // the lesson's arrays with its mask as it is at the click
   const getArrays = () => lesson3Arrays(mha, data ?? courseData(mha), { causal: state.causal });
   const downloads = downloadsRow(arraysButton(3, getArrays).element);
-  const parts = { r: state.r, controls, shapesSlot, grid, steps, blocks, figs, script };
+  const parts = { r: state.r, controls, shapesSlot, grid, steps: stepsView, blocks, figs, script };
   body.append(course.element, ...lesson3Body({ ...parts, scalingSlot, checks, downloads }));
 
   return {
