@@ -117,6 +117,9 @@ export async function chromiumTab(browser, url, { viewport, init = [] }) {
   const context = await browser.newContext({ viewport });
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   context.on('request', (r) => log.requests.push(r.url()));
+  // every block laid out from the start, on screen or not (see layOutAll): what the tests read
+  // of a view does not depend on how far down it is
+  await context.addInitScript(layOutEverything);
   for (const script of init) await context.addInitScript(script);
   const page = await context.newPage();
   page.on('console', (m) =>
@@ -212,11 +215,13 @@ export async function openAround(page, selector) {
  * page's CSP blocks an injected <style>.
  */
 export async function layOutAll(page) {
-  await page.evaluate(() => {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync('.lesson-body > * { content-visibility: visible !important; }');
-    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  });
+  await page.evaluate(layOutEverything);
+}
+
+function layOutEverything() {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync('.lesson-body > * { content-visibility: visible !important; }');
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
 /** Wait until the open view's figures are drawn (data-figures="1", after ready). */

@@ -65,8 +65,7 @@ export function heatmap(options) {
   listenExport(state);
   listenKeyboard(state);
   // the plot drawn at the first width the browser measures; without ResizeObserver, at once
-  const observing = observeWidth(state);
-  if (observing) prepare(state);
+  if (observeWidth(state)) prepare(state);
   else render(state, true);
   const preferred = () => fitted(state.s, Infinity, state.measure);
   return {
@@ -74,9 +73,7 @@ export function heatmap(options) {
     /** Re-render with new data (same or different size); opts may change any option. */
     update(newData, opts = {}) {
       state.s = normalise(nextOptions(state.s, options, newData, opts));
-      // (a plot not drawn yet is drawn, once, at its first width: with these data)
-      if (observing && !state.svg) prepare(state);
-      else render(state, false);
+      render(state, false);
     },
     /** Highlight cell (row, col); a row only (col null/-1): the row; a column only; none: clear. */
     highlight: (row, column) => highlight(state, row, column),
