@@ -74,12 +74,6 @@ function route(current) {
   return { view, target: id === view.id ? null : id };
 }
 
-/**
- * Render one section into its body (registry entry `s`): with page.custom (a notebook's arrays in
- * use) it gets what it takes of them (customFor), lessons 3 and 4 their arrays as `data`; else
- * the course's. A section that throws shows why and gets an empty view. With a notebook's arrays
- * in use, the section's banner goes over it (in use, or why not).
- */
 /** A section's SectionContext (lessons/index.js); `prepared`: what its prepare computed. */
 function sectionContext(page, s, prepared) {
   const custom = customFor(page.custom, s);
@@ -95,6 +89,12 @@ function sectionContext(page, s, prepared) {
   };
 }
 
+/**
+ * Render one section into its body (registry entry `s`): with page.custom (a notebook's arrays in
+ * use) it gets what it takes of them (customFor), lessons 3 and 4 their arrays as `data`; else
+ * the course's. A section that throws shows why and gets an empty view. With a notebook's arrays
+ * in use, the section's banner goes over it (in use, or why not).
+ */
 function renderSection(page, s, prepared) {
   const ctx = sectionContext(page, s, prepared);
   const { body } = ctx;

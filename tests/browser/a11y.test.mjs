@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { useBrowser, repoRoot, consoleErrors, showView, layOutAll } from './browser.mjs';
+import { useBrowser, repoRoot, consoleErrors, showView } from './browser.mjs';
 import { VIEW_IDS, waitSettled, runAxe, describeViolations } from './a11y.mjs';
 
 const session = useBrowser();
@@ -186,7 +186,6 @@ for (const viewport of [
     const { page, log, close } = await session.open('', { viewport, timeout: 60_000 });
     try {
       await waitSettled(page);
-      await layOutAll(page); // (axe reads every element's colours and place)
       const opened = await openAllDetails(page);
       for (const id of VIEW_IDS) {
         await showView(page, id);

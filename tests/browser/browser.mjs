@@ -117,7 +117,7 @@ export async function chromiumTab(browser, url, { viewport, init = [] }) {
   const context = await browser.newContext({ viewport });
   const log = { console: [], errors: [], requests: [], dialogs: [] };
   context.on('request', (r) => log.requests.push(r.url()));
-  // every block laid out from the start, on screen or not (see layOutAll): what the tests read
+  // every block laid out from the start, on screen or not (see layOutEverything): what tests read
   // of a view does not depend on how far down it is
   await context.addInitScript(layOutEverything);
   for (const script of init) await context.addInitScript(script);
@@ -208,16 +208,13 @@ export async function openAround(page, selector) {
 }
 
 /**
- * Lay out every block of the page, on screen or not. A view lays out and paints the blocks
- * further down only as they come near the screen (style.css: content-visibility: auto, their
- * height guessed until then); a test that measures or reads them all (a view's height, axe's
- * colours, a full-page screenshot) turns that off first. Through a constructed style sheet: the
- * page's CSP blocks an injected <style>.
+ * Lay out every block of the page, on screen or not (run as an init script of every test page).
+ * A view lays out and paints the blocks further down only as they come near the screen
+ * (style.css: content-visibility: auto, their height guessed until then, their innerText empty);
+ * what a test measures or reads (a view's height, axe's colours, a figure's text) must not depend
+ * on how far down it is. Through a constructed style sheet: the page's CSP blocks an injected
+ * <style>. (The benches measure the page as it is.)
  */
-export async function layOutAll(page) {
-  await page.evaluate(layOutEverything);
-}
-
 function layOutEverything() {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync('.lesson-body > * { content-visibility: visible !important; }');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { useBrowser, consoleErrors, repoRoot, showView, layOutAll } from './browser.mjs';
+import { useBrowser, consoleErrors, repoRoot, showView } from './browser.mjs';
 import { VIEWS } from '../../web/lessons/index.js';
 
 const session = useBrowser();
@@ -54,7 +54,6 @@ for (const size of SIZES) {
     const viewport = { width: size.width, height: size.height };
     const { page, log, close } = await session.open('', { viewport });
     try {
-      await layOutAll(page); // (the heights a reader scrolls through, not the first frame's guess)
       const heights = [];
       for (const id of LESSONS) {
         await showView(page, id);
