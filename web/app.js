@@ -17,6 +17,7 @@ import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
 import { divergingPacked, sequentialPacked } from './components/scales.js';
 import { textMeasurer } from './components/heatmap/measure.js';
+import { heatmap } from './components/heatmap.js';
 import { ipynbButton, sectionText } from './components/downloads.js';
 import { viewPager } from './components/view-pager.js';
 import { renderStartHere } from './lessons/start-here.js';
@@ -404,7 +405,8 @@ async function main() {
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
   // the first view's scripts load while the wasm compiles (off this thread); meanwhile, each in
   // a task of its own: Start here's lists, the views' pagers, and the first figure's one-time
-  // costs (the colour scales' tables, the font the maps' labels are measured in). (The loads
+  // costs (the colour scales' tables, the font the maps' labels are measured in, the maps' code
+  // compiled by making one, kept off the page). (The loads
   // start after a first await: a request made with the bundle's top level on the stack makes a
   // browser that records initiators, as DevTools and Lighthouse do, re-parse the whole bundle.)
   await yieldToEventLoop();
@@ -419,6 +421,8 @@ async function main() {
   divergingPacked(0);
   await yieldToEventLoop();
   textMeasurer()('0', 12);
+  await yieldToEventLoop();
+  heatmap({ data: [0], rows: 1, cols: 1, title: 'X', scale: 'diverging' });
 
   let mha;
   try {

@@ -219,6 +219,11 @@ test('lesson 4: lesson 3’s arrays, dY, loss = sum(dY * Y) and every gradient o
   for (const name of r.order) {
     same(a[name].data, r.grads[name].data, name);
     assert.deepEqual(a[name].shape, r.grads[name].shape, name);
+    // the gradient table's max |g| and ‖g‖, computed with the values (in the worker)
+    const g = Array.from(r.grads[name].data);
+    assert.equal(r.gradSizes[name].maxAbs, Math.max(...g.map(Math.abs)), `max |${name}|`);
+    const norm = Math.hypot(...g);
+    assert.ok(Math.abs(r.gradSizes[name].norm - norm) <= 1e-14 * norm, `‖${name}‖`);
   }
 });
 

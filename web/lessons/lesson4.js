@@ -12,13 +12,7 @@ import { heatmap } from '../components/heatmap.js';
 import { goDeeper } from '../components/go-deeper.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
-import {
-  lesson4,
-  lesson4From,
-  gradientView,
-  gradientSizes,
-  lesson4Captions,
-} from '../model/lesson4.js';
+import { lesson4, lesson4From, gradientView, lesson4Captions } from '../model/lesson4.js';
 import {
   L4_LINES,
   backwardOrder,
@@ -128,7 +122,7 @@ function gradientMaps(r, captions) {
 }
 
 function gradientTable(r, captions) {
-  const sizes = gradientSizes(r.grads);
+  const sizes = r.gradSizes;
   return table({
     headers: ['gradient', 'shape', 'max |g|', '‖g‖'],
     rows: captions.map(({ name: n, shape }) => [

@@ -28,7 +28,23 @@ export function lesson4Values(mha, { data } = {}) {
     for (const name of dXPathInputs(mha)) pathInputs[name] = layer.tensor(name);
     // Wq, Wk, Wv, Wo (C, C) and X (B, T, C): what the gradient check moves besides intermediates
     const params = 4 * C * C + B * T * C;
-    return { B, T, C, heads, hs: C / heads, X, W, dY, Y, order, grads, pathInputs, params };
+    const gradSizes = gradientSizes(grads); // (computed here: in the worker where there is one)
+    return {
+      B,
+      T,
+      C,
+      heads,
+      hs: C / heads,
+      X,
+      W,
+      dY,
+      Y,
+      order,
+      grads,
+      gradSizes,
+      pathInputs,
+      params,
+    };
   });
 }
 
