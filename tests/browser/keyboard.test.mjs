@@ -42,14 +42,21 @@ function focusState(sections) {
     return { none: true, what: describe(e) };
   }
   const cs = getComputedStyle(e);
-  const r = e.getBoundingClientRect();
-  // the middle of the element's visible part; whatever is drawn there should be the element
-  const left = Math.max(r.left, 0);
-  const right = Math.min(r.right, innerWidth);
-  const top = Math.max(r.top, 0);
-  const bottom = Math.min(r.bottom, innerHeight);
-  const inView = right > left && bottom > top;
-  const hit = inView ? document.elementFromPoint((left + right) / 2, (top + bottom) / 2) : null;
+  // the middle of the element's largest visible box (a link that wraps has one per line: the
+  // middle of their bounding box may be on the text between them); what is drawn there should
+  // be the element
+  const visible = [...e.getClientRects()].map((r) => ({
+    left: Math.max(r.left, 0),
+    right: Math.min(r.right, innerWidth),
+    top: Math.max(r.top, 0),
+    bottom: Math.min(r.bottom, innerHeight),
+  }));
+  const area = (b) => Math.max(0, b.right - b.left) * Math.max(0, b.bottom - b.top);
+  const box = visible.sort((a, b) => area(b) - area(a))[0];
+  const inView = !!box && area(box) > 0;
+  const hit = inView
+    ? document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2)
+    : null;
   const section = e.closest('section')?.id ?? null;
   return {
     none: false,
