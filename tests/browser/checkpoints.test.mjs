@@ -62,9 +62,31 @@ function nodeKinds() {
   return Object.fromEntries(Object.keys(SECTION).map((k) => [k, titles(k).map((i) => words[i])]));
 }
 
-/** The lines the page's box of `lesson` shows: "label = values", as its <dt> and <dd> read. */
-function pageLines(page, lesson) {
-  return page.evaluate((l) => {
+/**
+ * Opens the (folded) box of `lesson` (its lines are made when it is first opened), or closes it
+ * (open: false); true when that changed it.
+ */
+function openBox(page, lesson, open = true) {
+  return page.evaluate(
+    async ([l, want]) => {
+      const box = document.querySelector(`.checkpoints[data-lesson="${l}"]`);
+      if (!box || box.open === want) return false;
+      const toggled = new Promise((done) => box.addEventListener('toggle', done, { once: true }));
+      box.open = want;
+      await toggled;
+      return true;
+    },
+    [lesson, open],
+  );
+}
+
+/**
+ * The lines the page's box of `lesson` shows (opened): "label = values", as its <dt> and <dd>
+ * read.
+ */
+async function pageLines(page, lesson) {
+  const opened = await openBox(page, lesson);
+  const lines = await page.evaluate((l) => {
     const box = document.querySelector(`.checkpoints[data-lesson="${l}"]`);
     if (!box) return null;
     return {
@@ -78,6 +100,8 @@ function pageLines(page, lesson) {
       copy: !!box.querySelector('button.copy-button'),
     };
   }, lesson);
+  if (opened) await openBox(page, lesson, false); // (folded again, as the page shows it)
+  return lines;
 }
 
 const SECTION = {
@@ -133,6 +157,7 @@ test("the boxes follow lesson 1's sentence and lesson 3's causal mask", async ()
   const { page, log, close } = await session.open('#lesson-1');
   try {
     const sentence = 'Boats guide the lanterns home';
+    await openBox(page, 'lesson1');
     await setValue(page, '#l1-sentence', sentence);
     const want1 = nodeLines({ sentence }).lesson1;
     await page.waitForFunction(
@@ -144,6 +169,7 @@ test("the boxes follow lesson 1's sentence and lesson 3's causal mask", async ()
     );
     assert.deepEqual((await pageLines(page, 'lesson1')).lines, want1);
     await showView(page, 'l3-causal');
+    await openBox(page, 'lesson3');
     await page.locator('#l3-causal').check();
     const want3 = nodeLines({ causal: true }).lesson3;
     await page.waitForFunction(

@@ -42,13 +42,17 @@ function checkpointItem(c) {
 
 /**
  * The box of a lesson ('lesson1' ... 'lesson5') for its model result r (see checkpoints() in
- * web/model/checkpoints.js). Returns { element, update(r) } (after a recompute: a new sentence,
- * the causal mask).
+ * web/model/checkpoints.js), folded: its lines made when it is first opened (and again after an
+ * update while open). Returns { element, update(r) } (after a recompute: a new sentence, the
+ * causal mask).
  */
 export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
   const dl = el('dl', { className: 'checkpoint-list' });
-  let current = [];
-  const copy = copyButton('Copy checkpoint', () => current.map(checkpointLine).join('\n'));
+  let latest = r;
+  let shown = null; // the result whose lines the list shows
+  const copy = copyButton('Copy checkpoint', () =>
+    checkpoints(lesson, latest).map(checkpointLine).join('\n'),
+  );
   copy.setAttribute('aria-label', `Copy checkpoint: the lines of ${what}`);
   // folded, as the script is: the lines to hold a notebook's output against, when wanted
   const element = el(
@@ -70,10 +74,15 @@ export function checkpointBox(lesson, r, { what = 'this lesson' } = {}) {
     el('p', { className: 'note checkpoints-note', text: NOTE }),
     el('div', { className: 'actions' }, copy),
   );
-  const update = (res) => {
-    current = checkpoints(lesson, res);
-    dl.replaceChildren(...current.map(checkpointItem));
+  const fill = () => {
+    if (!element.open || shown === latest) return;
+    shown = latest;
+    dl.replaceChildren(...checkpoints(lesson, latest).map(checkpointItem));
   };
-  update(r);
+  element.addEventListener('toggle', fill);
+  const update = (res) => {
+    latest = res;
+    fill();
+  };
   return { element, update };
 }
