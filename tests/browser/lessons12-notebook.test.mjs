@@ -40,8 +40,14 @@ async function useArrays(page) {
   assert.equal(await page.locator('#nb-use-error').textContent(), '');
 }
 
-/** The accessible names of lesson 1's heatmaps. */
+/**
+ * The accessible names of lesson 1's three heatmaps (a map draws its plot at the first width the
+ * browser gives it: a frame after its view is shown).
+ */
 async function mapLabels(page) {
+  await page.waitForFunction(
+    () => document.querySelectorAll('#l1-body svg.heatmap-svg').length >= 3,
+  );
   return page
     .locator('#l1-body svg.heatmap-svg')
     .evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label')));
