@@ -3,7 +3,7 @@
 // slices on the main thread).
 
 import { el } from './dom.js';
-import { gradcheckTable, progressBar, groupThousands } from './tables.js';
+import { gradcheckTable, progressBar, groupThousands, refreshGradcheckTable } from './tables.js';
 import { formatSci } from './scales.js';
 import { timeLeftText } from '../model/format.js';
 import {
@@ -193,15 +193,18 @@ export class GradcheckPanel {
     this.contrast.textContent = errorContrastText(rows, (x) => formatSci(x, 2));
   }
 
+  /** The table of `report`'s rows: the one shown brought up to date where it can be, else new. */
   #table(run, report) {
-    this.tableSlot.replaceChildren(
-      gradcheckTable(this.#shown(report), {
-        threshold: this.threshold,
-        sampled: run.sampled ? run.samples : false,
-        caption: this.caption,
-        form: this.convention.form,
-      }),
-    );
+    const rows = this.#shown(report);
+    const opts = {
+      threshold: this.threshold,
+      sampled: run.sampled ? run.samples : false,
+      caption: this.caption,
+      form: this.convention.form,
+    };
+    const shown = this.tableSlot.firstElementChild;
+    if (shown && refreshGradcheckTable(shown, rows, opts)) return;
+    this.tableSlot.replaceChildren(gradcheckTable(rows, opts));
   }
 
   #progress(run, p) {

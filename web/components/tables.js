@@ -170,14 +170,23 @@ function checkState(r, threshold, field) {
 
 const FORM_KEYS = Object.keys(ERROR_FORMS); // the table's relative-error columns, in this order
 
-/** The cells of one tensor's row: tensor, shape, checked, max abs, the three relative, status. */
-function gradcheckRow(r, state) {
+/** The texts of a row's numeric cells: checked (of its size), max abs, the three relative. */
+function rowNumbers(r) {
   const checked = Number(r.checked ?? 0);
   const size = Number(r.size ?? (r.shape ? r.shape.reduce((a, b) => a * b, 1) : checked));
+  const rel = (f) => (checked > 0 && r[f] !== undefined ? formatSci(r[f], 2) : '—');
+  return [
+    checked === size ? `all ${size}` : `${checked} of ${size}`,
+    checked > 0 ? formatSci(r.maxAbs, 2) : '—',
+    ...FORM_KEYS.map((k) => rel(ERROR_FORMS[k].field)),
+  ];
+}
+
+/** The cells of one tensor's row: tensor, shape, checked, max abs, the three relative, status. */
+function gradcheckRow(r, state) {
   const status = el('span', { text: STATUS_TEXT[state] });
   status.className = `status status-${state}`;
   const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
-  const rel = (f) => (checked > 0 && r[f] !== undefined ? formatSci(r[f], 2) : '—');
   // on a phone a row shows the tensor, its pass-line error and the result; ⋯ shows the rest
   // (its ⋯ is drawn by style.css: the cell's text stays the tensor's name)
   const more = el('button', {
@@ -197,9 +206,7 @@ function gradcheckRow(r, state) {
   return [
     el('span', {}, el('span', { className: 'tensor-name', text: String(r.tensor) }), more),
     shape,
-    checked === size ? `all ${size}` : `${checked} of ${size}`,
-    checked > 0 ? formatSci(r.maxAbs, 2) : '—',
-    ...FORM_KEYS.map((k) => rel(ERROR_FORMS[k].field)),
+    ...rowNumbers(r),
     status,
   ];
 }
@@ -275,23 +282,64 @@ export function gradcheckTable(
   // the pass line's column: the one a phone shows beside the tensor and the result
   const passCol = 4 + FORM_KEYS.indexOf(form);
   for (const tr of w.table.rows) tr.cells[passCol]?.classList.add('pass-col');
-  // each row's state, for styling and tests
+  // each row's tensor and state, for styling, tests and refreshGradcheckTable
   const trs = w.table.tBodies[0].rows;
-  states.forEach((st, i) => (trs[i].dataset.status = st));
-  const n = tally(list, states, field);
-  const sum = gradcheckSummary(list.length, n, threshold, ERROR_FORMS[form].column);
-  const summary = el('p', { className: 'gradcheck-summary', text: sum.text });
-  if (sum.cls) summary.classList.add(sum.cls);
+  list.forEach((r, i) => (trs[i].dataset.tensor = String(r.tensor)));
   const phone = el('p', {
     className: 'note gradcheck-phone-note',
     text: `Each row: the tensor, its ${ERROR_FORMS[form].column} (the pass line) and the result; ⋯ shows the rest.`,
   });
+  const summary = el('p', { className: 'gradcheck-summary' });
   const root = el('div', { className: 'gradcheck' }, phone, w, summary);
+  root.dataset.form = form;
+  showStates(root, list, states, { threshold, sampled, form });
+  return root;
+}
+
+/** A table's rows' states, its summary line, its pass / fail counts and its sampled note. */
+function showStates(root, list, states, { threshold, sampled, form }) {
+  const trs = root.querySelector('table').tBodies[0].rows;
+  states.forEach((st, i) => (trs[i].dataset.status = st));
+  const n = tally(list, states, ERROR_FORMS[form].field);
+  const sum = gradcheckSummary(list.length, n, threshold, ERROR_FORMS[form].column);
+  const summary = root.querySelector('.gradcheck-summary');
+  summary.textContent = sum.text;
+  for (const cls of ['is-pass', 'is-fail']) summary.classList.toggle(cls, sum.cls === cls);
   root.dataset.pass = String(n.pass);
   root.dataset.fail = String(n.fail);
-  root.dataset.form = form;
+  root.querySelector('.gradcheck-sampled')?.remove();
   if (sampled) root.append(sampledNote(sampled, list));
-  return root;
+}
+
+/**
+ * A table of gradcheckTable brought to `rows` in place (the same options but threshold and
+ * sampled): its numbers, results and summary, each row's ⋯ left as the reader set it. False,
+ * changing nothing, when the rows are other tensors or the caption or the pass line's form
+ * differs: then make a new table.
+ */
+export function refreshGradcheckTable(
+  root,
+  rows,
+  { threshold = 1e-7, sampled = false, caption, form = 'entry' } = {},
+) {
+  const list = Array.from(rows ?? []);
+  const shown = root.querySelector('table');
+  const trs = shown?.tBodies[0]?.rows;
+  if (root.dataset.form !== form || !trs || trs.length !== list.length) return false;
+  if ((shown.caption?.textContent ?? undefined) !== caption) return false;
+  if (list.some((r, i) => trs[i].dataset.tensor !== String(r.tensor))) return false;
+  const states = list.map((r) => checkState(r, threshold, ERROR_FORMS[form].field));
+  list.forEach((r, i) => {
+    const cells = trs[i].cells;
+    rowNumbers(r).forEach((text, k) => {
+      if (cells[2 + k].textContent !== text) cells[2 + k].textContent = text;
+    });
+    const status = cells[cells.length - 1].firstElementChild;
+    status.textContent = STATUS_TEXT[states[i]];
+    status.className = `status status-${states[i]}`;
+  });
+  showStates(root, list, states, { threshold, sampled, form });
+  return true;
 }
 
 /**
