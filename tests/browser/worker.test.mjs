@@ -2,8 +2,8 @@
 // from a Blob URL over http and from file:// (window.mhaPage.compute.kind === 'worker'), every
 // gradient check finishes in it with the Node API's report, bit for bit; with ?workers=0, and with
 // no Worker at all, the page falls back to main-thread slices and shows the very same figures;
-// and a playground setting changed while its full check runs stops that check in the worker
-// within one slice (the worker's own count of the slices it ran after the cancel was sent).
+// and a playground setting changed while its full check runs stops that check in the worker: no
+// slice of it starts once the worker has read the cancel (the worker's own count).
 
 import assert from 'node:assert/strict';
 import { assertSame, consoleErrors } from './browser.mjs';
@@ -159,7 +159,7 @@ function cancelledParts() {
 }
 
 engines.test(
-  'a setting changed while the full check runs stops it within one slice, on 1 and 2 workers',
+  'a setting changed while the full check runs stops it: no slice once read, on 1 and 2 workers',
   async (t, e) => {
     // seed 5: the playground's check is its own (at the defaults it shares lesson 5's run);
     // ?workers=N: the same pool in every engine (by default it follows the machine's cores)
@@ -193,10 +193,9 @@ engines.test(
           const started = rec.total !== null;
           assert.ok(started || (rec.slices === 0 && rec.done === 0), JSON.stringify(rec));
           assert.ok(!started || rec.done < rec.total, `stopped early: ${rec.done} of ${rec.total}`);
-          assert.ok(
-            rec.slicesAfterPost <= 1,
-            `slices after the cancel was sent: ${rec.slicesAfterPost}`,
-          );
+          // no slice once the worker has read the cancel (those that start while the message
+          // travels depend on the machine's load: said below)
+          assert.equal(rec.slicesAfterReceipt, 0, 'slices after the cancel was read');
         }
         const doneAll = parts.reduce((a, r) => a + r.done, 0);
         assert.ok(doneAll < total, `it stopped early: ${doneAll} of ${total}`);
@@ -204,7 +203,7 @@ engines.test(
         assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
         const said = parts.map(
           (r) =>
-            `${r.done} of ${r.total ?? '(not started)'} after ${r.slices} slices, ${r.slicesAfterPost} of them after the cancel was sent`,
+            `${r.done} of ${r.total ?? '(not started)'} after ${r.slices} slices, ${r.slicesAfterPost} of them after the cancel was sent (it arrived ${r.receiptMs?.toFixed(2)} ms later), ${r.slicesAfterReceipt} after it was read`,
         );
         t.diagnostic(
           `${e.version}, ${workers} worker(s): ${seenDone} of ${total} entries shown when the seed changed; the worker(s) stopped the old check at ${said.join('; ')}`,

@@ -383,6 +383,8 @@ class Compute {
           engine: 'main-thread',
           ...progressCount(sj.last),
           slicesAfterPost: 0,
+          slicesAfterReceipt: 0,
+          receiptMs: 0,
         });
       },
     };
@@ -451,10 +453,10 @@ class Compute {
         if (this.#settle(job, 'failed', errorOf(msg))) job.handle.cancel(epochNow());
       },
       cancelled: (msg) => {
-        const { slices, done, total, slicesAfterPost } = msg;
+        const { slices, done, total, slicesAfterPost, slicesAfterReceipt, receiptMs } = msg;
         const stats = { engine: 'worker', part: part.rows ?? null, slices, done, total };
         this.#recordCancel(job, stats);
-        this.#cancellations.at(-1).slicesAfterPost = slicesAfterPost;
+        Object.assign(this.#cancellations.at(-1), { slicesAfterPost, slicesAfterReceipt, receiptMs });
       },
     });
     for (const part of parts) {

@@ -2,7 +2,8 @@
 // bytes the page sends, running jobs (tasks.js) one slice at a time, highest priority first. A
 // slice is one step of a job's iterator (a chunk of check entries, one training step, a forward
 // pass), or several while they take under SLICE_MS. The worker yields to its event loop between
-// slices, so a cancel message is seen before the next slice: a cancelled job runs no further one.
+// slices, so a cancel message is seen before the next slice: a cancelled job runs no further one
+// (its report, sent at the pump's next turn, counts the slices that started after it was read).
 // `make bundle` builds this file into the string globalThis.MHA_WORKER_SOURCE, which the page
 // starts as a Blob-URL worker (compute.js); Node runs it through node:worker_threads
 // (tests/jobs/compute-node-worker.mjs).
@@ -14,7 +15,8 @@
 //               { type: 'progress', id, value, busyMs, elapsedMs, slices }
 //               { type: 'done', id, value, busyMs, slices }
 //               { type: 'error', id, message, losses, att }
-//               { type: 'cancelled', id, slices, done, total, slicesAfterPost }
+//               { type: 'cancelled', id, slices, done, total, slicesAfterPost,
+//                 slicesAfterReceipt, receiptMs }
 
 import { loadMHA } from '../mha.js';
 import { epochNow, progressCount, startTask, transferables } from './tasks.js';
@@ -110,10 +112,10 @@ function remove(state, job) {
   state.jobs = state.jobs.filter((j) => j !== job);
 }
 
-/** The next job: the highest priority, then the earliest submitted. */
+/** The next job: the highest priority, then the earliest submitted; a cancelled one never. */
 function next(jobs) {
   let best = null;
-  for (const j of jobs) if (!best || j.priority > best.priority) best = j;
+  for (const j of jobs) if (!j.cancelledAt && (!best || j.priority > best.priority)) best = j;
   return best;
 }
 
@@ -124,6 +126,7 @@ async function pump(state, port) {
     await state.loading;
     while (state.jobs.length) {
       await state.yield(); // messages (cancel, new jobs) are handled here
+      for (const j of state.jobs.filter((x) => x.cancelledAt)) dropCancelled(state, port, j);
       const job = next(state.jobs);
       if (!job) continue;
       if (state.mha) slice(state, port, job);
@@ -135,13 +138,21 @@ async function pump(state, port) {
 }
 
 /**
- * Stop a job at once: it runs no further slice. Reports how far it got, and how many of its
- * slices started after the page sent the cancel (slicesAfterPost: 0, or 1 when the message
- * arrived while the worker was between two slices).
+ * Stop a job: marked when the cancel is read, so that it runs no further slice (next skips it);
+ * dropped, and reported, at the pump's next turn.
  */
-function cancel(state, port, { id, sentAt }) {
+function cancel(state, { id, sentAt }) {
   const job = state.jobs.find((j) => j.id === id);
-  if (!job) return;
+  if (job && !job.cancelledAt) Object.assign(job, { cancelledAt: epochNow(), sentAt });
+}
+
+/**
+ * A cancelled job's end: its memory freed and its report: how far it got, how many of its slices
+ * started after the page sent the cancel (slicesAfterPost: 0, or more when the message took
+ * longer than a slice to arrive) and after the worker read it (slicesAfterReceipt: 0), and how
+ * long the message took (receiptMs).
+ */
+function dropCancelled(state, port, job) {
   remove(state, job);
   try {
     job.task?.cleanup();
@@ -149,8 +160,17 @@ function cancel(state, port, { id, sentAt }) {
     /* already released */
   }
   const { done, total } = progressCount(job.last);
-  const slicesAfterPost = sentAt ? job.starts.filter((t) => t > sentAt).length : null;
-  port.post({ type: 'cancelled', id, slices: job.slices, done, total, slicesAfterPost });
+  const { id, sentAt, cancelledAt, starts } = job;
+  port.post({
+    type: 'cancelled',
+    id,
+    slices: job.slices,
+    done,
+    total,
+    slicesAfterPost: sentAt ? starts.filter((t) => t > sentAt).length : null,
+    slicesAfterReceipt: starts.filter((t) => t > cancelledAt).length,
+    receiptMs: sentAt ? cancelledAt - sentAt : null,
+  });
 }
 
 function receive(state, port, msg) {
@@ -166,9 +186,10 @@ function receive(state, port, msg) {
     const { id, kind, args, priority = 0 } = msg;
     state.jobs.push({ id, kind, args, priority, task: null, last: null, starts: [] });
     Object.assign(state.jobs.at(-1), { slices: 0, busyMs: 0, startedAt: 0, lastPost: 0 });
+    Object.assign(state.jobs.at(-1), { cancelledAt: 0, sentAt: 0 });
     pump(state, port);
   } else if (msg.type === 'cancel') {
-    cancel(state, port, msg);
+    cancel(state, msg);
   }
 }
 
