@@ -3,7 +3,7 @@
 // Blob-URL worker. Checked here: results bit-identical to the Node API (layer.gradcheck,
 // layer.train, layer.forward) on the main-thread fallback and on 1, 2 and 4 workers (a check split
 // by tensor gives identical rows), progress with an estimate of the time left, priorities,
-// cancellation (no slice once the worker reads it: its own count), cancelGroup, idle, the fallback when
+// cancellation (no slice once the worker reads it), cancelGroup, idle, the fallback when
 // workers cannot start, and clear errors for bad input.
 
 import { test } from 'node:test';
@@ -367,7 +367,7 @@ test('a forward submitted during a long check runs first (priority, between slic
   }
 });
 
-test('cancellation bites: no slice of the job once the worker reads it; the next one runs', async (t) => {
+test('cancellation bites: no slice once the worker reads it; the next job runs', async (t) => {
   for (const workers of [1, 2, 0]) {
     const compute = engine(t, workers);
     let cancelAt = null;

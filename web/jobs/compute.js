@@ -456,7 +456,11 @@ class Compute {
         const { slices, done, total, slicesAfterPost, slicesAfterReceipt, receiptMs } = msg;
         const stats = { engine: 'worker', part: part.rows ?? null, slices, done, total };
         this.#recordCancel(job, stats);
-        Object.assign(this.#cancellations.at(-1), { slicesAfterPost, slicesAfterReceipt, receiptMs });
+        Object.assign(this.#cancellations.at(-1), {
+          slicesAfterPost,
+          slicesAfterReceipt,
+          receiptMs,
+        });
       },
     });
     for (const part of parts) {
