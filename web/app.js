@@ -201,15 +201,19 @@ function showRoute(page, { first = false } = {}) {
   document.title = `${view.title} · ${page.title}`;
   document.documentElement.dataset.view = view.id; // (style.css: the header's lede on Start only)
   if (target) {
-    // (an element the view builds is there once it is built; scrolled to in the next frame, so
-    // the layout it needs is the frame's, not one more in the build's task); a followed link to
-    // a control of another view (a lesson's "Check this lesson's arrays": the drop zone) gives it
-    // the focus
-    return built.then(nextFrame).then(() => {
-      const e = page.view === view ? document.getElementById(target) : null;
-      e?.scrollIntoView();
-      if (e && !first && changed && e.matches(FOCUSABLE)) e.focus({ preventScroll: true });
-    });
+    // (an element the view builds is there once it is built; scrolled to in a task after the
+    // next frame: the view's top is laid out by that frame, the part around the element by the
+    // one after, not both in one; a scroll in the frame would lay out both there); a followed
+    // link to a control of another view (a lesson's "Check this lesson's arrays": the drop zone)
+    // gives it the focus
+    return built
+      .then(nextFrame)
+      .then(yieldToEventLoop)
+      .then(() => {
+        const e = page.view === view ? document.getElementById(target) : null;
+        e?.scrollIntoView();
+        if (e && !first && changed && e.matches(FOCUSABLE)) e.focus({ preventScroll: true });
+      });
   }
   if (changed && !first) scrollTo(0, 0);
   const heading = document.getElementById(view.sections[0])?.querySelector('h2');
@@ -404,25 +408,18 @@ async function main() {
   const precision = document.getElementById('full-precision');
   precision?.addEventListener('change', () => setFullPrecision(precision.checked));
   // the first view's scripts load while the wasm compiles (off this thread); meanwhile, each in
-  // a task of its own: Start here's lists, the views' pagers, and the first figure's one-time
-  // costs (the colour scales' tables, the font the maps' labels are measured in, the maps' code
-  // compiled by making one, kept off the page). (The loads
+  // a task of its own: Start here's lists, the views' pagers, and, when the first view draws
+  // maps, the first map's one-time costs (prepareMaps). (The loads
   // start after a first await: a request made with the bundle's top level on the stack makes a
   // browser that records initiators, as DevTools and Lighthouse do, re-parse the whole bundle.)
   await yieldToEventLoop();
-  for (const s of sectionsOf(route(null).view)) s.load().catch(() => {});
+  const first = route(null).view;
+  for (const s of sectionsOf(first)) s.load().catch(() => {});
   await yieldToEventLoop();
   renderStartHere();
   await yieldToEventLoop();
   addPagers();
-  await yieldToEventLoop();
-  sequentialPacked(0);
-  await yieldToEventLoop();
-  divergingPacked(0);
-  await yieldToEventLoop();
-  textMeasurer()('0', 12);
-  await yieldToEventLoop();
-  heatmap({ data: [0], rows: 1, cols: 1, title: 'X', scale: 'diverging' });
+  if (first.maps) await prepareMaps();
 
   let mha;
   try {
@@ -465,6 +462,21 @@ async function main() {
   showTiming(mha.version);
   page.onBuilt = followChecks(page, scheduler, compute, mha.version);
   page.onBuilt(page.view);
+}
+
+/**
+ * The first heatmap's one-time costs, each in a task of its own: the colour scales' tables, the
+ * font the maps' labels are measured in, the maps' code compiled by making one, kept off the page.
+ */
+async function prepareMaps() {
+  await yieldToEventLoop();
+  sequentialPacked(0);
+  await yieldToEventLoop();
+  divergingPacked(0);
+  await yieldToEventLoop();
+  textMeasurer()('0', 12);
+  await yieldToEventLoop();
+  heatmap({ data: [0], rows: 1, cols: 1, title: 'X', scale: 'diverging' });
 }
 
 /** Resolves when the scheduler has run out of jobs and none came after (a check's follow-up). */

@@ -185,8 +185,11 @@ export function sectionByKey(key) {
 /**
  * The views, in the order of the lesson bar: each is shown alone at its own address (#id, the
  * id of its first <section>), made of the <section>s listed (ids in web/index.html); `nav` is
- * its name in the lesson bar, `title` in the previous/next links and the document's title.
- * @type {readonly {id: string, nav: string, title: string, sections: readonly string[]}[]}
+ * its name in the lesson bar, `title` in the previous/next links and the document's title;
+ * `maps`: its first build draws heatmaps (opened first, the page prepares their one-time costs
+ * while the wasm compiles; default true).
+ * @type {readonly {id: string, nav: string, title: string, sections: readonly string[],
+ *   maps: boolean}[]}
  */
 export const VIEWS = Object.freeze(
   [
@@ -198,11 +201,11 @@ export const VIEWS = Object.freeze(
       nav: '3 · Parallel heads',
       title: 'Lesson 3: parallel attention and concatenation',
     },
-    { id: 'lesson-4', nav: '4 · Backward', title: 'Lesson 4: the backward pass' },
+    { id: 'lesson-4', nav: '4 · Backward', title: 'Lesson 4: the backward pass', maps: false },
     { id: 'lesson-5', nav: '5 · Training', title: 'Lesson 5: the layer, trained' },
-    { id: 'notebook-check', nav: 'Check', title: 'Check your notebook' },
+    { id: 'notebook-check', nav: 'Check', title: 'Check your notebook', maps: false },
     { id: 'playground', nav: 'Playground', title: 'Playground' },
-  ].map((v) => Object.freeze({ ...v, sections: Object.freeze(v.sections ?? [v.id]) })),
+  ].map((v) => Object.freeze({ maps: true, ...v, sections: Object.freeze(v.sections ?? [v.id]) })),
 );
 
 /** The registry's sections of a view (Start here's own section is the page's HTML: not one). */

@@ -253,13 +253,15 @@ export function renderLesson4(ctx) {
     },
   ]);
   const gradTable = gradientTable(r, captions);
-  const panel = checkPanel(mha, r, compute);
+  // the check's panel is made with its job (afterReady, the task after the build's): here, its
+  // place
+  const panelSlot = el('div', { className: 'gradcheck-slot' });
+  let panel = null;
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
   const course = courseBox('lesson4', { custom: !!custom });
   course.update({ gradcheck: null });
-  panel.onChange((p) => course.update({ gradcheck: p.rows }));
   body.append(
     course.element,
     el('p', { className: 'note notation', text: NOTATION }),
@@ -270,7 +272,7 @@ export function renderLesson4(ctx) {
     gradTable,
     el('h3', { text: 'Gradient check' }),
     checkNote(total, r.params),
-    panel.element,
+    panelSlot,
     figs.element,
     // (built when first opened: the view's first build is its main line)
     goDeeper(
@@ -297,10 +299,13 @@ export function renderLesson4(ctx) {
   return {
     figures: () => ({
       grads: Object.fromEntries(r.order.map((n) => [n, Array.from(r.grads[n].data)])),
-      gradcheck: panel.rows,
+      gradcheck: panel?.rows ?? null,
     }),
     script: () => lesson4Script(),
     afterReady() {
+      panel = checkPanel(mha, r, compute);
+      panel.onChange((p) => course.update({ gradcheck: p.rows }));
+      panelSlot.replaceWith(panel.element);
       // first of the background jobs: the course-size check is what lesson 4 is about. In the
       // workers, or (the fallback) in main-thread slices of 40 ms: fewer yields to the browser
       // (each one may cost a frame) than the default 12 ms, still short enough for input
@@ -308,6 +313,6 @@ export function renderLesson4(ctx) {
       const check = { C: r.C, heads, W: r.W, X: r.X, opts: { B, T, G: r.dY, samples } };
       panel.run(check, { priority: 7, total: samples ? undefined : total, sliceMs: 40 });
     },
-    dispose: () => panel.cancel(),
+    dispose: () => panel?.cancel(),
   };
 }
