@@ -148,6 +148,8 @@ async function build(page, view) {
   const jobs = sections.map((s) => s.prepare?.(sectionContext(page, s)).promise);
   const loaded = await Promise.allSettled(sections.map((s) => s.load()));
   const prepared = await Promise.allSettled(jobs);
+  // (a task of its own: not after the scripts' evaluation or the job's reply, in theirs)
+  await yieldToEventLoop();
   const t0 = performance.now();
   const drawn = sections.filter((s, i) => {
     const body = document.getElementById(s.body);
@@ -436,7 +438,8 @@ async function main() {
   // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
   const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
   const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
-  await yieldToEventLoop(); // (the workers' start and the first view: two tasks, not one)
+  compute.start(); // (the workers' start and the first view: two tasks, not one)
+  await yieldToEventLoop();
   const page = createPage(mha, scheduler, compute);
   const shown = showRoute(page, { first: true });
   const view = page.view; // (the first: mha:ready waits for its figures, and its scroll)

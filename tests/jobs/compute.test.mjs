@@ -577,6 +577,30 @@ test('fallback: workers = 0, no worker script, a worker that cannot start or loa
   }
 });
 
+test('start(): the workers are started then, each sent the module, not at the first job', async (t) => {
+  const spawned = [];
+  const counting = nodeSpawner();
+  const spawner = {
+    spawn() {
+      const w = counting.spawn();
+      spawned.push([]);
+      const sent = spawned.at(-1);
+      return { ...w, post: (msg, transfer) => (sent.push(msg.type), w.post(msg, transfer)) };
+    },
+    dispose: () => counting.dispose?.(),
+  };
+  const compute = engine(t, 2, { spawner });
+  assert.equal(spawned.length, 0, 'no worker before start()');
+  compute.start();
+  assert.deepEqual(spawned, [['init'], ['init']], 'two workers, each sent the module');
+  compute.start(); // (again: nothing more)
+  const r = await compute.forward({ C: 64, heads: 4, W: course.W, X: course.X, B: 2, T: 6 })
+    .promise;
+  assert.equal(r.Y.length, 768);
+  assert.equal(spawned.length, 2, 'the first job used them');
+  assert.equal(compute.kind, 'worker');
+});
+
 test('bad input: a clear error, in the workers and on the main thread', async (t) => {
   for (const workers of [0, 1, 2]) {
     const compute = engine(t, workers);

@@ -5,6 +5,7 @@
 // operations; tests/jobs/compute.test.mjs).
 //
 //   const compute = createCompute({ mha, scheduler, workers: 'auto', wasm });
+//   compute.start();                          // the workers started now (else: at the first job)
 //   const job = compute.gradcheck({ C, heads, W, X, opts, priority, group, onProgress });
 //   compute.train({ C, heads, model: sentenceSpec(...), T, steps, lr, ... })  // a large model:
 //                                             // drawn where the job runs, never copied over
@@ -240,6 +241,11 @@ class Compute {
       this.#startPool = null;
     }
     return !!this.#pool && !this.#pool.broken;
+  }
+
+  /** Start the workers now (each loads the module), not at the first job. */
+  start() {
+    this.#workers();
   }
 
   get kind() {
