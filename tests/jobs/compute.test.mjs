@@ -577,7 +577,7 @@ test('fallback: workers = 0, no worker script, a worker that cannot start or loa
   }
 });
 
-test('start(): the workers are started then, each sent the module, not at the first job', async (t) => {
+test('start(): the workers start then, each sent the module, not at the first job', async (t) => {
   const spawned = [];
   const counting = nodeSpawner();
   const spawner = {
