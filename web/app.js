@@ -438,7 +438,9 @@ async function main() {
   // ?workers=0 forces the main-thread fallback (?workers=n: n workers; default: cores - 1)
   const workers = new URLSearchParams(location.search).get('workers') ?? 'auto';
   const compute = createCompute({ mha, scheduler, workers, wasm: wasmBytes });
-  compute.start(); // (the workers' start and the first view: two tasks, not one)
+  // a first view that computes in the workers as it is built (lesson 4): they start here, so
+  // that its build's task does not start them; otherwise with the first job, after a build
+  if (sectionsOf(first).some((s) => s.prepare)) compute.start();
   await yieldToEventLoop();
   const page = createPage(mha, scheduler, compute);
   const shown = showRoute(page, { first: true });
