@@ -4,7 +4,8 @@
 #   make demo       build and run the terminal demo (c/demo.c): lessons 3 and 4 from the native library
 #   make test       everything CI runs: lint, native C tests, a short fuzz run, npm test (the Node
 #                   tests), npm run test:browser, the NumPy tests under each OpenBLAS kernel, the
-#                   mutation smoke run; installs what is missing first (.ci/setup)
+#                   mutation smoke run, the notebook check on a sample of 40 mutants; installs
+#                   what is missing first (.ci/setup)
 #   make fuzz       libFuzzer over the C API for FUZZ_SECONDS (tests/fuzz/README.md)
 #   make serve      (npm start) build, then serve web/ on http://127.0.0.1:$(PORT)/ (PORT=9000 for
 #                   another port); installs emscripten and the npm packages first if missing
@@ -50,7 +51,7 @@ NATIVE_CFLAGS := $(COMMON_CFLAGS) -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BUILD := build
 
-.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node test-browser test-coretypes mutate-smoke reference serve setup bench fuzz fuzz-ci clean
+.PHONY: lint lint-c format-c all wasm exports bundle native lib demo test test-c test-node test-browser test-coretypes mutate-smoke check-sample reference serve setup bench fuzz fuzz-ci clean
 all: wasm bundle native
 
 # (`@:`, an empty recipe: when all is up to date, npm start prints no "Nothing to be done")
@@ -149,11 +150,15 @@ test-coretypes: wasm bundle
 
 # The README's test command, and CI's (.ci/run): setup first, then lint (ESLint, Prettier,
 # clang-format: any finding fails), then every suite in this order.
-TEST_STEPS := lint test-c fuzz-ci test-node test-browser test-coretypes mutate-smoke
+TEST_STEPS := lint test-c fuzz-ci test-node test-browser test-coretypes mutate-smoke check-sample
 # mutation testing's own smoke run: Stryker's dry run of every JS suite, then the mutants of one
 # small module, each of which must be detected (tests/mutate/README.md; the full run: npm run mutate)
 mutate-smoke: wasm bundle reference
 	node tests/mutate/mutate.mjs --smoke
+# the notebook check against a sample of 40 mistakes nobody tuned it to (npm run bench:check: 500)
+# and the unmutated notebook at 5 sizes, causal and not: prints its figures (docs/notebook-check.md)
+check-sample: wasm
+	BENCH_CHECK_MUTANTS=40 BENCH_CHECK_CLEAN=5 node tests/bench/bench_check.mjs
 lint:
 	npm run --silent lint
 test:
