@@ -1,8 +1,9 @@
 // ESLint flat config for web/ and tests/ (formatting is Prettier's: `npm run format`).
 // `npm run lint` runs ESLint, Prettier --check and clang-format over everything and fails on any
 // finding. The page's layers import only downward; the rules below make an upward import an error:
-//   engine (web/mha.js, web/check.js, web/check/) -> model (web/model/) -> jobs (web/jobs/)
-//   -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js, web/boot.js)
+//   engine (web/mha.js, web/io/, web/check.js, web/check/) -> model (web/model/) -> jobs
+//   (web/jobs/) -> components (web/components/) -> lessons (web/lessons/) -> app (web/app.js,
+//   web/boot.js)
 import js from '@eslint/js';
 import globals from 'globals';
 
@@ -91,6 +92,28 @@ export default [
                 '**/boot.js',
               ),
               message: 'web/check/ is the engine layer: it imports only its own modules',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // the file codecs (engine layer, under the check): their own modules and fflate only
+    files: ['web/io/**/*.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/check/**', '**/check.js', '**/model/**', '**/jobs/**'].concat(
+                '**/components/**',
+                '**/lessons/**',
+                '**/app.js',
+                '**/boot.js',
+              ),
+              message: 'web/io/ holds the file codecs: it imports only its own modules',
             },
           ],
         },

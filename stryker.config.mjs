@@ -8,6 +8,7 @@ export const MUTATE = [
   'web/mha.js',
   'web/check.js',
   'web/check/**/*.js',
+  'web/io/**/*.js',
   'web/model/**/*.js',
   '!web/model/scripts/sources.js', // generated: the text of the .py files
   'web/jobs/**/*.js',

@@ -1,6 +1,6 @@
 // The page's layers: no import goes up (engine -> model -> jobs -> components -> lessons -> app),
-// and the engine (web/mha.js, web/check.js, web/check/), model and jobs layers are DOM-free
-// (they load and run in Node).
+// and the engine (web/mha.js, web/io/, web/check.js, web/check/), model and jobs layers are
+// DOM-free (they load and run in Node).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +53,7 @@ test('the layer checker sees an upward import (a fixture tree with one)', () => 
 
 test('engine (mha.js, the check), model and jobs modules load in Node, DOM-free', async () => {
   const web = join(root, 'web');
-  const dirs = ['model', 'jobs', 'check'].filter((d) => readdirSync(web).includes(d));
+  const dirs = ['model', 'jobs', 'check', 'io'].filter((d) => readdirSync(web).includes(d));
   const files = dirs.flatMap((d) =>
     readdirSync(join(web, d))
       .filter((f) => f.endsWith('.js'))
@@ -63,6 +63,10 @@ test('engine (mha.js, the check), model and jobs modules load in Node, DOM-free'
   assert.ok(
     files.some((f) => f.includes(join('web', 'check', ''))),
     'web/check/ not found',
+  );
+  assert.ok(
+    files.some((f) => f.includes(join('web', 'io', ''))),
+    'web/io/ not found',
   );
   for (const file of files) {
     const text = readFileSync(file, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '');

@@ -25,7 +25,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
-import { readNpz } from '../../web/check/npz.js';
+import { readNpz } from '../../web/io/npz.js';
 import { checkNotebook } from '../../web/check/check.js';
 import { PYTHON, repoRoot } from '../helpers.mjs';
 

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBrowser, consoleErrors, dropNotebookFile, showView } from './browser.mjs';
-import { writeNpz } from '../../web/check/npz.js';
+import { writeNpz } from '../../web/io/npz.js';
 
 const session = useBrowser();
 

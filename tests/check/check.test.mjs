@@ -19,7 +19,7 @@ import {
   loadStudent,
   studentsDir,
 } from './students.mjs';
-import { parseNumpyText } from '../../web/check/text.js';
+import { parseNumpyText } from '../../web/io/text.js';
 import { checkNotebook, engineSteps } from '../../web/check/check.js';
 import { MISTAKES, variants } from '../../web/check/catalogue.js';
 import { Pipeline, simulate } from '../../web/check/pipeline.js';

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync, zipSync } from 'fflate';
 import { loadNpz, parseNumpyText, readNpy, readNpz, writeNpy, writeNpz } from '../../web/check.js';
-import { crc32 } from '../../web/check/crc32.js';
-import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../../web/check/limits.js';
+import { crc32 } from '../../web/io/crc32.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../../web/io/limits.js';
 import { assertSentences } from './students.mjs';
 
 const latin1 = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA, referenceDir } from '../helpers.mjs';
 import { assertSentences, loadManifest, loadStudent } from './students.mjs';
-import { readNpz } from '../../web/check/npz.js';
+import { readNpz } from '../../web/io/npz.js';
 import { checkNotebook } from '../../web/check/check.js';
 import { adaptLayout, layoutRole } from '../../web/check/layouts.js';
 

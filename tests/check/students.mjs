@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { referenceDir, repoRoot } from '../helpers.mjs';
-import { readNpz } from '../../web/check/npz.js';
+import { readNpz } from '../../web/io/npz.js';
 
 const NONFINITE = { inf: Infinity, '-inf': -Infinity, nan: NaN };
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA, referenceDir } from '../helpers.mjs';
 import { assertSentences } from './students.mjs';
-import { readNpz } from '../../web/check/npz.js';
+import { readNpz } from '../../web/io/npz.js';
 import { checkTraining } from '../../web/check/training.js';
 import { lesson5Arrays } from '../../web/model/lesson-arrays.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';

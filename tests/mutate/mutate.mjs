@@ -32,7 +32,7 @@ const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
 /** CI's smoke run: a small module whose every mutant the suites detect (100 % when measured). */
-const SMOKE_FILE = 'web/check/crc32.js';
+const SMOKE_FILE = 'web/io/crc32.js';
 
 /** A path given on the command line as Stryker's mutate pattern: a folder means its .js files. */
 function mutatePattern(path) {

@@ -1,6 +1,6 @@
 // layers.mjs - the page's layers and every import between them; exits 1 if any import goes up.
 //   node tests/tools/layers.mjs [root=.]
-// engine (web/mha.js, web/check.js and web/check/: the library) -> model (web/model/)
+// engine (web/mha.js, web/check.js, web/check/ and web/io/: the library) -> model (web/model/)
 // -> jobs (web/jobs/) -> components (web/components/) -> lessons (web/lessons/)
 // -> app (web/app.js, web/boot.js). A module may import from its own layer or any layer below
 // it. ESLint enforces the same rule file by file (eslint.config.js); this tool shows the whole
@@ -15,7 +15,7 @@ export const LAYERS = ['engine', 'model', 'jobs', 'components', 'lessons', 'app'
 export function layerOf(rel) {
   if (rel === 'app.js' || rel === 'boot.js') return 'app';
   const top = rel.split('/')[0];
-  if (top === 'check') return 'engine';
+  if (top === 'check' || top === 'io') return 'engine';
   if (rel.includes('/')) return LAYERS.includes(top) ? top : `unknown (${top}/)`;
   return 'engine';
 }

@@ -26,7 +26,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
-import { readNpz } from '../../web/check/npz.js';
+import { readNpz } from '../../web/io/npz.js';
 import { checkNotebook } from '../../web/check/check.js';
 import { PYTHON, repoRoot } from '../helpers.mjs';
 import { studentsDir } from '../check/students.mjs';

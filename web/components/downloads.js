@@ -84,7 +84,7 @@ export function ipynbButton(getSections, { id, version = '' } = {}) {
  */
 export function arraysButton(n, getArrays, { id = `l${n}-arrays` } = {}) {
   const build = async () => {
-    const { writeNpz } = await import('../check/npz.js'); // (its codec loaded on the first use)
+    const { writeNpz } = await import('../io/npz.js'); // (its codec loaded on the first use)
     const arrays = getArrays();
     const names = Object.keys(arrays);
     return {

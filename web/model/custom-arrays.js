@@ -25,7 +25,7 @@ import {
   lessonOf,
   lessonSaveLine,
 } from '../check/names.js';
-import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../check/limits.js';
+import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../io/limits.js';
 import { studentRun } from '../check/training-run.js';
 import { MAX_LR, MAX_STEPS } from './settings.js';
 import { LESSON5_DEFAULTS } from './training.js';

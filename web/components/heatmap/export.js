@@ -12,7 +12,7 @@ import {
   downloadText,
   matrixCSV,
 } from '../export.js';
-import { writeNpy } from '../../check/npy.js'; // (the codec alone: not the check)
+import { writeNpy } from '../../io/npy.js'; // (the codec alone: not the check)
 import { axisItems, axisNoun } from './axes.js';
 import {
   cellsMarkup,

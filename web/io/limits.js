@@ -1,4 +1,4 @@
-// limits.js - the ceilings of the notebook check's file readers (DOM-free).
+// limits.js - the ceilings of the file readers (.npy, .npz, printed text; DOM-free).
 // Every reader checks them BEFORE it allocates, so a hostile file (a header promising
 // 10^9 x 10^9 entries, a zip bomb) gets a clear error instead of exhausting memory.
 
