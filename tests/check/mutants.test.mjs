@@ -13,24 +13,13 @@ import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
 import { readNpz } from '../../web/io/npz.js';
 import { layerWith } from '../../web/model/layers.js';
-import { PYTHON, repoRoot } from '../helpers.mjs';
+import { LESSON4_ORDER, PYTHON, repoRoot } from '../helpers.mjs';
 
 const SCRIPT = join(repoRoot, 'tests', 'bench', 'check_mutants.py');
 // the notebook's saved results, in its order (the forward, the loss, the backward)
-const RESULTS = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'loss', 'dY'].concat([
-  'dWo',
-  'dconcat',
-  'dheadout',
-  'dV',
-  'datt',
-  'dscores',
-  'dQ',
-  'dK',
-  'dWq',
-  'dWk',
-  'dWv',
-  'dX',
-]);
+const RESULTS = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'loss', 'dY'].concat(
+  LESSON4_ORDER,
+);
 const TRAINING = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'];
 const OPERATORS = new Set([
   'swap-name',
