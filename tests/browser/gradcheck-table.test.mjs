@@ -88,3 +88,24 @@ test('the check table updated in place: rows kept, ⋯ kept open, as a new table
     await close();
   }
 });
+
+test("lesson 4's check table fits its width at 1280 px: no sideways scroll", async () => {
+  const { page, log, close } = await session.open('#l4-gradcheck');
+  try {
+    await page.waitForFunction(() => document.querySelector('#l4-gradcheck table'));
+    const r = await page.evaluate(() => {
+      const table = document.querySelector('#l4-gradcheck table');
+      const wrap = table.parentElement;
+      return {
+        columns: table.tHead.rows[0].cells.length,
+        tableWidth: table.getBoundingClientRect().width,
+        scroll: wrap.scrollWidth - wrap.clientWidth,
+      };
+    });
+    assert.equal(r.columns, 8, 'the table of eight columns');
+    assert.ok(r.scroll <= 0, `scrolls sideways by ${r.scroll} px (table ${r.tableWidth} px)`);
+    assert.deepEqual(consoleErrors(log), []);
+  } finally {
+    await close();
+  }
+});
