@@ -19,6 +19,7 @@
 //
 //   npm run bench:check                       500 mutants, 20 sizes x {causal, not}
 //   BENCH_CHECK_MUTANTS=40 BENCH_CHECK_CLEAN=5 npm run bench:check     (CI's sample)
+//   BENCH_CHECK_SHOWN=50 npm run bench:check    more examples of each kind of miss (default 5)
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,6 +34,8 @@ import { PYTHON, repoRoot } from '../helpers.mjs';
 // the row's difference comes from the student's earlier arrays (it points upstream)
 const UNKNOWN = new Set(['step-differs', 'attention-invariant', 'measured', 'follows-from']);
 const FLAGGED = new Set(['differs', 'shape']);
+// how many examples of each kind of miss are printed
+const SHOWN = countFromEnv('BENCH_CHECK_SHOWN', 5);
 
 function countFromEnv(name, fallback) {
   const v = Number(process.env[name] ?? fallback);
@@ -138,8 +141,8 @@ function report(results, { seed }) {
   console.log(`\nby operator\n${table(byOp)}`);
   const show = (title, xs) => {
     if (!xs.length) return;
-    console.log(`\n${title} (${xs.length}; the first 5):`);
-    for (const r of xs.slice(0, 5)) {
+    console.log(`\n${title} (${xs.length}; the first ${Math.min(SHOWN, xs.length)}):`);
+    for (const r of xs.slice(0, SHOWN)) {
       const e = r.entry;
       const s = e.sizes;
       const size = `B=${s.B} T=${s.T} C=${s.C} h=${s.heads}${e.causal ? ' causal' : ''}`;

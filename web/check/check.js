@@ -14,6 +14,7 @@ import {
   aboveDiagonal,
   agrees,
   comparedRow,
+  precisionOf,
   relativeResolution,
   shapesText,
   uncomparedRow,
@@ -21,6 +22,7 @@ import {
 import { MISTAKES, SEARCHED, analysesOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
 import { findMistake } from './search.js';
+import { editMessage, findEdits } from './edits.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
@@ -215,16 +217,35 @@ function buildRows(found, s, expected, inputs, plan) {
       return uncomparedRow(name, 'shape', args);
     }
     const skip = name === 'scores' && s.causal && s.T > 1 ? aboveDiagonal(s.T) : null;
-    const note = skip ? scoresNote(s) : null;
+    const lowered = loweredPrecision(array, inputs);
+    const notes = [skip ? scoresNote(s) : null, lowered ? loweredNote(array, inputs) : null];
+    const note = notes.filter(Boolean).join('; ') || null;
     const scalar = name === 'loss';
-    const row = comparedRow(name, array, expected[form.node], { skip, note, scalar, slack });
-    const { dtype, resolution, printedDtype } = array;
+    // an array saved in less precision than the inputs is held to the inputs' tolerance
+    const held = lowered ? { ...array, dtype: inputs.X.dtype ?? '<f8' } : array;
+    const row = comparedRow(name, held, expected[form.node], { skip, note, scalar, slack });
+    const { dtype, resolution, printedDtype } = held;
     const opts = { dtype, resolution, printedDtype, scalar, skip, slack };
-    items.push({ row, node: form.node, array, opts });
+    items.push({ row, node: form.node, array, opts, lowered });
     return row;
   });
   return { rows, items };
 }
+
+// The array's dtype ('<f4', '<f2') when it is float32 or float16 while X and the weights are
+// float64 (saved from arrays, not printed): a step computed in less precision. null otherwise.
+function loweredPrecision(array, inputs) {
+  const kind = precisionOf(array.dtype);
+  if (kind !== 'f4' && kind !== 'f2') return null;
+  const all = ['X', ...WEIGHTS].map((n) => inputs[n]);
+  const float64 = all.every((a) => a.dtype !== 'text' && precisionOf(a.dtype) === 'f8');
+  return float64 ? array.dtype : null;
+}
+
+const LABELS = { f4: 'float32', f2: 'float16' };
+const loweredNote = (array) =>
+  `yours is ${LABELS[precisionOf(array.dtype)]} while X and the weights are float64: ` +
+  "compared at float64's tolerance";
 
 function scoresNote(s) {
   const count = (s.B * s.heads * s.T * (s.T - 1)) / 2;
@@ -293,6 +314,11 @@ function explain(item, pipe, state) {
   const used = [array, ...pipe.frontier(node).map((n) => arrays.get(n))];
   const slack = Math.max(item.opts.slack, textSlack(used.filter(Boolean)));
   const opts = { ...item.opts, slack, slackText: 'printed arrays' };
+  const lowered = loweredStep(item, pipe, opts, from);
+  if (lowered) {
+    rootOf.set(node, [row.name]);
+    return lowered;
+  }
   if (agrees(data, pipe.step(node), opts)) {
     const roots = rootsOf(pipe, node, rootOf, order);
     rootOf.set(node, roots.length ? roots : [row.name]);
@@ -313,13 +339,13 @@ function explain(item, pipe, state) {
     courseLine: courseLine(node, pipe.s),
   });
   const early = firstFound(analysesOf('early'), ctx);
-  if (early) return analysed(early, item, pipe, { ...state, from });
+  if (early) return causeOrFacts(early, item, pipe, { ...state, from, opts });
   const ids = catalogueIds(node);
   const same = adopted.size ? findMistake(pipe, node, data, opts, [...adopted.keys()]) : null;
   const hit = same ?? findMistake(pipe, node, data, opts, ids);
   if (!hit) {
     const found = firstFound(analysesOf('late'), ctx) ?? measuredFacts(ctx, row);
-    return analysed(found, item, pipe, { ...state, from });
+    return causeOrFacts(found, item, pipe, { ...state, from, opts });
   }
   const frontier = from();
   for (const [site, choice] of hit.extra) {
@@ -344,6 +370,14 @@ function explain(item, pipe, state) {
 // factor analysis reads against the arrays that match (a scale found in the scores, or a batch
 // mean that gives the same number).
 const SCALE_IDS = ['missing-scale', 'scale-sqrt-C'];
+// what a row says when no edit of the course's program reproduces it
+const RULED_OUT =
+  "Ruled out: every single edit of the course's lines at this step and at the steps before it " +
+  'you did not save (another operand, a transpose added or dropped, a reshape without its ' +
+  'transpose, another axis or keepdims, another constant, a term dropped or added, a sign, the ' +
+  'mask, float32).';
+// the analyses' findings that name no cause (what was measured)
+const UNNAMED = new Set(['step-differs', 'attention-invariant']);
 function catalogueIds(node) {
   return /^d[QK]m?$/.test(node) ? SEARCHED.filter((id) => !SCALE_IDS.includes(id)) : SEARCHED;
 }
@@ -378,6 +412,49 @@ function analysed(found, item, pipe, state) {
   if (factor != null) diagnosis.factor = factor;
   if (measured) diagnosis.measured = true; // facts, no cause
   return diagnosis;
+}
+
+// A result saved in float32 (or float16) in a float64 notebook that matches its step, recomputed
+// from the student's own arrays, to that precision: the step was computed in it.
+function loweredStep(item, pipe, opts, from) {
+  const { lowered: dtype, node, row, array } = item;
+  if (!dtype || !agrees(array.data, pipe.step(node), { ...opts, dtype })) return null;
+  const label = LABELS[precisionOf(dtype)];
+  const name = row.name;
+  return {
+    id: 'edit-float32',
+    message:
+      `Your ${name} is ${label} (dtype ${dtype}) while X and the weights are float64: it equals ` +
+      `the course's step, recomputed from your own ${from().join(', ')}, to ${label}'s precision ` +
+      `and no further. The step was computed in ${label} (an .astype(np.${label}) or a ` +
+      `${label} array on the way); keep every array float64, as the course does.`,
+  };
+}
+
+// An analysis's finding; when it only measured what is wrong (a broken invariant, the errors), an
+// edit of the course's program that reproduces the row says why instead.
+function causeOrFacts(found, item, pipe, state) {
+  if (!found.measured && !UNNAMED.has(found.id)) return analysed(found, item, pipe, state);
+  const edits = findEdits(pipe, item.node, item.array.data, state.opts);
+  if (edits.searched && edits.length) return edited(edits, item, pipe, state);
+  const ruledOut = edits.searched ? ` ${RULED_OUT}` : '';
+  return analysed({ ...found, message: found.message + ruledOut }, item, pipe, state);
+}
+
+// Edits of the course's program that reproduce the row (edits.js) as its diagnosis; an edit in a
+// step the student did not save is used from now on.
+function edited(hits, item, pipe, state) {
+  const { row, node } = item;
+  const frontier = state.from();
+  const { site, variant, param } = hits[0];
+  if (site !== node) {
+    pipe.adopt(site, { variant, param });
+    state.rootOf.set(site, [row.name]);
+  }
+  state.rootOf.set(node, [row.name]);
+  const given = new Set(pipe.given.keys());
+  const nameOf = (n) => state.nameOf.get(n) ?? n;
+  return editMessage(hits, { node, nameOf, given, from: frontier });
 }
 
 /**

@@ -1,0 +1,236 @@
+// The search over edits of the course's program (web/check/program.js, edits.js): the program's
+// operations against hand-derived cases, the program against NumPy running its printed lines, and
+// notebooks with one hand-written mistake each (tests/check/edit_cases.py: a line of the plain
+// NumPy notebook replaced) named at their first differing row.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as nd from '../../web/check/ndarray.js';
+import {
+  PROGRAM_NODES,
+  editsOf,
+  printLine,
+  program,
+  reads,
+  run,
+  shapeOf,
+} from '../../web/check/program.js';
+import { loadMHA } from '../../web/mha.js';
+import { readNpz } from '../../web/io/npz.js';
+import { checkNotebook } from '../../web/check/check.js';
+import { PYTHON, repoRoot } from '../helpers.mjs';
+
+const mha = await loadMHA();
+const t = (values, shape) => nd.tensor(Float64Array.from(values), shape);
+const list = (x) => Array.from(x.data);
+
+test('ndarray: broadcasting, @ with batch axes, transpose, reshape, reductions by hand', () => {
+  const a = t([1, 2, 3, 4, 5, 6], [2, 3]);
+  assert.deepEqual(list(nd.binary('add', a, t([10, 20, 30], [3]))), [11, 22, 33, 14, 25, 36]);
+  assert.deepEqual(list(nd.binary('mul', a, t([2, 3], [2, 1]))), [2, 4, 6, 12, 15, 18]);
+  assert.deepEqual(list(nd.binary('div', a, nd.scalar(2))), [0.5, 1, 1.5, 2, 2.5, 3]);
+  assert.throws(() => nd.binary('add', a, t([1, 2], [2])), nd.ShapeError);
+  // (2, 3) @ (3, 2), and a (2, 2, 2) batch against one (2, 2) matrix
+  const b = t([1, 0, 0, 1, 1, 1], [3, 2]);
+  assert.deepEqual(list(nd.matmul(a, b)), [4, 5, 10, 11]);
+  const batch = nd.matmul(t([1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2]), t([0, 1, 1, 0], [2, 2]));
+  assert.deepEqual(batch.shape, [2, 2, 2]);
+  assert.deepEqual(list(batch), [2, 1, 4, 3, 6, 5, 8, 7]);
+  assert.throws(() => nd.matmul(a, a), nd.ShapeError);
+  assert.deepEqual(list(nd.transpose(a)), [1, 4, 2, 5, 3, 6]);
+  const x = t([0, 1, 2, 3, 4, 5, 6, 7], [2, 2, 2]);
+  assert.deepEqual(list(nd.transpose(x, [1, 0, 2])), [0, 1, 4, 5, 2, 3, 6, 7]);
+  assert.deepEqual(nd.reshape(a, [-1, 2]).shape, [3, 2]);
+  assert.throws(() => nd.reshape(a, [4, -1]), nd.ShapeError);
+  assert.deepEqual(list(nd.reduce('sum', a, -1, true)), [6, 15]);
+  assert.deepEqual(nd.reduce('sum', a, -1, true).shape, [2, 1]);
+  assert.deepEqual(list(nd.reduce('sum', a, 0)), [5, 7, 9]);
+  assert.deepEqual(list(nd.reduce('max', a, 1)), [3, 6]);
+  assert.deepEqual(list(nd.reduce('mean', a)), [3.5]);
+  assert.deepEqual(nd.reduce('sum', a, null, true).shape, [1, 1]);
+  assert.throws(() => nd.reduce('sum', a, 2), nd.ShapeError);
+  const m = nd.causalWhere(t([1, 2, 3, 4], [2, 2]));
+  assert.deepEqual(list(m), [1, -Infinity, 3, 4]);
+  assert.deepEqual(list(nd.causalWhere(t([1, 2, 3, 4], [2, 2]), { k: 0 })), [
+    -Infinity,
+    -Infinity,
+    3,
+    -Infinity,
+  ]);
+  assert.deepEqual(list(nd.causalWhere(t([1, 2, 3, 4], [2, 2]), { lower: true, k: -1 })), [
+    1,
+    2,
+    -Infinity,
+    4,
+  ]);
+});
+
+// sizes and random inputs of a small layer
+function small({ causal = false, loss = 'mse' } = {}) {
+  const s = { B: 2, T: 3, C: 4, heads: 2, hs: 2, causal, loss, N: 6, n: 24 };
+  let seed = 1;
+  const rand = (n) =>
+    Float64Array.from({ length: n }, () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5);
+  const inputs = { X: rand(24), Wq: rand(16), Wk: rand(16), Wv: rand(16), Wo: rand(16) };
+  inputs[loss === 'mse' ? 'target' : 'dY'] = rand(24);
+  return { s, inputs };
+}
+
+// every node of the program from the inputs, in the course's order: { [name]: tensor }
+function runAll(s, inputs) {
+  const env = Object.fromEntries(
+    Object.entries(inputs).map(([n, d]) => [n, { data: d, shape: shapeOf(n, s) }]),
+  );
+  for (const node of PROGRAM_NODES) {
+    const statements = program(node, s);
+    if (node === 'dY' && s.loss === 'dot') continue;
+    env[node] = run(statements, env, s);
+  }
+  return env;
+}
+
+test('the program, printed, is what NumPy runs: every node equal to NumPy’s, causal or not', () => {
+  for (const causal of [false, true]) {
+    const { s, inputs } = small({ causal });
+    const mine = runAll(s, inputs);
+    const lines = PROGRAM_NODES.flatMap((n) => program(n, s).map((st) => printLine(st)));
+    const script = [
+      'import json, sys',
+      'import numpy as np',
+      'v = json.load(sys.stdin)',
+      'B, T, C, h, hs = 2, 3, 4, 2, 2',
+      'X = np.array(v["X"]).reshape(B, T, C)',
+      'target = np.array(v["target"]).reshape(B, T, C)',
+      ...['Wq', 'Wk', 'Wv', 'Wo'].map((w) => `${w} = np.array(v["${w}"]).reshape(C, C)`),
+      ...lines,
+      `names = ${JSON.stringify(PROGRAM_NODES)}`,
+      'flat = lambda a: [x if np.isfinite(x) else None for x in np.asarray(a, float).ravel()]',
+      'print(json.dumps({n: flat(globals()[n]) for n in names}))',
+    ].join('\n');
+    const input = JSON.stringify(
+      Object.fromEntries(Object.entries(inputs).map(([k, d]) => [k, [...d]])),
+    );
+    const numpy = JSON.parse(execFileSync(PYTHON, ['-c', script], { input }).toString());
+    for (const node of PROGRAM_NODES) {
+      const want = numpy[node].map((x) => (x === null ? -Infinity : x));
+      assert.equal(mine[node].data.length, want.length, node);
+      mine[node].data.forEach((x, i) => {
+        const ok = x === want[i] || Math.abs(x - want[i]) <= 1e-12 * (1 + Math.abs(want[i]));
+        assert.ok(ok, `${node}[${i}]: ${x} vs NumPy ${want[i]}`);
+      });
+    }
+  }
+});
+
+test('the program reads what the check’s graph says; every edit changes the line', () => {
+  const { s, inputs } = small({ causal: true });
+  const env = runAll(s, inputs);
+  const names = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', ...PROGRAM_NODES];
+  for (const node of PROGRAM_NODES) {
+    const statements = program(node, s);
+    const course = run(statements, env, s);
+    const edits = editsOf(statements, s, env, names.slice(0, names.indexOf(node)));
+    assert.ok(edits.length > 0, node);
+    for (const e of edits) {
+      assert.notEqual(printLine(e.statements[e.index]), printLine(e.original), `${node} ${e.kind}`);
+    }
+    // an edit that NumPy accepts at these sizes and changes nothing is kept out of nothing: the
+    // search compares values, so an edit equal to the course's cannot reproduce a differing array
+    assert.ok(course.data.length > 0);
+  }
+  assert.deepEqual(reads(program('att', s)), ['scores']);
+  assert.deepEqual(reads(program('dX', s)).sort(), ['Wk', 'Wq', 'Wv', 'dKm', 'dQm', 'dVm']);
+});
+
+// One mistake each, by hand: the line of the notebook replaced, the row it must be found at and
+// the diagnosis it must get.
+const CASES = [
+  {
+    name: 'softmax-sum-over-queries',
+    find: 'att = e / e.sum(axis=-1, keepdims=True)',
+    replace: 'att = e / e.sum(axis=-2, keepdims=True)',
+    row: 'att',
+    id: 'edit-axis',
+    says: /e\.sum\(axis=-2, keepdims=True\) where the course has e\.sum\(axis=-1, keepdims=True\)/,
+  },
+  {
+    name: 'max-over-batch-causal',
+    find: 'e = np.exp(scores - scores.max(axis=-1, keepdims=True))',
+    replace: 'e = np.exp(scores - scores.max(axis=0, keepdims=True))',
+    causal: true,
+    row: 'att',
+    id: 'edit-axis',
+  },
+  {
+    name: 'dscores-plus',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = att * (datt + (datt * att).sum(axis=-1, keepdims=True))',
+    row: 'dscores',
+    id: 'edit-sign',
+    says: /datt \+ \(datt \* att\)\.sum\(axis=-1, keepdims=True\) where the course has datt - /,
+  },
+  {
+    name: 'dy-float32',
+    find: 'dY = 2 * (Y - target) / Y.size',
+    replace: 'dY = (2 * (Y - target) / Y.size).astype(np.float32)',
+    row: 'dY',
+    id: 'edit-float32',
+    says: /float32 \(dtype <f4\) while X and the weights are float64/,
+  },
+  {
+    name: 'dqm-float32-not-saved',
+    find: 'dQm = dQ.transpose(0, 2, 1, 3).reshape(B, T, C)',
+    replace: 'dQm = dQ.transpose(0, 2, 1, 3).reshape(B, T, C).astype(np.float32)',
+    row: 'dWq',
+    id: 'edit-float32',
+    says: /dQm computed in float32/,
+  },
+  {
+    name: 'dscores-sum-over-queries',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = att * (datt - (datt * att).sum(axis=2, keepdims=True))',
+    row: 'dscores',
+    id: 'edit-axis',
+  },
+  { name: 'clean', find: '', replace: '', row: null, causal: true },
+];
+
+const TRAINING = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after', 'lr', 'steps'];
+
+test('one hand-written mistake per notebook: named as an edit at its first differing row', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mha-edit-cases-'));
+  try {
+    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11 });
+    const cases = CASES.map((c) => ({
+      name: c.name,
+      find: c.find,
+      replace: c.replace,
+      sizes: sizes(c),
+      drop: TRAINING,
+    }));
+    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
+    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+    for (const c of CASES) {
+      const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const report = checkNotebook(mha, arrays, { heads: 2, causal: !!c.causal });
+      const flagged = report.rows.filter((r) => r.status !== 'match' && r.status !== 'missing');
+      if (c.row === null) {
+        assert.deepEqual(
+          flagged.map((r) => r.name),
+          [],
+          'the unmutated notebook matches',
+        );
+        continue;
+      }
+      assert.equal(flagged[0]?.name, c.row, `${c.name}: the first flagged row`);
+      assert.equal(flagged[0].diagnosis?.id, c.id, `${c.name}: ${flagged[0].diagnosis?.message}`);
+      if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,143 @@
+// edits.js - the search over edits of the course's program (program.js) for a student's array
+// that no known mistake reproduces: every single edit of the step that computes it, and of the
+// steps before it the student did not save, each run through the layer's graph (pipeline.js) from
+// the student's own arrays; an edit is a cause only when it gives their array back within the
+// row's tolerance.
+//
+//   findEdits(pipe, node, yours, opts)   [{ site, edit, variant, param }] the edits that reproduce
+//   editMessage(hits, ctx)               the row's diagnosis { id, message }
+
+import { agrees } from './compare.js';
+import {
+  PROGRAM_NODES,
+  editsOf,
+  print,
+  printLine,
+  program,
+  reads,
+  run,
+  shapeOf,
+} from './program.js';
+
+// the most edits tried for one row (each is one recomputation of a few steps)
+const MAX_TRIED = 4000;
+// the most entries of a step a search recomputes (beyond, the search is skipped)
+const MAX_ENTRIES = 2e5;
+
+// node's value as a tensor of its shape
+const asTensor = (node, data, s) => ({ data, shape: shapeOf(node, s) });
+
+/** The nodes in scope before node's step: the inputs and every earlier result, in order. */
+function scopeOf(pipe, node) {
+  const before = PROGRAM_NODES.slice(0, PROGRAM_NODES.indexOf(node)).filter((n) => pipe.nodes[n]);
+  return [...pipe.inputs, ...before.filter((n) => !pipe.inputs.has(n))];
+}
+
+function* editsAtSite(pipe, site) {
+  const s = pipe.s;
+  const statements = program(site, s);
+  if (!statements) return;
+  const names = scopeOf(pipe, site).filter((n) => shapeOf(n, s));
+  const env = {};
+  for (const n of new Set([...names, ...reads(statements)])) {
+    env[n] = asTensor(n, pipe.value(n), s);
+  }
+  for (const edit of editsOf(statements, s, env, names)) yield { edit, env };
+}
+
+/**
+ * The edits at node (the differing result) and at the steps before it the student did not save,
+ * nearest first, that reproduce `yours` (the row's compare options): [{ site, edit, variant,
+ * param }] for the nearest site with any (several when edits give the same numbers); the list's
+ * `searched` is false when the search was skipped (the layer too large, too many edits).
+ */
+export function findEdits(pipe, node, yours, opts) {
+  const hits = searchEdits(pipe, node, yours, opts);
+  return Object.assign(hits ?? [], { searched: hits !== null });
+}
+
+// the hits, or null when the search was not run to its end (too large, too many edits)
+function searchEdits(pipe, node, yours, opts) {
+  const s = pipe.s;
+  if (s.n > MAX_ENTRIES || s.B * s.heads * s.T * s.T > MAX_ENTRIES) return null;
+  let tried = 0;
+  for (const site of [node, ...pipe.hiddenAncestors(node)]) {
+    const hits = [];
+    for (const { edit, env } of editsAtSite(pipe, site)) {
+      if (++tried > MAX_TRIED) return null;
+      const param = `${site}:${edit.kind}:${tried}`;
+      const variant = {
+        id: `edit-${edit.kind}`,
+        fn: (p) => {
+          const value = run(edit.statements, { ...env, ...tensors(p, s) }, s);
+          const want = shapeOf(site, s);
+          if (value.data.length !== want.reduce((x, y) => x * y, 1)) throw new RangeError('shape');
+          return value.data;
+        },
+        what: () => printLine(edit.statements[edit.index]),
+      };
+      let mine;
+      try {
+        mine = pipe.step(node, new Map([[site, { variant, param }]]));
+      } catch {
+        continue; // NumPy would refuse this edit at these sizes
+      }
+      if (mine.length === yours.length && agrees(yours, mine, opts)) {
+        hits.push({ site, edit, variant, param });
+      }
+    }
+    if (hits.length) return hits;
+  }
+  return [];
+}
+
+const tensors = (p, s) =>
+  Object.fromEntries(Object.entries(p).map(([n, data]) => [n, asTensor(n, data, s)]));
+
+// how a kind of edit is said: "`after` where the course has `before`"
+const KIND_TEXT = Object.freeze({
+  operand: 'another array as an operand',
+  'operands-swapped': 'the operands of @ swapped',
+  'transpose-added': 'a transpose the course does not have',
+  'transpose-dropped': 'a transpose left out',
+  'reshape-without-transpose': 'a reshape without its transpose',
+  axis: 'a reduction over another axis',
+  keepdims: 'keepdims changed in a reduction',
+  'term-dropped': 'a term or factor left out',
+  'term-added': 'an array added to the result',
+  sign: 'a sign changed',
+  constant: 'another constant',
+  mask: 'another causal mask',
+  'exp-dropped': 'the exponential left out',
+  float32: 'computed in float32',
+});
+
+/** The kinds of edit the search tries, with how each is said. */
+export const EDIT_KINDS = Object.freeze(Object.keys(KIND_TEXT));
+
+/**
+ * The diagnosis of a row that edits reproduce. ctx: { node (the row's), nameOf (course name -> the
+ * student's), given (the course's names of the arrays in the student's file), from (the arrays
+ * the step was recomputed from) }.
+ */
+export function editMessage(hits, { node, nameOf, given, from }) {
+  const say = (n) => (given.has(n) ? nameOf(n) : n);
+  const [first, ...rest] = hits;
+  const { edit } = first;
+  const line = printLine(edit.statements[edit.index], say);
+  const change =
+    edit.kind === 'float32'
+      ? `${say(edit.at)} computed in float32 (your inputs are float64)`
+      : `${print(edit.after, say)} where the course has ${print(edit.before, say)}`;
+  let message =
+    `Your ${say(node)} is the course's program with one change, ${change}: ${line}; ` +
+    `the course: ${printLine(edit.original, say)}.`;
+  const others = rest.slice(0, 2).map((h) => printLine(h.edit.statements[h.edit.index], say));
+  if (others.length) {
+    message += ` At these sizes ${others.join(' and ')} give the same numbers.`;
+  }
+  if (first.site !== node && !given.has(first.site)) {
+    message += ` (${first.site} is not in your file: recomputed from your own ${from.join(', ')}.)`;
+  }
+  return { id: first.variant.id, message };
+}

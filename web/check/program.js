@@ -1,0 +1,402 @@
+// program.js - the course's program (lessons 3 and 4 as their NumPy lines) as data: for each node
+// of the check's graph (steps.js), the statements that compute it, each an expression tree; an
+// evaluator (ndarray.js), a printer back to NumPy, and every single edit of a statement a student's
+// line may differ by (edits.js searches them against the student's arrays).
+//
+//   PROGRAM                     { [node]: { causal?, loss?, statements: [{ name, expr }] } }
+//   program(node, s)            node's statements for sizes s (the causal mask only when causal)
+//   run(statements, env, s)     the last statement's value, env: { [name]: tensor }
+//   print(expr, nameOf)         the NumPy source of a tree (names through nameOf)
+//   editsOf(statements, s, env, scope)  every single edit: { kind, statements, at, before, after }
+//
+// A tree is { op, ... }: name, num (a constant with its source), matmul, add, sub, mul, div,
+// square, exp, reduce (sum, max, mean; axis, keepdims), transpose (perm, or null for .T),
+// reshape (dims: sizes by letter: B, T, C, h, hs; or -1), mask (the causal np.where), f32.
+
+import * as nd from './ndarray.js';
+
+const name = (n) => ({ op: 'name', name: n });
+const num = (key, text) => ({ op: 'num', key, text });
+const bin = (op) => (a, b) => ({ op, a, b });
+const mm = bin('matmul');
+const add = bin('add');
+const sub = bin('sub');
+const mul = bin('mul');
+const div = bin('div');
+const T = (a, perm = null) => ({ op: 'transpose', a, perm });
+const reshape = (a, dims) => ({ op: 'reshape', a, dims });
+const reduce = (fn, a, axis = null, keepdims = false) => ({ op: 'reduce', fn, a, axis, keepdims });
+const exp = (a) => ({ op: 'exp', a });
+const square = (a) => ({ op: 'square', a });
+
+const SQRT_HS = num('sqrt(hs)', 'np.sqrt(hs)');
+const split = (x) => T(reshape(x, ['B', 'T', 'h', 'hs']), [0, 2, 1, 3]);
+const merge = (x) => reshape(T(x, [0, 2, 1, 3]), ['B', 'T', 'C']);
+const rows = (x) => reshape(x, [-1, 'C']);
+const swapLast = [0, 1, 3, 2];
+
+// The natural constants a factor of the layer may be, by key: value and source
+const CONSTANTS = Object.freeze({
+  1: { value: () => 1, text: '1' },
+  2: { value: () => 2, text: '2' },
+  'sqrt(hs)': { value: (s) => Math.sqrt(s.hs), text: 'np.sqrt(hs)' },
+  hs: { value: (s) => s.hs, text: 'hs' },
+  'sqrt(C)': { value: (s) => Math.sqrt(s.C), text: 'np.sqrt(C)' },
+  C: { value: (s) => s.C, text: 'C' },
+  h: { value: (s) => s.heads, text: 'h' },
+  B: { value: (s) => s.B, text: 'B' },
+  T: { value: (s) => s.T, text: 'T' },
+  'B*T': { value: (s) => s.B * s.T, text: 'B * T' },
+  'Y.size': { value: (s) => s.n, text: 'Y.size' },
+});
+
+const projection = (x) => ({ [`${x}m`]: mm(name('X'), name(`W${x.toLowerCase()}`)) });
+const splitOf = (x) => ({ [x]: split(name(`${x}m`)) });
+const mergeOf = (x) => ({ [`d${x}m`]: merge(name(`d${x}`)) });
+const weightGrad = (x) => ({
+  [`dW${x.toLowerCase()}`]: mm(T(rows(name('X'))), rows(name(`d${x}m`))),
+});
+
+// node -> one expression, or the statements that end with it
+const LINES = {
+  ...projection('Q'),
+  ...splitOf('Q'),
+  ...projection('K'),
+  ...splitOf('K'),
+  ...projection('V'),
+  ...splitOf('V'),
+  scores: div(mm(name('Q'), T(name('K'), swapLast)), SQRT_HS),
+  att: [
+    ['e', exp(sub(name('scores'), reduce('max', name('scores'), -1, true)))],
+    ['att', div(name('e'), reduce('sum', name('e'), -1, true))],
+  ],
+  headout: mm(name('att'), name('V')),
+  concat: merge(name('headout')),
+  Y: mm(name('concat'), name('Wo')),
+  'loss:mse': reduce('mean', square(sub(name('Y'), name('target')))),
+  'loss:dot': reduce('sum', mul(name('dY'), name('Y'))),
+  dY: div(mul(num(2, '2'), sub(name('Y'), name('target'))), num('Y.size', 'Y.size')),
+  dWo: mm(T(rows(name('concat'))), rows(name('dY'))),
+  dconcat: mm(name('dY'), T(name('Wo'))),
+  dheadout: split(name('dconcat')),
+  dV: mm(T(name('att'), swapLast), name('dheadout')),
+  datt: mm(name('dheadout'), T(name('V'), swapLast)),
+  dscores: mul(
+    name('att'),
+    sub(name('datt'), reduce('sum', mul(name('datt'), name('att')), -1, true)),
+  ),
+  dQ: div(mm(name('dscores'), name('K')), SQRT_HS),
+  dK: div(mm(T(name('dscores'), swapLast), name('Q')), SQRT_HS),
+  ...mergeOf('Q'),
+  ...mergeOf('K'),
+  ...mergeOf('V'),
+  ...weightGrad('Q'),
+  ...weightGrad('K'),
+  ...weightGrad('V'),
+  dX: add(
+    add(mm(name('dQm'), T(name('Wq'))), mm(name('dKm'), T(name('Wk')))),
+    mm(name('dVm'), T(name('Wv'))),
+  ),
+};
+
+/** The nodes of the program, in the course's order. */
+export const PROGRAM_NODES = Object.freeze([
+  ...new Set(Object.keys(LINES).map((k) => k.replace(/:.*$/, ''))),
+]);
+
+const MASKED = { op: 'mask', a: name('scores'), fill: -Infinity, k: 1, lower: false };
+
+/** node's statements [{ name, expr }] for sizes s (s.causal: the mask; s.loss: mse or dot). */
+export function program(node, s) {
+  const line = node === 'loss' ? LINES[`loss:${s.loss ?? 'mse'}`] : LINES[node];
+  if (!line) return null;
+  const statements = Array.isArray(line)
+    ? line.map(([n, expr]) => ({ name: n, expr }))
+    : [{ name: node, expr: line }];
+  if (node === 'att' && s.causal) {
+    return [{ name: 'scores', expr: MASKED, local: true }, ...statements];
+  }
+  return statements;
+}
+
+/** The arrays node's statements read that they do not compute themselves. */
+export function reads(statements) {
+  const out = new Set();
+  const local = new Set();
+  for (const st of statements) {
+    walk(st.expr, (t) => {
+      if (t.op === 'name' && !local.has(t.name)) out.add(t.name);
+    });
+    local.add(st.name);
+  }
+  return [...out];
+}
+
+function walk(t, visit) {
+  visit(t);
+  for (const k of ['a', 'b']) if (t[k]) walk(t[k], visit);
+}
+
+// ------------------------------------------------------------------------------------------------
+// evaluation
+
+const dimOf = (d, s) => (typeof d === 'number' ? d : SIZE_OF[d](s));
+const SIZE_OF = { B: (s) => s.B, T: (s) => s.T, C: (s) => s.C, h: (s) => s.heads, hs: (s) => s.hs };
+
+/** The value of tree t: env holds tensors by name. */
+export function evaluate(t, env, s) {
+  switch (t.op) {
+    case 'name':
+      if (!env[t.name]) throw new nd.ShapeError(`${t.name} is not defined`);
+      return env[t.name];
+    case 'num':
+      return nd.scalar(CONSTANTS[t.key].value(s));
+    case 'matmul':
+      return nd.matmul(evaluate(t.a, env, s), evaluate(t.b, env, s));
+    case 'add':
+    case 'sub':
+    case 'mul':
+    case 'div':
+      return nd.binary(t.op, evaluate(t.a, env, s), evaluate(t.b, env, s));
+    case 'square':
+      return nd.unary((x) => x * x, evaluate(t.a, env, s));
+    case 'exp':
+      return nd.unary(Math.exp, evaluate(t.a, env, s));
+    case 'f32':
+      return nd.unary(Math.fround, evaluate(t.a, env, s));
+    case 'reduce':
+      return nd.reduce(t.fn, evaluate(t.a, env, s), t.axis, t.keepdims);
+    case 'transpose':
+      return nd.transpose(evaluate(t.a, env, s), t.perm);
+    case 'reshape':
+      return nd.reshape(
+        evaluate(t.a, env, s),
+        t.dims.map((d) => dimOf(d, s)),
+      );
+    case 'mask':
+      return nd.causalWhere(evaluate(t.a, env, s), t);
+    default:
+      throw new Error(`program: unknown operation ${t.op}`);
+  }
+}
+
+/** The last statement's value, each statement's result added to env in turn. */
+export function run(statements, env, s) {
+  const scope = { ...env };
+  let value = null;
+  for (const st of statements) {
+    value = evaluate(st.expr, scope, s);
+    scope[st.name] = value;
+  }
+  return value;
+}
+
+// ------------------------------------------------------------------------------------------------
+// printing
+
+const PREC = { add: 1, sub: 1, mul: 2, div: 2, matmul: 2 };
+const SYMBOL = { add: '+', sub: '-', mul: '*', div: '/', matmul: '@' };
+const fill = (f) => (f === -Infinity ? '-np.inf' : String(f));
+
+// how each operation is printed: (t, p: print a subtree, atom: print it as an operand)
+const PRINTERS = {
+  name: (t, p, atom, nameOf) => nameOf(t.name),
+  num: (t) => t.text,
+  square: (t, p, atom) => `${atom(t.a)} ** 2`,
+  exp: (t, p) => `np.exp(${p(t.a)})`,
+  f32: (t, p, atom) => `${atom(t.a)}.astype(np.float32)`,
+  reduce: printReduce,
+  transpose: (t, p, atom) =>
+    t.perm ? `${atom(t.a)}.transpose(${t.perm.join(', ')})` : `${atom(t.a)}.T`,
+  reshape: (t, p, atom) => `${atom(t.a)}.reshape(${t.dims.join(', ')})`,
+  mask: (t, p) => {
+    const mask = `np.${t.lower ? 'tril' : 'triu'}(np.ones((T, T), dtype=bool), k=${t.k})`;
+    return `np.where(${mask}, ${fill(t.fill)}, ${p(t.a)})`;
+  },
+};
+
+function printReduce(t, p, atom) {
+  if (t.axis === null && !t.keepdims && t.fn !== 'max') return `np.${t.fn}(${p(t.a)})`;
+  const args = [t.axis === null ? null : `axis=${t.axis}`, t.keepdims ? 'keepdims=True' : null];
+  return `${atom(t.a)}.${t.fn}(${args.filter(Boolean).join(', ')})`;
+}
+
+/** NumPy source of t; nameOf maps the course's names to the student's. */
+export function print(t, nameOf = (n) => n) {
+  const p = (x) => print(x, nameOf);
+  const atom = (x) => (PREC[x.op] ? `(${p(x)})` : p(x));
+  if (PRINTERS[t.op]) return PRINTERS[t.op](t, p, atom, nameOf);
+  const prec = PREC[t.op];
+  const left = PREC[t.a.op] && PREC[t.a.op] < prec ? `(${p(t.a)})` : p(t.a);
+  const right = PREC[t.b.op] && PREC[t.b.op] <= prec ? `(${p(t.b)})` : p(t.b);
+  return `${left} ${SYMBOL[t.op]} ${right}`;
+}
+
+/** A statement as a line: `name = expr`. */
+export const printLine = (st, nameOf = (n) => n) =>
+  `${nameOf(st.name)} = ${print(st.expr, nameOf)}`;
+
+// ------------------------------------------------------------------------------------------------
+// edits
+
+// every subtree of t with the function that rebuilds t with it replaced
+function* places(t, rebuild = (x) => x) {
+  yield { sub: t, put: rebuild };
+  for (const k of ['a', 'b']) {
+    if (t[k]) yield* places(t[k], (x) => rebuild({ ...t, [k]: x }));
+  }
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// the transpose of a subtree's last two axes (.T for a matrix)
+const swapped = (t, r) => T(t, r === 2 ? null : lastTwo(r));
+
+// The single edits of one subtree by its operation: (t, ctx) -> [[kind, tree]]; ctx: { scope (the
+// names in scope of the subtree's shape), rank(t) }
+const EDITS = {
+  name: (t, { scope, rank }) => [
+    ...scope.filter((n) => n !== t.name).map((n) => ['operand', name(n)]),
+    ...(rank(t) >= 2 ? [['transpose-added', swapped(t, rank(t))]] : []),
+  ],
+  transpose: (t) => {
+    const out = [['transpose-dropped', t.a]];
+    if (t.a.op === 'reshape') {
+      const dims = t.perm ? t.perm.map((ax) => t.a.dims[ax]) : [...t.a.dims].reverse();
+      out.push(['reshape-without-transpose', reshape(t.a.a, dims)]);
+    }
+    return out;
+  },
+  matmul: (t, { rank }) => [
+    ['operands-swapped', { ...t, a: t.b, b: t.a }],
+    ...['a', 'b']
+      .filter((k) => t[k].op !== 'transpose' && t[k].op !== 'name' && rank(t[k]) >= 2)
+      .map((k) => ['transpose-added', { ...t, [k]: swapped(t[k], rank(t[k])) }]),
+  ],
+  reduce: (t, { rank }) => {
+    if (t.axis === null) return [];
+    const r = rank(t.a);
+    const own = (t.axis + r) % r;
+    const axes = [...Array(r).keys()].filter((ax) => ax !== own);
+    return [
+      ...axes.map((ax) => ['axis', { ...t, axis: t.axis < 0 ? ax - r : ax }]),
+      ['keepdims', { ...t, keepdims: !t.keepdims }],
+      ['axis', { ...t, axis: null }],
+    ];
+  },
+  add: (t) => [
+    ['term-dropped', t.a],
+    ['term-dropped', t.b],
+    ['sign', { ...t, op: 'sub' }],
+  ],
+  sub: (t) => [
+    ['term-dropped', t.a],
+    ['sign', { ...t, op: 'add' }],
+  ],
+  mul: (t) => [
+    ['term-dropped', t.a],
+    ['term-dropped', t.b],
+  ],
+  div: (t) => [['term-dropped', t.a]],
+  num: (t) =>
+    Object.entries(CONSTANTS)
+      .filter(([key]) => key !== String(t.key))
+      .map(([key, c]) => ['constant', num(key, c.text)]),
+  mask: (t) => [
+    ['mask', t.a],
+    ['mask', { ...t, k: 0 }],
+    ['mask', { ...t, lower: true, k: -1 }],
+    ['mask', { ...t, fill: 0 }],
+  ],
+  exp: (t) => [['exp-dropped', t.a]],
+};
+
+function editsAt(t, scope, rank) {
+  return (EDITS[t.op]?.(t, { scope, rank }) ?? []).map(([kind, to]) => ({ kind, to }));
+}
+
+const lastTwo = (r) => [...Array(r - 2).keys(), r - 1, r - 2];
+
+/**
+ * Every single edit of node's statements: [{ kind, statements, at (the statement's name), before,
+ * after (the subtrees), index }]. env: { [name]: tensor } what the statements read; scope: the
+ * names (in env) an operand may be replaced by when their shapes fit.
+ */
+export function editsOf(statements, s, env, scope) {
+  const out = [];
+  const local = { ...env };
+  statements.forEach((st, i) => {
+    const shapes = new Map();
+    const shape = (t) => {
+      if (!shapes.has(t)) shapes.set(t, evaluate(t, local, s).shape);
+      return shapes.get(t);
+    };
+    const rank = (t) => shape(t).length;
+    for (const { sub: t, put } of places(st.expr)) {
+      const fitting =
+        t.op === 'name' ? scope.filter((n) => sameShape(env[n]?.shape, shape(t))) : [];
+      for (const e of editsAt(t, fitting, rank)) addEdit(out, statements, i, put(e.to), e, t);
+    }
+    const root = { op: 'f32', a: st.expr };
+    addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
+    // an array in scope added to the statement's result (a residual), when shapes allow
+    for (const n of scope) {
+      if (n !== st.name && sameShape(env[n]?.shape, shape(st.expr))) {
+        const to = add(st.expr, name(n));
+        addEdit(out, statements, i, to, { kind: 'term-added', to }, st.expr);
+      }
+    }
+    local[st.name] = evaluate(st.expr, local, s);
+  });
+  return out;
+}
+
+function addEdit(out, statements, i, expr, e, before) {
+  if (same(expr, statements[i].expr)) return;
+  const edited = statements.map((st, j) => (j === i ? { ...st, expr } : st));
+  out.push({
+    kind: e.kind,
+    statements: edited,
+    at: statements[i].name,
+    before,
+    after: e.to,
+    index: i,
+    original: statements[i],
+  });
+}
+
+// the shape of each node of the check's graph, by sizes
+const BTC = (s) => [s.B, s.T, s.C];
+const HEADS = (s) => [s.B, s.heads, s.T, s.hs];
+const MAPS = (s) => [s.B, s.heads, s.T, s.T];
+const CC = (s) => [s.C, s.C];
+const SHAPES = {
+  ...Object.fromEntries(
+    [
+      'X',
+      'Qm',
+      'Km',
+      'Vm',
+      'concat',
+      'Y',
+      'target',
+      'dY',
+      'dconcat',
+      'dQm',
+      'dKm',
+      'dVm',
+      'dX',
+    ].map((n) => [n, BTC]),
+  ),
+  ...Object.fromEntries(
+    ['Q', 'K', 'V', 'headout', 'dheadout', 'dQ', 'dK', 'dV'].map((n) => [n, HEADS]),
+  ),
+  ...Object.fromEntries(['scores', 'att', 'datt', 'dscores'].map((n) => [n, MAPS])),
+  ...Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo', 'dWq', 'dWk', 'dWv', 'dWo'].map((n) => [n, CC])),
+  loss: () => [],
+};
+
+/** The shape of node for sizes s (null: not a node of the program). */
+export const shapeOf = (node, s) => SHAPES[node]?.(s) ?? null;
+
+const sameShape = (a, b) => !!a && !!b && a.length === b.length && a.every((d, i) => d === b[i]);
