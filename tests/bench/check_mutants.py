@@ -132,7 +132,8 @@ def run(source, s):
 
 def differs(a, b):
     """Whether a student's array a differs from the notebook's b: shape, or values beyond
-    float64's rounding through the layer (1e-9 relative to the array's largest entry)."""
+    float64's rounding through the layer: 1e-10 of the array's largest entry, the notebook
+    check's own float64 tolerance (a smaller change is one no check at that tolerance can see)."""
     if a.shape != b.shape:
         return True
     fa, fb = np.isfinite(a), np.isfinite(b)
@@ -141,7 +142,7 @@ def differs(a, b):
     if not fa.any():
         return False
     scale = max(np.abs(b[fb]).max(), 1e-300)
-    return bool(np.abs(a[fa] - b[fb]).max() > 1e-9 * scale)
+    return bool(np.abs(a[fa] - b[fb]).max() > 1e-10 * scale)
 
 
 def first_difference(mutant, clean):

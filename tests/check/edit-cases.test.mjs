@@ -103,3 +103,83 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Mistakes in lesson 5's loop (the notebook's `train`), lr and steps saved: named at losses, the
+// first array the loop records, the weights after it following from it; and a mistake in the
+// layer that the loop, replayed with it, carries into every training array.
+const LOOP_CASES = [
+  {
+    name: 'wq-never-updated',
+    find: 'Wq = Wq - lr * g["dWq"]',
+    replace: 'Wq = Wq',
+    id: 'loop-not-updated',
+    says: /Wq is never updated/,
+  },
+  {
+    name: 'wk-with-dwv',
+    find: 'Wk = Wk - lr * g["dWk"]',
+    replace: 'Wk = Wk - lr * g["dWv"]',
+    id: 'loop-other-gradient',
+    says: /Wk is updated with dWv/,
+  },
+  {
+    name: 'gradients-never-reset',
+    find: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    replace:
+      '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n' +
+      '        acc = {k: g[k] + (acc[k] if step else 0) for k in ("dWq", "dWk", "dWv", "dWo")}\n' +
+      '        g = dict(g, **acc)\n',
+    id: 'loop-gradients-accumulated',
+  },
+  {
+    name: 'ascent',
+    find: 'Wo = Wo - lr * g["dWo"]',
+    replace: 'Wo = Wo + lr * g["dWo"]',
+    id: 'loop-sign',
+    says: /for Wo: the sign of the step is flipped/,
+  },
+  {
+    name: 'layer-mistake-in-training',
+    find: 'att = e / e.sum(axis=-1, keepdims=True)',
+    replace: 'att = e / e.sum(axis=-2, keepdims=True)',
+    layer: 'att',
+  },
+];
+
+test('one hand-written mistake in the training loop: named at losses, the rest following', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mha-loop-cases-'));
+  try {
+    const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
+    const cases = LOOP_CASES.map(({ name, find, replace }) => ({ name, find, replace, sizes }));
+    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
+    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+    for (const c of LOOP_CASES) {
+      const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const rows = checkNotebook(mha, arrays, { heads: 2 }).rows;
+      const flagged = rows.filter((r) => r.status === 'differs');
+      const training = rows.filter((r) => r.name === 'losses' || r.name.endsWith('_after'));
+      assert.deepEqual(
+        training.map((r) => r.name),
+        ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'],
+      );
+      if (c.layer) {
+        assert.equal(flagged[0].name, c.layer, c.name);
+        for (const r of training) {
+          assert.equal(r.status, 'differs', `${c.name}: ${r.name}`);
+          assert.equal(r.diagnosis.id, 'follows-from', `${c.name}: ${r.diagnosis.message}`);
+          assert.match(r.diagnosis.message, /^follows from att: the course's training loop/);
+        }
+        continue;
+      }
+      assert.equal(flagged[0]?.name, 'losses', `${c.name}: the first flagged row`);
+      assert.equal(flagged[0].diagnosis.id, c.id, `${c.name}: ${flagged[0].diagnosis.message}`);
+      if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
+      for (const r of flagged.slice(1)) {
+        assert.ok(r.name.endsWith('_after'), `${c.name}: ${r.name} differs`);
+        assert.match(r.diagnosis.message, /^follows from losses: the same loop reproduces/);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

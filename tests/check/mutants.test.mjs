@@ -61,14 +61,14 @@ function engineResults(mha, arrays, { B, T, C, heads, causal }) {
   }
 }
 
-/** As check_mutants.py's `differs`: the shape, or beyond 1e-9 of the array's largest entry. */
+/** As check_mutants.py's `differs`: the shape, or beyond 1e-10 of the array's largest entry. */
 function differs(a, shape, b) {
   if (a.shape.reduce((x, y) => x * y, 1) !== b.length) return true;
   if (a.data.some((x, i) => (Number.isFinite(x) ? !Number.isFinite(b[i]) : !Object.is(x, b[i])))) {
     return true;
   }
   const scale = Math.max(1e-300, ...b.filter(Number.isFinite).map(Math.abs));
-  return a.data.some((x, i) => Number.isFinite(x) && Math.abs(x - b[i]) > 1e-9 * scale);
+  return a.data.some((x, i) => Number.isFinite(x) && Math.abs(x - b[i]) > 1e-10 * scale);
 }
 
 test('mutants differ first where check_mutants.py says; clean runs equal the engine', async () => {

@@ -28,7 +28,8 @@ import { analysisContext, firstFound, measuredFacts } from './analyses/index.js'
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, matchNames, shapeText } from './names.js';
 import { adaptLayout } from './layouts.js';
-import { checkTraining } from './training.js';
+import { checkTraining, trainingKeys } from './training.js';
+import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
 
 const FN = 'checkNotebook';
@@ -317,6 +318,9 @@ function explain(item, pipe, state) {
   const lowered = loweredStep(item, pipe, opts, from);
   if (lowered) {
     rootOf.set(node, [row.name]);
+    const step = pipe.nodes[node].step;
+    const variant = { id: 'edit-float32', fn: (p) => step(p).map(Math.fround) };
+    state.causes.set(node, { variant, param: 'float32' });
     return lowered;
   }
   if (agrees(data, pipe.step(node), opts)) {
@@ -349,6 +353,7 @@ function explain(item, pipe, state) {
   }
   const frontier = from();
   for (const [site, choice] of hit.extra) {
+    state.causes.set(site, choice);
     if (site === node) continue;
     pipe.adopt(site, choice);
     if (!same) rootOf.set(site, [row.name]);
@@ -398,10 +403,12 @@ function analysed(found, item, pipe, state) {
   if (found.same) state.sameAs.set(found.same.key, row.name);
   if (found.site && found.variant) {
     pipe.adopt(found.site, { variant: found.variant });
+    state.causes.set(found.site, { variant: found.variant });
     state.rootOf.set(found.site, [row.name]);
   }
   for (const [site, choice] of found.adopt ?? []) {
     pipe.adopt(site, choice);
+    state.causes.set(site, choice);
     state.rootOf.set(site, [row.name]);
   }
   state.rootOf.set(node, [row.name]);
@@ -447,6 +454,7 @@ function edited(hits, item, pipe, state) {
   const { row, node } = item;
   const frontier = state.from();
   const { site, variant, param } = hits[0];
+  state.causes.set(site, { variant, param });
   if (site !== node) {
     pipe.adopt(site, { variant, param });
     state.rootOf.set(site, [row.name]);
@@ -502,6 +510,7 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
     saved: new Map(items.map((it) => [it.node, it.array.data])),
     matched: new Set(items.filter((it) => it.row.status === 'match').map((it) => it.node)),
     sameAs: new Map(), // an analysis's relation (its `same` key) -> the row it was found at
+    causes: new Map(), // node -> { variant, param }: every cause found that can be replayed
     biases,
   };
   for (const item of items) {
@@ -510,6 +519,7 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
     state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, item.row.name);
   }
+  return state.causes;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -538,16 +548,26 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   const layer = createLayer(mha, inputs, sizes);
   const plan = tensorPlan(mha);
   let rows;
+  let causes;
   try {
     const expected = engineExpected(mha, layer, inputs, sizes, plan);
     const built = buildRows(found, sizes, expected, inputs, plan);
     rows = built.rows;
-    diagnose(built.items, sizes, { inputs, expected, layer, plan, biases: adapted.biases });
+    causes = diagnose(built.items, sizes, {
+      inputs,
+      expected,
+      layer,
+      plan,
+      biases: adapted.biases,
+    });
   } finally {
     layer.free();
   }
   // lesson 5's training step: W_after, lr, losses
   const training = checkTraining(mha, adapted.arrays, { heads: sizes.heads, causal });
+  const root = rows.find((r) => r.status === 'differs' && r.diagnosis?.id !== 'follows-from');
+  const { keys } = trainingKeys(adapted.arrays);
+  explainLoop(training, { arrays: adapted.arrays, keys, sizes, inputs, causes, root: root?.name });
   rows.push(...training.rows);
   notes.push(...training.notes);
   const ignored = unknown.filter((k) => !training.used.includes(k));

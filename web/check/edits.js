@@ -42,7 +42,23 @@ function* editsAtSite(pipe, site) {
   for (const n of new Set([...names, ...reads(statements)])) {
     env[n] = asTensor(n, pipe.value(n), s);
   }
-  for (const edit of editsOf(statements, s, env, names)) yield { edit, env };
+  for (const edit of editsOf(statements, s, env, names)) yield edit;
+}
+
+// An edit as a mistake the pipeline can switch on at its site: its statements run on the arrays
+// they read (the step's parents and any other array in scope: `reads`)
+export function editVariant(edit, site, s) {
+  const size = shapeOf(site, s).reduce((x, y) => x * y, 1);
+  return {
+    id: `edit-${edit.kind}`,
+    reads: reads(edit.statements).filter((n) => shapeOf(n, s)),
+    fn: (p) => {
+      const value = run(edit.statements, tensors(p, s), s);
+      if (value.data.length !== size) throw new RangeError(`${site}: not its shape`);
+      return value.data;
+    },
+    what: () => printLine(edit.statements[edit.index]),
+  };
 }
 
 /**
@@ -63,19 +79,10 @@ function searchEdits(pipe, node, yours, opts) {
   let tried = 0;
   for (const site of [node, ...pipe.hiddenAncestors(node)]) {
     const hits = [];
-    for (const { edit, env } of editsAtSite(pipe, site)) {
+    for (const edit of editsAtSite(pipe, site)) {
       if (++tried > MAX_TRIED) return null;
       const param = `${site}:${edit.kind}:${tried}`;
-      const variant = {
-        id: `edit-${edit.kind}`,
-        fn: (p) => {
-          const value = run(edit.statements, { ...env, ...tensors(p, s) }, s);
-          const want = shapeOf(site, s);
-          if (value.data.length !== want.reduce((x, y) => x * y, 1)) throw new RangeError('shape');
-          return value.data;
-        },
-        what: () => printLine(edit.statements[edit.index]),
-      };
+      const variant = editVariant(edit, site, s);
       let mine;
       try {
         mine = pipe.step(node, new Map([[site, { variant, param }]]));

@@ -107,8 +107,11 @@ export class Pipeline {
     const fast = this.engine ? this.#viaEngine(node, extra, scratch) : null;
     if (fast) return fast;
     const p = {};
-    for (const parent of this.nodes[node].parents) p[parent] = this.value(parent, extra, scratch);
     const choice = extra?.get(node) ?? this.sites.get(node);
+    // a mistake may read arrays the course's step does not (an operand replaced): its `reads`
+    for (const n of [...this.nodes[node].parents, ...(choice?.variant.reads ?? [])]) {
+      p[n] ??= this.value(n, extra, scratch);
+    }
     return choice ? choice.variant.fn(p, choice.param) : this.nodes[node].step(p);
   }
 

@@ -539,9 +539,15 @@ function readLosses(ctx) {
   const note = a
     ? `expected a 1-D array (n,) of the loss at each step, e.g. losses = np.array(losses); your ${key} has shape ${shapeText(a.shape)}`
     : `${key} is not an array: expected { data, shape } as readNpy returns`;
-  return {
-    row: uncomparedRow('losses', 'shape', { shape: a?.shape ?? null, expectedShape, note }),
-  };
+  const row = uncomparedRow('losses', 'shape', { shape: a?.shape ?? null, expectedShape, note });
+  if (a && a.data.length === 0) {
+    // an empty list saved: the loop never appended to it
+    row.diagnosis = {
+      id: 'loop-losses-not-recorded',
+      message: `Your ${key} is empty: the loop never recorded a loss. The course appends the loss of each step before its update: losses.append(loss).`,
+    };
+  }
+  return { row };
 }
 
 // steps if saved as one whole number >= 0, else null (with a note when it is not one)
@@ -740,7 +746,8 @@ function lossesRow(ctx) {
 
 // ------------------------------------------------------------------------------------------------
 
-// Every row, in order: Wq_after … Wo_after, then losses
+// Every row, in order: losses, then Wq_after … Wo_after (the losses' row made last: it may use
+// what the weights' rows found)
 function trainingRows(ctx) {
   ctx.grad = lossAt(ctx.mha, ctx.inp, ctx.inp.W0, true);
   ctx.steps = readSteps(ctx);
@@ -754,7 +761,8 @@ function trainingRows(ctx) {
   const rows = afters.map((w) => afterRow(ctx, w));
   const unchecked = afters.filter((w, i) => rows[i] === null);
   if (unchecked.length) ctx.notes.push(noLrNote(ctx, unchecked));
-  if (ctx.keys.losses) rows.push(lossesRow(ctx));
+  // the loss of a step is recorded before its update: losses first
+  if (ctx.keys.losses) rows.unshift(lossesRow(ctx));
   return rows.filter(Boolean);
 }
 

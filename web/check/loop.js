@@ -1,0 +1,254 @@
+// loop.js - lesson 5's training loop unrolled over its steps, as the notebook check replays it: at
+// step k the layer's forward and backward at the weights W_k (the graph of steps.js, with the
+// causes the check found in the student's layer switched on), losses[k] = the loss, then
+// W_{k+1} = W_k - lr * dW_k; and the single edits of the loop a student's code may differ by
+// (a weight not updated or updated with another's gradient or from another weight, the sign,
+// another factor on lr, gradients never reset, the update before the backward, the loss recorded
+// after the step, one step more or fewer). `losses`, `W_after`, `lr` and `steps` are observations
+// of it: an edit is named only when the whole run it gives reproduces every one the file saved.
+//
+//   unroll(ctx, edit)        { losses, W } the run with this edit (null: the course's loop)
+//   searchLoop(ctx)          { edit: null (the course's loop, with the layer's causes) | edit,
+//                              message } for the first that reproduces the observations, or null
+//
+// ctx: { s (sizes, loss 'mse'), inputs: { X, target, Wq … Wo } (flat arrays), sites: Map(node ->
+// choice) the layer's causes, lr, steps, observed: [{ name, data, opts }] }.
+
+import { agrees } from './compare.js';
+import { Pipeline } from './pipeline.js';
+
+const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
+
+// the layer's loss and gradients at weights W (the check's causes switched on)
+function lossAndGrads(ctx, W, edit) {
+  const target = ctx.inputs[edit?.target ?? 'target'];
+  const pipe = new Pipeline(ctx.s, { X: ctx.inputs.X, target, ...W });
+  for (const [site, choice] of ctx.sites) pipe.adopt(site, choice);
+  const g = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, pipe.value(`d${w}`)]));
+  return { loss: pipe.value('loss')[0], g };
+}
+
+const update = (W, G, c) => W.map((x, i) => x - c * G[i]);
+
+// W_{k+1} for weight w by its rule { c (the factor on lr), base (the weight stepped), grad (whose
+// gradient; 'none': the gradient left out, W - lr), f32 (the result rounded to float32) }
+function updated(ctx, W, G, w, rule = { c: 1 }) {
+  const base = W[rule.base ?? w];
+  const grad = G?.[`d${rule.grad ?? w}`];
+  let next;
+  if (rule.c === 0 || (!grad && rule.grad !== 'none')) next = Float64Array.from(base);
+  else if (rule.grad === 'none') next = base.map((x) => x - rule.c * ctx.lr);
+  else next = update(base, grad, rule.c * ctx.lr);
+  return rule.f32 ? next.map(Math.fround) : next;
+}
+const addInto = (acc, g) => (acc ? acc.map((x, i) => x + g[i]) : Float64Array.from(g));
+
+/**
+ * The run of the loop with one edit (null: the course's): { losses (the loss of each step, as
+ * the loop records it), W (the weights after it) }.
+ */
+export function unroll(ctx, edit = null) {
+  const steps = ctx.steps + (edit?.steps ?? 0);
+  let W = Object.fromEntries(WEIGHTS.map((w) => [w, ctx.inputs[w]]));
+  const losses = new Float64Array(Math.max(steps, 0));
+  let acc = null; // the gradients summed over the steps (never reset)
+  let last = null; // the previous step's gradients (the update before the backward)
+  for (let k = 0; k < steps; k++) {
+    const { loss, g } = lossAndGrads(ctx, W, edit);
+    acc = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, addInto(acc?.[`d${w}`], g[`d${w}`])]));
+    const G = { step: g, accumulated: acc, previous: last }[edit?.gradients ?? 'step'];
+    last = g;
+    const next = {};
+    for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all);
+    losses[k] = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
+    W = next;
+    if (!Number.isFinite(loss)) break;
+  }
+  return { losses, W };
+}
+
+const num = (x) => String(Number(x.toPrecision(6)));
+
+const courseLine = (w) => `${w} = ${w} - lr * d${w}`;
+
+// The edits of one weight's update, by kind: [id, rule(w, v), text(w, v), with another weight v]
+const WEIGHT_EDITS = [
+  [
+    'loop-not-updated',
+    () => ({ c: 0 }),
+    (w) => `${w} is never updated (${courseLine(w)} is missing or has no effect)`,
+  ],
+  [
+    'loop-other-gradient',
+    (w, v) => ({ c: 1, grad: v }),
+    (w, v) => `${w} is updated with d${v}: ${w} = ${w} - lr * d${v}`,
+    true,
+  ],
+  [
+    'loop-other-weight',
+    (w, v) => ({ c: 1, base: v }),
+    (w, v) => `${w} is updated from ${v}: ${w} = ${v} - lr * d${w}`,
+    true,
+  ],
+  [
+    'loop-gradient-dropped',
+    () => ({ c: 1, grad: 'none' }),
+    (w) => `${w} is updated without its gradient: ${w} = ${w} - lr`,
+  ],
+  [
+    'loop-float32',
+    () => ({ c: 1, f32: true }),
+    (w) => `${w}'s update is rounded to float32: ${w} = (${w} - lr * d${w}).astype(np.float32)`,
+  ],
+];
+
+// another factor on lr, for every weight or one: [c, text, kind]
+const factorsOf = (lr) => [
+  [-1, 'the sign of the step is flipped: W = W + lr * dW (gradient ascent)', 'sign'],
+  [lr, `the step is lr * lr * dW (lr squared: ${num(lr * lr)})`, 'lr'],
+  [1 / lr, 'the step leaves lr out: W = W - dW', 'lr'],
+  [2, 'the step is twice the course’s: W = W - 2 * lr * dW', 'lr'],
+  [0.5, 'the step is half the course’s: W = W - lr * dW / 2', 'lr'],
+];
+
+// the edits of the loop as a whole
+const LOOP_EDITS = Object.freeze([
+  {
+    id: 'loop-gradients-accumulated',
+    gradients: 'accumulated',
+    text: 'the gradients are never reset: each step uses the sum of every step’s gradients so far',
+    line: 'the gradients computed afresh at each step (zero_grad before the backward)',
+  },
+  {
+    id: 'loop-update-first',
+    gradients: 'previous',
+    text: 'each step updates the weights with the previous step’s gradients, before its backward',
+    line: 'forward, loss, backward, then W -= lr * dW, in that order',
+  },
+  {
+    id: 'loop-target',
+    target: 'X',
+    text: 'the loop’s loss compares Y with X instead of target: loss = np.mean((Y - X) ** 2)',
+    line: 'loss = np.mean((Y - target) ** 2) inside the loop',
+  },
+  {
+    id: 'loop-loss-after-update',
+    lossAfter: true,
+    text: 'each loss is recorded after the step’s update: losses[k] is the loss at W_{k+1}',
+    line: 'losses.append(loss) before the update: losses[k] is the loss at W_k',
+  },
+  ...[-1, 1].map((steps) => ({
+    id: 'loop-steps',
+    steps,
+    text: `the loop runs one step ${steps < 0 ? 'fewer' : 'more'} than steps`,
+    line: 'for step in range(steps)',
+  })),
+]);
+
+/** The single edits of the loop, in the order they are tried: [{ id, ..., text, line }]. */
+export function loopEdits(lr) {
+  const out = [];
+  for (const [id, rule, text, others] of WEIGHT_EDITS) {
+    for (const w of WEIGHTS) {
+      for (const v of others ? WEIGHTS.filter((x) => x !== w) : [null]) {
+        out.push({ id, rules: { [w]: rule(w, v) }, text: text(w, v), line: courseLine(w) });
+      }
+    }
+  }
+  for (const [c, text, kind] of factorsOf(lr)) {
+    out.push({ id: `loop-${kind}`, all: { c }, text, line: 'W = W - lr * dW' });
+    for (const w of WEIGHTS) {
+      const line = courseLine(w);
+      out.push({ id: `loop-${kind}`, rules: { [w]: { c } }, text: `for ${w}: ${text}`, line });
+    }
+  }
+  return [...out, ...LOOP_EDITS];
+}
+
+// whether a run reproduces every observation the file saved (losses, W_after)
+function reproduces(ctx, run) {
+  return ctx.observed.every(({ name, data, opts }) => {
+    const mine = name === 'losses' ? run.losses : run.W[name.replace('_after', '')];
+    return mine && mine.length === data.length && agrees(data, mine, opts);
+  });
+}
+
+/**
+ * The course's loop (with the layer's causes) or the first single edit of it whose run
+ * reproduces every observation: { edit (null: the course's loop), message }, or null.
+ */
+export function searchLoop(ctx) {
+  if (!ctx.observed.length || !(ctx.steps >= 1) || !(ctx.lr > 0)) return null;
+  if (reproduces(ctx, unroll(ctx))) return { edit: null };
+  for (const edit of loopEdits(ctx.lr)) {
+    if (edit.steps && !ctx.observed.some((o) => o.name !== 'losses')) continue;
+    let run;
+    try {
+      run = unroll(ctx, edit);
+    } catch {
+      continue;
+    }
+    if (reproduces(ctx, run)) return { edit };
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// the training rows
+
+// the saved number of steps (one whole number >= 1), else null
+function savedSteps(arrays, key) {
+  const d = key ? arrays[key]?.data : null;
+  const v = d && d.length === 1 ? Number(d[0]) : NaN;
+  return Number.isInteger(v) && v >= 1 ? v : null;
+}
+
+/**
+ * The training rows of checkTraining explained by the loop unrolled (changes training.rows in
+ * place): when the course's loop with the layer's causes (`causes`, the row that named the first:
+ * `root`) or one edit of the loop reproduces every saved observation, the first differing row
+ * says so and the others follow from it. keys: the file's training keys (training.js's
+ * trainingKeys), inputs: checkNotebook's (X, the weights, target).
+ */
+export function explainLoop(training, { arrays, keys, sizes, inputs, causes, root }) {
+  const rows = training.rows;
+  const differing = rows.filter((r) => r.status === 'differs');
+  const lr = training.lr;
+  if (!differing.length || !lr || lr.lrs.some((x) => x !== lr.value)) return;
+  if (sizes.loss !== 'mse' || !inputs.target) return;
+  const compared = rows.filter((r) => r.yours && (r.status === 'match' || r.status === 'differs'));
+  const observed = compared.map((r) => {
+    const { dtype, resolution, printedDtype } = arrays[keys[r.name]] ?? {};
+    return { name: r.name, data: r.yours, opts: { dtype, resolution, printedDtype } };
+  });
+  const losses = compared.find((r) => r.name === 'losses');
+  const steps = savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
+  const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
+  const ctx = { s: sizes, inputs: data, sites: causes, lr: lr.value, steps, observed };
+  const found = searchLoop(ctx);
+  if (!found || (!found.edit && !root)) return;
+  const keyOf = (r) => keys[r.name] ?? r.name;
+  const savedList = compared.map(keyOf).join(', ');
+  const [first, ...rest] = differing;
+  const replay = `replayed from your initial weights for ${steps} steps (lr = ${num(lr.value)})`;
+  if (!found.edit) {
+    for (const r of differing) {
+      r.diagnosis = {
+        id: 'follows-from',
+        message: `follows from ${root}: the course's training loop, ${replay} with your ${root}'s mistake, reproduces your ${keyOf(r)}.`,
+      };
+    }
+    return;
+  }
+  const { edit } = found;
+  first.diagnosis = {
+    id: edit.id,
+    message: `Your ${keyOf(first)} is what the course's training loop gives with one change: ${edit.text}. ${replay[0].toUpperCase()}${replay.slice(1)}, it reproduces your ${savedList}. The course: ${edit.line}.`,
+  };
+  for (const r of rest) {
+    r.diagnosis = {
+      id: 'follows-from',
+      message: `follows from ${first.name}: the same loop reproduces your ${keyOf(r)}.`,
+    };
+  }
+}
