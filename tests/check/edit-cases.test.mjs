@@ -65,6 +65,15 @@ const CASES = [
     row: 'dscores',
     id: 'edit-axis',
   },
+  {
+    name: 'in-the-students-names',
+    find: 'att = e / e.sum(axis=-1, keepdims=True)',
+    replace: 'att = e / e.sum(axis=-2, keepdims=True)',
+    rename: { att: 'attn', scores: 'attn_logits' },
+    row: 'att',
+    id: 'edit-axis',
+    says: /^Your attn is .*: attn = e \/ e\.sum\(axis=-2, keepdims=True\); the course: attn = /,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
@@ -80,6 +89,7 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
       replace: c.replace,
       sizes: sizes(c),
       drop: TRAINING,
+      rename: c.rename ?? {},
     }));
     const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
     execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });

@@ -3,7 +3,8 @@ notebook of tests/bench/check_mutants.py (REFERENCE) with one line replaced by t
 text, run at the test's size and saved as a student would (np.savez), some results left out.
 
     python3 edit_cases.py OUT_DIR < cases.json
-    cases: [{ "name", "find", "replace", "sizes": { B, T, C, heads, causal, seed }, "drop" }]
+    cases: [{ "name", "find", "replace", "sizes": { B, T, C, heads, causal, seed }, "drop",
+              "rename": { course name: the student's key } }]
 """
 
 import json
@@ -27,6 +28,8 @@ def main():
         arrays = check_mutants.run(source, case["sizes"])
         for name in case.get("drop", []):
             arrays.pop(name, None)
+        for name, key in case.get("rename", {}).items():  # saved under the student's own names
+            arrays[key] = arrays.pop(name)
         np.savez(os.path.join(out, case["name"] + ".npz"), **arrays)
 
 

@@ -461,7 +461,8 @@ function edited(hits, item, pipe, state) {
   }
   state.rootOf.set(node, [row.name]);
   const given = new Set(pipe.given.keys());
-  const nameOf = (n) => state.nameOf.get(n) ?? n;
+  // the student's own names: the keys of their file
+  const nameOf = (n) => state.keyOf.get(n) ?? state.nameOf.get(n) ?? n;
   return editMessage(hits, { node, nameOf, given, from: frontier });
 }
 
@@ -496,7 +497,7 @@ export function engineSteps(layer) {
   };
 }
 
-function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
+function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf = new Map() }) {
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const pipe = new Pipeline(s, data);
   pipe.seed(expected);
@@ -505,21 +506,30 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {} }) {
     rootOf: new Map(),
     adopted: new Map(),
     order: items.map((it) => it.row.name),
-    nameOf: new Map(Object.keys(inputs).map((k) => [k, k])),
+    nameOf: new Map(Object.keys(inputs).map((k) => [k, keyOf.get(k) ?? k])), // in their words
     arrays: new Map(Object.entries(inputs)),
     saved: new Map(items.map((it) => [it.node, it.array.data])),
     matched: new Set(items.filter((it) => it.row.status === 'match').map((it) => it.node)),
     sameAs: new Map(), // an analysis's relation (its `same` key) -> the row it was found at
     causes: new Map(), // node -> { variant, param }: every cause found that can be replayed
+    keyOf, // node -> the key of the student's file it was read from
     biases,
   };
   for (const item of items) {
     if (item.row.status === 'differs') item.row.diagnosis = explain(item, pipe, state);
     pipe.provide(item.node, item.array.data);
     state.arrays.set(item.node, item.array);
-    state.nameOf.set(item.node, item.row.name);
+    state.nameOf.set(item.node, keyOf.get(item.node) ?? item.row.name);
   }
   return state.causes;
+}
+
+// node -> the key of the student's file it was read from (the inputs and the compared results)
+function fileKeys(found, inputs, items) {
+  const out = new Map();
+  for (const name of Object.keys(inputs)) if (found[name]?.key) out.set(name, found[name].key);
+  for (const it of items) if (found[it.row.name]?.key) out.set(it.node, found[it.row.name].key);
+  return out;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -553,13 +563,9 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
     const expected = engineExpected(mha, layer, inputs, sizes, plan);
     const built = buildRows(found, sizes, expected, inputs, plan);
     rows = built.rows;
-    causes = diagnose(built.items, sizes, {
-      inputs,
-      expected,
-      layer,
-      plan,
-      biases: adapted.biases,
-    });
+    const biases = adapted.biases;
+    const keyOf = fileKeys(found, inputs, built.items);
+    causes = diagnose(built.items, sizes, { inputs, expected, layer, plan, biases, keyOf });
   } finally {
     layer.free();
   }

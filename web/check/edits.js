@@ -128,7 +128,7 @@ export const EDIT_KINDS = Object.freeze(Object.keys(KIND_TEXT));
  * the step was recomputed from) }.
  */
 export function editMessage(hits, { node, nameOf, given, from }) {
-  const say = (n) => (given.has(n) ? nameOf(n) : n);
+  const say = nameOf; // the file's key of an array it holds, the course's name of one it does not
   const [first, ...rest] = hits;
   const { edit } = first;
   const line = printLine(edit.statements[edit.index], say);
