@@ -27,7 +27,7 @@ import { sentenceModel } from '../web/model/sentence-model.js';
 import { tokenize } from '../web/model/tokens.js';
 import { COURSE } from '../web/model/defaults.js';
 import { SWEEP_EPS, entryLabel, epsilonSweep, sweepTensors } from '../web/model/epsilon-sweep.js';
-import { parseEps } from '../web/components/check-convention.js';
+import { parseEps } from '../web/components/gradcheck-convention.js';
 
 const mha = await loadMHA();
 

@@ -21,7 +21,7 @@ import { divergedMessage } from '../../web/model/training.js';
 import { Scheduler } from '../../web/jobs/scheduler.js';
 import { SteppedTrainer, Trainer } from '../../web/jobs/trainer.js';
 import { createCompute, poolSize, etaMs } from '../../web/jobs/compute.js';
-import { checkPlan, splitRows } from '../../web/jobs/check-rows.js';
+import { checkPlan, splitRows } from '../../web/jobs/gradcheck-rows.js';
 import { nodeSpawner } from './compute-node-worker.mjs';
 import { repoRoot } from '../helpers.mjs';
 

@@ -14,7 +14,7 @@ import {
   reportRows,
   summarize,
 } from '../model/gradcheck-report.js';
-import { conventionControls, conventionText } from './check-convention.js';
+import { conventionControls, conventionText } from './gradcheck-convention.js';
 
 const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check runs
 
@@ -25,7 +25,7 @@ const TABLE_EVERY_MS = 250; // the table at most 4 times a second while a check 
  * finished, and data-state = running | done | sampled | cancelled | error. order (optional,
  * backwardOrder(mha)): the table and its line show the rows in lesson 4's backward order, each
  * named by its gradient (dWo ... dX); rows and report keep the module's order and names.
- * The panel's convention controls (check-convention.js) choose the stencil and ε the check runs
+ * The panel's convention controls (gradcheck-convention.js) choose the stencil and ε the check runs
  * with (a change runs it again) and the relative error its pass line reads; `threshold` is the
  * line of the five-point stencil and the per-entry error, scaled for the others
  * (conventionThreshold).

@@ -18,7 +18,7 @@
 
 import { epochNow, progressCount, startTask } from './tasks.js';
 import { WorkerPool, blobSpawner } from './compute-pool.js';
-import { blankRow, checkPlan, splitRows } from './check-rows.js';
+import { blankRow, checkPlan, splitRows } from './gradcheck-rows.js';
 import { checkChunk } from './gradcheck.js';
 import { weightNames } from '../model/tensors.js';
 import { COURSE } from '../model/defaults.js';

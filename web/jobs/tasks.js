@@ -9,7 +9,7 @@
 //   const value = task.result(); task.cleanup();
 
 import { layerCheck, checkChunk } from './gradcheck.js';
-import { checkRowsSteps } from './check-rows.js';
+import { checkRowsSteps } from './gradcheck-rows.js';
 import { Trainer } from './trainer.js';
 import { withLayer } from '../model/layers.js';
 import { sentenceModel } from '../model/sentence-model.js';

@@ -1,9 +1,10 @@
-// check-rows.js - some rows of a gradient check (DOM-free): what one worker of the pool computes
-// when a check is split by tensor. It drives the C functions that layer.gradcheckSteps drives
-// (c/mha.h: mha_gradcheck_prepare once, then mha_gradcheck_slice over entry ranges of a tensor,
-// each merging into that tensor's row), on a layer of its own, for the chosen tensors only. A row
-// is computed whole and a slice leaves the layer as it found it, so every row equals that row of
-// layer.gradcheck's report, bit for bit (tests/jobs/compute.test.mjs checks it).
+// gradcheck-rows.js - some rows of a gradient check (DOM-free): what one worker of the pool
+// computes when a check is split by tensor. It drives the C functions that
+// layer.gradcheckSteps drives (c/mha.h: mha_gradcheck_prepare once, then mha_gradcheck_slice over
+// entry ranges of a tensor, each merging into that tensor's row), on a layer of its own, for the
+// chosen tensors only. A row is computed whole and a slice leaves the layer as it found it, so
+// every row equals that row of layer.gradcheck's report, bit for bit (tests/jobs/compute.test.mjs
+// checks it).
 
 import { weightNames } from '../model/tensors.js';
 

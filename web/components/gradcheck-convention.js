@@ -1,5 +1,5 @@
-// check-convention.js - the controls of a gradient check's convention: the stencil (two-point as a
-// notebook writes it, or five-point), the step ε, and the relative error the pass line reads.
+// gradcheck-convention.js - the controls of a gradient check's convention: the stencil (two-point
+// as a notebook writes it, or five-point), the step ε, and the relative error the pass line reads.
 // The choices come from web/model/gradcheck-report.js (STENCILS, ERROR_FORMS); nothing is listed
 // twice.
 
@@ -81,7 +81,7 @@ export function conventionControls(id, onChange) {
   });
   const element = el(
     'div',
-    { className: 'controls check-convention' },
+    { className: 'controls gradcheck-convention' },
     field('finite difference', stencil),
     field('step ε', eps),
     field('pass line on', form),
