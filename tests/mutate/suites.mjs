@@ -15,6 +15,8 @@ export const LEFT_OUT = Object.freeze({
   'tests/bench/': 'benchmarks, not tests',
   'tests/check/mutants.test.mjs': "bench:check's generator (tests/bench/: not in the sandbox)",
   'tests/check/edit-cases.test.mjs': 'its notebooks come from tests/bench/ (not in the sandbox)',
+  'tests/check/own-notebooks.test.mjs':
+    'runs the notebooks of tests/notebooks/ (not in the sandbox)',
   'tests/bundler/': 'npm pack, then a Vite build of the packed tarball',
   'tests/package.test.mjs': 'npm pack + install',
   'tests/readme.test.mjs': "the README's examples and the commands of .ci/setup",

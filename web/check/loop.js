@@ -53,10 +53,12 @@ export function unroll(ctx, edit = null) {
   const losses = new Float64Array(Math.max(steps, 0));
   let acc = null; // the gradients summed over the steps (never reset)
   let last = null; // the previous step's gradients (the update before the backward)
+  let first = null; // the first step's gradients (never recomputed)
   for (let k = 0; k < steps; k++) {
     const { loss, g } = lossAndGrads(ctx, W, edit);
     acc = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, addInto(acc?.[`d${w}`], g[`d${w}`])]));
-    const G = { step: g, accumulated: acc, previous: last }[edit?.gradients ?? 'step'];
+    first ??= g;
+    const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
     last = g;
     const next = {};
     for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all);
@@ -118,6 +120,14 @@ const LOOP_EDITS = Object.freeze([
     gradients: 'accumulated',
     text: 'the gradients are never reset: each step uses the sum of every step’s gradients so far',
     line: 'the gradients computed afresh at each step (zero_grad before the backward)',
+  },
+  {
+    id: 'loop-gradients-stale',
+    gradients: 'first',
+    text:
+      'every step uses the first step’s gradients: they are read once, before the loop (a ' +
+      'list of the gradient arrays made once, while backward makes new ones)',
+    line: 'the gradients read after each step’s backward',
   },
   {
     id: 'loop-update-first',
@@ -230,12 +240,13 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const keyOf = (r) => keys[r.name] ?? r.name;
   const savedList = compared.map(keyOf).join(', ');
   const [first, ...rest] = differing;
+  const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
   const replay = `replayed from your initial weights for ${steps} steps (lr = ${num(lr.value)})`;
   if (!found.edit) {
     for (const r of differing) {
       r.diagnosis = {
         id: 'follows-from',
-        message: `follows from ${root}: the course's training loop, ${replay} with your ${root}'s mistake, reproduces your ${keyOf(r)}.`,
+        message: `follows from ${root}: the course's training loop, ${replay}${withLayer}, reproduces your ${keyOf(r)}.`,
       };
     }
     return;
@@ -243,7 +254,7 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const { edit } = found;
   first.diagnosis = {
     id: edit.id,
-    message: `Your ${keyOf(first)} is what the course's training loop gives with one change: ${edit.text}. ${replay[0].toUpperCase()}${replay.slice(1)}, it reproduces your ${savedList}. The course: ${edit.line}.`,
+    message: `Your ${keyOf(first)} is what the course's training loop gives with one change: ${edit.text}. ${replay[0].toUpperCase()}${replay.slice(1)}${withLayer}, it reproduces your ${savedList}. The course: ${edit.line}.`,
   };
   for (const r of rest) {
     r.diagnosis = {
