@@ -9,12 +9,18 @@ import globals from 'globals';
 
 const LAYERS = ['model', 'jobs', 'components', 'lessons'];
 
+// the notebook check's modules: the page reaches them through its facade, web/check.js
+const CHECK_INSIDE = {
+  group: ['**/check/**'],
+  message: 'the notebook check is used through its facade, web/check.js, not its modules',
+};
+
 /** `no-restricted-imports` patterns forbidding every layer above `layer` (and the app). */
 function importsAbove(layer) {
   const above = LAYERS.slice(LAYERS.indexOf(layer) + 1);
   const group = [...above.map((l) => `**/${l}/**`), '**/app.js', '**/boot.js'];
   const message = `web/${layer}/ may import only from layers below it (see README, "Layout")`;
-  return ['error', { patterns: [{ group, message }] }];
+  return ['error', { patterns: [{ group, message }, CHECK_INSIDE] }];
 }
 
 export default [
@@ -127,4 +133,8 @@ export default [
     rules: { 'no-restricted-imports': importsAbove('components') },
   },
   { files: ['web/lessons/**/*.js'], rules: { 'no-restricted-imports': importsAbove('lessons') } },
+  {
+    files: ['web/app.js', 'web/boot.js'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [CHECK_INSIDE] }] },
+  },
 ];

@@ -15,7 +15,16 @@ import { fileDrop, pasteBox, arrayList } from '../components/check-input.js';
 import { checkTable, diffFigures, toleranceLine } from '../components/check-table.js';
 import { customBanner } from '../components/custom-banner.js';
 import { renderBugGallery } from './bug-gallery.js';
-import { readNpy, loadNpz, parseNumpyText, checkNotebook } from '../check.js';
+import {
+  readNpy,
+  loadNpz,
+  parseNumpyText,
+  checkNotebook,
+  LESSON_KEYS,
+  LESSON_SAVES,
+  lessonSaveLine,
+  savezLine,
+} from '../check.js';
 import {
   addArrays,
   removeArray,
@@ -42,7 +51,6 @@ import {
 } from '../model/custom-arrays.js';
 import { COURSE } from '../model/defaults.js';
 import { MAX_PG_TOKENS } from '../model/settings.js';
-import { LESSON_KEYS, LESSON_SAVES, lessonSaveLine, savezLine } from '../check/names.js';
 import { CHECK_FILE_ID } from '../model/course-results.js';
 
 const SAVEZ_LINE = savezLine(); // every input and result, in the course's order

@@ -14,12 +14,16 @@
 // 2 (Y − target) / Y.size is lesson 4's dY, and the mistakes of the loss (mse-loss-sum,
 // mse-grad-factor) have a step to show.
 
-import { MISTAKES, rightLine } from '../check/catalogue.js';
-import { checkNotebook, resultOrder } from '../check/check.js';
-import { Pipeline } from '../check/pipeline.js';
-import { tensorPlan } from '../check/steps.js';
-import { acceptedShapes } from '../check/names.js';
-import { shownName } from '../check/analyses/layout.js';
+import {
+  MISTAKES,
+  rightLine,
+  checkNotebook,
+  resultOrder,
+  Pipeline,
+  tensorPlan,
+  acceptedShapes,
+  shownName,
+} from '../check.js';
 import { COURSE } from './defaults.js';
 import { courseData } from './course.js';
 import { block2d } from './arrays.js';

@@ -24,9 +24,9 @@ import {
   lessonName,
   lessonOf,
   lessonSaveLine,
-} from '../check/names.js';
+  studentRun,
+} from '../check.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../io/limits.js';
-import { studentRun } from '../check/training-run.js';
 import { MAX_LR, MAX_STEPS } from './settings.js';
 import { LESSON5_DEFAULTS } from './training.js';
 
