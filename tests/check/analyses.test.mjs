@@ -1248,8 +1248,14 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
     "Your dX is the course's step from dK 0.5 × the course's (k = √hs / hs; dK not in your " +
       `file): ${why}; the course computes ${dKline}.`,
   );
-  // a factor no reading of dQ's step gives: what was measured only
-  assert.equal(said(1 / 3, 1 / 3).id, 'step-differs');
+  // a factor no reading of dQ's step gives, 1/3 on both paths: the edit search finds the step
+  // before them both, dscores divided by h = 3
+  const third = said(1 / 3, 1 / 3);
+  assert.equal(third.id, 'edit-factor');
+  assert.match(third.message, /with one change, dscores divided by h: dscores = /);
+  // 1/3 on the Q path alone: dQ divided by h; 0.37 on both: no edit, what was measured
+  assert.match(said(1 / 3, 1).message, /with one change, dQm divided by h: dQm = /);
+  assert.equal(said(0.37, 0.37).id, 'step-differs');
   // √hs: the catalogue's missing scale, at both steps not saved
   assert.deepEqual(said(2, 2), {
     id: 'missing-scale',

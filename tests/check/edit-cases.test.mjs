@@ -74,6 +74,22 @@ const CASES = [
     id: 'edit-axis',
     says: /^Your attn is .*: attn = e \/ e\.sum\(axis=-2, keepdims=True\); the course: attn = /,
   },
+  {
+    name: 'two-changes-in-scores',
+    find: 'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+    replace: 'scores = Q @ K / hs',
+    row: 'scores',
+    id: 'edit-pair',
+    says: /two changes, K where the course has K\.transpose\(0, 1, 3, 2\), and hs where the course has np\.sqrt\(hs\): scores = Q @ K \/ hs;/,
+  },
+  {
+    name: 'two-changes-in-dscores',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = 2 * att * (datt - (datt * att).sum(axis=-2, keepdims=True))',
+    row: 'dscores',
+    id: 'edit-pair',
+    says: /sum\(axis=-2, keepdims=True\) where the course has .*sum\(axis=-1, keepdims=True\), and dscores multiplied by 2/,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 

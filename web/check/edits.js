@@ -23,6 +23,8 @@ import {
 const MAX_TRIED = 4000;
 // the most entries of a step a search recomputes (beyond, the search is skipped)
 const MAX_ENTRIES = 2e5;
+// the most pairs of edits tried in the differing step itself
+const MAX_PAIRS = 8000;
 
 // node's value as a tensor of its shape
 const asTensor = (node, data, s) => ({ data, shape: shapeOf(node, s) });
@@ -50,7 +52,7 @@ function* editsAtSite(pipe, site) {
 export function editVariant(edit, site, s) {
   const size = shapeOf(site, s).reduce((x, y) => x * y, 1);
   return {
-    id: `edit-${edit.kind}`,
+    id: edit.pair ? 'edit-pair' : `edit-${edit.kind}`,
     reads: reads(edit.statements).filter((n) => shapeOf(n, s)),
     fn: (p) => {
       const value = run(edit.statements, tensors(p, s), s);
@@ -76,26 +78,73 @@ export function findEdits(pipe, node, yours, opts) {
 function searchEdits(pipe, node, yours, opts) {
   const s = pipe.s;
   if (s.n > MAX_ENTRIES || s.B * s.heads * s.T * s.T > MAX_ENTRIES) return null;
-  let tried = 0;
+  const trial = { tried: 0, pipe, node, yours, opts };
   for (const site of [node, ...pipe.hiddenAncestors(node)]) {
     const hits = [];
     for (const edit of editsAtSite(pipe, site)) {
-      if (++tried > MAX_TRIED) return null;
-      const param = `${site}:${edit.kind}:${tried}`;
-      const variant = editVariant(edit, site, s);
-      let mine;
-      try {
-        mine = pipe.step(node, new Map([[site, { variant, param }]]));
-      } catch {
-        continue; // NumPy would refuse this edit at these sizes
-      }
-      if (mine.length === yours.length && agrees(yours, mine, opts)) {
-        hits.push({ site, edit, variant, param });
-      }
+      if (++trial.tried > MAX_TRIED) return null;
+      const hit = tryEdit(trial, site, edit);
+      if (hit) hits.push(hit);
     }
     if (hits.length) return hits;
   }
+  // two changes in the step itself, where one does not suffice
+  let pairs = 0;
+  for (const edit of pairsAt(pipe, node)) {
+    if (++pairs > MAX_PAIRS) break;
+    const hit = tryEdit(trial, node, edit);
+    if (hit) return [hit];
+  }
   return [];
+}
+
+// { site, edit, variant, param } when the edit at site gives the student's array back, else null
+function tryEdit(trial, site, edit) {
+  const { pipe, node, yours, opts } = trial;
+  const param = `${site}:${edit.kind}:${++trial.tried}`;
+  const variant = editVariant(edit, site, pipe.s);
+  let mine;
+  try {
+    mine = pipe.step(node, new Map([[site, { variant, param }]]));
+  } catch {
+    return null; // NumPy would refuse this edit at these sizes
+  }
+  if (mine.length !== yours.length || !agrees(yours, mine, opts)) return null;
+  return { site, edit, variant, param };
+}
+
+// Every pair of edits of node's statements: the second made on the first's statements
+function* pairsAt(pipe, node) {
+  const s = pipe.s;
+  const statements = program(node, s);
+  if (!statements) return;
+  const names = scopeOf(pipe, node).filter((n) => shapeOf(n, s));
+  const env = {};
+  for (const n of new Set([...names, ...reads(statements)])) {
+    env[n] = asTensor(n, pipe.value(n), s);
+  }
+  for (const first of editsOf(statements, s, env, names)) {
+    let seconds;
+    try {
+      seconds = editsOf(first.statements, s, env, names);
+    } catch {
+      continue; // the first edit is refused by NumPy at these sizes
+    }
+    for (const second of seconds) {
+      if (printLine(second.statements[second.index]) === printLine(statements[second.index])) {
+        continue; // the second undoes the first
+      }
+      const original = statements[second.index];
+      yield {
+        ...second,
+        kind: `${first.kind}+${second.kind}`,
+        first,
+        second,
+        original,
+        pair: true,
+      };
+    }
+  }
 }
 
 const tensors = (p, s) =>
@@ -114,6 +163,7 @@ const KIND_TEXT = Object.freeze({
   'term-added': 'an array added to the result',
   sign: 'a sign changed',
   constant: 'another constant',
+  factor: 'a factor the course does not have',
   mask: 'another causal mask',
   'exp-dropped': 'the exponential left out',
   float32: 'computed in float32',
@@ -132,12 +182,11 @@ export function editMessage(hits, { node, nameOf, given, from }) {
   const [first, ...rest] = hits;
   const { edit } = first;
   const line = printLine(edit.statements[edit.index], say);
-  const change =
-    edit.kind === 'float32'
-      ? `${say(edit.at)} computed in float32 (your inputs are float64)`
-      : `${print(edit.after, say)} where the course has ${print(edit.before, say)}`;
+  const changes = (edit.pair ? [edit.first, edit.second] : [edit]).map((e) => changeText(e, say));
+  const lines = edit.pair && edit.first.index !== edit.index ? firstLine(edit, say) : '';
+  const what = edit.pair ? `two changes, ${changes.join(', and ')}` : `one change, ${changes[0]}`;
   let message =
-    `Your ${say(node)} is the course's program with one change, ${change}: ${line}; ` +
+    `Your ${say(node)} is the course's program with ${what}: ${lines}${line}; ` +
     `the course: ${printLine(edit.original, say)}.`;
   const others = rest.slice(0, 2).map((h) => printLine(h.edit.statements[h.edit.index], say));
   if (others.length) {
@@ -148,3 +197,14 @@ export function editMessage(hits, { node, nameOf, given, from }) {
   }
   return { id: first.variant.id, message };
 }
+
+function changeText(e, say) {
+  if (e.kind === 'float32') return `${say(e.at)} computed in float32 (your inputs are float64)`;
+  if (e.kind === 'factor') {
+    return `${say(e.at)} ${e.after.op === 'mul' ? 'multiplied' : 'divided'} by ${e.after.b.text}`;
+  }
+  return `${print(e.after, say)} where the course has ${print(e.before, say)}`;
+}
+
+// the line of a pair's first change, when it is in another statement than the second's
+const firstLine = (edit, say) => `${printLine(edit.statements[edit.first.index], say)}; `;

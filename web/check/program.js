@@ -339,6 +339,14 @@ export function editsOf(statements, s, env, scope) {
     }
     const root = { op: 'f32', a: st.expr };
     addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
+    // the result multiplied or divided by a natural constant (a factor the course does not have)
+    for (const [key, c] of Object.entries(CONSTANTS)) {
+      if (key === '1') continue;
+      for (const op of [mul, div]) {
+        const to = op(st.expr, num(key, c.text));
+        addEdit(out, statements, i, to, { kind: 'factor', to }, st.expr);
+      }
+    }
     // an array in scope added to the statement's result (a residual), when shapes allow
     for (const n of scope) {
       if (n !== st.name && sameShape(env[n]?.shape, shape(st.expr))) {
