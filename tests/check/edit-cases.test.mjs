@@ -90,6 +90,14 @@ const CASES = [
     id: 'edit-pair',
     says: /sum\(axis=-2, keepdims=True\) where the course has .*sum\(axis=-1, keepdims=True\), and dscores multiplied by 2/,
   },
+  {
+    name: 'x-changed-after-the-projections',
+    find: '    V = (X @ Wv).reshape(B, T, h, hs).transpose(0, 2, 1, 3)\n',
+    replace: '    V = (X @ Wv).reshape(B, T, h, hs).transpose(0, 2, 1, 3)\n    X[0, 1, :] = 0.0\n',
+    row: 'Q',
+    id: 'input-changed',
+    says: /differs from your X in 8 of 64 entries \(X\[0, 1, 0\] .* in it, 0 in your file;/,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 

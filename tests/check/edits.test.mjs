@@ -137,3 +137,12 @@ test('the program reads what the check’s graph says; every edit changes the li
   assert.deepEqual(reads(program('att', s)), ['scores']);
   assert.deepEqual(reads(program('dX', s)).sort(), ['Wk', 'Wq', 'Wv', 'dKm', 'dQm', 'dVm']);
 });
+
+test('solveRows: x @ W = y solved row by row (a changed X); a singular W: null', async () => {
+  const { solveRows } = await import('../../web/check/state.js');
+  // W = [[2, 1], [0, 3]]: x @ W = [2 x0, x0 + 3 x1]
+  const W = Float64Array.of(2, 1, 0, 3);
+  const Y = Float64Array.of(2, 4, -4, 1);
+  assert.deepEqual([...solveRows(Y, W, 2)], [1, 1, -2, 1]);
+  assert.equal(solveRows(Y, Float64Array.of(1, 2, 2, 4), 2), null);
+});

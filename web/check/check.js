@@ -23,6 +23,7 @@ import { MISTAKES, SEARCHED, analysesOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
 import { findMistake } from './search.js';
 import { editMessage, findEdits } from './edits.js';
+import { changedInput } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
@@ -444,8 +445,27 @@ function causeOrFacts(found, item, pipe, state) {
   if (!found.measured && !UNNAMED.has(found.id)) return analysed(found, item, pipe, state);
   const edits = findEdits(pipe, item.node, item.array.data, state.opts);
   if (edits.searched && edits.length) return edited(edits, item, pipe, state);
+  const input = changedInput(pipe, item.node, item.array.data, state.opts, state.saved);
+  if (input) return inputChanged(input, item, pipe, state);
   const ruledOut = edits.searched ? ` ${RULED_OUT}` : '';
   return analysed({ ...found, message: found.message + ruledOut }, item, pipe, state);
+}
+
+// X changed after the projections (state.js): the first projection it shows in names it, the
+// others follow from that row
+function inputChanged(input, item, pipe, state) {
+  const { row, node } = item;
+  const earlier = state.sameAs.get('state:X');
+  if (earlier) {
+    const roots = [...new Set([...rootsOf(pipe, node, state.rootOf, state.order), earlier])];
+    state.rootOf.set(node, roots);
+    return followsFrom(row.name, roots, state.from(), {
+      same: { label: 'X changed after use', row: earlier },
+    });
+  }
+  state.sameAs.set('state:X', row.name);
+  state.rootOf.set(node, [row.name]);
+  return { id: 'input-changed', message: input.message };
 }
 
 // Edits of the course's program that reproduce the row (edits.js) as its diagnosis; an edit in a
