@@ -169,9 +169,19 @@ test('per-head lists: sorted by number, joined only when they make a layer, grad
   const half = adaptLayout({ X, Wq_0: printed, Wq_1: h1 }, { heads: 2 });
   assert.deepEqual(half.arrays.Wq.data, want);
   assert.ok(!('resolution' in half.arrays.Wq));
-  // one head alone is not a list; Wq in the file wins over its heads
+  // one head alone is not a list (said: Wo cannot be built, and not taken as I); Wq in the file
+  // wins over its heads
   const one = adaptLayout({ X, Wo_0: rand([2, 4], 4) }, { heads: 2 });
-  assert.deepEqual([one.notes, Object.keys(one.arrays)], [[], ['X', 'Wo_0']]);
+  assert.deepEqual(
+    [one.notes, Object.keys(one.arrays)],
+    [
+      [
+        "Wo_0 (2, 4) is one head's slice of Wo (C = 4 from X) and your file has no other " +
+          "head's: Wo cannot be built from it; left as it is",
+      ],
+      ['X', 'Wo_0'],
+    ],
+  );
   const W = rand([4, 4], 5);
   const both = adaptLayout({ X, Wq: W, Wq_0: h0, Wq_1: h1 }, { heads: 2 });
   assert.deepEqual(both.notes, []);

@@ -1,8 +1,10 @@
 // layouts.js - real notebooks' layouts rewritten into the course's before the check (issue 18):
-// per-head weight stacks and lists, fused qkv matrices, PyTorch's (out, in) weights used as
-// X @ W.T, a missing Wo, heads read from split shapes, intermediates saved heads first, and
-// biases. Every adaptation is said in a note (a plain sentence for the student), none is silent;
-// what cannot be adapted is left as it is, with a note saying why. DOM-free.
+// per-head weight stacks and lists (under any index pattern, Wo's slices composed as the heads
+// use them), fused qkv matrices, PyTorch's (out, in) weights used as X @ W.T, a missing Wo, heads
+// read from split shapes, intermediates saved heads first, X saved features first (C, T), and
+// biases (issue 35: reading a file is a search too). Every adaptation is said in a note (a plain
+// sentence for the student), none is silent; what cannot be adapted is left as it is, with a
+// note saying why, and what the layer lacks is returned (`reading`, readingNote). DOM-free.
 //
 //   const a = adaptLayout(readNpz(bytes), { heads: 4 });
 //   const report = checkNotebook(mha, a.arrays, { heads: a.heads, causal });  // + a.notes
@@ -11,7 +13,7 @@
 // Q, K, V (B, h, T, hs) or (B, T, C); scores, att (B, h, T, T); dW* with the weight's shape.
 
 import { agrees, relativeResolution } from './compare.js';
-import { courseName, shapeText } from './names.js';
+import { courseName, gradientBases, shapeText } from './names.js';
 import * as ops from './ops.js';
 
 const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
@@ -90,15 +92,20 @@ function plainRole(n) {
 /**
  * What a file's array name stands for in a layer's layout, or null: { kind, name, grad } with
  * kind 'weight' (name Wq…Wo, or dWq…dWo when grad), 'fused' (Wq | Wk | Wv in one), 'fusedBias'
- * or 'bias' (name bq…bo). Gradients: a leading d or grad, or a trailing grad ('dc_attn',
- * 'in_proj_weight_grad'); gradients of biases are not read.
+ * or 'bias' (name bq…bo). Gradients are marked as names.js reads them: a leading d, grad or dL_d,
+ * or a trailing grad or grads ('dc_attn', 'in_proj_weight_grad', 'W_q_grads'); gradients of
+ * biases are not read.
  */
 export function layoutRole(key) {
-  const n = norm(key);
+  return roleOfNorm(norm(key));
+}
+
+// layoutRole of a name already lower-cased without '_' and module path
+function roleOfNorm(n) {
   const plain = plainRole(n);
   if (plain) return { ...plain, grad: false };
-  for (const base of [n.replace(/^grad/, ''), n.replace(/grad$/, ''), n.replace(/^d/, '')]) {
-    const r = base === n ? null : plainRole(base);
+  for (const base of gradientBases(n)) {
+    const r = plainRole(base);
     if (r?.kind === 'weight') return { kind: 'weight', name: `d${r.name}`, grad: true };
     if (r?.kind === 'fused') return { kind: 'fused', grad: true };
   }
@@ -214,6 +221,8 @@ function newState(arrays, heads) {
     seen: new Set(), // course weight names the file has under any name and shape
     biases: {},
     evidence: [], // { what, h, key, rank }: arrays that show the number of heads
+    joined: {}, // Wo, dWo joined from per-head slices -> the label of the file's keys
+    from: {}, // course name -> the file's keys it was read from, when not its own
     fusedConvention: null,
     convention: null,
   };
@@ -226,6 +235,7 @@ function put(st, name, array, keys) {
     st.used.add(k);
   }
   st.arrays[name] = array;
+  st.from[name] = [...(st.from[keys[0]] ?? keys)];
 }
 
 // the file's key read into something that is not an array of the check (a bias)
@@ -270,28 +280,73 @@ function joinStack(st, name, stack, keys, label) {
   const into = keys.length === 1 && keys[0] === name ? '' : ` ${name}`;
   const where = `head i in ${layout.join} i·${layout.hs}…(i+1)·${layout.hs}`;
   st.notes.push(`${what}: joined into one ${shapeText([C, C])}${into}, ${where}`);
+  if (name === 'Wo' || name === 'dWo') st.joined[name] = { label, join: layout.join, part: [r, c] };
   if (!name.startsWith('d')) st.evidence.push({ what, h, key: keys[0], rank: 1 });
 }
 
-const HEAD_KEY = /^(d?w[qkvo])(?:head|h)?(\d+)$/;
+// A head's mark beside its number: Wq_h0, WQ_0_h, Wq_head_1, heads.0.Wq
+const HEAD_MARKS = ['heads', 'head', 'h'];
 
-// Wq_0, Wq_1, … (also Wq_h0…, Wq0…, dWq_0…): { Wq: [[index, key], …] }
+// s, and s without a head mark at its end (at = 'end') or its start
+function unmarked(s, at) {
+  const out = [s];
+  for (const m of HEAD_MARKS) {
+    if (at === 'end' && s.endsWith(m)) out.push(s.slice(0, -m.length));
+    if (at === 'start' && s.startsWith(m)) out.push(s.slice(m.length));
+  }
+  return out;
+}
+
+/**
+ * The weight and head number of a per-head key, or null: one number, a weight's name (or its
+ * gradient's) before or after it, and a head mark (h, head, heads) next to it or none: Wq_0,
+ * Wq_h1, WQ_0_h, W_q_head_2, head_0_Wq, h1_Wq, heads.0.W_q, Wq[0], dWq_0, W_q_grads_1, q_proj_0
+ * -> { name: 'Wq' | 'dWq' …, index }. A second number (layer_0_Wq_1) or another word
+ * (block0_Wq) is no head's.
+ */
+export function headKeyOf(key) {
+  const flat = String(key)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+  for (const s of new Set([norm(key), flat])) {
+    const m = /^(\D*)(\d+)(\D*)$/.exec(s);
+    if (!m) continue;
+    for (const before of unmarked(m[1], 'end')) {
+      for (const after of unmarked(m[3], 'start')) {
+        const role = roleOfNorm(before + after);
+        if (role?.kind === 'weight') return { name: role.name, index: Number(m[2]) };
+      }
+    }
+  }
+  return null;
+}
+
+// The weight (Wq … dWo) a key names whole, not one head's (heads.0.Wq is head 0's), or null
+function wholeWeight(key) {
+  const role = layoutRole(key);
+  return role?.kind === 'weight' && headKeyOf(key) == null ? role.name : null;
+}
+
+// Per-head keys by weight: { Wq: [[index, key], …] }
 function headLists(arrays) {
   const lists = {};
   for (const key of Object.keys(arrays)) {
-    const m = HEAD_KEY.exec(norm(key));
-    if (!m || !isArray(arrays[key])) continue;
-    const name = m[1].startsWith('d') ? `dW${m[1].slice(2)}` : `W${m[1].slice(1)}`;
-    (lists[name] ??= []).push([Number(m[2]), key]);
+    const head = isArray(arrays[key]) ? headKeyOf(key) : null;
+    if (head) (lists[head.name] ??= []).push([head.index, key]);
   }
   return lists;
 }
 
-// Per-head keys (from 0 or 1, one (C, hs) or (hs, C) each) joined into one weight
+// Per-head keys (from 0 or 1, one (C, hs) or (hs, C) each) joined into one weight; a key alone
+// is the weight when it has the weight's shape ((C, C), or a per-head stack), else said
 function joinHeadLists(st) {
   for (const [name, list] of Object.entries(headLists(st.arrays))) {
-    const hasWeight = Object.keys(st.arrays).some((k) => layoutRole(k)?.name === name);
-    if (hasWeight || list.length < 2) continue; // Wq itself is in the file: it is used
+    const hasWeight = Object.keys(st.arrays).some((k) => wholeWeight(k) === name);
+    if (hasWeight) continue; // Wq itself is in the file: it is used
+    if (list.length === 1) {
+      readLoneHead(st, name, list[0][1]);
+      continue;
+    }
     list.sort((a, b) => a[0] - b[0]);
     const keys = list.map(([, k]) => k);
     const parts = keys.map((k) => st.arrays[k]);
@@ -305,6 +360,7 @@ function joinHeadLists(st) {
     if (ok) {
       joinStack(st, name, joinData(parts, shape), keys, label);
     } else {
+      st.seen.add(name);
       st.notes.push(
         `${label} are not ${name}'s heads numbered from 0 or 1, one (C, hs) or (hs, C) ` +
           `matrix each with C = ${st.C} from X: left as they are`,
@@ -313,12 +369,29 @@ function joinHeadLists(st) {
   }
 }
 
+// One per-head key alone (WO_0, Wo_h1): the weight itself when it has its shape (a single Wo
+// saved as WO_0); one head's (C, hs) or (hs, C) slice with no other head's is said and left
+function readLoneHead(st, name, key) {
+  const { C } = st;
+  const [r, c, ...more] = st.arrays[key].shape;
+  const slice = more.length === 0 && r !== c && (r === C || c === C) && C % (r === C ? c : r) === 0;
+  if (!slice) {
+    readWeight(st, key, name);
+    return;
+  }
+  st.seen.add(name);
+  st.notes.push(
+    `${key} ${shapeText([r, c])} is one head's slice of ${name} (C = ${C} from X) and your file ` +
+      `has no other head's: ${name} cannot be built from it; left as it is`,
+  );
+}
+
 // Weights (and their gradients) under any name: (C, C) renamed, stacks joined
 // (in the file's order: a key that is not the course's own name defers to the one that is, found
 // by owner(), whatever comes first)
 function readWeights(st) {
-  const keys = Object.keys(st.arrays).filter((k) => layoutRole(k)?.kind === 'weight');
-  for (const key of keys) readWeight(st, key, layoutRole(key).name);
+  const keys = Object.keys(st.arrays).filter((k) => wholeWeight(k) != null);
+  for (const key of keys) readWeight(st, key, wholeWeight(key));
 }
 
 function readWeight(st, key, name) {
@@ -546,6 +619,7 @@ function addIdentityWo(st) {
   for (let i = 0; i < C; i++) data[i * C + i] = 1;
   st.arrays.Wo = { data, shape: [C, C], dtype: '<f8' };
   st.weights.Wo = 'Wo';
+  st.from.Wo = [];
   st.notes.push(
     'no Wo in your file: your layer has no output projection, so Wo = I (the identity) is ' +
       'used: Y = concat',
@@ -656,31 +730,292 @@ function applyConvention(st) {
   );
 }
 
+// Wo joined from per-head slices: head i's output (T, hs) meets its slice on the hs axis, so
+// concat @ Wo = Σ headout_i @ Wo_i for (hs, C) slices (Wo = np.vstack(slices)) and
+// Σ headout_i @ Wo_i.T for (C, hs) ones (nn.Linear(hs, C) per head: Wo = np.vstack of their
+// transposes), whatever the other weights' convention. The join (head i in rows or columns) and
+// the convention are undone where they differ from that; the file's Y, when saved, proves it:
+// when Y is reproduced only with the other Wo, that one is used. dWo joined from slices too goes
+// with Wo. Each change said.
+function composeWo(st) {
+  const joined = st.joined.Wo;
+  if (!joined || !weightOf(st, 'Wo')) return;
+  const flip = (joined.join === 'rows') === (st.convention === 'out-in');
+  const proof = woProof(st, flip);
+  const turn = proof === 'other' ? !flip : flip;
+  if (!turn) return;
+  const { C } = st;
+  const names = ['Wo', 'dWo'].filter((n) => n === 'Wo' || st.joined[n]?.join === joined.join);
+  for (const name of names) {
+    const a = weightOf(st, name);
+    if (!a) continue;
+    put(st, name, gather(asF64(a), [C, C], transposeIndex(C, C)), [st.weights[name]]);
+    st.weights[name] = name;
+  }
+  st.notes.push(composeNote(joined, { proof, dWo: names.length > 1 }));
+}
+
+function composeNote({ label, join, part }, { proof, dWo }) {
+  const also = dWo ? ' (and dWo with it)' : '';
+  if (proof === 'other') {
+    return (
+      `${label}: your Y is reproduced only with Wo transposed from the way per-head slices ` +
+      `compose: Wo transposed${also}`
+    );
+  }
+  const proven = proof === 'same' ? ' (your Y, recomputed with it, matches)' : '';
+  if (join === 'columns') {
+    return (
+      `${label} are ${shapeText(part)} = (C, hs) slices of Wo: head i's output meets its ` +
+      `slice only as headout_i @ Wo_i.T, so Wo = np.vstack([Wo_i.T …])${also}${proven}`
+    );
+  }
+  return (
+    `${label} are ${shapeText(part)} = (hs, C) slices of Wo: each multiplies its head's ` +
+    `output as headout_i @ Wo_i, so Wo = np.vstack([Wo_i …]), not transposed with the other ` +
+    `weights${also}${proven}`
+  );
+}
+
+// What the file's Y says of Wo's composition: 'same' when Y is reproduced with the composed Wo
+// (the current one, transposed when flip) only, 'other' when with the other one only, else null
+function woProof(st, flip) {
+  const Y = mergedResult(st, 'Y');
+  const W = WEIGHTS.map((w) => weightOf(st, w));
+  if (!Y || W.some((w) => !w) || !validHeads(st.heads, st.C)) return null;
+  const { C } = st;
+  const data = W.map((w) => w.data);
+  const turned = Float64Array.from(transposeIndex(C, C), (j) => data[3][j]);
+  const [composed, other] = flip ? [turned, data[3]] : [data[3], turned];
+  const run = (wo) =>
+    [false, true].map((causal) =>
+      forwardY(st, [...data.slice(0, 3), wo], { transB: false, causal }),
+    );
+  const verdict = verdictOf(Y, [st.X, ...W], (t) => run(t ? other : composed));
+  if (verdict === 'out-in') return 'other';
+  return verdict === 'in-out' ? 'same' : null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// X saved features first, (C, T)
+
+// The arrays laid out as X is, (B, T, C) or (T, C): the inputs and the results of X's shape
+const TOKEN_ROWS = ['X', 'dY', 'target', 'Y', 'dX', 'concat', 'dconcat', ...HS_RESULTS];
+
+// The sizes C a weight's shape shows: (C, C); a per-head stack (h, C, hs) or (h, hs, C)
+function weightShapeSizes([p, q, r, ...more]) {
+  if (more.length) return [];
+  if (r === undefined) return p === q ? [p] : [];
+  return [...(p * r === q ? [q] : []), ...(p * q === r ? [r] : [])];
+}
+
+// The sizes C a fused matrix's shape shows: (C, 3C), (3C, C), (3, C, C)
+function fusedShapeSizes([p, q, r, ...more]) {
+  if (more.length) return [];
+  if (r === undefined) return [...(p === 3 * q ? [q] : []), ...(q === 3 * p ? [p] : [])];
+  return p === 3 && q === r ? [q] : [];
+}
+
+// The sizes C the file's weights show, read without X, by weight: { Wq: Set, … } from weights
+// and their stacks (gradients too), fused matrices (Wq, Wk and Wv), lists of h per-head (C, hs)
+// or (hs, C) keys
+function weightSizes(arrays) {
+  const sizes = Object.fromEntries(WEIGHTS.map((w) => [w, new Set()]));
+  const add = (names, list) => names.forEach((n) => list.forEach((c) => sizes[n].add(c)));
+  for (const [key, a] of Object.entries(arrays)) {
+    const role = isArray(a) ? layoutRole(key) : null;
+    const whole = isArray(a) ? wholeWeight(key) : null;
+    if (whole) add([whole.replace(/^d/, '')], weightShapeSizes(a.shape));
+    if (role?.kind === 'fused') add(['Wq', 'Wk', 'Wv'], fusedShapeSizes(a.shape));
+  }
+  for (const [name, list] of Object.entries(headLists(arrays))) {
+    const [r, c, ...more] = arrays[list[0][1]].shape;
+    if (more.length || list.length < 2) continue;
+    add([name.replace(/^d/, '')], weightShapeSizes([list.length, r, c]));
+  }
+  return sizes;
+}
+
+// Whether X (…, a, b) fits the weights only as (…, C, T): Wq, Wk and Wv all show C = a and not
+// b, and no weight shows b
+function onlyFeaturesFirst(arrays, a, b) {
+  const sizes = weightSizes(arrays);
+  const qkv = ['Wq', 'Wk', 'Wv'].every((w) => sizes[w].has(a) && !sizes[w].has(b));
+  return qkv && !sizes.Wo.has(b);
+}
+
+// (…, a, b) -> (…, b, a): the last two axes swapped, item by item
+function swapLastIndex(shape) {
+  const [a, b] = shape.slice(-2);
+  const items = sizeOf(shape.slice(0, -2));
+  const one = transposeIndex(a, b);
+  const src = new Int32Array(items * a * b);
+  for (let i = 0; i < items; i++) {
+    const at = i * a * b;
+    src.set(
+      one.map((j) => j + at),
+      at,
+    );
+  }
+  return src;
+}
+
+const swapLast = (shape) => [...shape.slice(0, -2), shape.at(-1), shape.at(-2)];
+const transposed = (key, shape) => (shape.length === 2 ? `${key}.T` : `${key}.transpose(0, 2, 1)`);
+
+// The keys laid out as X that the check reads (one per course name): those saved as X is when X
+// is features first, else a dY or target saved (C, T) beside an X (T, C)
+function featuresFirstKeys(arrays, X, swapped) {
+  return Object.keys(arrays).filter((k) => {
+    const name = courseName(k);
+    if (!TOKEN_ROWS.includes(name) || owner(arrays, name) !== k || !isArray(arrays[k])) {
+      return false;
+    }
+    if (swapped) return sameShape(arrays[k].shape, X.shape);
+    return ['dY', 'target'].includes(name) && sameShape(arrays[k].shape, swapLast(X.shape));
+  });
+}
+
+/**
+ * X saved features first, (C, T) or (B, C, T), read transposed when only that fits the weights:
+ * its size on the token axis is a C the weights show and its last size is not. X's other arrays
+ * saved as X is are transposed with it; a dY or target saved (C, T) beside an X (T, C) too (the
+ * check needs them as X). -> { arrays, notes, used }, arrays untouched when nothing is.
+ */
+function readFeaturesFirst(arrays) {
+  const none = { arrays, notes: [], used: [] };
+  const xKey = owner(arrays, 'X');
+  const X = xKey == null ? null : arrays[xKey];
+  if (!isArray(X) || (X.shape.length !== 2 && X.shape.length !== 3)) return none;
+  const [a, b] = X.shape.slice(-2);
+  if (a === b) return none;
+  const swapped = onlyFeaturesFirst(arrays, a, b);
+  const keys = featuresFirstKeys(arrays, X, swapped);
+  if (!keys.length) return none;
+  const out = { ...arrays };
+  for (const k of keys) {
+    const shape = arrays[k].shape;
+    out[k] = gather(asF64(arrays[k]), swapLast(shape), swapLastIndex(shape));
+  }
+  return { arrays: out, notes: featuresFirstNotes(keys, { X, xKey, swapped }), used: keys };
+}
+
+function featuresFirstNotes(keys, { X, xKey, swapped }) {
+  const lead = X.shape.length === 3 ? 'B, ' : '';
+  const course = `(${lead}T, C)`;
+  const first = `(${lead}C, T)`;
+  const others = keys.filter((k) => k !== xKey);
+  if (!swapped) {
+    const was = `${shapeText(swapLast(X.shape))} = ${first}`;
+    const x = `${xKey} is ${course} = ${shapeText(X.shape)}`;
+    return others.map((k) => `${k} is ${was} while ${x}: read as ${transposed(k, X.shape)}`);
+  }
+  const C = X.shape.at(-2);
+  const notes = [
+    `${xKey} is ${shapeText(X.shape)} and your Wq, Wk, Wv give C = ${C}: ${xKey} is saved ` +
+      `features first, ${first}; read as ${transposed(xKey, X.shape)}, ` +
+      `${shapeText(swapLast(X.shape))}`,
+  ];
+  if (others.length) {
+    const verb = others.length > 1 ? 'are' : 'is';
+    notes.push(
+      `${others.join(', ')} ${verb} saved features first as ${xKey} is: read transposed too, ` +
+        `${course} = ${shapeText(swapLast(X.shape))}`,
+    );
+  }
+  return notes;
+}
+
+// ------------------------------------------------------------------------------------------------
+// what the layer was read from, and what it lacks (for a check that cannot run: issue 35)
+
+/**
+ * Which of the file's arrays the layer's inputs were read from and which are missing or not
+ * (C, C): { read: { X: ['x'], Wq: ['WQ_0_h', 'WQ_1_h'], Wo: [] (the identity) … }, missing:
+ * ['Wo'], misshaped: [{ name, key, shape }] }.
+ */
+function readingOf(arrays, from, C) {
+  const read = {};
+  const missing = [];
+  const misshaped = [];
+  for (const name of ['X', ...WEIGHTS]) {
+    const key = owner(arrays, name);
+    const a = key == null ? null : arrays[key];
+    if (a == null) {
+      missing.push(name);
+      continue;
+    }
+    read[name] = from[name] ?? [key];
+    const square = isArray(a) && sameShape(a.shape, [C, C]);
+    if (name !== 'X' && C != null && !square) {
+      misshaped.push({ name, key, shape: Array.isArray(a.shape) ? a.shape : null });
+    }
+  }
+  return { read, missing, misshaped };
+}
+
+const keysText = (keys) => (keys.length > 1 ? `${keys[0]} … ${keys.at(-1)}` : keys[0]);
+
+/**
+ * One sentence for a layer the check cannot run (adaptLayout's `reading`): what was read as
+ * what, and what is missing or of another shape, e.g. "your layer as read: X from x, Wq from
+ * WQ_0_h … WQ_3_h, …; missing: Wo" (null when nothing is missing or misshaped).
+ */
+export function readingNote({ read, missing, misshaped }) {
+  if (!missing.length && !misshaped.length) return null;
+  const parts = Object.entries(read)
+    .filter(([name]) => !misshaped.some((m) => m.name === name))
+    .map(([name, keys]) => {
+      if (!keys.length) return `${name} = I (none in your file)`;
+      return keys.length === 1 && keys[0] === name ? name : `${name} from ${keysText(keys)}`;
+    });
+  const bad = misshaped.map((m) => {
+    const shape = Array.isArray(m.shape) ? shapeText(m.shape) : 'not an array';
+    return m.key === m.name ? `${m.key} ${shape}` : `${m.key} ${shape} as ${m.name}`;
+  });
+  const lists = [
+    parts.length ? `your layer as read: ${parts.join(', ')}` : 'nothing of your layer was read',
+    missing.length ? `missing: ${missing.join(', ')}` : null,
+    bad.length ? `not (C, C): ${bad.join(', ')}` : null,
+  ];
+  return `${lists.filter(Boolean).join('; ')} (the check needs X and the four weights)`;
+}
+
 // ------------------------------------------------------------------------------------------------
 
 /**
  * Rewrite a notebook's arrays into the course's layout before checkNotebook (issue 18), each
- * adaptation said in a note: per-head weight stacks (h, C, hs) / (h, hs, C) or per-head keys
- * (Wq_0…, Wq_h0…, Wq0…) joined; fused qkv / c_attn / in_proj_weight ((C, 3C) used as X @ W,
- * (3C, C) or (3, C, C)) and their gradients split; c_proj / out_proj… read as Wo; (out, in)
- * weights used as X @ W.T (found by recomputing Q, K, V or Y) transposed with their gradients;
- * a missing Wo made the identity; results saved heads first (h, B, T, …) transposed; heads
- * taken from split shapes when they differ from the option; biases read (a zero one dropped).
- * Never throws: what cannot be adapted is left as it is, with a note saying why.
+ * adaptation said in a note: X saved features first ((C, T) or (B, C, T) when only that fits
+ * Wq, Wk and Wv) transposed with its other arrays, and a dY or target (C, T) beside an X (T, C);
+ * per-head weight stacks (h, C, hs) / (h, hs, C) or per-head keys (headKeyOf: Wq_0, WQ_0_h,
+ * head_0_Wq, heads.0.Wq …) joined, a single key alone read as the weight (WO_0), Wo's slices
+ * composed as the heads use them (proven by Y when saved); fused qkv / c_attn / in_proj_weight
+ * ((C, 3C) used as X @ W, (3C, C) or (3, C, C)) and their gradients split; c_proj / out_proj…
+ * read as Wo; (out, in) weights used as X @ W.T (found by recomputing Q, K, V or Y) transposed
+ * with their gradients; a missing Wo made the identity (never when part of it is there); results
+ * saved heads first (h, B, T, …) transposed; heads taken from split shapes when they differ from
+ * the option; biases read (a zero one dropped). Never throws: what cannot be adapted is left as
+ * it is, with a note saying why.
  *
  * arrays: { [fileName]: { data, shape, dtype?, resolution? } } (readNpz, readNpy, text); heads:
- * the page's setting. Returns { arrays, heads, notes, used, biases, convention }: arrays keyed
- * by course names where adapted (others untouched; dtype kept, resolution moved with entries),
- * heads to check with, notes (plain sentences), used (the file's keys consumed or renamed),
- * biases { bq?, bk?, bv?, bo? } (Float64Array (C,) each), convention 'in-out' (X @ W), 'out-in'
- * (X @ W.T, transposed) or null (nothing decides it, or Q, K and V disagree: weights left as
- * they are).
+ * the page's setting. Returns { arrays, heads, notes, used, biases, convention, reading }:
+ * arrays keyed by course names where adapted (others untouched; dtype kept, resolution moved
+ * with entries), heads to check with, notes (plain sentences), used (the file's keys consumed or
+ * renamed), biases { bq?, bk?, bv?, bo? } (Float64Array (C,) each), convention 'in-out'
+ * (X @ W), 'out-in' (X @ W.T, transposed) or null (nothing decides it, or Q, K and V disagree:
+ * weights left as they are), reading { read, missing, misshaped }: what X and the four weights
+ * were read from, and which are missing or not (C, C) (readingNote says it in one sentence).
  */
 export function adaptLayout(arrays, { heads } = {}) {
   const unchanged = { arrays, heads, notes: [], used: [], biases: {}, convention: null };
-  if (arrays == null || typeof arrays !== 'object') return unchanged;
-  const st = newState(arrays, heads);
-  if (!st) return unchanged;
+  if (arrays == null || typeof arrays !== 'object') {
+    return { ...unchanged, reading: { read: {}, missing: ['X', ...WEIGHTS], misshaped: [] } };
+  }
+  const first = readFeaturesFirst(arrays);
+  const st = newState(first.arrays, heads);
+  if (!st) return { ...unchanged, reading: readingOf(arrays, {}, null) };
+  st.notes.push(...first.notes);
+  first.used.forEach((k) => st.used.add(k));
   joinHeadLists(st);
   readWeights(st);
   for (const key of Object.keys(st.arrays)) {
@@ -692,8 +1027,10 @@ export function adaptLayout(arrays, { heads } = {}) {
   inferHeads(st);
   addIdentityWo(st);
   applyConvention(st);
+  composeWo(st);
   biasNote(st);
   const used = Object.keys(arrays).filter((k) => st.used.has(k));
   const { notes, biases, convention } = st;
-  return { arrays: st.arrays, heads: st.heads, notes, used, biases, convention };
+  const reading = readingOf(st.arrays, st.from, st.C);
+  return { arrays: st.arrays, heads: st.heads, notes, used, biases, convention, reading };
 }

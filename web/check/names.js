@@ -73,6 +73,8 @@ const ALIASES = Object.freeze({
   targets: 'target',
   ytarget: 'target',
   ytrue: 'target',
+  input: 'X', // d_input, grad_input: dX (below)
+  inputs: 'X',
 });
 
 // (dY is in both lists: the map below keeps one)
@@ -81,10 +83,55 @@ const BY_KEY = new Map(ALL_NAMES.map((n) => [n.toLowerCase(), n]));
 
 const keyOf = (name) => name.toLowerCase().replaceAll('_', '');
 
-/** The course name a file's array name stands for, or null (case and underscores ignored). */
+// How notebooks mark a gradient, around a name without underscores: grad_Wq, Wq_grad, W_q_grads,
+// Wq_gradient, d_input (a leading d); dL_dX and dLoss_dX (a d-name after dL).
+const GRAD_PREFIXES = ['gradients', 'gradient', 'grads', 'grad', 'd'];
+const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad'];
+
+/**
+ * The names a key may be the gradient of, its gradient marks taken off (lower case, no
+ * underscores): 'gradwq' -> ['wq'], 'wqgrads' -> ['wq'], 'dinput' -> ['input'], 'dldx' ->
+ * ['x', 'ldx']. Empty when the key has no mark. layouts.js reads its weights' names with it too.
+ */
+export function gradientBases(key) {
+  const out = [];
+  const dl = /^(?:dloss|dl)d(.+)$/.exec(key); // dL_dX: the gradient of X
+  if (dl) out.push(dl[1]);
+  for (const p of GRAD_PREFIXES) {
+    if (key.length > p.length && key.startsWith(p)) out.push(key.slice(p.length));
+  }
+  for (const s of GRAD_SUFFIXES) {
+    if (key.length > s.length && key.endsWith(s)) out.push(key.slice(0, -s.length));
+  }
+  return out;
+}
+
+// The course's name for a key without gradient marks (an exact name or an alias), or null
+const plainName = (key) => BY_KEY.get(key) ?? ALIASES[key] ?? null;
+
+// a gradient of the course: dX, dWq, dY, datt … (d and a course name)
+const isGradient = (name) => name.startsWith('d') && ALL_NAMES.includes(name.slice(1));
+
+// 'dWq' for a key that is the gradient of Wq (grad_Wq, Wq_grad, W_q_grads …), 'dX' for d_input …;
+// null when the name has no gradient in the course (loss, target) or is one already (grad_dWq)
+function gradientName(key) {
+  for (const base of gradientBases(key)) {
+    const name = plainName(base);
+    if (name == null) continue;
+    if (isGradient(name)) return null;
+    if (ALL_NAMES.includes(`d${name}`)) return `d${name}`;
+  }
+  return null;
+}
+
+/**
+ * The course name a file's array name stands for, or null (case and underscores ignored): the
+ * course's spelling, an alias (attn, out …), or a gradient's spelling (grad_Wq, W_q_grads,
+ * Wq_grad, dL_dX, d_input -> dWq, dWq, dWq, dX, dX).
+ */
 export function courseName(name) {
   const key = keyOf(String(name));
-  return BY_KEY.get(key) ?? ALIASES[key] ?? null;
+  return plainName(key) ?? gradientName(key);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -292,7 +339,8 @@ export const HEAD_COLUMN_NAMES = Object.freeze([
 /**
  * The shapes result `name` is accepted in, each with the tensor of the check it is compared
  * with: [{ shape, node, form }] (form 'split', 'merged' or 'plain'), the usual one first. With
- * B = 1 the leading 1 may be dropped.
+ * B = 1 the leading 1 may be dropped; with one head, scores, att and their gradients may come
+ * without the head axis, (B, T, T) (and (T, T) with B = 1).
  */
 export function acceptedShapes(name, { B, T, C, heads }) {
   const hs = C / heads;
@@ -317,6 +365,10 @@ export function acceptedShapes(name, { B, T, C, heads }) {
     if (B > 1) add([B * T, C], MERGED_NODE[name], 'merged'); // .reshape(-1, C)
   } else if (['scores', 'att', 'datt', 'dscores'].includes(name)) {
     add([B, heads, T, T], name, 'plain');
+    // one head saved without its axis, (B, T, T): the same entries (with B = 1, (1, T, T) is
+    // there already, and (T, T) is added)
+    if (heads === 1 && B > 1) add([B, T, T], name, 'plain');
+    if (heads === 1 && B === 1) forms.push({ shape: [T, T], node: name, form: 'plain' });
   } else if (/^d?W[qkvo]$/.test(name)) {
     forms.push({ shape: [C, C], node: name, form: 'plain' });
   } else {

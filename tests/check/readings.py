@@ -1,0 +1,281 @@
+"""Notebooks saved the way public NumPy attention code saves them, for
+tests/check/readings.test.mjs (issue 35, item 2: reading a file is a search too): gradients
+under their authors' spellings, per-head weight lists with their output projection (one Wo saved
+as WO_0, or per-head slices of it), X saved features first (C, T), a single head's scores and att
+without their head axis, and files the check cannot run on. Each layer is computed here in the
+author's own layout (per-head loops, features-first matrices), never by the check's code.
+
+    /usr/bin/python3 readings.py OUT_DIR
+
+writes OUT_DIR/<run>.npz (np.savez, as the author would) and OUT_DIR/manifest.json: for each
+run the heads to check with and the course's weights Wq, Wk, Wv, Wo (C, C, used as X @ W) that
+the reading must give, as exact float64 values.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def course_layer(X, Wq, Wk, Wv, Wo, h, target):
+    """The course's layer (lessons 3-4) on X (B, T, C): every array under its course name."""
+    B, T, C = X.shape
+    hs = C // h
+    split = lambda x: x.reshape(B, T, h, hs).transpose(0, 2, 1, 3)
+    merge = lambda x: x.transpose(0, 2, 1, 3).reshape(B, T, C)
+    Q, K, V = split(X @ Wq), split(X @ Wk), split(X @ Wv)
+    scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)
+    att = softmax(scores)
+    headout = att @ V
+    concat = merge(headout)
+    Y = concat @ Wo
+    loss = np.mean((Y - target) ** 2)
+    dY = 2 * (Y - target) / Y.size
+    dWo = concat.reshape(-1, C).T @ dY.reshape(-1, C)
+    dconcat = dY @ Wo.T
+    dheadout = split(dconcat)
+    dV = att.transpose(0, 1, 3, 2) @ dheadout
+    datt = dheadout @ V.transpose(0, 1, 3, 2)
+    dscores = att * (datt - np.sum(att * datt, axis=-1, keepdims=True))
+    dQ = dscores @ K / np.sqrt(hs)
+    dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs)
+    dQm, dKm, dVm = merge(dQ), merge(dK), merge(dV)
+    flat = X.reshape(-1, C)
+    dWq = flat.T @ dQm.reshape(-1, C)
+    dWk = flat.T @ dKm.reshape(-1, C)
+    dWv = flat.T @ dVm.reshape(-1, C)
+    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T
+    return dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=target, Q=Q, K=K, V=V, scores=scores,
+                att=att, headout=headout, concat=concat, Y=Y, loss=loss, dY=dY, dWo=dWo,
+                dconcat=dconcat, dheadout=dheadout, dV=dV, datt=datt, dscores=dscores, dQ=dQ,
+                dK=dK, dWq=dWq, dWk=dWk, dWv=dWv, dX=dX)
+
+
+def draw(seed, B, T, C):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((B, T, C))
+    W = [rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4)]
+    return X, W, rng.standard_normal((B, T, C))
+
+
+# ---------------------------------------------------------------------------
+# 1. gradients under other spellings (the course's layer, renamed)
+# ---------------------------------------------------------------------------
+
+GRADIENT_SPELLINGS = {
+    # run: { course name: the author's name }
+    "grads-suffix": dict(dWq="W_q_grads", dWk="W_k_grads", dWv="W_v_grads", dWo="W_o_grads",
+                         dX="d_input", dY="grad_out", datt="attn_grad"),
+    "grad-prefix": dict(dWq="grad_Wq", dWk="grad_Wk", dWv="grad_Wv", dWo="grad_Wo",
+                        dX="grad_x", dscores="grad_scores", dV="grad_V"),
+    "grad-suffix": dict(dWq="Wq_grad", dWk="Wk_grad", dWv="Wv_grad", dWo="Wo_grad", dX="dx",
+                        dQ="Q_grad", dK="K_grad"),
+    "d-prefix": dict(dWq="dW_q", dWk="dW_k", dWv="dW_v", dWo="dL_dWo", dX="dL_dX",
+                     dconcat="d_concat", dheadout="grad_head_out"),
+}
+
+
+def gradient_names(name):
+    X, W, target = draw(11, 2, 5, 6)
+    layer = course_layer(X, *W, 3, target)
+    spell = GRADIENT_SPELLINGS[name]
+    arrays = {spell.get(k, k): v for k, v in layer.items()}
+    return arrays, dict(heads=3, course=dict(zip(["Wq", "Wk", "Wv", "Wo"], W)),
+                        spelled=spell)
+
+
+# ---------------------------------------------------------------------------
+# 2. per-head weight lists WQ_<i>_h ... and the output projection
+# ---------------------------------------------------------------------------
+
+def per_head_layer(X, Wq, Wk, Wv, out, target):
+    """A per-head implementation: head i has its own (C, hs) Wq[i], Wk[i], Wv[i]; out(o_i, i) is
+    head i's part of Y, so Y = sum_i out(o_i, i). Returns Y, the heads' att, o and loss."""
+    B, T, C = X.shape
+    hs = Wq[0].shape[1]
+    Y = np.zeros((B, T, C))
+    atts, outs = [], []
+    for i in range(len(Wq)):
+        q, k, v = X @ Wq[i], X @ Wk[i], X @ Wv[i]
+        a = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(hs))
+        o = a @ v
+        Y += out(o, i)
+        atts.append(a)
+        outs.append(o)
+    return Y, np.stack(atts, axis=1), np.concatenate(outs, axis=-1), np.mean((Y - target) ** 2)
+
+
+def per_head(name):
+    rng = np.random.default_rng(23)
+    B, T, C, h = 2, 4, 6, 3
+    hs = C // h
+    X = rng.standard_normal((B, T, C))
+    Wq, Wk, Wv = ([rng.standard_normal((C, hs)) / np.sqrt(C) for _ in range(h)] for _ in range(3))
+    target = rng.standard_normal((B, T, C))
+    rows = lambda i: slice(i * hs, (i + 1) * hs)
+    layer = lambda out: per_head_layer(X, Wq, Wk, Wv, out, target)
+    out_in = name == "per-head-wo-out-in-rows"
+    wo_blocks = out_in or name == "per-head-wo-linear-blocks"
+    # nn.Linear(C, hs) per head stores (hs, C) and is used as X @ W.T
+    saved = (lambda w: w.T) if out_in else (lambda w: w)
+    arrays = dict(X=X, target=target)
+    for i in range(h):
+        arrays[f"WQ_{i}_h"], arrays[f"WK_{i}_h"], arrays[f"WV_{i}_h"] = (
+            saved(Wq[i]), saved(Wk[i]), saved(Wv[i]))
+    if name == "per-head-wo-single":
+        # one (C, C) output projection after the heads' concatenation, saved as WO_0
+        Wo = rng.standard_normal((C, C)) / np.sqrt(C)
+        Y, att, concat, loss = layer(lambda o, i: o @ Wo[rows(i)])
+        arrays["WO_0"] = Wo
+    elif name == "per-head-wo-rows":
+        # head i's own (hs, C) block of the output projection: Y = sum_i o_i @ Wo[i]
+        Wos = [rng.standard_normal((hs, C)) / np.sqrt(C) for _ in range(h)]
+        Y, att, concat, loss = layer(lambda o, i: o @ Wos[i])
+        for i in range(h):
+            arrays[f"WO_{i}_h"] = Wos[i]
+        Wo = np.vstack(Wos)
+    elif wo_blocks:
+        # one nn.Linear(C, C) output projection, its (out, in) weight saved in row blocks of hs
+        # (blocks of output features, not heads): Y = concat @ Wp.T (the heads' own weights
+        # (out, in) too, or (C, hs) used as X @ W)
+        Wp = rng.standard_normal((C, C)) / np.sqrt(C)
+        Y, att, concat, loss = layer(lambda o, i: o @ Wp.T[rows(i)])
+        for i in range(h):
+            arrays[f"WO_{i}_h"] = Wp[rows(i)]
+        Wo = Wp.T
+    else:
+        # head i's output projection stored (out, in) as nn.Linear(hs, C) stores it, (C, hs),
+        # used as o_i @ Wo[i].T; with its gradient, per head too
+        Wos = [rng.standard_normal((C, hs)) / np.sqrt(C) for _ in range(h)]
+        Y, att, concat, loss = layer(lambda o, i: o @ Wos[i].T)
+        dY = 2 * (Y - target) / Y.size
+        for i in range(h):
+            arrays[f"WO_{i}_h"] = Wos[i]
+            # d(o_i @ Wo_i.T) / dWo_i = dY.T @ o_i: (C, hs), as Wo_i is stored
+            arrays[f"dWO_{i}_h"] = dY.reshape(-1, C).T @ concat[..., rows(i)].reshape(-1, hs)
+        Wo = np.vstack([w.T for w in Wos])
+    if name == "per-head-wo-linear-no-y":
+        arrays = {k: v for k, v in arrays.items() if not k.startswith("dWO")}
+    else:
+        arrays.update(Y=Y, att=att, concat=concat, loss=loss)
+    course = dict(Wq=np.hstack(Wq), Wk=np.hstack(Wk), Wv=np.hstack(Wv), Wo=Wo)
+    return arrays, dict(heads=3, course=course)
+
+
+# ---------------------------------------------------------------------------
+# 3. X saved features first: (C, T) for one sequence, (B, C, T) for a batch
+# ---------------------------------------------------------------------------
+
+def features_first(name):
+    """Columns are tokens: Q = Wq.T @ X (or Wq @ X for weights stored (out, in)), Y = Wo.T @
+    concat, each (C, T); the target, the loss's gradient dY and dX (C, T) too."""
+    rng = np.random.default_rng(37)
+    T, C, h = 5, 6, 3
+    hs = C // h
+    batch = name == "features-first-batch"
+    B = 2 if batch else 1
+    Xf = rng.standard_normal((B, C, T))          # features first
+    W = [rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4)]
+    out_in = name == "features-first-out-in"
+    use = (lambda w: w) if out_in else (lambda w: w.T)   # Q = use(Wq) @ X
+    target = rng.standard_normal((B, C, T))
+    Qf, Kf, Vf = (use(w) @ Xf for w in W[:3])      # (B, C, T)
+    heads = []
+    for i in range(h):
+        rows = slice(i * hs, (i + 1) * hs)
+        q, k, v = Qf[:, rows], Kf[:, rows], Vf[:, rows]                 # (B, hs, T)
+        a = softmax(q.transpose(0, 2, 1) @ k / np.sqrt(hs))             # (B, T, T), rows: queries
+        heads.append((q, k, v, a, v @ a.transpose(0, 2, 1)))            # o: (B, hs, T)
+    concat = np.concatenate([o for *_, o in heads], axis=1)             # (B, C, T)
+    Y = use(W[3]) @ concat
+    loss = np.mean((Y - target) ** 2)
+    dY = 2 * (Y - target) / Y.size
+    dconcat = use(W[3]).T @ dY
+    dQf, dKf, dVf = np.zeros_like(Qf), np.zeros_like(Kf), np.zeros_like(Vf)
+    for i, (q, k, v, a, o) in enumerate(heads):
+        rows = slice(i * hs, (i + 1) * hs)
+        do = dconcat[:, rows]
+        dVf[:, rows] = do @ a                                           # o = v @ a.T
+        da = (v.transpose(0, 2, 1) @ do).transpose(0, 2, 1)             # (B, T, T)
+        ds = a * (da - np.sum(a * da, axis=-1, keepdims=True))
+        dQf[:, rows] = (k @ ds.transpose(0, 2, 1)) / np.sqrt(hs)
+        dKf[:, rows] = (q @ ds) / np.sqrt(hs)                           # s = q.T @ k
+    dX = sum(use(w).T @ d for w, d in zip(W[:3], (dQf, dKf, dVf)))
+    one = (lambda x: x) if batch else (lambda x: x[0])
+    arrays = dict(X=one(Xf), Wq=W[0], Wk=W[1], Wv=W[2], Wo=W[3], target=one(target), Y=one(Y),
+                  dY=one(dY), dX=one(dX), loss=loss)
+    if out_in:
+        arrays["Q"] = one(Qf)
+    course = dict(zip(["Wq", "Wk", "Wv", "Wo"], [w.T for w in W] if out_in else W))
+    return arrays, dict(heads=h, course=course)
+
+
+# ---------------------------------------------------------------------------
+# 4. one head, its scores and att saved without a head axis
+# ---------------------------------------------------------------------------
+
+def single_head(name):
+    """Single-head attention as tutorials write it: scores = Q @ K.T / sqrt(C) per sequence,
+    no head axis anywhere."""
+    rng = np.random.default_rng(41)
+    B = 1 if name == "single-head-one-item" else 2
+    T, C = 4, 6
+    X = rng.standard_normal((B, T, C))
+    Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))
+    target = rng.standard_normal((B, T, C))
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(C)                      # (B, T, T)
+    att = softmax(scores)
+    Y = (att @ V) @ Wo
+    dY = 2 * (Y - target) / Y.size
+    datt = (dY @ Wo.T) @ V.transpose(0, 2, 1)
+    dscores = att * (datt - np.sum(att * datt, axis=-1, keepdims=True))
+    one = (lambda x: x[0]) if B == 1 else (lambda x: x)
+    arrays = dict(X=one(X), Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=one(target), scores=one(scores),
+                  att=one(att), Y=one(Y), datt=one(datt), dscores=one(dscores))
+    return arrays, dict(heads=1, course=dict(Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo))
+
+
+RUNS = {
+    **{name: gradient_names for name in GRADIENT_SPELLINGS},
+    "per-head-wo-single": per_head,
+    "per-head-wo-rows": per_head,
+    "per-head-wo-linear": per_head,
+    "per-head-wo-linear-no-y": per_head,
+    "per-head-wo-out-in-rows": per_head,
+    "per-head-wo-linear-blocks": per_head,
+    "features-first": features_first,
+    "features-first-batch": features_first,
+    "features-first-out-in": features_first,
+    "single-head": single_head,
+    "single-head-one-item": single_head,
+}
+
+
+def exact(a):
+    a = np.asarray(a, dtype=np.float64)
+    return dict(shape=list(a.shape), data=[float(x) for x in a.ravel()])
+
+
+def main():
+    out = sys.argv[1]
+    manifest = []
+    for name, make in RUNS.items():
+        arrays, info = make(name)
+        np.savez(os.path.join(out, name + ".npz"), **arrays)
+        course = {k: exact(v) for k, v in info.pop("course").items()}
+        saved = {k: list(np.shape(v)) for k, v in arrays.items()}
+        manifest.append(dict(name=name, course=course, saved=saved, **info))
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,407 @@
+// Reading a file is a search too (issue 35, item 2): notebooks saved as public NumPy attention
+// code saves them (tests/check/readings.py, run here with NumPy: each layer computed in its
+// author's own layout) read as the course's layer. Gradients under their authors' spellings,
+// per-head weight lists under any index pattern with their output projection (one Wo saved as
+// WO_0, or per-head slices composed as the heads use them, proven by Y), X saved features first,
+// one head's scores and att without a head axis, and what a file lacks said instead of guessed.
+// Expected weights come from NumPy's own rearrangement (the manifest), transposes from plain
+// loops here; every assertion fails on the code before these readings.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadMHA } from '../../web/mha.js';
+import { readNpz } from '../../web/io/npz.js';
+import { checkNotebook } from '../../web/check/check.js';
+import { adaptLayout, headKeyOf, readingNote } from '../../web/check/layouts.js';
+import { acceptedShapes, courseName, matchNames } from '../../web/check/names.js';
+import { PYTHON, repoRoot } from '../helpers.mjs';
+
+const mha = await loadMHA();
+const dir = mkdtempSync(join(tmpdir(), 'mha-readings-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+execFileSync(PYTHON, [join(repoRoot, 'tests', 'check', 'readings.py'), dir]);
+const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+const runOf = (name) => manifest.find((r) => r.name === name);
+const load = (name) => readNpz(readFileSync(join(dir, `${name}.npz`)));
+
+const without = (arrays, ...keys) =>
+  Object.fromEntries(Object.entries(arrays).filter(([k]) => !keys.includes(k)));
+
+// status of every row by name
+const statuses = (report) => Object.fromEntries(report.rows.map((r) => [r.name, r.status]));
+
+// Every row is a match or missing, and the saved results (by course name) are matches.
+function assertMatches(report, names, label) {
+  const status = statuses(report);
+  for (const r of report.rows) {
+    assert.ok(['match', 'missing'].includes(r.status), `${label}: ${r.name} ${r.status}`);
+  }
+  for (const name of names) assert.equal(status[name], 'match', `${label}: ${name}`);
+}
+
+// The adapted weights are NumPy's course weights, entry for entry.
+function assertCourseWeights(adapted, run) {
+  for (const [name, want] of Object.entries(run.course)) {
+    const got = adapted.arrays[name];
+    assert.ok(got, `${run.name}: ${name} read`);
+    assert.deepEqual(got.shape, want.shape, `${run.name}: ${name} shape`);
+    assert.deepEqual(got.data, Float64Array.from(want.data), `${run.name}: ${name} exactly`);
+  }
+}
+
+// (…, a, b) -> (…, b, a) by loops
+function swapLast({ data, shape }) {
+  const [a, b] = shape.slice(-2);
+  const out = new Float64Array(data.length);
+  for (let n = 0; n < data.length / (a * b); n++) {
+    for (let i = 0; i < a; i++) {
+      for (let j = 0; j < b; j++) out[n * a * b + j * a + i] = data[n * a * b + i * b + j];
+    }
+  }
+  return { data: out, shape: [...shape.slice(0, -2), b, a], dtype: '<f8' };
+}
+
+// ------------------------------------------------------------------------------------------------
+// 1. gradients under their authors' spellings
+
+test("courseName: gradients spelled d, grad, _grad, _grads, dL_d read as the course's", () => {
+  const cases = {
+    W_q_grads: 'dWq',
+    grad_Wq: 'dWq',
+    dW_q: 'dWq',
+    Wq_grad: 'dWq',
+    grad_W_o: 'dWo',
+    Wv_gradient: 'dWv',
+    dL_dWk: 'dWk',
+    d_input: 'dX',
+    grad_input: 'dX',
+    grad_x: 'dX',
+    x_grad: 'dX',
+    dx: 'dX',
+    dL_dX: 'dX',
+    dLoss_dY: 'dY',
+    grad_out: 'dY',
+    output_grad: 'dY',
+    attn_grad: 'datt',
+    grad_scores: 'dscores',
+    Q_grad: 'dQ',
+    grad_head_out: 'dheadout',
+    d_concat: 'dconcat',
+    inputs: 'X',
+  };
+  for (const [key, want] of Object.entries(cases)) assert.equal(courseName(key), want, key);
+  // no gradient in the course (loss, target), a gradient's gradient, a mark alone, a lesson-1
+  // head, a mark inside the name: not read
+  for (const key of ['loss_grad', 'dloss', 'd_target', 'grad_dWq', 'dWq_grads', 'grad', 'd']) {
+    assert.equal(courseName(key), null, key);
+  }
+  for (const key of ['grads', 'dL', 'Wq1_grad', 'W_grad_q', 'dropout', 'delta', 'gradient']) {
+    assert.equal(courseName(key), null, key);
+  }
+  // the course's spelling wins over a gradient spelling of the same name, said
+  const a = (x) => ({ data: Float64Array.of(x), shape: [1] });
+  const { found, notes } = matchNames({ grad_Wq: a(1), dWq: a(2) });
+  assert.equal(found.dWq.key, 'dWq');
+  assert.deepEqual(notes, ['grad_Wq and dWq both name dWq: dWq was used']);
+});
+
+for (const name of ['grads-suffix', 'grad-prefix', 'grad-suffix', 'd-prefix']) {
+  test(`${name}: each gradient read under its author's name; every row matches`, () => {
+    const run = runOf(name);
+    const report = checkNotebook(mha, load(name), { heads: run.heads });
+    assertMatches(report, Object.keys(run.spelled), name);
+    // every result saved: nothing missing, nothing ignored
+    assert.deepEqual(
+      report.rows.filter((r) => r.status !== 'match').map((r) => r.name),
+      [],
+    );
+    assert.deepEqual(report.ignored, []);
+    for (const [course, spelled] of Object.entries(run.spelled)) {
+      assert.ok(report.notes.includes(`${spelled} read as ${course}`), `${name}: ${spelled}`);
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// 2. per-head weight lists under any index pattern, with Wo
+
+test('headKeyOf: one number beside a weight name, a head mark or none; others are no head', () => {
+  const cases = {
+    WQ_0_h: ['Wq', 0],
+    Wq_h1: ['Wq', 1],
+    W_q_head_2: ['Wq', 2],
+    head_0_Wk: ['Wk', 0],
+    h1_Wv: ['Wv', 1],
+    'heads.0.W_o': ['Wo', 0],
+    'Wo[3]': ['Wo', 3],
+    WO_0: ['Wo', 0],
+    dWO_2_h: ['dWo', 2],
+    W_q_grads_1: ['dWq', 1],
+    grad_Wk_0: ['dWk', 0],
+    q_proj_0: ['Wq', 0],
+    'blocks.0.Wq_1': ['Wq', 1], // the module path is not the key's
+  };
+  for (const [key, [name, index]] of Object.entries(cases)) {
+    assert.deepEqual(headKeyOf(key), { name, index }, key);
+  }
+  for (const key of ['layer_0_Wq_1', 'block0_Wq', 'l1_Wq1', 'a_Wq_0', 'Wq_0x', 'Wq', 'q1']) {
+    assert.equal(headKeyOf(key), null, key);
+  }
+});
+
+const JOINED = (w, part, where) =>
+  `${w}_0_h … ${w}_2_h are 3 per-head ${part} matrices: joined into one (6, 6) ` +
+  `W${w[1].toLowerCase()}, head i in ${where} i·2…(i+1)·2`;
+const QKV_JOINED = ['WQ', 'WK', 'WV'].map((w) => JOINED(w, '(6, 2)', 'columns'));
+
+const PER_HEAD = {
+  // one (C, C) output projection saved as WO_0: it is Wo (never "no Wo … Wo = I")
+  'per-head-wo-single': { notes: [...QKV_JOINED, 'WO_0 read as Wo'], match: ['att', 'concat'] },
+  // (hs, C) slices: Y = Σ o_i @ Wo_i, joined in rows, as the heads compose
+  'per-head-wo-rows': {
+    notes: [...QKV_JOINED, JOINED('WO', '(2, 6)', 'rows')],
+    match: ['att', 'concat'],
+  },
+  // (C, hs) slices of per-head nn.Linear(hs, C): Y = Σ o_i @ Wo_i.T, dWo per head with them
+  'per-head-wo-linear': {
+    notes: [
+      ...QKV_JOINED,
+      JOINED('WO', '(6, 2)', 'columns'),
+      'dWO_0_h … dWO_2_h are 3 per-head (6, 2) matrices: joined into one (6, 6) dWo, head i in ' +
+        'columns i·2…(i+1)·2',
+      "WO_0_h … WO_2_h are (6, 2) = (C, hs) slices of Wo: head i's output meets its slice only " +
+        'as headout_i @ Wo_i.T, so Wo = np.vstack([Wo_i.T …]) (and dWo with it) (your Y, ' +
+        'recomputed with it, matches)',
+    ],
+    match: ['att', 'concat', 'dWo'],
+  },
+  // the same without Y (nothing to prove it by): composed all the same
+  'per-head-wo-linear-no-y': {
+    notes: [
+      ...QKV_JOINED,
+      JOINED('WO', '(6, 2)', 'columns'),
+      "WO_0_h … WO_2_h are (6, 2) = (C, hs) slices of Wo: head i's output meets its slice only " +
+        'as headout_i @ Wo_i.T, so Wo = np.vstack([Wo_i.T …])',
+    ],
+    match: [],
+  },
+  // everything (out, in): the heads' (hs, C) nn.Linear weights and an nn.Linear(C, C) Wo saved
+  // in row blocks; Y keeps the (out, in) reading of Wo against the slices' composition
+  'per-head-wo-out-in-rows': {
+    notes: [
+      ...['WQ', 'WK', 'WV', 'WO'].map((w) => JOINED(w, '(2, 6)', 'rows')),
+      "your weights are stored (out, in) and used as X @ W.T (PyTorch's nn.Linear): " +
+        'transposed all four and their gradients',
+    ],
+    match: ['att', 'concat'],
+  },
+  // the heads' weights (C, hs) used as X @ W, Wo an nn.Linear weight saved in row blocks: only
+  // Y says Wo is their transpose
+  'per-head-wo-linear-blocks': {
+    notes: [
+      ...QKV_JOINED,
+      JOINED('WO', '(2, 6)', 'rows'),
+      'WO_0_h … WO_2_h: your Y is reproduced only with Wo transposed from the way per-head ' +
+        'slices compose: Wo transposed',
+    ],
+    match: ['att', 'concat'],
+  },
+};
+
+for (const [name, expect] of Object.entries(PER_HEAD)) {
+  test(`${name}: the per-head keys and the output projection read as the course's layer`, () => {
+    const run = runOf(name);
+    const file = load(name);
+    const a = adaptLayout(file, { heads: run.heads });
+    assertCourseWeights(a, run);
+    assert.deepEqual(a.notes, expect.notes);
+    assert.deepEqual(a.reading.missing, []);
+    const report = checkNotebook(mha, file, { heads: run.heads });
+    const saved = 'Y' in file ? ['Y', 'loss', ...expect.match] : expect.match;
+    assertMatches(report, saved, name);
+    assert.ok(!report.notes.some((n) => n.startsWith('no Wo')), name);
+    assert.equal(report.sizes.heads, 3);
+  });
+}
+
+test('a lone per-head Wo slice is said and never replaced by the identity; a file Wo wins', () => {
+  const name = 'per-head-wo-rows';
+  const file = without(load(name), 'WO_1_h', 'WO_2_h');
+  const a = adaptLayout(file, { heads: 3 });
+  assert.ok(!('Wo' in a.arrays));
+  assert.ok(
+    a.notes.includes(
+      "WO_0_h (2, 6) is one head's slice of Wo (C = 6 from X) and your file has no other " +
+        "head's: Wo cannot be built from it; left as it is",
+    ),
+  );
+  assert.ok(!a.notes.some((n) => n.startsWith('no Wo')));
+  assert.deepEqual(a.reading.missing, ['Wo']);
+  // the file's own Wo is used; its per-head keys are not
+  const course = runOf(name).course.Wo;
+  const Wo = { data: Float64Array.from(course.data), shape: course.shape, dtype: '<f8' };
+  const b = adaptLayout({ ...load(name), Wo }, { heads: 3 });
+  assert.equal(b.arrays.Wo, Wo);
+  assert.ok('WO_0_h' in b.arrays);
+});
+
+// ------------------------------------------------------------------------------------------------
+// 3. X saved features first
+
+const FEATURES_FIRST = {
+  'features-first': {
+    notes: [
+      'X is (6, 5) and your Wq, Wk, Wv give C = 6: X is saved features first, (C, T); read as ' +
+        'X.T, (5, 6)',
+      'target, Y, dY, dX are saved features first as X is: read transposed too, (T, C) = (5, 6)',
+    ],
+    convention: 'in-out',
+    match: ['Y', 'loss', 'dY', 'dX'],
+  },
+  'features-first-batch': {
+    notes: [
+      'X is (2, 6, 5) and your Wq, Wk, Wv give C = 6: X is saved features first, (B, C, T); ' +
+        'read as X.transpose(0, 2, 1), (2, 5, 6)',
+      'target, Y, dY, dX are saved features first as X is: read transposed too, (B, T, C) = ' +
+        '(2, 5, 6)',
+    ],
+    convention: 'in-out',
+    match: ['Y', 'loss', 'dY', 'dX'],
+  },
+  // Q = Wq @ X: the weights used (out, in), found from Q once X and Q are read transposed
+  'features-first-out-in': {
+    notes: [
+      'X is (6, 5) and your Wq, Wk, Wv give C = 6: X is saved features first, (C, T); read as ' +
+        'X.T, (5, 6)',
+      'target, Y, dY, dX, Q are saved features first as X is: read transposed too, (T, C) = ' +
+        '(5, 6)',
+      "your weights are stored (out, in) and used as X @ W.T (PyTorch's nn.Linear): " +
+        'transposed all four and their gradients',
+    ],
+    convention: 'out-in',
+    match: ['Q', 'Y', 'loss', 'dY', 'dX'],
+  },
+};
+
+for (const [name, expect] of Object.entries(FEATURES_FIRST)) {
+  test(`${name}: X (C, T) read as X.T with its other arrays, no throw, every row matches`, () => {
+    const run = runOf(name);
+    const file = load(name);
+    const a = adaptLayout(file, { heads: run.heads });
+    assert.deepEqual(a.notes, expect.notes);
+    assert.equal(a.convention, expect.convention);
+    assertCourseWeights(a, run);
+    for (const k of ['X', 'dY']) {
+      const want = swapLast(file[k]);
+      assert.deepEqual([a.arrays[k].data, a.arrays[k].shape], [want.data, want.shape], k);
+    }
+    const report = checkNotebook(mha, file, { heads: run.heads });
+    assertMatches(report, expect.match, name);
+    assert.deepEqual(report.sizes, {
+      B: file.X.shape.length === 3 ? 2 : 1,
+      T: 5,
+      C: 6,
+      heads: 3,
+      hs: 2,
+    });
+  });
+}
+
+test('features first only when X fits no other way: the weights must all say so', () => {
+  const f = load('features-first');
+  const { X, Wq, Wk, Wv } = f;
+  const keep = (arrays) => adaptLayout(arrays, { heads: 3 });
+  // Wq, Wk, Wv not all there, or Wo showing T as C: X left as it is, nothing said
+  for (const arrays of [
+    { X, Wq, Wk },
+    { X, Wq, Wk, Wv, Wo: { data: new Float64Array(25), shape: [5, 5] } },
+  ]) {
+    const a = keep(arrays);
+    assert.equal(a.arrays.X, X, Object.keys(arrays).join());
+    assert.deepEqual(a.notes, []);
+  }
+  // X (T, C) as the course has it: untouched; per-head lists and a fused matrix say C too
+  assert.deepEqual(keep({ X: swapLast(X), Wq, Wk, Wv, Wo: f.Wo }).notes, []);
+  const qkv = { data: new Float64Array(6 * 18), shape: [6, 18] };
+  assert.match(keep({ X, c_attn: qkv }).notes[0], /^X is \(6, 5\) and your Wq, Wk, Wv give C = 6/);
+  const heads = Object.fromEntries(
+    ['Wq', 'Wk', 'Wv'].flatMap((w) =>
+      [0, 1, 2].map((i) => [`${w}_${i}`, { data: new Float64Array(12), shape: [6, 2] }]),
+    ),
+  );
+  assert.match(keep({ X, ...heads }).notes[0], /^X is \(6, 5\) .* read as X\.T, \(5, 6\)$/);
+});
+
+test('a dY or target saved (C, T) beside X (T, C): read transposed, no throw', () => {
+  const run = runOf('single-head-one-item');
+  const file = load(run.name);
+  const target = swapLast(file.target);
+  const a = adaptLayout({ ...file, target }, { heads: 1 });
+  assert.deepEqual(a.notes, [
+    'target is (6, 4) = (C, T) while X is (T, C) = (4, 6): read as target.T',
+  ]);
+  assert.deepEqual(a.arrays.target.data, file.target.data);
+  const report = checkNotebook(mha, { ...file, target }, { heads: 1 });
+  assertMatches(report, ['Y', 'scores', 'att', 'datt', 'dscores'], run.name);
+});
+
+// ------------------------------------------------------------------------------------------------
+// 4. one head: scores and att without a head axis
+
+test('one head: scores, att, datt, dscores (B, T, T), and (T, T) with B = 1, are compared', () => {
+  for (const name of ['single-head', 'single-head-one-item']) {
+    const report = checkNotebook(mha, load(name), { heads: 1 });
+    assertMatches(report, ['scores', 'att', 'Y', 'datt', 'dscores'], name);
+  }
+  // accepted with one head only: with two, (B, T, T) is no head's layout
+  const s = { B: 2, T: 4, C: 6 };
+  const shapes = (heads, B = 2) =>
+    acceptedShapes('att', { ...s, B, heads }).map((f) => f.shape.join(','));
+  assert.deepEqual(shapes(1), ['2,1,4,4', '2,4,4']);
+  assert.deepEqual(shapes(1, 1), ['1,1,4,4', '1,4,4', '4,4']);
+  assert.deepEqual(shapes(2), ['2,2,4,4']);
+  const two = checkNotebook(mha, load('single-head'), { heads: 2 });
+  assert.equal(statuses(two).att, 'shape');
+});
+
+// ------------------------------------------------------------------------------------------------
+// 5. what a file lacks: said, not guessed
+
+test('reading: which arrays the layer was read from, what is missing or not (C, C)', () => {
+  const run = runOf('per-head-wo-rows');
+  const file = without(load(run.name), 'WO_1_h', 'WO_2_h');
+  const a = adaptLayout(file, { heads: 3 });
+  assert.deepEqual(a.reading.read.Wq, ['WQ_0_h', 'WQ_1_h', 'WQ_2_h']);
+  assert.equal(
+    readingNote(a.reading),
+    'your layer as read: X, Wq from WQ_0_h … WQ_2_h, Wk from WK_0_h … WK_2_h, Wv from WV_0_h … ' +
+      'WV_2_h; missing: Wo (the check needs X and the four weights)',
+  );
+  // a full layer: nothing to say; Wo = I said as such
+  assert.equal(readingNote(adaptLayout(load(run.name), { heads: 3 }).reading), null);
+  const { Wq, Wk, Wv } = load('features-first');
+  const X = swapLast(load('features-first').X);
+  const noWo = adaptLayout({ X, Wq, Wk, Wv }, { heads: 3 });
+  assert.deepEqual(noWo.reading.read.Wo, []);
+  assert.equal(readingNote(noWo.reading), null);
+  // a weight of another shape, no X at all
+  const bad = { data: new Float64Array(12), shape: [6, 2] };
+  const c = adaptLayout({ X, Wq, q_proj: Wq, Wk: bad }, { heads: 3 });
+  assert.equal(
+    readingNote(c.reading),
+    'your layer as read: X, Wq; missing: Wv, Wo; not (C, C): Wk (6, 2) (the check needs X and ' +
+      'the four weights)',
+  );
+  assert.equal(
+    readingNote(adaptLayout({ Wq }, {}).reading),
+    'your layer as read: Wq; missing: X, Wk, Wv, Wo (the check needs X and the four weights)',
+  );
+  assert.equal(
+    readingNote(adaptLayout(null, {}).reading),
+    'nothing of your layer was read; missing: X, Wq, Wk, Wv, Wo (the check needs X and the ' +
+      'four weights)',
+  );
+});
