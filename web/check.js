@@ -8,6 +8,7 @@ export { readNpy, writeNpy } from './io/npy.js';
 export { loadNpz, readNpz, writeNpz } from './io/npz.js';
 export { parseNumpyText } from './io/text.js';
 export { checkNotebook, resultOrder } from './check/check.js';
+export { adaptLayout, readingNote } from './check/layouts.js';
 export {
   HEAD_COLUMN_NAMES,
   LESSON1_NAMES,

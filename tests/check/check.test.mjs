@@ -941,7 +941,9 @@ test('bad input, word for word: malformed arrays, empty sizes, weights, heads, c
   });
   assert.equal(
     fails(wrongW([144])),
-    'checkNotebook: Wv has shape (144,); expected (C, C) = (12, 12) with C = 12 from X',
+    'checkNotebook: Wv has shape (144,); expected (C, C) = (12, 12) with C = 12 from X (your ' +
+      'layer as read: X, Wq, Wk, Wo; not (C, C): Wv (144,) (the check needs X and the four ' +
+      'weights))',
   );
   assert.equal(fails(wrongW([6, 24])).split(';')[0], 'checkNotebook: Wv has shape (6, 24)');
   assert.equal(fails(wrongW([12, 6])).split(';')[0], 'checkNotebook: Wv has shape (12, 6)');
@@ -961,7 +963,8 @@ test('bad input, word for word: malformed arrays, empty sizes, weights, heads, c
   assert.equal(
     fails(without(a, 'Wk')),
     "checkNotebook: Wk is missing: save X and the four weights, e.g. np.savez('mha_check.npz', " +
-      'X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, ...)',
+      'X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, ...) (your layer as read: X, Wq, Wv, Wo; missing: Wk (the ' +
+      'check needs X and the four weights))',
   );
   assert.equal(
     fails({ ...a, dY: undefined, target: { data: new Float64Array(12), shape: [12] } }),

@@ -26,6 +26,7 @@ import {
   inferHeads,
   lessonData,
   matrixView,
+  missingForCheck,
   missingInputs,
   nameError,
   fileArrays,
@@ -243,6 +244,16 @@ test('inferHeads: the second axis of the first 4-D array; missingInputs: X and t
   assert.deepEqual(missingInputs(mha, []), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
   assert.deepEqual(missingInputs(mha, courseList()), []);
   assert.deepEqual(missingInputs(mha, removeArray(courseList(), 'wk')), ['Wk']);
+});
+
+test('missingForCheck: the weights a per-head file gives are not asked for; Wo still is', () => {
+  // X (1, 4, 6), 2 heads of 3: Wq, Wk, Wv as one (6, 3) array per head, no Wo
+  const heads = ['Q', 'K', 'V'].flatMap((w) => [0, 1].map((h) => arr(`W${w}_${h}_h`, [6, 3])));
+  const list = addArrays([], [arr('X', [1, 4, 6]), ...heads]).list;
+  assert.deepEqual(missingInputs(mha, list), ['Wq', 'Wk', 'Wv', 'Wo']);
+  assert.deepEqual(missingForCheck(mha, list), ['Wo']);
+  assert.deepEqual(missingForCheck(mha, []), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
+  assert.deepEqual(missingForCheck(mha, courseList()), []);
 });
 
 test("customArrays of the course's inputs: lessons 3 and 4 give the course's figures", () => {

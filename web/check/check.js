@@ -28,7 +28,7 @@ import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, matchNames, shapeText } from './names.js';
-import { adaptLayout } from './layouts.js';
+import { adaptLayout, readingNote } from './layouts.js';
 import { checkTraining, trainingKeys } from './training.js';
 import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
@@ -544,6 +544,17 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf 
   return state.causes;
 }
 
+// fn(), its Error saying also how the file was read and what the layer lacks (readingNote)
+function withReading(adapted, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    const note = adapted.reading ? readingNote(adapted.reading) : null;
+    if (note) e.message += ` (${note})`;
+    throw e;
+  }
+}
+
 // node -> the key of the student's file it was read from (the inputs and the compared results)
 function fileKeys(found, inputs, items) {
   const out = new Map();
@@ -573,7 +584,9 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   const adapted = adaptLayout(arrays, { heads });
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
   notes.unshift(...adapted.notes);
-  const { inputs, sizes } = readSizes(found, adapted.heads ?? heads, causal, notes);
+  const { inputs, sizes } = withReading(adapted, () =>
+    readSizes(found, adapted.heads ?? heads, causal, notes),
+  );
   sizes.loss = readLoss(found, sizes, inputs);
   const layer = createLayer(mha, inputs, sizes);
   const plan = tensorPlan(mha);

@@ -30,7 +30,7 @@ import {
   removeArray,
   checkArgs,
   inferHeads,
-  missingInputs,
+  missingForCheck,
   fileError,
   fileKind,
   fileArrays,
@@ -452,7 +452,7 @@ function runCheck(ctx) {
   const { status, slot } = parts.results;
   // the course names: a lesson's own arrays (l4_X …) feed that lesson only
   const plain = plainArrays(state.list);
-  const missing = missingInputs(mha, plain);
+  const missing = missingForCheck(mha, plain);
   if (missing.length) {
     status.textContent = missingText(ctx, missing);
     return;

@@ -25,6 +25,7 @@ import {
   lessonOf,
   lessonSaveLine,
   studentRun,
+  adaptLayout,
 } from '../check.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../io/limits.js';
 import { MAX_LR, MAX_STEPS } from './settings.js';
@@ -234,6 +235,15 @@ export function inferHeads(list) {
 /** The inputs the check cannot run without that are not loaded: X and the four weights. */
 export function missingInputs(mha, list) {
   return ['X', ...weightNames(mha)].filter((n) => !findArray(list, n));
+}
+
+/**
+ * The inputs the notebook check still needs: missingInputs, less those the file's layout gives
+ * (per-head weights WQ_0_h …, a fused qkv, Wo from WO_0: the check's reading of the arrays).
+ */
+export function missingForCheck(mha, list) {
+  const { read } = adaptLayout(checkArgs(list), {}).reading;
+  return missingInputs(mha, list).filter((n) => !read[n]?.length);
 }
 
 const prod = (shape) => shape.reduce((a, b) => a * b, 1);
