@@ -528,6 +528,8 @@ test('factorAnalysis: generic readings name the number, an unknown k only k', ()
   const odd = factorAnalysis(context('headout', times(local, 0.37), local));
   assert.match(odd.message, /one constant factor k = 0\.37 over every entry; the course computes/);
   assert.ok(Math.abs(odd.factor - 0.37) < 1e-12);
+  assert.equal(odd.unexplained, true); // k is no quantity of the layer: the edits are tried
+  assert.equal(neg.unexplained, true);
   // word for word; the quantities k equals (h = B = 2 here), each once, not k itself again
   assert.deepEqual(factorAnalysis(context('att', times(local, 2), local)), {
     id: 'factor',
@@ -535,6 +537,7 @@ test('factorAnalysis: generic readings name the number, an unknown k only k', ()
     message:
       "Your att is 2 × the course's: one constant factor k = 2 = h = B over every entry; " +
       'the course computes the line.',
+    unexplained: false,
   });
   // k = 1 within 1e-9 is no factor; just outside it is one
   assert.equal(factorAnalysis(context('att', times(local, 1 + 5e-10), local)), null);

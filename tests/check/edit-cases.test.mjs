@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { loadMHA } from '../../web/mha.js';
 import { readNpz } from '../../web/io/npz.js';
 import { checkNotebook } from '../../web/check/check.js';
+import { MISTAKES } from '../../web/check/catalogue.js';
+import { findEdits } from '../../web/check/edits.js';
+import { Pipeline } from '../../web/check/pipeline.js';
+import { PROGRAM_NODES } from '../../web/check/program.js';
 import { PYTHON, repoRoot } from '../helpers.mjs';
 
 const mha = await loadMHA();
@@ -98,6 +102,59 @@ const CASES = [
     id: 'input-changed',
     says: /differs from your X in 8 of 64 entries \(X\[0, 1, 0\] .* in it, 0 in your file;/,
   },
+  {
+    name: 'dv-from-q',
+    find: 'dV = att.transpose(0, 1, 3, 2) @ dheadout',
+    replace: 'dV = att.transpose(0, 1, 3, 2) @ Q',
+    row: 'dV',
+    id: 'edit-operand',
+  },
+  {
+    name: 'v-at-att',
+    find: 'headout = att @ V',
+    replace: 'headout = V @ att',
+    row: 'headout',
+    id: 'edit-operands-swapped',
+  },
+  {
+    name: 'att-transposed',
+    find: 'headout = att @ V',
+    replace: 'headout = att.transpose(0, 1, 3, 2) @ V',
+    row: 'headout',
+    id: 'edit-transpose-added',
+  },
+  {
+    name: 'k-not-transposed',
+    find: 'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+    replace: 'scores = Q @ K / np.sqrt(hs)',
+    row: 'scores',
+    id: 'edit-transpose-dropped',
+  },
+  {
+    name: 'rowsum-without-keepdims-not-saved',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = att * (datt - (datt * att).sum(axis=-1))',
+    sizes: { B: 1, T: 4, C: 4, heads: 1 },
+    drop: ['dscores'],
+    row: 'dQ',
+    id: 'edit-keepdims',
+  },
+  {
+    name: 'dk-over-t',
+    find: 'dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs)',
+    replace: 'dK = dscores.transpose(0, 1, 3, 2) @ Q / T',
+    sizes: { T: 3 },
+    row: 'dK',
+    id: 'edit-constant',
+    says: /T where the course has np\.sqrt\(hs\)/,
+  },
+  {
+    name: 'no-exponential',
+    find: 'e = np.exp(scores - scores.max(axis=-1, keepdims=True))',
+    replace: 'e = scores - scores.max(axis=-1, keepdims=True)',
+    row: 'att',
+    id: 'edit-exp-dropped',
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
@@ -106,20 +163,20 @@ const TRAINING = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after', 'lr'
 test('one hand-written mistake per notebook: named as an edit at its first differing row', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mha-edit-cases-'));
   try {
-    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11 });
+    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11, ...c.sizes });
     const cases = CASES.map((c) => ({
       name: c.name,
       find: c.find,
       replace: c.replace,
       sizes: sizes(c),
-      drop: TRAINING,
+      drop: [...TRAINING, ...(c.drop ?? [])],
       rename: c.rename ?? {},
     }));
     const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
     execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
     for (const c of CASES) {
       const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
-      const report = checkNotebook(mha, arrays, { heads: 2, causal: !!c.causal });
+      const report = checkNotebook(mha, arrays, { heads: sizes(c).heads, causal: !!c.causal });
       const flagged = report.rows.filter((r) => r.status !== 'match' && r.status !== 'missing');
       if (c.row === null) {
         assert.deepEqual(
@@ -173,6 +230,81 @@ const LOOP_CASES = [
     says: /for Wo: the sign of the step is flipped/,
   },
   {
+    name: 'wk-from-the-updated-wq',
+    find: 'Wk = Wk - lr * g["dWk"]',
+    replace: 'Wk = Wq - lr * g["dWk"]',
+    id: 'loop-other-weight',
+  },
+  {
+    name: 'wv-without-its-gradient',
+    find: 'Wv = Wv - lr * g["dWv"]',
+    replace: 'Wv = Wv - lr',
+    id: 'loop-gradient-dropped',
+    sizes: { B: 1, T: 2, C: 4, heads: 2, causal: false, seed: 5 },
+  },
+  {
+    name: 'wo-rounded-to-float32',
+    find: 'Wo = Wo - lr * g["dWo"]',
+    replace: 'Wo = (Wo - lr * g["dWo"]).astype(np.float32)',
+    id: 'loop-float32',
+  },
+  {
+    name: 'lr-squared-for-wq',
+    find: 'Wq = Wq - lr * g["dWq"]',
+    replace: 'Wq = Wq - lr * lr * g["dWq"]',
+    id: 'loop-lr',
+  },
+  {
+    name: 'the-loss-against-x',
+    find: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    replace: '        g = layer(X, Wq, Wk, Wv, Wo, X, h, causal)\n',
+    id: 'loop-target',
+  },
+  {
+    name: 'the-layer-run-once',
+    find: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    replace:
+      '        g = g0 if step else layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n        g0 = g\n',
+    id: 'loop-gradients-stale',
+  },
+  {
+    name: 'update-before-the-backward',
+    find: '        Wq = Wq - lr * g["dWq"]\n        Wk = Wk - lr * g["dWk"]\n',
+    replace: [
+      '        if step:',
+      ...['q', 'k', 'v', 'o'].map((w) => `            W${w} = W${w} - lr * G["dW${w}"]`),
+      '        G = g',
+      '        continue\n',
+    ].join('\n'),
+    id: 'loop-update-first',
+  },
+  {
+    name: 'loss-after-the-update',
+    find: ['        losses.append(g["loss"])\n', '        Wo = Wo - lr * g["dWo"]\n'],
+    replace: [
+      '',
+      '        Wo = Wo - lr * g["dWo"]\n' +
+        '        losses.append(layer(X, Wq, Wk, Wv, Wo, target, h, causal)["loss"])\n',
+    ],
+    id: 'loop-loss-after-update',
+  },
+  {
+    name: 'losses-never-appended',
+    find: '        losses.append(g["loss"])\n',
+    replace: '',
+    id: 'loop-losses-not-recorded',
+    first: 'losses',
+    status: 'shape',
+  },
+  {
+    name: 'one-step-fewer',
+    find: '    for step in range(steps):',
+    replace: '    for step in range(steps - 1):',
+    id: 'loop-steps',
+    drop: ['losses'],
+    first: 'Wq_after',
+  },
+  {
     name: 'layer-mistake-in-training',
     find: 'att = e / e.sum(axis=-1, keepdims=True)',
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',
@@ -184,17 +316,20 @@ test('one hand-written mistake in the training loop: named at losses, the rest f
   const dir = mkdtempSync(join(tmpdir(), 'mha-loop-cases-'));
   try {
     const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
-    const cases = LOOP_CASES.map(({ name, find, replace }) => ({ name, find, replace, sizes }));
+    const cases = LOOP_CASES.map((c) => ({ sizes, drop: [], ...c }));
     const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
     execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
     for (const c of LOOP_CASES) {
       const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
-      const rows = checkNotebook(mha, arrays, { heads: 2 }).rows;
-      const flagged = rows.filter((r) => r.status === 'differs');
+      const heads = c.sizes?.heads ?? 2;
+      const rows = checkNotebook(mha, arrays, { heads }).rows;
+      const flagged = rows.filter((r) => r.status === 'differs' || r.status === 'shape');
       const training = rows.filter((r) => r.name === 'losses' || r.name.endsWith('_after'));
       assert.deepEqual(
         training.map((r) => r.name),
-        ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'],
+        ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'].filter(
+          (n) => !c.drop?.includes(n),
+        ),
       );
       if (c.layer) {
         assert.equal(flagged[0].name, c.layer, c.name);
@@ -205,15 +340,100 @@ test('one hand-written mistake in the training loop: named at losses, the rest f
         }
         continue;
       }
-      assert.equal(flagged[0]?.name, 'losses', `${c.name}: the first flagged row`);
+      const first = c.first ?? 'losses';
+      assert.equal(flagged[0]?.name, first, `${c.name}: the first flagged row`);
+      assert.equal(flagged[0].status, c.status ?? 'differs', c.name);
       assert.equal(flagged[0].diagnosis.id, c.id, `${c.name}: ${flagged[0].diagnosis.message}`);
       if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
+      const follows = new RegExp(`^follows from ${first}: the same loop reproduces`);
       for (const r of flagged.slice(1)) {
         assert.ok(r.name.endsWith('_after'), `${c.name}: ${r.name} differs`);
-        assert.match(r.diagnosis.message, /^follows from losses: the same loop reproduces/);
+        if (c.status !== 'shape') assert.match(r.diagnosis.message, follows, c.name);
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// Edits the check's older analyses name first at the row (a merge without its transpose, a
+// residual, a factor …): the search alone, on the student's arrays before the row, must find
+// them too. Each: the line replaced, the row searched, the kind of the edit found first.
+const SEARCH_CASES = [
+  {
+    name: 'split-by-reshape',
+    find: 'dheadout = dconcat.reshape(B, T, h, hs).transpose(0, 2, 1, 3)',
+    replace: 'dheadout = dconcat.reshape(B, h, T, hs)',
+    row: 'dheadout',
+    kind: 'reshape-without-transpose',
+  },
+  {
+    name: 'dx-without-the-k-path',
+    find: 'dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T',
+    replace: 'dX = dQm @ Wq.T + dVm @ Wv.T',
+    row: 'dX',
+    kind: 'term-dropped',
+  },
+  {
+    name: 'a-residual',
+    find: 'Y = concat @ Wo',
+    replace: 'Y = concat @ Wo + X',
+    row: 'Y',
+    kind: 'term-added',
+  },
+  {
+    name: 'headout-over-h',
+    find: 'headout = att @ V',
+    replace: 'headout = att @ V / h',
+    row: 'headout',
+    kind: 'factor',
+  },
+  {
+    name: 'mask-filled-with-zero',
+    find: '        scores = np.where(mask, -np.inf, scores)',
+    replace: '        scores = np.where(mask, 0, scores)',
+    row: 'att',
+    kind: 'mask',
+    causal: true,
+  },
+];
+
+// the course's results in order, and the check's sizes
+const ORDER = PROGRAM_NODES.filter((n) => !/^d?[QKV]m$/.test(n));
+
+test('the edit search alone finds the edits older analyses name first', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mha-search-cases-'));
+  try {
+    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11 });
+    const cases = SEARCH_CASES.map((c) => ({ ...c, sizes: sizes(c), drop: [] }));
+    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
+    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+    for (const c of SEARCH_CASES) {
+      const a = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const { B, T, C, heads } = sizes(c);
+      const s = { B, T, C, heads, hs: C / heads, N: B * T, n: B * T * C, causal: !!c.causal };
+      const inputs = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target'].map((k) => [k, a[k].data]);
+      const pipe = new Pipeline({ ...s, loss: 'mse' }, Object.fromEntries(inputs));
+      // the student's results before the row, as the check gives them to the pipeline
+      for (const n of ORDER.slice(0, ORDER.indexOf(c.row))) if (a[n]) pipe.provide(n, a[n].data);
+      const hits = findEdits(pipe, c.row, a[c.row].data, { dtype: '<f8' });
+      assert.equal(hits[0]?.edit.kind, c.kind, `${c.name}: ${hits.map((h) => h.edit.kind)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every edit the catalogue names is made by a case of this file', () => {
+  const named = new Set([
+    ...CASES.map((c) => c.id),
+    ...LOOP_CASES.map((c) => c.id),
+    ...SEARCH_CASES.map((c) => `edit-${c.kind}`),
+  ]);
+  const edits = MISTAKES.filter((m) => /^edit of the /.test(m.kind)).map((m) => m.id);
+  assert.deepEqual(
+    edits.filter((id) => !named.has(id)),
+    [],
+  );
+  assert.ok(edits.length >= 30, `${edits.length}`);
 });

@@ -3,7 +3,8 @@ notebook of tests/bench/check_mutants.py (REFERENCE) with one line replaced by t
 text, run at the test's size and saved as a student would (np.savez), some results left out.
 
     python3 edit_cases.py OUT_DIR < cases.json
-    cases: [{ "name", "find", "replace", "sizes": { B, T, C, heads, causal, seed }, "drop",
+    cases: [{ "name", "find", "replace" (each a text or a list of them), "sizes": { B, T, C,
+              heads, causal, seed }, "drop",
               "rename": { course name: the student's key } }]
 """
 
@@ -21,10 +22,15 @@ def main():
     out = sys.argv[1]
     for case in json.load(sys.stdin):
         source = check_mutants.REFERENCE
-        if case["find"]:
-            if source.count(case["find"]) != 1:
+        finds, replaces = case["find"], case["replace"]
+        if isinstance(finds, str):  # one replacement, or a list of them
+            finds, replaces = [finds], [replaces]
+        for find, replace in zip(finds, replaces):
+            if not find:
+                continue
+            if source.count(find) != 1:
                 raise SystemExit(f"{case['name']}: the line to replace is not found once")
-            source = source.replace(case["find"], case["replace"])
+            source = source.replace(find, replace)
         arrays = check_mutants.run(source, case["sizes"])
         for name in case.get("drop", []):
             arrays.pop(name, None)

@@ -31,6 +31,8 @@ import {
   wrongOperandAnalysis,
 } from './analyses/operand.js';
 import { permutationAnalysis } from './analyses/permute.js';
+import { EDIT_KINDS } from './edits.js';
+import { LOOP_KINDS } from './loop.js';
 import {
   addedAnalysis,
   batchSubsetAnalysis,
@@ -458,9 +460,40 @@ function maskedScores(s) {
   };
 }
 
+// The edits of the course's program and of its training loop the search names (edits.js,
+// loop.js, state.js): a name and what it says each; the search implements them
+const EDIT_RECORDS = [
+  ...Object.entries(EDIT_KINDS).map(([kind, what]) => ({
+    id: `edit-${kind}`,
+    kind: 'edit of the program',
+    tensors: [],
+    message:
+      `An edit of the course's lines reproduces yours: ${what}; the row quotes your line, ` +
+      "in your names, beside the course's.",
+  })),
+  {
+    id: 'input-changed',
+    kind: 'edit of the program',
+    tensors: ['Q', 'K', 'V'],
+    message:
+      'X was changed after the projections used it: your Q (K, V) is exactly X0 @ W for an X0 ' +
+      'that differs from your saved X in a few entries, or that gives every projection.',
+  },
+  ...Object.entries(LOOP_KINDS).map(([id, what]) => ({
+    id,
+    kind: 'edit of the loop',
+    tensors: ['losses'],
+    message:
+      `Lesson 5's loop, replayed from your initial weights with one edit, reproduces every ` +
+      `training array you saved: ${what}.`,
+  })),
+];
+
 /** Every diagnosis of the check, one frozen record each (docs/notebook-check.md). */
 export const MISTAKES = Object.freeze(
-  RECORDS.map((r) => Object.freeze({ ...r, tensors: Object.freeze([...r.tensors]) })),
+  [...RECORDS, ...EDIT_RECORDS].map((r) =>
+    Object.freeze({ ...r, tensors: Object.freeze([...r.tensors]) }),
+  ),
 );
 
 /** The analyses of a phase ('early' or 'late'), in the catalogue's order. */

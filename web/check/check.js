@@ -442,9 +442,11 @@ function loweredStep(item, pipe, opts, from) {
 // An analysis's finding; when it only measured what is wrong (a broken invariant, the errors), an
 // edit of the course's program that reproduces the row says why instead.
 function causeOrFacts(found, item, pipe, state) {
-  if (!found.measured && !UNNAMED.has(found.id)) return analysed(found, item, pipe, state);
+  const cause = !found.measured && !UNNAMED.has(found.id);
+  if (cause && !found.unexplained) return analysed(found, item, pipe, state);
   const edits = findEdits(pipe, item.node, item.array.data, state.opts);
   if (edits.searched && edits.length) return edited(edits, item, pipe, state);
+  if (cause) return analysed(found, item, pipe, state);
   const input = changedInput(pipe, item.node, item.array.data, state.opts, state.saved);
   if (input) return inputChanged(input, item, pipe, state);
   const ruledOut = edits.searched ? ` ${RULED_OUT}` : '';

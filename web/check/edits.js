@@ -50,13 +50,15 @@ function* editsAtSite(pipe, site) {
 // An edit as a mistake the pipeline can switch on at its site: its statements run on the arrays
 // they read (the step's parents and any other array in scope: `reads`)
 export function editVariant(edit, site, s) {
-  const size = shapeOf(site, s).reduce((x, y) => x * y, 1);
+  const shape = shapeOf(site, s);
   return {
     id: edit.pair ? 'edit-pair' : `edit-${edit.kind}`,
     reads: reads(edit.statements).filter((n) => shapeOf(n, s)),
     fn: (p) => {
       const value = run(edit.statements, tensors(p, s), s);
-      if (value.data.length !== size) throw new RangeError(`${site}: not its shape`);
+      const same =
+        value.shape.length === shape.length && value.shape.every((d, i) => d === shape[i]);
+      if (!same) throw new RangeError(`${site}: not its shape`);
       return value.data;
     },
     what: () => printLine(edit.statements[edit.index]),
@@ -150,8 +152,8 @@ function* pairsAt(pipe, node) {
 const tensors = (p, s) =>
   Object.fromEntries(Object.entries(p).map(([n, data]) => [n, asTensor(n, data, s)]));
 
-// how a kind of edit is said: "`after` where the course has `before`"
-const KIND_TEXT = Object.freeze({
+/** The kinds of edit the search tries, each with what it changes (the catalogue's records). */
+export const EDIT_KINDS = Object.freeze({
   operand: 'another array as an operand',
   'operands-swapped': 'the operands of @ swapped',
   'transpose-added': 'a transpose the course does not have',
@@ -167,10 +169,8 @@ const KIND_TEXT = Object.freeze({
   mask: 'another causal mask',
   'exp-dropped': 'the exponential left out',
   float32: 'computed in float32',
+  pair: 'two of these changes in one step, where one does not suffice',
 });
-
-/** The kinds of edit the search tries, with how each is said. */
-export const EDIT_KINDS = Object.freeze(Object.keys(KIND_TEXT));
 
 /**
  * The diagnosis of a row that edits reproduce. ctx: { node (the row's), nameOf (course name -> the

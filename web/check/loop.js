@@ -32,14 +32,15 @@ const update = (W, G, c) => W.map((x, i) => x - c * G[i]);
 
 // W_{k+1} for weight w by its rule { c (the factor on lr), base (the weight stepped), grad (whose
 // gradient; 'none': the gradient left out, W - lr), f32 (the result rounded to float32) }
-function updated(ctx, W, G, w, rule = { c: 1 }) {
-  const base = W[rule.base ?? w];
+function updated(ctx, W, G, w, rule = { c: 1 }, done = {}) {
+  // the lines run in the course's order: a weight updated before this one is read updated
+  const base = done[rule.base] ?? W[rule.base ?? w];
   const grad = G?.[`d${rule.grad ?? w}`];
-  let next;
-  if (rule.c === 0 || (!grad && rule.grad !== 'none')) next = Float64Array.from(base);
-  else if (rule.grad === 'none') next = base.map((x) => x - rule.c * ctx.lr);
-  else next = update(base, grad, rule.c * ctx.lr);
-  return rule.f32 ? next.map(Math.fround) : next;
+  let out;
+  if (rule.c === 0 || (!grad && rule.grad !== 'none')) out = Float64Array.from(base);
+  else if (rule.grad === 'none') out = base.map((x) => x - rule.c * ctx.lr);
+  else out = update(base, grad, rule.c * ctx.lr);
+  return rule.f32 ? out.map(Math.fround) : out;
 }
 const addInto = (acc, g) => (acc ? acc.map((x, i) => x + g[i]) : Float64Array.from(g));
 
@@ -61,8 +62,9 @@ export function unroll(ctx, edit = null) {
     const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
     last = g;
     const next = {};
-    for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all);
+    for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all, next);
     losses[k] = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
+    if (edit?.lossStale) losses[k] = losses[0];
     W = next;
     if (!Number.isFinite(loss)) break;
   }
@@ -70,6 +72,24 @@ export function unroll(ctx, edit = null) {
 }
 
 const num = (x) => String(Number(x.toPrecision(6)));
+
+/** The kinds of edit of the loop, each with what it changes (the catalogue's records). */
+export const LOOP_KINDS = Object.freeze({
+  'loop-not-updated': 'a weight never updated',
+  'loop-other-gradient': 'a weight updated with another weight’s gradient',
+  'loop-other-weight': 'a weight updated from another weight',
+  'loop-gradient-dropped': 'a weight updated without its gradient (W - lr)',
+  'loop-float32': 'a weight’s update rounded to float32',
+  'loop-sign': 'the step’s sign flipped: gradient ascent',
+  'loop-lr': 'another step size: lr squared, no lr, twice or half lr',
+  'loop-gradients-accumulated': 'gradients never reset: each step uses their sum so far',
+  'loop-gradients-stale': 'gradients read once, before the loop: every step uses the first’s',
+  'loop-update-first': 'the update before the backward, with the previous step’s gradients',
+  'loop-target': 'the loss against X instead of target inside the loop',
+  'loop-loss-after-update': 'the loss recorded after the step’s update',
+  'loop-steps': 'one step more or fewer than steps',
+  'loop-losses-not-recorded': 'losses saved empty: the loop never recorded a loss',
+});
 
 const courseLine = (w) => `${w} = ${w} - lr * d${w}`;
 
@@ -128,6 +148,15 @@ const LOOP_EDITS = Object.freeze([
       'every step uses the first step’s gradients: they are read once, before the loop (a ' +
       'list of the gradient arrays made once, while backward makes new ones)',
     line: 'the gradients read after each step’s backward',
+  },
+  {
+    id: 'loop-gradients-stale',
+    gradients: 'first',
+    lossStale: true,
+    text:
+      'every step reuses the first step’s results, its loss and its gradients: the layer is ' +
+      'run once, before or at the first step, and not again',
+    line: 'the layer’s forward and backward run again at each step, at the new weights',
   },
   {
     id: 'loop-update-first',

@@ -40,6 +40,9 @@ export const TEXT_ONLY_REASONS = Object.freeze({
     'lesson 5’s training step (W_after, losses): checked by redoing W -= lr * dW, not a step ' +
     'of lessons 3 and 4',
   wording: 'how the check words a result, not a mistake of its own',
+  edit:
+    'a kind of edit of the course’s lines (or of lesson 5’s loop) that the check’s search ' +
+    'tries on your own arrays: many lines, not one to draw',
   sizes: 'no mistaken step at the course’s sizes',
 });
 
@@ -63,6 +66,7 @@ export function galleryParam(variant, s) {
 function textReason(record) {
   if (record.variants) return 'sizes';
   if (record.analyses) return 'analysis';
+  if (/^edit of the /.test(record.kind ?? '')) return 'edit';
   return record.kind === 'training step' ? 'training' : 'wording';
 }
 

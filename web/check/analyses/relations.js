@@ -92,6 +92,7 @@ export function factorAnalysis(ctx) {
     id: 'factor',
     factor: Number(kText),
     message: `${head}: one constant factor k = ${kText}${named} over every entry; ${line}.`,
+    unexplained: !named, // k is no quantity of the layer: an edit may say where it comes from
   };
 }
 
