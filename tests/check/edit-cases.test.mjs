@@ -19,6 +19,19 @@ import { PYTHON, repoRoot } from '../helpers.mjs';
 
 const mha = await loadMHA();
 
+// The notebooks of `cases` (edit_cases.py, in a directory of their own): each read as the page
+// reads a dropped file, by name -> its arrays; the directory removed after fn
+function withNotebooks(cases, fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'mha-edit-cases-'));
+  try {
+    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
+    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+    fn((name) => readNpz(readFileSync(join(dir, `${name}.npz`))));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // One mistake each, by hand: the line of the notebook replaced, the row it must be found at and
 // the diagnosis it must get.
 const CASES = [
@@ -161,21 +174,18 @@ const CASES = [
 const TRAINING = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after', 'lr', 'steps'];
 
 test('one hand-written mistake per notebook: named as an edit at its first differing row', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mha-edit-cases-'));
-  try {
-    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11, ...c.sizes });
-    const cases = CASES.map((c) => ({
-      name: c.name,
-      find: c.find,
-      replace: c.replace,
-      sizes: sizes(c),
-      drop: [...TRAINING, ...(c.drop ?? [])],
-      rename: c.rename ?? {},
-    }));
-    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
-    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+  const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11, ...c.sizes });
+  const cases = CASES.map((c) => ({
+    name: c.name,
+    find: c.find,
+    replace: c.replace,
+    sizes: sizes(c),
+    drop: [...TRAINING, ...(c.drop ?? [])],
+    rename: c.rename ?? {},
+  }));
+  withNotebooks(cases, (load) => {
     for (const c of CASES) {
-      const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const arrays = load(c.name);
       const report = checkNotebook(mha, arrays, { heads: sizes(c).heads, causal: !!c.causal });
       const flagged = report.rows.filter((r) => r.status !== 'match' && r.status !== 'missing');
       if (c.row === null) {
@@ -190,9 +200,7 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
       assert.equal(flagged[0].diagnosis?.id, c.id, `${c.name}: ${flagged[0].diagnosis?.message}`);
       if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // Mistakes in lesson 5's loop (the notebook's `train`), lr and steps saved: named at losses, the
@@ -313,14 +321,11 @@ const LOOP_CASES = [
 ];
 
 test('one hand-written mistake in the training loop: named at losses, the rest following', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mha-loop-cases-'));
-  try {
-    const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
-    const cases = LOOP_CASES.map((c) => ({ sizes, drop: [], ...c }));
-    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
-    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+  const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
+  const cases = LOOP_CASES.map((c) => ({ sizes, drop: [], ...c }));
+  withNotebooks(cases, (load) => {
     for (const c of LOOP_CASES) {
-      const arrays = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const arrays = load(c.name);
       const heads = c.sizes?.heads ?? 2;
       const rows = checkNotebook(mha, arrays, { heads }).rows;
       const flagged = rows.filter((r) => r.status === 'differs' || r.status === 'shape');
@@ -351,9 +356,7 @@ test('one hand-written mistake in the training loop: named at losses, the rest f
         if (c.status !== 'shape') assert.match(r.diagnosis.message, follows, c.name);
       }
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // Edits the check's older analyses name first at the row (a merge without its transpose, a
@@ -402,14 +405,11 @@ const SEARCH_CASES = [
 const ORDER = PROGRAM_NODES.filter((n) => !/^d?[QKV]m$/.test(n));
 
 test('the edit search alone finds the edits older analyses name first', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mha-search-cases-'));
-  try {
-    const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11 });
-    const cases = SEARCH_CASES.map((c) => ({ ...c, sizes: sizes(c), drop: [] }));
-    const script = join(repoRoot, 'tests', 'check', 'edit_cases.py');
-    execFileSync(PYTHON, [script, dir], { input: JSON.stringify(cases) });
+  const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11 });
+  const cases = SEARCH_CASES.map((c) => ({ ...c, sizes: sizes(c), drop: [] }));
+  withNotebooks(cases, (load) => {
     for (const c of SEARCH_CASES) {
-      const a = readNpz(readFileSync(join(dir, `${c.name}.npz`)));
+      const a = load(c.name);
       const { B, T, C, heads } = sizes(c);
       const s = { B, T, C, heads, hs: C / heads, N: B * T, n: B * T * C, causal: !!c.causal };
       const inputs = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target'].map((k) => [k, a[k].data]);
@@ -419,9 +419,7 @@ test('the edit search alone finds the edits older analyses name first', () => {
       const hits = findEdits(pipe, c.row, a[c.row].data, { dtype: '<f8' });
       assert.equal(hits[0]?.edit.kind, c.kind, `${c.name}: ${hits.map((h) => h.edit.kind)}`);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('every edit the catalogue names is made by a case of this file', () => {

@@ -35,16 +35,23 @@ function scopeOf(pipe, node) {
   return [...pipe.inputs, ...before.filter((n) => !pipe.inputs.has(n))];
 }
 
-function* editsAtSite(pipe, site) {
+// site's statements with what their edits need: { statements, names (the arrays in scope an
+// operand may become), env (those and what the statements read, as tensors) }; null: no program
+function siteProgram(pipe, site) {
   const s = pipe.s;
   const statements = program(site, s);
-  if (!statements) return;
+  if (!statements) return null;
   const names = scopeOf(pipe, site).filter((n) => shapeOf(n, s));
   const env = {};
   for (const n of new Set([...names, ...reads(statements)])) {
     env[n] = asTensor(n, pipe.value(n), s);
   }
-  for (const edit of editsOf(statements, s, env, names)) yield edit;
+  return { statements, names, env };
+}
+
+function* editsAtSite(pipe, site) {
+  const at = siteProgram(pipe, site);
+  if (at) yield* editsOf(at.statements, pipe.s, at.env, at.names);
 }
 
 // An edit as a mistake the pipeline can switch on at its site: its statements run on the arrays
@@ -117,14 +124,10 @@ function tryEdit(trial, site, edit) {
 
 // Every pair of edits of node's statements: the second made on the first's statements
 function* pairsAt(pipe, node) {
+  const at = siteProgram(pipe, node);
+  if (!at) return;
+  const { statements, names, env } = at;
   const s = pipe.s;
-  const statements = program(node, s);
-  if (!statements) return;
-  const names = scopeOf(pipe, node).filter((n) => shapeOf(n, s));
-  const env = {};
-  for (const n of new Set([...names, ...reads(statements)])) {
-    env[n] = asTensor(n, pipe.value(n), s);
-  }
   for (const first of editsOf(statements, s, env, names)) {
     let seconds;
     try {
