@@ -6,6 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { adaptLayout } from '../../web/check.js';
 import {
   CUSTOM_LIMITS,
   customLimitsText,
@@ -251,9 +252,9 @@ test('missingForCheck: the weights a per-head file gives are not asked for; Wo s
   const heads = ['Q', 'K', 'V'].flatMap((w) => [0, 1].map((h) => arr(`W${w}_${h}_h`, [6, 3])));
   const list = addArrays([], [arr('X', [1, 4, 6]), ...heads]).list;
   assert.deepEqual(missingInputs(mha, list), ['Wq', 'Wk', 'Wv', 'Wo']);
-  assert.deepEqual(missingForCheck(mha, list), ['Wo']);
-  assert.deepEqual(missingForCheck(mha, []), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
-  assert.deepEqual(missingForCheck(mha, courseList()), []);
+  assert.deepEqual(missingForCheck(mha, list, adaptLayout), ['Wo']);
+  assert.deepEqual(missingForCheck(mha, [], adaptLayout), ['X', 'Wq', 'Wk', 'Wv', 'Wo']);
+  assert.deepEqual(missingForCheck(mha, courseList(), adaptLayout), []);
 });
 
 test("customArrays of the course's inputs: lessons 3 and 4 give the course's figures", () => {

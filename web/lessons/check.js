@@ -24,6 +24,7 @@ import {
   LESSON_SAVES,
   lessonSaveLine,
   savezLine,
+  adaptLayout,
 } from '../check.js';
 import {
   addArrays,
@@ -452,7 +453,7 @@ function runCheck(ctx) {
   const { status, slot } = parts.results;
   // the course names: a lesson's own arrays (l4_X …) feed that lesson only
   const plain = plainArrays(state.list);
-  const missing = missingForCheck(mha, plain);
+  const missing = missingForCheck(mha, plain, adaptLayout);
   if (missing.length) {
     status.textContent = missingText(ctx, missing);
     return;

@@ -5,7 +5,7 @@
 // documented ones (seed 42, default_rng, standard normals / √C, in the order its scripts show).
 // Shapes, checks and conclusions agree; the numbers do not, until the student's arrays are loaded.
 
-import { LESSON_SAVES, lessonSaveLine } from '../check.js';
+import { LESSON_SAVES, lessonSaveLine } from '../check/names.js';
 
 /** How a student brings their own numbers onto the page, the same for every lesson. */
 export const HOW_YOURS =

@@ -14,6 +14,8 @@ import { fmt, shapeText } from './format.js';
 import { positionLabels } from './labels.js';
 import { gradcheckSize } from './gradcheck-report.js';
 import { withLayer } from './layers.js';
+// the course's names and lesson 5's run, without the rest of the check (a lesson's chunk
+// takes these two small modules, not the check: see eslint.config.js)
 import {
   HEAD_COLUMN_NAMES,
   LESSON1_NAMES,
@@ -24,9 +26,8 @@ import {
   lessonName,
   lessonOf,
   lessonSaveLine,
-  studentRun,
-  adaptLayout,
-} from '../check.js';
+} from '../check/names.js';
+import { studentRun } from '../check/training-run.js';
 import { MAX_NAME_LENGTH, MAX_NPY_BYTES, MAX_NPZ_BYTES } from '../io/limits.js';
 import { MAX_LR, MAX_STEPS } from './settings.js';
 import { LESSON5_DEFAULTS } from './training.js';
@@ -239,9 +240,10 @@ export function missingInputs(mha, list) {
 
 /**
  * The inputs the notebook check still needs: missingInputs, less those the file's layout gives
- * (per-head weights WQ_0_h …, a fused qkv, Wo from WO_0: the check's reading of the arrays).
+ * (per-head weights WQ_0_h …, a fused qkv, Wo from WO_0: the check's reading of the arrays,
+ * adaptLayout from web/check.js, given by the check's section so that this module needs not it).
  */
-export function missingForCheck(mha, list) {
+export function missingForCheck(mha, list, adaptLayout) {
   const { read } = adaptLayout(checkArgs(list), {}).reading;
   return missingInputs(mha, list).filter((n) => !read[n]?.length);
 }
