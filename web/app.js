@@ -12,7 +12,7 @@ performance.mark('mha:start');
 // first: the wasm's compilation starts before the other modules run (boot.js)
 import { mhaPromise, wasmBytes } from './boot.js';
 import { courseData } from './model/course.js';
-import { Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
+import { afterFrame, Scheduler, yieldToEventLoop } from './jobs/scheduler.js';
 import { createCompute } from './jobs/compute.js';
 import { setFullPrecision } from './components/numbers.js';
 import { divergingPacked, sequentialPacked } from './components/scales.js';
@@ -166,11 +166,14 @@ async function build(page, view) {
     return true;
   });
   performance.measure(`mha:build:${view.id}`, { start: t0 }); // (its time, for the bench)
-  // the background work (gradient checks: the workers' start) in a task of its own; a section
-  // drawn again meanwhile ("Use my arrays") has started its own
+  // the background work (gradient checks: the workers' start) once the view is painted, so that
+  // a worker computing on the other core does not slow its first frame; a section drawn again
+  // meanwhile ("Use my arrays") has started its own
   const views = drawn.map((s) => page.lessons[s.key]);
-  await yieldToEventLoop();
-  drawn.forEach((s, i) => page.lessons[s.key] === views[i] && views[i].afterReady());
+  await afterFrame();
+  // (a section's afterReady may return a promise: its jobs submitted, so that page.onBuilt's
+  // "every check done" counts them)
+  await Promise.all(drawn.map((s, i) => page.lessons[s.key] === views[i] && views[i].afterReady()));
   if (drawn.length < sections.length) page.built.delete(view.id);
   page.onBuilt(view);
 }
@@ -249,12 +252,13 @@ function addPagers() {
  * built yet gets them when its view is opened.
  */
 function rerenderCustom(page, before) {
+  const started = [];
   for (const s of SECTIONS.filter((x) => x.custom && page.lessons[x.key])) {
     if (customFor(page.custom, s) || customFor(before, s)) {
       page.lessons[s.key].dispose();
       document.getElementById(s.body).replaceChildren();
       renderSection(page, s);
-      page.lessons[s.key].afterReady();
+      started.push(page.lessons[s.key].afterReady());
     } else if (!page.custom) {
       removeBanner(page, s);
     } else {
@@ -262,7 +266,7 @@ function rerenderCustom(page, before) {
     }
   }
   for (const s of SECTIONS) page.lessons[s.key]?.showCustom(page.custom);
-  page.onBuilt(page.view);
+  Promise.all(started).then(() => page.onBuilt(page.view));
 }
 
 /**

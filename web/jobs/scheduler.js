@@ -16,10 +16,16 @@ export function yieldToEventLoop() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/** Resolves after the next frame is painted (the frame's layout and paint done): a turn for it. */
+/**
+ * Resolves in a task after the next frame is painted (the frame's layout and paint done): a turn
+ * for it; after 100 ms where no frame comes (a page in a background tab gets none).
+ */
 export function afterFrame() {
   if (typeof requestAnimationFrame !== 'function') return yieldToEventLoop();
-  return new Promise((resolve) => requestAnimationFrame(() => yieldToEventLoop().then(resolve)));
+  return Promise.race([
+    new Promise((resolve) => requestAnimationFrame(() => yieldToEventLoop().then(resolve))),
+    new Promise((resolve) => setTimeout(resolve, 100)),
+  ]);
 }
 
 /**

@@ -38,8 +38,9 @@ import { renderSentence } from './sentence.js';
  * @property {(() => string)|null} script  its NumPy script as shown now (a cell of the .ipynb)
  * @property {Promise<unknown>} ready  settles when its first figures are on screen (mha:ready
  *   waits for those of the first view opened)
- * @property {() => void} afterReady  starts its background jobs (gradient checks, training),
- *   once, right after its first render
+ * @property {() => (void|Promise<unknown>)} afterReady  starts its background jobs (gradient
+ *   checks, training), once, right after its first render; a promise when it starts one later
+ *   (lesson 4: once its panel is painted), settled once it has
  * @property {() => void} dispose  cancels its jobs and frees its wasm memory (before it is drawn
  *   again with other arrays)
  * @property {(custom: object|null) => void} showCustom  told which notebook's arrays the page

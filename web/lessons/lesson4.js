@@ -11,6 +11,7 @@ import { num } from '../components/numbers.js';
 import { heatmap } from '../components/heatmap.js';
 import { goDeeper } from '../components/go-deeper.js';
 import { GradcheckPanel } from '../components/gradcheck-panel.js';
+import { afterFrame } from '../jobs/scheduler.js';
 import { arraysButton, downloadsRow } from '../components/downloads.js';
 import { lesson4, lesson4From, gradientView, lesson4Captions } from '../model/lesson4.js';
 import {
@@ -257,6 +258,7 @@ export function renderLesson4(ctx) {
   // place
   const panelSlot = el('div', { className: 'gradcheck-slot' });
   let panel = null;
+  let disposed = false;
   const script = numpyBlock(() => lesson4Script(), { what: 'lesson 4' });
   const total = gradcheckSize(mha, { B, T, C: r.C, heads });
 
@@ -308,11 +310,17 @@ export function renderLesson4(ctx) {
       panelSlot.replaceWith(panel.element);
       // first of the background jobs: the course-size check is what lesson 4 is about. In the
       // workers, or (the fallback) in main-thread slices of 40 ms: fewer yields to the browser
-      // (each one may cost a frame) than the default 12 ms, still short enough for input
+      // (each one may cost a frame) than the default 12 ms, still short enough for input. It
+      // starts once the panel's frame is painted: a worker computing on the other core would
+      // slow that frame's layout (on a machine of two cores)
       const samples = checkSamples(mha, { B, T, C: r.C, heads }); // 0 (all) at course size
       const check = { C: r.C, heads, W: r.W, X: r.X, opts: { B, T, G: r.dY, samples } };
-      panel.run(check, { priority: 7, total: samples ? undefined : total, sliceMs: 40 });
+      const opts = { priority: 7, total: samples ? undefined : total, sliceMs: 40 };
+      return afterFrame().then(() => disposed || panel.run(check, opts));
     },
-    dispose: () => panel?.cancel(),
+    dispose() {
+      disposed = true;
+      panel?.cancel();
+    },
   };
 }
