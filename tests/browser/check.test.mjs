@@ -90,6 +90,10 @@ def layer(mistake, scale=None):
 good = layer(False)
 np.savez(f'{out}/good.npz', **good)
 np.savez(f'{out}/mistake.npz', **layer(True))
+# nn.Linear's layout under the course's names: each weight and its gradient saved (out, in), used
+# as X @ W.T (the same layer: every other array as in good)
+np.savez(f'{out}/outin.npz', **{k: (v.T if k[-2:] in ('Wq', 'Wk', 'Wv', 'Wo') else v)
+                                for k, v in good.items()})
 # a mistake outside the catalogue: the scores divided by hs, not sqrt(hs) (yours = 0.25 x expected)
 fwd = ('X', 'Wq', 'Wk', 'Wv', 'Wo', 'Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y')
 np.savez(f'{out}/unknown.npz', **{k: v for k, v in layer(False, scale=hs).items() if k in fwd})
@@ -304,6 +308,26 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
         /Not course names, not checked: “extra”/,
       );
     });
+    await t.test(
+      'course-named weights used as X @ W.T: the transpose named, (out, in) offered',
+      async () => {
+        const state = await upload(page, file('outin.npz'));
+        const q = state.rows.find((r) => r.name === 'Q');
+        assert.deepEqual([q.status, q.diagnosis], ['differs', 'weights-transposed']);
+        const results = page.locator('#nb-results');
+        assert.match(await results.textContent(), /with the option "weights stored \(out, in\)"/);
+        await page.check('#nb-out-in'); // the reading offered: every row matches
+        await page.waitForFunction(() =>
+          window.mhaPage.check().rows.every((r) => r.status === 'match'),
+        );
+        assert.match(await results.textContent(), /used as X @ W\.T \(as you chose/);
+        await page.uncheck('#nb-out-in');
+        await page.waitForFunction(() =>
+          window.mhaPage.check().rows.some((r) => r.status === 'differs'),
+        );
+        await upload(page, file('good.npz')); // (the course's arrays again, for what follows)
+      },
+    );
     await t.test('the paste box reads repr(att)', async () => {
       const text = readFileSync(file('att-repr.txt'), 'utf8');
       assert.match(text, /^array\(\[\[\[\[/);

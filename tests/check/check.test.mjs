@@ -262,6 +262,27 @@ test('non-causal scores masked by the student differ, first at the first masked 
   assert.equal(row.note, null);
 });
 
+test("float64 results computed from float32 inputs: float32's tolerance, said", () => {
+  const run = byName['correct-f32-dot-merged'];
+  const arrays = loadStudent(run.name);
+  assert.equal(arrays.X.dtype, '<f4');
+  // the student's float32 results cast to float64 before saving (or computed from float32 X)
+  const up = Object.fromEntries(
+    Object.entries(arrays).map(([k, a]) => [
+      k,
+      ['X', 'Wq', 'Wk', 'Wv', 'Wo'].includes(k) ? a : { ...a, dtype: '<f8' },
+    ]),
+  );
+  const Y = rowOf(check(run, up), 'Y');
+  assert.equal(Y.status, 'match');
+  assert.ok(Y.maxAbs > 1e-9, "float32's rounding, beyond float64's tolerance");
+  assert.match(Y.tolerance.text, /^float32: 1e-5/);
+  assert.match(Y.note, /yours is float64, computed from X, Wq, Wk, Wv, Wo saved as float32/);
+  // the inputs float64 too: float64's tolerance, and the rounding differs
+  const all64 = Object.fromEntries(Object.entries(up).map(([k, a]) => [k, { ...a, dtype: '<f8' }]));
+  assert.equal(rowOf(check(run, all64), 'Y').status, 'differs');
+});
+
 test('float32 results: 1e-5 × max|expected|; the same change in float64 differs', () => {
   const run = byName['correct-f32-dot-merged'];
   const arrays = loadStudent(run.name);

@@ -500,11 +500,19 @@ test('(out, in) is decided by Q, K, V in any saved form, or by Y; never by one a
     };
     for (const [form, make] of Object.entries(forms)) {
       for (const [i, name] of ['Q', 'K', 'V'].entries()) {
+        const torch = { 'q_proj.weight': W[0], 'k_proj.weight': W[1], 'v_proj.weight': W[2] };
         const a = adaptLayout(
-          { X, Wq: W[0], Wk: W[1], Wv: W[2], Wo: W[3], [name]: make(proj(i, t)) },
+          { X, ...torch, 'o_proj.weight': W[3], [name]: make(proj(i, t)) },
           { heads: h },
         );
         assert.equal(a.convention, want, `${name} ${form} ${want}`);
+        // under the course's names the course's reading is used, the other offered
+        const c = adaptLayout(
+          { X, Wq: W[0], Wk: W[1], Wv: W[2], Wo: W[3], [name]: make(proj(i, t)) },
+          { heads: h },
+        );
+        const offered = [c.convention, c.offered];
+        assert.deepEqual(offered, [want === 'out-in' ? 'in-out' : want, t ? 'out-in' : null]);
       }
     }
     // printed Q (a resolution per entry) decides too

@@ -90,7 +90,7 @@ const EXPECT = {
     differ: ['Y'],
   },
   'pytorch-linear-out-in': {
-    notes: [OUT_IN],
+    notes: [OUT_IN.replace("(PyTorch's", "(as you chose: PyTorch's")],
     used: ['Wq', 'Wk', 'Wv', 'Wo', 'dWq', 'dWk', 'dWv', 'dWo'],
     match: ['Q', 'K', 'V', 'att', 'Y', 'loss', 'dWo', 'dWq', 'dWk', 'dWv', 'dX'],
   },
@@ -155,7 +155,7 @@ for (const run of manifest) {
 
   test(`${run.name}: adaptLayout gives the course's weights, heads, convention and notes`, () => {
     const arrays = load(run.name);
-    const a = adaptLayout(arrays, { heads: run.heads_option });
+    const a = adaptLayout(arrays, { heads: run.heads_option, weights: run.weights_option });
     assert.equal(a.heads, run.heads);
     assert.equal(a.convention, run.convention);
     for (const [name, want] of Object.entries(run.course)) {
@@ -179,7 +179,7 @@ for (const run of manifest) {
   });
 
   test(`${run.name}: checkNotebook runs on the adapted arrays`, () => {
-    const a = adaptLayout(load(run.name), { heads: run.heads_option });
+    const a = adaptLayout(load(run.name), { heads: run.heads_option, weights: run.weights_option });
     const report = checkNotebook(mha, a.arrays, { heads: a.heads, causal: run.causal });
     assert.equal(report.sizes.heads, run.heads);
     assert.deepEqual(report.ignored, run.name === 'pytorch-in-proj' ? ['in_proj_bias_grad'] : []);
@@ -287,7 +287,7 @@ test('zero biases are dropped with a note; a layer with them matches like one wi
   const run = runOf('pytorch-linear-out-in');
   const zeros = (n) => arr([n], new Array(n).fill(0));
   const arrays = { ...load(run.name), b_q: zeros(24), out_proj_bias: zeros(24) };
-  const a = adaptLayout(arrays, { heads: 3 });
+  const a = adaptLayout(arrays, { heads: 3, weights: 'out-in' });
   assert.deepEqual(a.biases, {});
   assert.ok(a.notes.includes("your b_q is all zeros: dropped (the course's layer has no bias)"));
   assert.ok(
@@ -307,10 +307,43 @@ test('weights with nothing to decide from are left as they are; PyTorch names st
   assert.equal(a.convention, null);
   assert.deepEqual(a.notes, []);
   assert.equal(a.arrays.Wq, full.Wq);
-  // with only Y (no Q, K, V) the convention is found from the whole forward
+  // with only Y (no Q, K, V) the convention is found from the whole forward: under the course's
+  // names it is offered (the course's reading first), under PyTorch's it is used
   const b = adaptLayout({ ...bare, Y: full.Y }, { heads: 3 });
-  assert.equal(b.convention, 'out-in');
-  assert.deepEqual(b.arrays.Wq.data, Float64Array.from(run.course.Wq.data));
+  assert.deepEqual([b.convention, b.offered], ['in-out', 'out-in']);
+  assert.equal(b.arrays.Wq, full.Wq);
+  const torch = { X: full.X, Y: full.Y };
+  for (const w of ['q', 'k', 'v']) torch[`${w}_proj.weight`] = full[`W${w}`];
+  torch['out_proj.weight'] = full.Wo;
+  const c = adaptLayout(torch, { heads: 3 });
+  assert.deepEqual([c.convention, c.offered], ['out-in', null]);
+  assert.deepEqual(c.arrays.Wq.data, Float64Array.from(run.course.Wq.data));
+});
+
+test("the course's names used as X @ W.T: the forward's mistake, (out, in) offered", () => {
+  const run = runOf('pytorch-linear-out-in');
+  const file = load(run.name);
+  const a = adaptLayout(file, { heads: 3 });
+  assert.deepEqual([a.convention, a.offered], ['in-out', 'out-in']);
+  assert.equal(a.arrays.Wq, file.Wq, 'read as they are');
+  assert.ok(
+    a.notes.some((n) => n.includes('option "weights stored (out, in)"')),
+    a.notes.join('\n'),
+  );
+  const report = checkNotebook(mha, file, { heads: 3 });
+  assert.deepEqual(report.weights, { read: 'in-out', offered: 'out-in' });
+  const Q = report.rows.find((r) => r.name === 'Q');
+  assert.equal(Q.status, 'differs');
+  assert.match(Q.diagnosis.message, /You computed Q = X @ Wq\.T/, Q.diagnosis.message);
+  // read (out, in) as the student chose: every array matches
+  const chosen = checkNotebook(mha, file, { heads: 3, weights: 'out-in' });
+  assert.deepEqual(chosen.weights, { read: 'out-in', offered: null });
+  assert.ok(chosen.rows.every((r) => ['match', 'missing'].includes(r.status)));
+  // the course's reading forced on PyTorch's names: nothing transposed
+  assert.throws(
+    () => checkNotebook(mha, file, { heads: 3, weights: 'sideways' }),
+    /weights must be/,
+  );
 });
 
 test('arrays showing different numbers of heads: the option is kept, the conflict said', () => {
@@ -380,7 +413,7 @@ test('biases count in the recomputation that finds (out, in) weights: from Q, an
     { X: f.X, Wq: f.Wq, Wk: f.Wk, Wv: f.Wv, Wo: f.Wo, Q, bq: arr([24], bq) },
     { heads: 3 },
   );
-  assert.equal(a.convention, 'out-in');
+  assert.equal(a.offered, 'out-in'); // (the course's names: offered, not used)
   assert.deepEqual(a.biases.bq, bq);
   // PyTorch's in_proj_weight saved as a (3, C, C) stack: the shape does not say (out, in), Y does
   const p = load('pytorch-in-proj');

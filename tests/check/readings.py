@@ -243,6 +243,39 @@ def single_head(name):
     return arrays, dict(heads=1, course=dict(Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo))
 
 
+# ---------------------------------------------------------------------------
+# 5. a layer with biases, as nn.Linear(C, C) has them, its Q, K, V never saved
+# ---------------------------------------------------------------------------
+
+def biased(name):
+    """q = x @ Wq + bq (and k, v; the output projection with bo), a per-head loop; saved: the
+    weights, the biases under the author's names, and what the author printed at the end (Y and
+    the loss; with "-att", the attention maps and a Y without bo)."""
+    rng = np.random.default_rng(508)
+    B, T, C, h = 2, 5, 12, 3
+    hs = C // h
+    X = rng.standard_normal((B, T, C))
+    W = [rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4)]
+    b = [0.3 * rng.standard_normal(C) for _ in range(4)]
+    with_bo = name == "biased-y-only"
+    q, k, v = (X @ w + bb for w, bb in zip(W[:3], b[:3]))
+    heads, maps = [], []
+    for i in range(h):
+        cols = slice(i * hs, (i + 1) * hs)
+        a = softmax(q[..., cols] @ k[..., cols].transpose(0, 2, 1) / np.sqrt(hs))
+        maps.append(a)
+        heads.append(a @ v[..., cols])
+    Y = np.concatenate(heads, axis=-1) @ W[3] + (b[3] if with_bo else 0)
+    target = rng.standard_normal((B, T, C))
+    arrays = dict(X=X, W_q=W[0], W_k=W[1], W_v=W[2], W_o=W[3], b_q=b[0], b_k=b[1], b_v=b[2],
+                  out=Y, target=target, loss=np.mean((Y - target) ** 2))
+    if with_bo:
+        arrays["b_o"] = b[3]
+    else:
+        arrays["attn"] = np.stack(maps, axis=1)
+    return arrays, dict(heads=h, course=dict(Wq=W[0], Wk=W[1], Wv=W[2], Wo=W[3]))
+
+
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},
     "per-head-wo-single": per_head,
@@ -256,6 +289,8 @@ RUNS = {
     "features-first-out-in": features_first,
     "single-head": single_head,
     "single-head-one-item": single_head,
+    "biased-y-only": biased,
+    "biased-att": biased,
 }
 
 

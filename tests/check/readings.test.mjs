@@ -405,3 +405,29 @@ test('reading: which arrays the layer was read from, what is missing or not (C, 
       'four weights)',
   );
 });
+
+// A layer with biases whose Q, K, V were never saved: the biases applied in the steps before the
+// first saved result reproduce it (proven by recomputing), named once, in the file's own keys;
+// later rows follow. Without the biases in the file, the same arrays are not explained by them.
+test('biases applied in the forward though Q, K, V are not saved: named from the first row', () => {
+  const y = checkNotebook(mha, load('biased-y-only'), { heads: 3 });
+  const Y = y.rows.find((r) => r.name === 'Y');
+  assert.equal(Y.status, 'differs');
+  assert.equal(Y.diagnosis.id, 'bias');
+  assert.match(Y.diagnosis.message, /Q = X @ Wq \+ b_q; K = X @ Wk \+ b_k; V = X @ Wv \+ b_v;/);
+  assert.match(Y.diagnosis.message, /Y = concat @ Wo \+ b_o\)/);
+  const loss = y.rows.find((r) => r.name === 'loss');
+  assert.match(loss.diagnosis.message, /^follows from Y/);
+  // attention saved, bo not used: bq, bk at att; bv (through att @ V) at Y
+  const a = checkNotebook(mha, load('biased-att'), { heads: 3 });
+  const att = a.rows.find((r) => r.name === 'att');
+  assert.equal(att.diagnosis.id, 'bias');
+  assert.match(att.diagnosis.message, /\(Q = X @ Wq \+ b_q; K = X @ Wk \+ b_k\)/);
+  const aY = a.rows.find((r) => r.name === 'Y');
+  assert.equal(aY.diagnosis.id, 'bias');
+  assert.match(aY.diagnosis.message, /\(V = X @ Wv \+ b_v\)/);
+  // the same arrays without the biases: no bias is named
+  const bare = without(load('biased-y-only'), 'b_q', 'b_k', 'b_v', 'b_o');
+  const none = checkNotebook(mha, bare, { heads: 3 });
+  assert.notEqual(none.rows.find((r) => r.name === 'Y').diagnosis?.id, 'bias');
+});

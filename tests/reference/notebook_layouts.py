@@ -255,8 +255,10 @@ def pytorch_linear_out_in():
                   Y=f["Y"], target=target, loss=loss, dWq=dWq, dWk=dWk, dWv=dWv, dWo=dWo, dX=dX)
     course = dict(Wq=Wq.T, Wk=Wk.T, Wv=Wv.T, Wo=Wo.T, dWq=dWq.T, dWk=dWk.T, dWv=dWv.T,
                   dWo=dWo.T)
+    # the course's names used as X @ W.T: read so only when the student says so (the page's
+    # "weights stored (out, in)"); without it the check names the transpose (layouts.test)
     return arrays, dict(heads_option=3, heads=3, causal=False, convention="out-in",
-                        course=course)
+                        weights_option="out-in", course=course)
 
 
 # ---------------------------------------------------------------------------
@@ -393,6 +395,7 @@ def main(outdir):
         saved = {k: list(np.shape(v)) for k, v in arrays.items()}
         manifest.append(dict(name=name, saved=saved, heads_option=meta["heads_option"],
                              heads=meta["heads"], causal=meta["causal"],
+                             weights_option=meta.get("weights_option", "auto"),
                              convention=meta["convention"],
                              course={k: exact(v) for k, v in meta["course"].items()},
                              biases={k: exact(v) for k, v in meta.get("biases", {}).items()}))

@@ -220,11 +220,19 @@ function buildRows(found, s, expected, inputs, plan) {
     }
     const skip = name === 'scores' && s.causal && s.T > 1 ? aboveDiagonal(s.T) : null;
     const lowered = loweredPrecision(array, inputs);
-    const notes = [skip ? scoresNote(s) : null, lowered ? loweredNote(array, inputs) : null];
+    const raised = lowered ? null : raisedPrecision(array, inputs);
+    const notes = [
+      skip ? scoresNote(s) : null,
+      lowered ? loweredNote(array, inputs) : null,
+      raised ? raisedNote(raised) : null,
+    ];
     const note = notes.filter(Boolean).join('; ') || null;
     const scalar = name === 'loss';
     // an array saved in less precision than the inputs is held to the inputs' tolerance
-    const held = lowered ? { ...array, dtype: inputs.X.dtype ?? '<f8' } : array;
+    // and one saved in more precision than its inputs to theirs
+    let held = array;
+    if (lowered) held = { ...array, dtype: inputs.X.dtype ?? '<f8' };
+    else if (raised) held = { ...array, dtype: raised.dtype };
     const row = comparedRow(name, held, expected[form.node], { skip, note, scalar, slack });
     const { dtype, resolution, printedDtype } = held;
     const opts = { dtype, resolution, printedDtype, scalar, skip, slack };
@@ -243,6 +251,22 @@ function loweredPrecision(array, inputs) {
   const float64 = all.every((a) => a.dtype !== 'text' && precisionOf(a.dtype) === 'f8');
   return float64 ? array.dtype : null;
 }
+
+// { dtype, names } when the array is float64 while some of X and the weights were saved in less
+// precision (float32, float16): a float64 result computed from them (or cast up from a float32
+// step) carries their rounding, so it is held to their tolerance. null otherwise.
+function raisedPrecision(array, inputs) {
+  if (array.dtype === 'text' || precisionOf(array.dtype) !== 'f8') return null;
+  const names = ['X', ...WEIGHTS];
+  const low = names.filter((n) => ['f4', 'f2'].includes(precisionOf(inputs[n].dtype)));
+  if (!low.length) return null;
+  const f2 = low.find((n) => precisionOf(inputs[n].dtype) === 'f2');
+  return { dtype: inputs[f2 ?? low[0]].dtype, names: low };
+}
+
+const raisedNote = ({ dtype, names }) =>
+  `yours is float64, computed from ${names.join(', ')} saved as ${LABELS[precisionOf(dtype)]}: ` +
+  `compared at ${LABELS[precisionOf(dtype)]}'s tolerance`;
 
 const LABELS = { f4: 'float32', f2: 'float16' };
 const loweredNote = (array) =>
@@ -331,6 +355,8 @@ function explain(item, pipe, state) {
     if (!roots.length) return followsFrom(row.name, from(), from(), { grows: true });
     return followsFrom(row.name, roots, from());
   }
+  const biased = withBiases(item, pipe, state, { opts, from });
+  if (biased) return biased;
   const ctx = analysisContext({
     pipe,
     node,
@@ -371,6 +397,46 @@ function explain(item, pipe, state) {
   const given = new Set(nameOf.values());
   return mistakeMessage(hit, item, pipe, { from: frontier, given });
 }
+
+// The file's biases (bq, bk, bv: Q = X @ Wq + bq …; bo: Y = concat @ Wo + bo) in the steps the
+// row is computed from that were not saved (or the row's own step), those not applied yet: when,
+// all applied, they give the student's array, the row is the course's layer with the student's
+// biases; later rows are recomputed with them.
+const BIAS_SITES = { bq: 'Qm', bk: 'Km', bv: 'Vm', bo: 'Y' };
+function withBiases(item, pipe, state, { opts, from }) {
+  const { node, row, array } = item;
+  const reach = new Set([node, ...pipe.hiddenAncestors(node)]);
+  const sites = Object.entries(BIAS_SITES).filter(
+    ([b, n]) => state.biases[b] && reach.has(n) && !state.causes.has(n),
+  );
+  // (the row's own bias alone: the bias analysis says it, with the row's numbers)
+  if (sites.every(([, n]) => n === node)) return null;
+  const extra = new Map(
+    sites.map(([b, site]) => {
+      const bias = state.biases[b];
+      const step = pipe.nodes[site].step;
+      const fn = (p) => step(p).map((v, i) => v + bias[i % bias.length]);
+      return [site, { variant: { id: 'bias', fn }, param: b }];
+    }),
+  );
+  if (!agrees(array.data, pipe.step(node, extra), opts)) return null;
+  for (const [site, choice] of extra) {
+    if (site !== node) pipe.adopt(site, choice);
+    state.causes.set(site, choice);
+    state.rootOf.set(site, [row.name]);
+  }
+  state.rootOf.set(node, [row.name]);
+  const key = (b) => state.keyOf.get(b) ?? b;
+  const yours = sites.map(([b, site]) => `${SITE_LINES[site]} + ${key(b)}`);
+  return {
+    id: 'bias',
+    message:
+      `Your ${row.name} is the course's layer with your biases added (${yours.join('; ')}), ` +
+      `recomputed from your own ${from().join(', ')}. The course's layer has none: ` +
+      `${sites.map(([, site]) => SITE_LINES[site]).join('; ')}.`,
+  };
+}
+const SITE_LINES = { Qm: 'Q = X @ Wq', Km: 'K = X @ Wk', Vm: 'V = X @ Wv', Y: 'Y = concat @ Wo' };
 
 // The catalogue's mistakes to try at node: at dQ and dK not the scale ones, whose factor the
 // factor analysis reads against the arrays that match (a scale found in the scores, or a batch
@@ -537,11 +603,22 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf 
     keyOf, // node -> the key of the student's file it was read from
     biases,
   };
+  const unnamed = [];
   for (const item of items) {
-    if (item.row.status === 'differs') item.row.diagnosis = explain(item, pipe, state);
+    if (item.row.status === 'differs') {
+      item.row.diagnosis = explain(item, pipe, state);
+      if (UNNAMED.has(item.row.diagnosis.id)) unnamed.push({ item, causes: state.causes.size });
+    }
     pipe.provide(item.node, item.array.data);
     state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, keyOf.get(item.node) ?? item.row.name);
+  }
+  // a row no cause explained, diagnosed again when a later row found causes in steps not saved
+  // (dconcat = dY @ Wo found at dX also shapes dWq): with them, one edit may do
+  for (const { item, causes } of unnamed) {
+    if (state.causes.size === causes) continue;
+    const again = explain(item, pipe, state);
+    if (!UNNAMED.has(again.id)) item.row.diagnosis = again;
   }
   return state.causes;
 }
@@ -565,16 +642,23 @@ function fileKeys(found, inputs, items) {
   return out;
 }
 
+/** How the file's weights may be read (checkNotebook's option `weights`). */
+export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
+
 // ------------------------------------------------------------------------------------------------
 
 /**
  * Check a student's arrays against the engine (docs/notebook-check.md: the report’s shape).
  * arrays: { [name]: { data, shape, dtype?, resolution? } }, names matched to the course's
- * case-insensitively; options: { heads, causal = false } (heads may be left out when a split
- * array shows it). Throws an Error with a one-line message when X or Wq, Wk, Wv is missing or
- * mis-shaped, heads is not a whole number >= 1 or does not divide C, or an input is not finite.
+ * case-insensitively; options: { heads, causal = false, weights = 'auto' } (heads may be left out
+ * when a split array shows it; weights: how the file's weights are read, 'in-out' (X @ W, the
+ * course's), 'out-in' (X @ W.T, PyTorch's nn.Linear) or 'auto': as its arrays show, the course's
+ * first for the course's names). The report's weights: { read, offered } (offered: 'out-in' when
+ * that reading also fits, else null). Throws an Error with a one-line message when X or Wq,
+ * Wk, Wv is missing or mis-shaped, heads is not a whole number >= 1 or does not divide C, or an
+ * input is not finite.
  */
-export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
+export function checkNotebook(mha, arrays, { heads, causal = false, weights = 'auto' } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     throw new Error(`${FN}: arrays must be an object { name: array }, e.g. what readNpz returns`);
   }
@@ -583,7 +667,12 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
   }
   // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
   // a heads setting the file's split arrays contradict is replaced by theirs, with a note
-  const adapted = adaptLayout(arrays, { heads });
+  if (!WEIGHT_READINGS.includes(weights)) {
+    throw new Error(
+      `${FN}: weights must be one of ${WEIGHT_READINGS.join(', ')}, got ${String(weights)}`,
+    );
+  }
+  const adapted = adaptLayout(arrays, { heads, weights });
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
   notes.unshift(...adapted.notes);
   const { inputs, sizes } = withReading(adapted, () =>
@@ -600,6 +689,7 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
     rows = built.rows;
     const biases = adapted.biases;
     const keyOf = fileKeys(found, inputs, built.items);
+    for (const [b, key] of Object.entries(adapted.biasKeys ?? {})) keyOf.set(b, key);
     causes = diagnose(built.items, sizes, { inputs, expected, layer, plan, biases, keyOf });
   } finally {
     layer.free();
@@ -632,6 +722,10 @@ export function checkNotebook(mha, arrays, { heads, causal = false } = {}) {
     rows,
     sizes: { B, T, C, heads: sizes.heads, hs },
     causal,
+    weights: {
+      read: adapted.convention === 'out-in' ? 'out-in' : 'in-out',
+      offered: adapted.offered,
+    },
     loss: sizes.loss,
     inputs: used,
     ignored,

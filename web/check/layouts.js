@@ -220,6 +220,7 @@ function newState(arrays, heads) {
     weights: {}, // course name (Wq…dWo) -> its key in arrays, once it is (C, C)
     seen: new Set(), // course weight names the file has under any name and shape
     biases: {},
+    biasKeys: {}, // bq … -> the file's key it was read from (in_proj_bias[0:C] for a fused one)
     evidence: [], // { what, h, key, rank }: arrays that show the number of heads
     joined: {}, // Wo, dWo joined from per-head slices -> the label of the file's keys
     from: {}, // course name -> the file's keys it was read from, when not its own
@@ -529,6 +530,7 @@ function readBias(st, key, role) {
   names.forEach((n, i) => {
     if (zero[i]) st.notes.push(`your ${n} (in ${key}) is all zeros: ${dropped}`);
     else st.biases[n] = parts[i];
+    st.biasKeys[n] = names.length > 1 ? `${key}[${i * C}:${(i + 1) * C}]` : key;
   });
 }
 
@@ -713,9 +715,32 @@ function decideConvention(st) {
   return verdictOf(Y, [st.X, ...W], run);
 }
 
-// (out, in) weights: all four and their gradients transposed, said once
+// The reading of the weights the student chose ('in-out': X @ W, the course's; 'out-in': X @ W.T,
+// PyTorch's nn.Linear) or, with 'auto', what the arrays show. The course's convention comes
+// first: the course's own names for Wq, Wk and Wv (not per-head lists, fused or module names) used
+// as X @ W.T are the forward's mistake, said in the check's rows; the (out, in) reading is
+// offered (st.offered) in a note. PyTorch's names (q_proj.weight …) are read (out, in) when the
+// arrays show it.
 function applyConvention(st) {
-  st.convention = st.fusedConvention ?? decideConvention(st);
+  const shown = st.fusedConvention ?? decideConvention(st);
+  const chosen = st.weightsOption;
+  if (chosen === 'in-out') {
+    st.convention = 'in-out';
+    return;
+  }
+  if (chosen !== 'out-in' && shown === 'out-in' && courseNamed(st)) {
+    st.convention = 'in-out';
+    st.offered = 'out-in';
+    st.notes.push(
+      `your ${PROJECTIONS.map((w) => st.weights[w]).join(', ')} reproduce your arrays only ` +
+        "used as X @ W.T: read as the course's (in, out) weights, used as X @ W, so the rows " +
+        "below name the transpose as the forward's mistake; if your weights are stored (out, " +
+        'in) on purpose (PyTorch\'s nn.Linear), read them so with the option "weights stored ' +
+        '(out, in)"',
+    );
+    return;
+  }
+  st.convention = chosen === 'out-in' ? 'out-in' : shown;
   if (st.convention !== 'out-in') return;
   const { C } = st;
   for (const name of [...WEIGHTS, ...GRADS]) {
@@ -724,11 +749,23 @@ function applyConvention(st) {
     put(st, name, gather(asF64(a), [C, C], transposeIndex(C, C)), [st.weights[name]]);
     st.weights[name] = name;
   }
+  const why = chosen === 'out-in' ? "as you chose: PyTorch's nn.Linear" : "PyTorch's nn.Linear";
   st.notes.push(
-    "your weights are stored (out, in) and used as X @ W.T (PyTorch's nn.Linear): " +
+    `your weights are stored (out, in) and used as X @ W.T (${why}): ` +
       'transposed all four and their gradients',
   );
 }
+
+const PROJECTIONS = ['Wq', 'Wk', 'Wv'];
+
+// Wq, Wk and Wv each saved under a course name of its own (Wq, W_q, WQ …), read as they are, in
+// a file saved as the course's rows (a features-first file's Q = Wq @ X is its frame's (out, in))
+const courseNamed = (st) =>
+  st.fusedConvention == null &&
+  !st.featuresFirst &&
+  PROJECTIONS.every(
+    (w) => st.weights[w] != null && st.from[w] == null && courseName(st.weights[w]) === w,
+  );
 
 // Wo joined from per-head slices: head i's output (T, hs) meets its slice on the hs axis, so
 // concat @ Wo = Σ headout_i @ Wo_i for (hs, C) slices (Wo = np.vstack(slices)) and
@@ -992,27 +1029,38 @@ export function readingNote({ read, missing, misshaped }) {
  * composed as the heads use them (proven by Y when saved); fused qkv / c_attn / in_proj_weight
  * ((C, 3C) used as X @ W, (3C, C) or (3, C, C)) and their gradients split; c_proj / out_proj…
  * read as Wo; (out, in) weights used as X @ W.T (found by recomputing Q, K, V or Y) transposed
- * with their gradients; a missing Wo made the identity (never when part of it is there); results
- * saved heads first (h, B, T, …) transposed; heads taken from split shapes when they differ from
- * the option; biases read (a zero one dropped). Never throws: what cannot be adapted is left as
- * it is, with a note saying why.
+ * with their gradients, unless Wq, Wk and Wv have the course's own names: then the transpose is
+ * the forward's mistake and the (out, in) reading is offered; a missing Wo made the identity
+ * (never when part of it is there); results saved heads first (h, B, T, …) transposed; heads
+ * taken from split shapes when they differ from the option; biases read (a zero one dropped).
+ * Never throws: what cannot be adapted is left as it is, with a note saying why.
  *
  * arrays: { [fileName]: { data, shape, dtype?, resolution? } } (readNpz, readNpy, text); heads:
- * the page's setting. Returns { arrays, heads, notes, used, biases, convention, reading }:
+ * the page's setting; weights: 'auto' (what the arrays show, the course's convention first),
+ * 'in-out' or 'out-in' (the student's choice). Returns { arrays, heads, notes, used, biases,
+ * convention, offered, reading }:
  * arrays keyed by course names where adapted (others untouched; dtype kept, resolution moved
  * with entries), heads to check with, notes (plain sentences), used (the file's keys consumed or
- * renamed), biases { bq?, bk?, bv?, bo? } (Float64Array (C,) each), convention 'in-out'
+ * renamed), biases { bq?, bk?, bv?, bo? } (Float64Array (C,) each), biasKeys (the file's key
+ * of each), convention 'in-out'
  * (X @ W), 'out-in' (X @ W.T, transposed) or null (nothing decides it, or Q, K and V disagree:
- * weights left as they are), reading { read, missing, misshaped }: what X and the four weights
- * were read from, and which are missing or not (C, C) (readingNote says it in one sentence).
+ * weights left as they are), offered: 'out-in' when that reading fits but the course's was
+ * used (course-named weights), else null; reading { read, missing, misshaped }: what X and the
+ * four weights were read from, and which are missing or not (C, C) (readingNote says it in one
+ * sentence).
  */
-export function adaptLayout(arrays, { heads } = {}) {
-  const unchanged = { arrays, heads, notes: [], used: [], biases: {}, convention: null };
+export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
+  const unchanged = { arrays, heads, notes: [], used: [], biases: {}, biasKeys: {} };
+  Object.assign(unchanged, { convention: null, offered: null });
   if (arrays == null || typeof arrays !== 'object') {
     return { ...unchanged, reading: { read: {}, missing: ['X', ...WEIGHTS], misshaped: [] } };
   }
   const first = readFeaturesFirst(arrays);
   const st = newState(first.arrays, heads);
+  if (st) {
+    st.weightsOption = weights;
+    st.featuresFirst = first.used.length > 0; // (W @ X on columns: (out, in) is that frame's)
+  }
   if (!st) return { ...unchanged, reading: readingOf(arrays, {}, null) };
   st.notes.push(...first.notes);
   first.used.forEach((k) => st.used.add(k));
@@ -1030,7 +1078,8 @@ export function adaptLayout(arrays, { heads } = {}) {
   composeWo(st);
   biasNote(st);
   const used = Object.keys(arrays).filter((k) => st.used.has(k));
-  const { notes, biases, convention } = st;
+  const { notes, biases, biasKeys, convention, offered = null } = st;
   const reading = readingOf(st.arrays, st.from, st.C);
-  return { arrays: st.arrays, heads: st.heads, notes, used, biases, convention, reading };
+  const out = { arrays: st.arrays, heads: st.heads, notes, used, biases, biasKeys };
+  return { ...out, convention, offered, reading };
 }

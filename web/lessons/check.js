@@ -138,7 +138,11 @@ function lessonLines() {
   );
 }
 
-/** The check's options: heads (a number, or inferred from a split array) and the causal mask. */
+/**
+ * The check's options: heads (a number, or inferred from a split array), the causal mask, and
+ * the weights read (out, in) as PyTorch's nn.Linear stores them (else as the arrays show, the
+ * course's (in, out) first for the course's names).
+ */
 function optionControls() {
   const heads = el('input', {
     id: 'nb-heads',
@@ -152,6 +156,7 @@ function optionControls() {
     },
   });
   const causal = el('input', { id: 'nb-causal', attrs: { type: 'checkbox' } });
+  const outIn = el('input', { id: 'nb-out-in', attrs: { type: 'checkbox' } });
   const headsNote = el('span', { id: 'nb-heads-note', className: 'note hint' });
   const err = errorLine('nb-check-error');
   const element = el(
@@ -160,9 +165,10 @@ function optionControls() {
     field('heads h', heads),
     headsNote,
     field('causal mask (your notebook masks scores above the diagonal)', causal),
+    field('weights stored (out, in), used as X @ W.T (PyTorch’s nn.Linear)', outIn),
     err.element,
   );
-  return { element, heads, causal, headsNote, err };
+  return { element, heads, causal, outIn, headsNote, err };
 }
 
 /** The results area: status line, summary, notes, table, the rel-error note and the diffs. */
@@ -462,7 +468,8 @@ function runCheck(ctx) {
   if (heads === null) return;
   try {
     const causal = parts.options.causal.checked;
-    state.result = checkNotebook(mha, checkArgs(plain), { heads, causal });
+    const weights = parts.options.outIn.checked ? 'out-in' : 'auto';
+    state.result = checkNotebook(mha, checkArgs(plain), { heads, causal, weights });
   } catch (e) {
     parts.options.err.set(`The check could not run: ${sentence(e.message)}${lastTable(ctx)}`);
     const why = 'The check could not run on what is loaded now (why: above)';
@@ -546,6 +553,7 @@ export function renderCheck({ mha, body, onUse, onBack }) {
   const { options } = ctx.parts;
   options.heads.addEventListener('input', () => runCheck(ctx));
   options.causal.addEventListener('change', () => runCheck(ctx));
+  options.outIn.addEventListener('change', () => runCheck(ctx));
   ctx.parts.useUi.use.addEventListener('click', () => useArrays(ctx));
   refresh(ctx);
   body.append(...sectionBody(ctx.parts));
