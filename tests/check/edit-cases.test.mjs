@@ -313,6 +313,17 @@ const LOOP_CASES = [
     first: 'Wq_after',
   },
   {
+    // losses kept (one entry fewer than steps): the weights after steps - 1 steps are not the
+    // weights after `steps`, though they are after as many steps as losses has entries
+    name: 'one-step-fewer-losses-saved',
+    find: '    for step in range(steps):',
+    replace: '    for step in range(steps - 1):',
+    id: 'loop-steps',
+    first: 'losses',
+    status: 'shape',
+    says: /has 9 entries, the course's first 9 losses, while your steps is 10: your loop ran 9 steps \(one step fewer\)/,
+  },
+  {
     name: 'layer-mistake-in-training',
     find: 'att = e / e.sum(axis=-1, keepdims=True)',
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',

@@ -270,7 +270,10 @@ test('steps that disagree with len(losses) are said; steps not a count is not us
         'all 10 are checked.',
     ),
   );
-  assert.equal(rowOf(seven, 'losses').status, 'match');
+  // the course's first 10 losses while steps is 7: the loop ran 10 steps, named
+  const sevenRow = rowOf(seven, 'losses');
+  assert.deepEqual([sevenRow.status, sevenRow.diagnosis.id], ['shape', 'loop-steps']);
+  assert.match(sevenRow.diagnosis.message, /while your steps is 7: your loop ran 10 steps\. /);
   const notesOf = (steps) => check(run, { ...a, steps }).notes.filter((n) => /^Your steps/.test(n));
   const off = (S) =>
     `Your steps is ${S}, but your losses has 10 entries (neither that nor one more): ` +

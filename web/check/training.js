@@ -422,10 +422,11 @@ function oneStepCause(ctx, w, a) {
   return { diagnosis: { id: ruleId(w, rule), message: ruleMessage(ctx, w, rule) }, rule };
 }
 
-// The numbers of steps the W_after may be after, besides one: steps, len(lrs), n, n - 1
+// The numbers of steps the W_after may be after, besides one: steps when saved, else n, n - 1
 function stepCounts(ctx) {
   const n = ctx.losses?.data.length;
-  const counts = [ctx.steps, n, n == null ? null : n - 1];
+  // (steps saved: the weights after that many steps, none other)
+  const counts = ctx.steps != null ? [ctx.steps] : [n, n == null ? null : n - 1];
   return [...new Set(counts)].filter((S) => Number.isInteger(S) && S >= 2);
 }
 
@@ -740,8 +741,27 @@ function lossesRow(ctx) {
   const lrs = ctx.lr ? ctx.lr.lrs : [];
   const expected = engineRun(ctx, lrs, n).losses;
   const row = comparedRow('losses', a, expected, {});
+  const ran = ranOtherSteps(ctx, row, n);
+  if (ran) return ran;
   if (row.status === 'match') return row;
   return { ...row, diagnosis: explainLosses(ctx, a, row) };
+}
+
+// losses that are the course's first n while the saved steps (not a schedule) says another
+// count, neither steps nor steps + 1: the loop ran n steps (range(steps - 1) …): a row of the
+// wrong length, named; else null
+function ranOtherSteps(ctx, row, n) {
+  const S = ctx.lr?.schedule ? null : ctx.steps;
+  if (S == null || n === S || n === S + 1 || row.status !== 'match') return null;
+  const key = ctx.keys.losses;
+  const stepsKey = ctx.keys.steps;
+  const ran = n === S - 1 ? ' (one step fewer)' : '';
+  const message =
+    `Your ${key} has ${n} entries, the course's first ${n} losses, while your ${stepsKey} is ${S}: ` +
+    `your loop ran ${n} steps${ran}. The course's loop, for step in range(${stepsKey}), runs ` +
+    `${S} and records the loss of each: ${key} has ${S} entries.`;
+  const shape = uncomparedRow('losses', 'shape', { shape: [n], expectedShape: [S] });
+  return { ...shape, diagnosis: { id: 'loop-steps', message } };
 }
 
 // ------------------------------------------------------------------------------------------------
