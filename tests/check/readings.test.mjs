@@ -363,8 +363,7 @@ test('one head: scores, att, datt, dscores (B, T, T), and (T, T) with B = 1, are
   assert.deepEqual(shapes(1), ['2,1,4,4', '2,4,4']);
   assert.deepEqual(shapes(1, 1), ['1,1,4,4', '1,4,4', '4,4']);
   assert.deepEqual(shapes(2), ['2,2,4,4']);
-  const two = checkNotebook(mha, load('single-head'), { heads: 2 });
-  assert.equal(statuses(two).att, 'shape');
+  // (with h = 2 set, the check reads the file as one head: the test below)
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -430,4 +429,33 @@ test('biases applied in the forward though Q, K, V are not saved: named from the
   const bare = without(load('biased-y-only'), 'b_q', 'b_k', 'b_v', 'b_o');
   const none = checkNotebook(mha, bare, { heads: 3 });
   assert.notEqual(none.rows.find((r) => r.name === 'Y').diagnosis?.id, 'bias');
+});
+
+// One head's maps without the head axis, checked with h = 2 set: the reading of one head is used
+// when it explains more of the file, and said; a 2-head layer's maps averaged over its heads (no
+// head's) are not read so.
+test('a (B, T, T) att with h set to 2: read as one head when that explains more, said', () => {
+  const file = load('single-head');
+  const r = checkNotebook(mha, file, { heads: 2 });
+  assert.equal(r.sizes.heads, 1);
+  assertMatches(r, ['scores', 'att', 'Y', 'datt', 'dscores'], 'single-head at h = 2');
+  assert.match(r.notes[0], /^your scores, att, datt, dscores have no head axis, .*as one head/);
+  // a 2-head layer (the engine's) with its attention averaged over the heads, (B, T, T)
+  const { X, Wq, Wk, Wv, Wo } = file;
+  const [B, T, C] = X.shape.length === 3 ? X.shape : [1, ...X.shape];
+  const layer = mha.createLayer({ C, heads: 2 });
+  for (const [k, w] of Object.entries({ Wq, Wk, Wv, Wo })) layer.weights[k].set(w.data);
+  const { Y, attention } = layer.forward(Float64Array.from(X.data), { B, T });
+  layer.free();
+  const mean = new Float64Array(B * T * T);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < 2; h++) {
+      for (let i = 0; i < T * T; i++) mean[b * T * T + i] += attention[(b * 2 + h) * T * T + i] / 2;
+    }
+  }
+  const att = { data: mean, shape: [B, T, T] };
+  const y = { data: Float64Array.from(Y), shape: [B, T, C] };
+  const two = checkNotebook(mha, { X, Wq, Wk, Wv, Wo, att, Y: y }, { heads: 2 });
+  assert.equal(two.sizes.heads, 2, 'averaged maps: not one head');
+  assert.deepEqual(statuses(two), { ...statuses(two), att: 'shape', Y: 'match' });
 });

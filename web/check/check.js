@@ -658,7 +658,44 @@ export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
  * Wk, Wv is missing or mis-shaped, heads is not a whole number >= 1 or does not divide C, or an
  * input is not finite.
  */
-export function checkNotebook(mha, arrays, { heads, causal = false, weights = 'auto' } = {}) {
+export function checkNotebook(mha, arrays, options = {}) {
+  const report = checkOnce(mha, arrays, options);
+  const maps = headlessMaps(report);
+  if (!maps.length || report.sizes.heads === 1) return report;
+  // a head's maps saved without the head axis, (B, T, T): the reading of one head, used when
+  // it explains more of the file (more rows match, none more differ)
+  let one;
+  try {
+    one = checkOnce(mha, arrays, { ...options, heads: 1 });
+  } catch {
+    return report;
+  }
+  const count = (r, status) => r.rows.filter((row) => row.status === status).length;
+  if (count(one, 'match') <= count(report, 'match')) return report;
+  if (count(one, 'differs') > count(report, 'differs')) return report;
+  one.notes.unshift(
+    `your ${maps.join(', ')} ${maps.length > 1 ? 'have' : 'has'} no head axis, and with h = ` +
+      `${report.sizes.heads} ${maps.length > 1 ? 'they are' : 'it is'} no head's layout: checked ` +
+      `as one head (h = 1), which explains more of your arrays (${count(one, 'match')} match, ` +
+      `against ${count(report, 'match')} with h = ${report.sizes.heads})`,
+  );
+  return one;
+}
+
+// The (B, h, T, T) results saved as one map per sequence, (B, T, T) or (T, T): rows of the
+// wrong shape whose shape is one head's
+function headlessMaps(report) {
+  const { B, T } = report.sizes;
+  const oneHead = (shape) =>
+    (shape?.length === 3 && shape[0] === B && shape[1] === T && shape[2] === T) ||
+    (B === 1 && shape?.length === 2 && shape[0] === T && shape[1] === T);
+  return report.rows
+    .filter((r) => r.status === 'shape' && TT_RESULTS.has(r.name) && oneHead(r.shape))
+    .map((r) => r.name);
+}
+const TT_RESULTS = new Set(['scores', 'att', 'datt', 'dscores']);
+
+function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto' } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     throw new Error(`${FN}: arrays must be an object { name: array }, e.g. what readNpz returns`);
   }
