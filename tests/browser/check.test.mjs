@@ -90,6 +90,8 @@ def layer(mistake, scale=None):
 good = layer(False)
 np.savez(f'{out}/good.npz', **good)
 np.savez(f'{out}/mistake.npz', **layer(True))
+# the same layer saved with arrays that do not show h = 2 (merged results only)
+np.savez(f'{out}/merged.npz', **{k: good[k] for k in ('X', 'Wq', 'Wk', 'Wv', 'Wo', 'concat', 'Y')})
 # nn.Linear's layout under the course's names: each weight and its gradient saved (out, in), used
 # as X @ W.T (the same layer: every other array as in good)
 np.savez(f'{out}/outin.npz', **{k: (v.T if k[-2:] in ('Wq', 'Wk', 'Wv', 'Wo') else v)
@@ -346,6 +348,24 @@ test('over http: a mistake, the paste box, then the correct notebook', async (t)
     });
     assert.deepEqual(consoleErrors(log), [], 'console errors');
     assert.deepEqual(log.errors, [], 'page errors');
+  } finally {
+    await close();
+  }
+});
+
+test('h read from the arrays: the field keeps the value typed, its note says', async () => {
+  const { page, log, close } = await session.open('#notebook-check');
+  try {
+    assert.equal(await page.inputValue('#nb-heads'), '4');
+    const state = await upload(page, file('merged.npz'));
+    assert.ok(state.rows.every((r) => ['match', 'missing'].includes(r.status)));
+    assert.equal(await page.inputValue('#nb-heads'), '4');
+    assert.equal(
+      await page.textContent('#nb-heads-note'),
+      'checked with h = 2, as your arrays show',
+    );
+    assert.match(await page.locator('#nb-results').textContent(), /checked with h = 2 heads: /);
+    assert.deepEqual(consoleErrors(log), [], 'console errors');
   } finally {
     await close();
   }

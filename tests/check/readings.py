@@ -276,6 +276,32 @@ def biased(name):
     return arrays, dict(heads=h, course=dict(Wq=W[0], Wk=W[1], Wv=W[2], Wo=W[3]))
 
 
+# ---------------------------------------------------------------------------
+# 6. three heads, only arrays that do not show the number: the page's h = 4 left as it is
+# ---------------------------------------------------------------------------
+
+def heads_unset(name):
+    """The course's layer with h = 3 (C = 12), saved with its merged results only: concat, Y,
+    the loss and the gradients of the weights and X (no (B, h, T, ...) array shows h)."""
+    rng = np.random.default_rng(611)
+    B, T, C, h = 2, 4, 12, 3
+    hs = C // h
+    X = rng.standard_normal((B, T, C))
+    Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))
+    target = rng.standard_normal((B, T, C))
+    q, k, v = X @ Wq, X @ Wk, X @ Wv
+    outs = []
+    for i in range(h):
+        cols = slice(i * hs, (i + 1) * hs)
+        a = softmax(q[..., cols] @ k[..., cols].transpose(0, 2, 1) / np.sqrt(hs))
+        outs.append(a @ v[..., cols])
+    concat = np.concatenate(outs, axis=-1)
+    Y = concat @ Wo
+    arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, concat=concat, Y=Y, target=target,
+                  loss=np.mean((Y - target) ** 2))
+    return arrays, dict(heads=h, course=dict(Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo))
+
+
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},
     "per-head-wo-single": per_head,
@@ -291,6 +317,7 @@ RUNS = {
     "single-head-one-item": single_head,
     "biased-y-only": biased,
     "biased-att": biased,
+    "heads-unset": heads_unset,
 }
 
 

@@ -459,3 +459,24 @@ test('a (B, T, T) att with h set to 2: read as one head when that explains more,
   assert.equal(two.sizes.heads, 2, 'averaged maps: not one head');
   assert.deepEqual(statuses(two), { ...statuses(two), att: 'shape', Y: 'match' });
 });
+
+// The number of heads as a reading: a 3-head layer saved without any array that shows h, checked
+// with h = 4 set (the page's default): every other h is tried on the rows, and the one under which
+// every saved result matches is used, said. With an array of another h's layout, none is.
+test('h as a reading: the one h under which every saved result matches is used, said', () => {
+  const file = load('heads-unset');
+  const r = checkNotebook(mha, file, { heads: 4 });
+  assert.equal(r.sizes.heads, 3);
+  assertMatches(r, ['concat', 'Y', 'loss'], 'heads-unset at h = 4');
+  assert.equal(
+    r.notes[0],
+    "checked with h = 3 heads: with h = 4 (as set) your arrays differ from the course's layer, " +
+      'with 3 every one of them matches',
+  );
+  // a mistake in the file (Y halved): no h explains it, the heads set stay
+  const half = { ...file, Y: { ...file.Y, data: file.Y.data.map((x) => x / 2) } };
+  assert.equal(checkNotebook(mha, half, { heads: 4 }).sizes.heads, 4);
+  // the right h set: nothing tried, no note
+  const three = checkNotebook(mha, file, { heads: 3 });
+  assert.ok(!three.notes.some((n) => n.startsWith('checked with h =')));
+});

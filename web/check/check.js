@@ -659,7 +659,7 @@ export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
  * input is not finite.
  */
 export function checkNotebook(mha, arrays, options = {}) {
-  const report = checkOnce(mha, arrays, options);
+  const report = headsReading(mha, arrays, options) ?? checkOnce(mha, arrays, options);
   const maps = headlessMaps(report);
   if (!maps.length || report.sizes.heads === 1) return report;
   // a head's maps saved without the head axis, (B, T, T): the reading of one head, used when
@@ -674,13 +674,59 @@ export function checkNotebook(mha, arrays, options = {}) {
   if (count(one, 'match') <= count(report, 'match')) return report;
   if (count(one, 'differs') > count(report, 'differs')) return report;
   one.notes.unshift(
-    `your ${maps.join(', ')} ${maps.length > 1 ? 'have' : 'has'} no head axis, and with h = ` +
-      `${report.sizes.heads} ${maps.length > 1 ? 'they are' : 'it is'} no head's layout: checked ` +
-      `as one head (h = 1), which explains more of your arrays (${count(one, 'match')} match, ` +
-      `against ${count(report, 'match')} with h = ${report.sizes.heads})`,
+    `${headlessText(maps, report.sizes.heads)}: checked as one head (h = 1), which explains ` +
+      `more of your arrays (${count(one, 'match')} match, against ${count(report, 'match')} ` +
+      `with h = ${report.sizes.heads})`,
   );
   return one;
 }
+
+// "your att has no head axis, and with h = 4 (as set) it is no head's layout"
+const headlessText = (maps, heads) =>
+  `your ${maps.join(', ')} ${maps.length > 1 ? 'have' : 'has'} no head axis, and with h = ` +
+  `${heads} (as set) ${maps.length > 1 ? 'they are' : 'it is'} no head's layout`;
+
+// The number of heads as a reading: when the check with the heads set finds differences, every
+// other h that divides C is tried on the rows alone; one under which every result of the file
+// matches (one that depends on h among them: not only Q, K, V) is used, said in a note. null
+// when none or several do (the report with the heads set is made then).
+function headsReading(mha, arrays, options) {
+  let set;
+  try {
+    set = checkOnce(mha, arrays, { ...options, screen: true });
+  } catch {
+    return null;
+  }
+  const compared = (r) => r.rows.filter((row) => row.status !== 'missing');
+  if (compared(set).every((row) => row.status === 'match')) return null;
+  const { C, heads } = set.sizes;
+  const fits = [];
+  for (let h = 1; h <= C; h++) {
+    if (C % h || h === heads) continue;
+    let r;
+    try {
+      r = checkOnce(mha, arrays, { ...options, heads: h, screen: true });
+    } catch {
+      continue;
+    }
+    const rows = compared(r);
+    const all = rows.length && rows.every((row) => row.status === 'match');
+    if (all && r.sizes.heads === h && rows.some((row) => !HEADS_FREE.has(row.name))) fits.push(h);
+  }
+  if (fits.length !== 1) return null;
+  const report = checkOnce(mha, arrays, { ...options, heads: fits[0] });
+  const maps = fits[0] === 1 ? headlessMaps(set) : [];
+  report.notes.unshift(
+    maps.length
+      ? `${headlessText(maps, heads)}: checked as one head (h = 1), under which every one of ` +
+          'your arrays matches'
+      : `checked with h = ${fits[0]} heads: with h = ${heads} (as set) your arrays differ from ` +
+          `the course's layer, with ${fits[0]} every one of them matches`,
+  );
+  return report;
+}
+// results that do not depend on the number of heads when saved merged, (B, T, C)
+const HEADS_FREE = new Set(['Q', 'K', 'V', 'dY']);
 
 // The (B, h, T, T) results saved as one map per sequence, (B, T, T) or (T, T): rows of the
 // wrong shape whose shape is one head's
@@ -695,7 +741,7 @@ function headlessMaps(report) {
 }
 const TT_RESULTS = new Set(['scores', 'att', 'datt', 'dscores']);
 
-function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto' } = {}) {
+function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     throw new Error(`${FN}: arrays must be an object { name: array }, e.g. what readNpz returns`);
   }
@@ -724,6 +770,7 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto' } = {}
     const expected = engineExpected(mha, layer, inputs, sizes, plan);
     const built = buildRows(found, sizes, expected, inputs, plan);
     rows = built.rows;
+    if (screen) return { rows, sizes }; // (the rows' statuses alone: a reading tried)
     const biases = adapted.biases;
     const keyOf = fileKeys(found, inputs, built.items);
     for (const [b, key] of Object.entries(adapted.biasKeys ?? {})) keyOf.set(b, key);

@@ -333,10 +333,12 @@ function setArrays(ctx, incoming) {
   if (inferred) {
     heads.value = String(inferred.heads);
     headsNote.textContent = `h = ${inferred.heads} from the shape of ${inferred.from}`;
-  } else if (headsNote.textContent) {
+    headsNote.dataset.inferred = '1';
+  } else if (headsNote.dataset.inferred) {
     // the heads came from arrays that no longer show them: back to the course's
     heads.value = String(COURSE.heads);
     headsNote.textContent = '';
+    delete headsNote.dataset.inferred;
   }
   refresh(ctx);
 }
@@ -353,7 +355,10 @@ function listDetails(ctx) {
   const onRemove = (key) => {
     const at = state.list.findIndex((a) => a.key === key);
     state.list = removeArray(state.list, key);
-    if (!inferHeads(state.list)) parts.options.headsNote.textContent = '';
+    if (!inferHeads(state.list)) {
+      parts.options.headsNote.textContent = '';
+      delete parts.options.headsNote.dataset.inferred;
+    }
     refresh(ctx);
     // the pressed button is gone: focus the next one (or the last, or the drop zone)
     const buttons = parts.listSlot.querySelectorAll('button');
@@ -478,6 +483,11 @@ function runCheck(ctx) {
   }
   parts.options.err.clear();
   state.heads = heads;
+  // the check read another h from the arrays (its note says why): said by the field too
+  const { headsNote } = parts.options;
+  const read = state.result.sizes.heads;
+  if (read !== heads) headsNote.textContent = `checked with h = ${read}, as your arrays show`;
+  else if (!headsNote.dataset.inferred) headsNote.textContent = '';
   status.textContent = checkedText(state.result.rows, plain.length);
   slot.replaceChildren(...resultNodes(state.result));
 }
