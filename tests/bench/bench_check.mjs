@@ -89,6 +89,7 @@ async function main() {
       return { entry, said, ...judge(entry, said) };
     });
     report(results, { mutants, clean, seed });
+    timeBySize(mha);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -172,6 +173,46 @@ function report(results, { seed }) {
     muts.filter((r) => r.error),
   );
   show('false alarms', alarms);
+}
+
+// The check's time on one file by size (it runs on the page's thread): X, the four weights and
+// a Y 1.5 times the layer's (a mistake no single edit explains at Y alone: the search runs where
+// the size allows it), the median of 3 runs each. BENCH_CHECK_SIZES=0 leaves it out.
+const SIZES = [
+  [2, 6, 64, 4],
+  [1, 16, 128, 4],
+  [1, 32, 256, 8],
+  [1, 64, 768, 12],
+];
+function timeBySize(mha) {
+  if (process.env.BENCH_CHECK_SIZES === '0') return;
+  const rows = SIZES.map(([B, T, C, heads]) => {
+    const rng = mha.rng(7, 'default_rng');
+    const X = rng.standardNormal(B * T * C);
+    const W = ['Wq', 'Wk', 'Wv', 'Wo'].map(() =>
+      rng.standardNormal(C * C).map((v) => v / Math.sqrt(C)),
+    );
+    rng.free();
+    const layer = mha.createLayer({ C, heads });
+    W.forEach((w, i) => layer.weights[['Wq', 'Wk', 'Wv', 'Wo'][i]].set(w));
+    const { Y } = layer.forward(X, { B, T });
+    layer.free();
+    const arrays = {
+      X: { data: X, shape: [B, T, C] },
+      Y: { data: Y.map((v) => 1.5 * v), shape: [B, T, C] },
+    };
+    ['Wq', 'Wk', 'Wv', 'Wo'].forEach((k, i) => (arrays[k] = { data: W[i], shape: [C, C] }));
+    const times = [0, 1, 2].map(() => {
+      const t0 = performance.now();
+      checkNotebook(mha, arrays, { heads });
+      return performance.now() - t0;
+    });
+    const ms = times.sort((a, b) => a - b)[1];
+    return [`B ${B}, T ${T}, C ${C}, h ${heads}`, `${Math.round(ms)} ms`];
+  });
+  console.log(
+    `\nthe check's time on one file (Y 1.5 × the layer's), median of 3\n${table([['size', 'time'], ...rows])}`,
+  );
 }
 
 main().catch((err) => {

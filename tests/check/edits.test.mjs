@@ -15,6 +15,7 @@ import {
   run,
   shapeOf,
 } from '../../web/check/program.js';
+import { searchable } from '../../web/check/edits.js';
 import { PYTHON } from '../helpers.mjs';
 
 const t = (values, shape) => nd.tensor(Float64Array.from(values), shape);
@@ -145,4 +146,14 @@ test('solveRows: x @ W = y solved row by row (a changed X); a singular W: null',
   const Y = Float64Array.of(2, 4, -4, 1);
   assert.deepEqual([...solveRows(Y, W, 2)], [1, 1, -2, 1]);
   assert.equal(solveRows(Y, Float64Array.of(1, 2, 2, 4), 2), null);
+});
+
+// One edit costs about one step recomputed in JavaScript: the search runs up to a bound of work
+// (B·T·C·C), so a layer of C = 256 is checked in a fraction of a second, without the search.
+test("the edit search's bound of work: the course's sizes searched, C = 256, T = 32 not", () => {
+  const at = (B, T, C, heads) => searchable({ B, T, C, heads, n: B * T * C });
+  assert.equal(at(2, 6, 64, 4), true, "the course's demo");
+  assert.equal(at(3, 8, 32, 4), true, "bench:check's largest mutants");
+  assert.equal(at(1, 32, 256, 8), false);
+  assert.equal(at(1, 64, 768, 12), false, 'GPT-2 size');
 });

@@ -22,7 +22,7 @@ import {
 import { MISTAKES, SEARCHED, analysesOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
 import { findMistake } from './search.js';
-import { editMessage, findEdits } from './edits.js';
+import { editMessage, findEdits, searchable } from './edits.js';
 import { changedInput } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
@@ -699,7 +699,9 @@ function headsReading(mha, arrays, options) {
   }
   const compared = (r) => r.rows.filter((row) => row.status !== 'missing');
   if (compared(set).every((row) => row.status === 'match')) return null;
-  const { C, heads } = set.sizes;
+  const { B, T, C, heads } = set.sizes;
+  // (each h tried reads the file again: beyond the edit search's sizes, not tried)
+  if (!searchable({ B, T, C, heads: 1, n: B * T * C })) return null;
   const fits = [];
   for (let h = 1; h <= C; h++) {
     if (C % h || h === heads) continue;

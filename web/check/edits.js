@@ -25,6 +25,15 @@ const MAX_TRIED = 4000;
 const MAX_ENTRIES = 2e5;
 // the most pairs of edits tried in the differing step itself
 const MAX_PAIRS = 8000;
+// the most work of one recomputation (B·T·C·C, a projection's multiply-adds) for the search of
+// single edits, and for pairs: one edit costs about one step in JavaScript, so a layer of C = 256,
+// T = 32 would take seconds on the page's thread (the course's B = 2, T = 6, C = 64: 49,152)
+const MAX_WORK = 6e5;
+const MAX_PAIR_WORK = 2e5;
+
+/** Whether the edit search runs at sizes s (else the row says what was measured). */
+export const searchable = (s) =>
+  s.n <= MAX_ENTRIES && s.B * s.heads * s.T * s.T <= MAX_ENTRIES && s.n * s.C <= MAX_WORK;
 
 // node's value as a tensor of its shape
 const asTensor = (node, data, s) => ({ data, shape: shapeOf(node, s) });
@@ -86,7 +95,7 @@ export function findEdits(pipe, node, yours, opts) {
 // the hits, or null when the search was not run to its end (too large, too many edits)
 function searchEdits(pipe, node, yours, opts) {
   const s = pipe.s;
-  if (s.n > MAX_ENTRIES || s.B * s.heads * s.T * s.T > MAX_ENTRIES) return null;
+  if (!searchable(s)) return null;
   const trial = { tried: 0, pipe, node, yours, opts };
   for (const site of [node, ...pipe.hiddenAncestors(node)]) {
     const hits = [];
@@ -98,6 +107,7 @@ function searchEdits(pipe, node, yours, opts) {
     if (hits.length) return hits;
   }
   // two changes in the step itself, where one does not suffice
+  if (s.n * s.C > MAX_PAIR_WORK) return null;
   let pairs = 0;
   for (const edit of pairsAt(pipe, node)) {
     if (++pairs > MAX_PAIRS) break;

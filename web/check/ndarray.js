@@ -108,15 +108,20 @@ export function matmul(a, b) {
   const ia = broadcastIndex(a.shape.slice(0, -2), batch);
   const ib = broadcastIndex(b.shape.slice(0, -2), batch);
   const out = new Float64Array(size(batch) * m * n);
+  // (row i of out accumulated over p in order: each entry's sum in the same order as the dot
+  // product's, p = 0 … k-1, so the values are the same bit for bit; b read row by row)
+  const A = a.data;
+  const Bd = b.data;
   for (let t = 0; t < ia.length; t++) {
     const ao = ia[t] * m * k;
     const bo = ib[t] * k * n;
     const oo = t * m * n;
     for (let i = 0; i < m; i++) {
-      for (let j = 0; j < n; j++) {
-        let s = 0;
-        for (let p = 0; p < k; p++) s += a.data[ao + i * k + p] * b.data[bo + p * n + j];
-        out[oo + i * n + j] = s;
+      const row = oo + i * n;
+      for (let p = 0; p < k; p++) {
+        const x = A[ao + i * k + p];
+        const brow = bo + p * n;
+        for (let j = 0; j < n; j++) out[row + j] += x * Bd[brow + j];
       }
     }
   }
