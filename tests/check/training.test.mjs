@@ -63,7 +63,11 @@ for (const run of manifest) {
     for (const row of report.rows) {
       if (row.diagnosis) {
         assert.match(row.diagnosis.message, /^[A-Z].*\.$/s, `${row.name}: a sentence`);
-        assert.doesNotMatch(row.diagnosis.message, /sgd-|step-differs|mse-loss/, 'no ids inside');
+        assert.doesNotMatch(
+          row.diagnosis.message,
+          /loop-[a-z]|step-differs|mse-loss/,
+          'no ids inside',
+        );
       }
     }
     // every diagnosis and note, word for word as approved
@@ -407,7 +411,7 @@ test('no weight updated at all: every row and the flat losses say so', () => {
   const same = { Wq_after: a.Wq, Wk_after: a.Wk, Wv_after: a.Wv, Wo_after: a.Wo, losses: flat };
   const report = check(run, { ...a, ...same });
   for (const row of report.rows) {
-    assert.deepEqual([row.status, row.diagnosis.id], ['differs', 'sgd-not-updated'], row.name);
+    assert.deepEqual([row.status, row.diagnosis.id], ['differs', 'loop-not-updated'], row.name);
   }
   assert.match(
     rowOf(report, 'losses').diagnosis.message,
@@ -503,7 +507,7 @@ test('a step with k × lr: k named when it is a size of the layer (B 2, T 6, C 6
   };
   const text = (k) => [
     'differs',
-    'sgd-lr',
+    'loop-lr',
     `Your Wq_after = Wq - ${k} × lr * dWq (lr = 0.1): your step takes ${k.split(' ')[0]} times ` +
       'the learning rate; the course writes W -= lr * dW.',
   ];
@@ -532,7 +536,7 @@ test('another weight’s gradient with a factor or a sign; non-finite weights, c
     return `${row.diagnosis.id} | ${row.diagnosis.message}`;
   };
   const other = (how) =>
-    `sgd-other-weight | Your Wk_after = Wk ${how}lr * dWq (lr = 0.1): Wk was updated with the ` +
+    `loop-other-gradient | Your Wk_after = Wk ${how}lr * dWq (lr = 0.1): Wk was updated with the ` +
     'gradient of Wq; the course writes Wk -= lr * dWk.';
   assert.equal(said('Wk_after', step(a.Wk, a.dWq, 0.2)), other('- 2 × '));
   assert.equal(said('Wk_after', step(a.Wk, a.dWq, -0.1)), other('+ '));
@@ -639,7 +643,7 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
     'lr = 0.1 found from your losses (not saved): the learning rate whose first step from your ' +
       'initial weights gives your losses[1], going up (lr = -0.1).',
   );
-  assert.deepEqual(statuses(report), { losses: ['differs', 'sgd-ascent'] });
+  assert.deepEqual(statuses(report), { losses: ['differs', 'loop-sign'] });
   // W + 2 lr dW: ascent with its factor
   const a = load('correct-course');
   const lr = a.lr.data[0];
@@ -649,7 +653,7 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
   assert.deepEqual(
     [row.diagnosis.id, row.diagnosis.message],
     [
-      'sgd-ascent',
+      'loop-sign',
       'Your Wq_after = Wq + 2 × lr * dWq (lr = 0.1): your step adds the gradient, which is ' +
         'gradient ascent (the loss climbs); the course writes W -= lr * dW.',
     ],

@@ -93,7 +93,6 @@ test('every record of the catalogue is in the gallery exactly once: drawn or in 
     assert.equal(record.variants, undefined, t.id);
     let expected = 'wording'; // follows-from, step-differs
     if (record.analyses) expected = 'analysis';
-    else if (record.kind === 'training step') expected = 'training';
     else if (/^edit of the /.test(record.kind ?? '')) expected = 'edit';
     assert.equal(t.reason, expected, t.id);
     assert.ok(t.why.length > 20 && t.message === record.message, t.id);

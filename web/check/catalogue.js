@@ -402,35 +402,8 @@ const RECORDS = [
       'residual inside the layer.',
     analyses: [addedAnalysis],
   },
-  // ---- the training step (lesson 5): training.js redoes W -= lr * dW and the losses
-  {
-    id: 'sgd-ascent',
-    tensors: ['W_after', 'losses'],
-    kind: 'training step',
-    message:
-      'Your step adds the gradient, W += lr * dW: gradient ascent, the loss climbs; the course ' +
-      'writes W -= lr * dW.',
-  },
-  {
-    id: 'sgd-lr',
-    tensors: ['W_after', 'losses'],
-    kind: 'training step',
-    message:
-      'Your step leaves out the learning rate or takes k times it (k said); the losses are the ' +
-      "course's run with that learning rate.",
-  },
-  {
-    id: 'sgd-not-updated',
-    tensors: ['W_after', 'losses'],
-    kind: 'training step',
-    message: 'One weight was not updated (W_after equals W); the course updates all four.',
-  },
-  {
-    id: 'sgd-other-weight',
-    tensors: ['W_after'],
-    kind: 'training step',
-    message: "A weight was updated with another weight's gradient (Wk -= lr * dWq).",
-  },
+  // (the training step's mistakes, lesson 5: the loop's edits below, LOOP_KINDS; training.js
+  // names a one-step W_after's by the same ids)
   {
     id: 'follows-from',
     tensors: [],

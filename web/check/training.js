@@ -396,9 +396,9 @@ function ruleMessage(ctx, w, { c, from }) {
 
 // The diagnosis id of a step rule
 function ruleId(w, { c, from }) {
-  if (c === 0) return 'sgd-not-updated';
-  if (from !== w) return 'sgd-other-weight';
-  return c < 0 ? 'sgd-ascent' : 'sgd-lr';
+  if (c === 0) return 'loop-not-updated';
+  if (from !== w) return 'loop-other-gradient';
+  return c < 0 ? 'loop-sign' : 'loop-lr';
 }
 
 // A differing one-step W_after: { diagnosis, rule } with the rule proven, or null
@@ -517,7 +517,7 @@ function ascentRun(ctx, w, a, S) {
   const lrs = ctx.lr.lrs.map((x) => -x);
   if (!agrees(a.data, engineRun(ctx, lrs, S).weights[w], optsOf(a))) return null;
   const message = `Your ${ctx.keys[`${w}_after`]} is the weights after ${S} steps of W += lr * dW: your step adds the gradient, which is gradient ascent; ${COURSE_STEP}.`;
-  return { id: 'sgd-ascent', message };
+  return { id: 'loop-sign', message };
 }
 
 // When the step is below the row's tolerance, W_after cannot tell whether it was taken
@@ -616,7 +616,7 @@ function curveCandidates(ctx, n) {
     out.push(() => ({ id, text, curve: ruleRun(ctx, rule, n) }));
   }
   out.push(() => ({
-    id: 'sgd-ascent',
+    id: 'loop-sign',
     text: `They are the course's run with W += lr * dW at every step: your step adds the gradient (gradient ascent); ${COURSE_STEP}.`,
     curve: engineRun(
       ctx,
@@ -635,7 +635,7 @@ function curveCandidates(ctx, n) {
         ? 'your step leaves out lr'
         : `your step takes ${num(lr / value)} times the learning rate`;
     const text = `They are the course's run with lr = ${num(lr)} at every step, ${ratio}: ${why}.`;
-    return { id: 'sgd-lr', text, curve: engineRun(ctx, [lr], n).losses };
+    return { id: 'loop-lr', text, curve: engineRun(ctx, [lr], n).losses };
   });
   return out;
 }

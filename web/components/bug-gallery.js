@@ -134,7 +134,6 @@ export function galleryCard(c, index) {
 
 const REASON_HEADINGS = {
   analysis: 'Found by analysing your own arrays',
-  training: 'Lesson 5’s training step',
   wording: 'How the check words a result',
   edit: 'Edits of the course’s lines and of the loop, searched on your arrays',
   sizes: 'No step at the course’s sizes',

@@ -6,9 +6,9 @@
 // course's step at its `site`: the gallery keeps the mistaken tensor there and the course's, then
 // writes a notebook of the course's arrays computed with that one step done the student's way and
 // runs checkNotebook on it, as the page's "Check your notebook" does, keeping the check's row for
-// the mistake. The records with no mistaken step (the analyses, lesson 5's training step, the
-// check's wording of a result) are listed as text, with why. Nothing here lists mistakes: a new
-// record of the catalogue shows up by itself.
+// the mistake. The records with no mistaken step (the analyses, the edits of the lines and of the
+// loop, the check's wording of a result) are listed as text, with why. Nothing here lists
+// mistakes: a new record of the catalogue shows up by itself.
 //
 // The notebook uses the MSE loss of lesson 5 with target = Y − (Y.size / 2) · dY: its gradient
 // 2 (Y − target) / Y.size is lesson 4's dY, and the mistakes of the loss (mse-loss-sum,
@@ -36,9 +36,6 @@ export const TEXT_ONLY_REASONS = Object.freeze({
   analysis:
     'found by an analysis that proves a relation on your own arrays; the record holds no ' +
     'mistaken line to run on the course’s arrays',
-  training:
-    'lesson 5’s training step (W_after, losses): checked by redoing W -= lr * dW, not a step ' +
-    'of lessons 3 and 4',
   wording: 'how the check words a result, not a mistake of its own',
   edit:
     'a kind of edit of the course’s lines (or of lesson 5’s loop) that the check’s search ' +
@@ -67,7 +64,7 @@ function textReason(record) {
   if (record.variants) return 'sizes';
   if (record.analyses) return 'analysis';
   if (/^edit of the /.test(record.kind ?? '')) return 'edit';
-  return record.kind === 'training step' ? 'training' : 'wording';
+  return 'wording';
 }
 
 /**
