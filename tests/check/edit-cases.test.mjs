@@ -313,6 +313,15 @@ const LOOP_CASES = [
     first: 'Wq_after',
   },
   {
+    // a size of the layer as the step's factor (a gradient summed over the tokens, say): named
+    name: 'wv-step-times-T',
+    find: '        Wv = Wv - lr * g["dWv"]',
+    replace: '        Wv = Wv - lr * g["dWv"] * X.shape[1]',
+    sizes: { B: 1, T: 3, C: 8, heads: 2, causal: false, seed: 7 },
+    id: 'loop-lr',
+    says: /for Wv: the step is 3 × lr \* dW \(3 = B·T = T\)/,
+  },
+  {
     // losses kept (one entry fewer than steps): the weights after steps - 1 steps are not the
     // weights after `steps`, though they are after as many steps as losses has entries
     name: 'one-step-fewer-losses-saved',

@@ -81,7 +81,8 @@ export const LOOP_KINDS = Object.freeze({
   'loop-gradient-dropped': 'a weight updated without its gradient (W - lr)',
   'loop-float32': 'a weight’s update rounded to float32',
   'loop-sign': 'the step’s sign flipped: gradient ascent',
-  'loop-lr': 'another step size: lr squared, no lr, twice or half lr',
+  'loop-lr':
+    'another step size: lr squared, no lr, twice or half lr, or lr times a size of the layer',
   'loop-gradients-accumulated': 'gradients never reset: each step uses their sum so far',
   'loop-gradients-stale': 'gradients read once, before the loop: every step uses the first’s',
   'loop-update-first': 'the update before the backward, with the previous step’s gradients',
@@ -124,14 +125,34 @@ const WEIGHT_EDITS = [
   ],
 ];
 
-// another factor on lr, for every weight or one: [c, text, kind]
-const factorsOf = (lr) => [
+// another factor on lr, for every weight or one: [c, text, kind]; with the layer's sizes s, a
+// size of it too (a gradient summed where the course averages: k × lr with k = Y.size, B·T …)
+const factorsOf = (lr, s = null) => [
   [-1, 'the sign of the step is flipped: W = W + lr * dW (gradient ascent)', 'sign'],
   [lr, `the step is lr * lr * dW (lr squared: ${num(lr * lr)})`, 'lr'],
   [1 / lr, 'the step leaves lr out: W = W - dW', 'lr'],
   [2, 'the step is twice the course’s: W = W - 2 * lr * dW', 'lr'],
   [0.5, 'the step is half the course’s: W = W - lr * dW / 2', 'lr'],
+  ...[...new Set(sizeFactors(s).map(([k]) => k))]
+    .filter((k) => k > 2)
+    .map((k) => {
+      const names = sizeFactors(s)
+        .filter(([q]) => q === k)
+        .map(([, name]) => name);
+      return [k, `the step is ${k} × lr * dW (${k} = ${names.join(' = ')})`, 'lr'];
+    }),
 ];
+const sizeFactors = (s) =>
+  s
+    ? [
+        [s.B * s.T * s.C, 'Y.size'],
+        [s.B * s.T, 'B·T'],
+        [s.C, 'C'],
+        [s.T, 'T'],
+        [s.B, 'B'],
+        [s.heads, 'h'],
+      ]
+    : [];
 
 // the edits of the loop as a whole
 const LOOP_EDITS = Object.freeze([
@@ -185,7 +206,7 @@ const LOOP_EDITS = Object.freeze([
 ]);
 
 /** The single edits of the loop, in the order they are tried: [{ id, ..., text, line }]. */
-export function loopEdits(lr) {
+export function loopEdits(lr, s = null) {
   const out = [];
   for (const [id, rule, text, others] of WEIGHT_EDITS) {
     for (const w of WEIGHTS) {
@@ -194,7 +215,7 @@ export function loopEdits(lr) {
       }
     }
   }
-  for (const [c, text, kind] of factorsOf(lr)) {
+  for (const [c, text, kind] of factorsOf(lr, s)) {
     out.push({ id: `loop-${kind}`, all: { c }, text, line: 'W = W - lr * dW' });
     for (const w of WEIGHTS) {
       const line = courseLine(w);
@@ -219,7 +240,7 @@ function reproduces(ctx, run) {
 export function searchLoop(ctx) {
   if (!ctx.observed.length || !(ctx.steps >= 1) || !(ctx.lr > 0)) return null;
   if (reproduces(ctx, unroll(ctx))) return { edit: null };
-  for (const edit of loopEdits(ctx.lr)) {
+  for (const edit of loopEdits(ctx.lr, ctx.s)) {
     if (edit.steps && !ctx.observed.some((o) => o.name !== 'losses')) continue;
     let run;
     try {
