@@ -565,6 +565,21 @@ for (const viewport of [
         iw: innerWidth,
       }));
       assert.ok(sw <= iw, `the page scrolls sideways: ${sw} > ${iw}`);
+      // the table itself fits (no sideways scroll in its box); on a phone a row shows the tensor
+      // and its status, and its ⋯ the rest
+      const fit = await page.evaluate(() => {
+        const wrap = document.querySelector('#nb-results .table-wrap');
+        const q = wrap.querySelector('tr[data-tensor="Q"]');
+        const shown = () => [...q.cells].filter((c) => c.offsetWidth > 0).length;
+        const closed = shown();
+        q.querySelector('button.row-more').click();
+        const opened = shown();
+        q.querySelector('button.row-more').click();
+        return { sw: wrap.scrollWidth, cw: wrap.clientWidth, closed, opened };
+      });
+      assert.ok(fit.sw <= fit.cw, `the table scrolls sideways: ${fit.sw} > ${fit.cw}`);
+      const phone = viewport.width < 500;
+      assert.deepEqual([fit.closed, fit.opened], phone ? [2, 8] : [8, 8], JSON.stringify(fit));
       mkdirSync(shotsDir, { recursive: true });
       // the contents bar is sticky: laid out statically for the shot (see screenshotSections)
       await page.evaluate(() => {

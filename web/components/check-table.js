@@ -8,7 +8,7 @@
 // text is set with textContent.
 
 import { el } from './dom.js';
-import { table, formatShape } from './tables.js';
+import { table, formatShape, rowMore } from './tables.js';
 import { field, indexSelect } from './controls.js';
 import { heatmap } from './heatmap.js';
 import {
@@ -53,8 +53,10 @@ function toleranceCell(r, rules) {
 }
 
 function rowCells(r, rules) {
+  // on a phone a row shows the tensor and its status (its detail row under it); ⋯ the rest
+  const more = rowMore(`${r.name}: its shapes, errors and tolerance`);
   return [
-    r.name,
+    el('span', {}, el('span', { className: 'tensor-name', text: r.name }), more),
     el('span', { className: `status status-${r.status}`, text: STATUS_TEXT[r.status] }),
     shapeCode(r.shape),
     shapeCode(r.expectedShape),
@@ -131,6 +133,7 @@ export function checkTable(result) {
     caption: `Your arrays against the layer recomputed from your X and weights (${result.causal ? 'causal mask on' : 'no causal mask'})`,
     numeric: [4, 5, 6, 7],
     className: 'notebook-table',
+    stack: true, // (on a phone: style.css)
   });
   const trs = [...w.table.tBodies[0].rows];
   result.rows.forEach((r, i) => {

@@ -182,20 +182,14 @@ function rowNumbers(r) {
   ];
 }
 
-/** The cells of one tensor's row: tensor, shape, checked, max abs, the three relative, status. */
-function gradcheckRow(r, state) {
-  const status = el('span', { text: STATUS_TEXT[state] });
-  status.className = `status status-${state}`;
-  const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
-  // on a phone a row shows the tensor, its pass-line error and the result; ⋯ shows the rest
-  // (its ⋯ is drawn by style.css: the cell's text stays the tensor's name)
+/**
+ * A row's ⋯ button (shown on a phone only, style.css): pressed, its row gets data-open, which
+ * shows the cells a phone hides. Its ⋯ is drawn by style.css: the cell's text stays the row's name.
+ */
+export function rowMore(label) {
   const more = el('button', {
     className: 'row-more',
-    attrs: {
-      type: 'button',
-      'aria-expanded': 'false',
-      'aria-label': `${r.tensor}: its shape, the entries checked and every error`,
-    },
+    attrs: { type: 'button', 'aria-expanded': 'false', 'aria-label': label },
   });
   more.addEventListener('click', () => {
     const tr = more.closest('tr');
@@ -203,6 +197,16 @@ function gradcheckRow(r, state) {
     tr.toggleAttribute('data-open', open);
     more.setAttribute('aria-expanded', String(open));
   });
+  return more;
+}
+
+/** The cells of one tensor's row: tensor, shape, checked, max abs, the three relative, status. */
+function gradcheckRow(r, state) {
+  const status = el('span', { text: STATUS_TEXT[state] });
+  status.className = `status status-${state}`;
+  const shape = el('code', { className: 'shape', text: formatShape(r.shape) });
+  // on a phone a row shows the tensor, its pass-line error and the result; ⋯ shows the rest
+  const more = rowMore(`${r.tensor}: its shape, the entries checked and every error`);
   return [
     el('span', {}, el('span', { className: 'tensor-name', text: String(r.tensor) }), more),
     shape,
