@@ -1,8 +1,9 @@
 // Each lesson's view on a phone (390×844) and a laptop (1280×800), as it opens (its folds
 // closed): within its budget of screens (8 on the phone, 5 on the laptop); on the phone no table
-// wider than its box (the gradient-check table shows the tensor, its error and the result, the
-// rest behind ⋯), no column of one word a line, and every number drawn in a map's cells at
-// least 11 px (smaller cells show theirs on hover, tap or the arrow keys). Screenshots of lessons
+// wider than its box, with its folds closed or open (the gradient-check table shows the tensor,
+// its error and the result, the rest behind ⋯), no column of one word a line, and every number
+// drawn in a map's cells at least 11 px (smaller cells show theirs on hover, tap or the arrow
+// keys). Screenshots of lessons
 // 1 and 4 and of lesson 4's check table at 390 px go to test-results/phone/ (git-ignored).
 
 import { test } from 'node:test';
@@ -75,6 +76,13 @@ for (const size of SIZES) {
           await page.screenshot({ path, fullPage: true });
           t.diagnostic(`${relative(repoRoot, path)}`);
         }
+        // with every fold of the view open (Go deeper, the scripts …): no table wider either
+        await page.evaluate(() => {
+          for (const d of document.querySelectorAll('section:not([hidden]) details')) d.open = true;
+        });
+        await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok())));
+        const open = await page.evaluate(phoneFaults);
+        assert.deepEqual(open.wide, [], `${id}, every fold open: tables wider than their box`);
       }
       if (phone) {
         await showView(page, 'l4-gradcheck');

@@ -126,6 +126,7 @@ function valuesTable(sweep) {
     ]),
     caption: `Relative error of ${sweep.label}'s numeric gradient at each ε`,
     numeric: [0, 1, 2],
+    stack: true, // (a phone: each ε a block)
   });
 }
 

@@ -47,6 +47,7 @@ export function matmulRuleBox(r) {
       headers: ['gradient', 'of the product', 'rule', 'shapes on this page', 'shape of'],
       rows,
       caption: `The matmul rule checked by this lesson's shapes (B = ${r.B}, T = ${r.T}, C = ${r.C}, h = ${r.heads}, hs = ${r.hs})`,
+      stack: true, // (a phone: each gradient a block)
     }),
   );
 }
@@ -93,6 +94,7 @@ export function dXPathsBox(r) {
       rows,
       caption: 'The three terms of dX = dQm @ Wqᵀ + dKm @ Wkᵀ + dVm @ Wvᵀ',
       numeric: [4, 5],
+      stack: true, // (a phone: each term a block)
     }),
   );
 }
