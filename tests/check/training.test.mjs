@@ -12,6 +12,7 @@ import { loadMHA, referenceDir } from '../helpers.mjs';
 import { assertSentences } from './students.mjs';
 import { readNpz } from '../../web/io/npz.js';
 import { checkTraining } from '../../web/check/training.js';
+import { checkNotebook } from '../../web/check/check.js';
 import { lesson5Arrays } from '../../web/model/lesson-arrays.js';
 import { DEFAULT_SENTENCE, tokenize } from '../../web/model/tokens.js';
 import { sentenceModel } from '../../web/model/sentence-model.js';
@@ -25,6 +26,26 @@ const byName = Object.fromEntries(manifest.map((r) => [r.name, r]));
 const load = (name) => readNpz(readFileSync(join(dir, `${name}.npz`)));
 const check = (run, arrays = load(run.name), opts = {}) =>
   checkTraining(mha, arrays, { heads: run.heads, causal: run.causal, ...opts });
+// the training rows as checkNotebook gives them: checkTraining's, named by the loop's search
+// (loop.js) — the first differing row names the edit, the others follow from it
+const TRAINING_ROWS = /_after$|^losses$/;
+const checkLoop = (run, arrays = load(run.name), opts = {}) => {
+  const report = check(run, arrays, opts);
+  const page = checkNotebook(mha, arrays, { heads: run.heads, causal: run.causal, ...opts });
+  return { ...report, rows: page.rows.filter((r) => TRAINING_ROWS.test(r.name)) };
+};
+// the manifest's rows as the loop names them: its first differing row keeps its id, the others
+// follow from it (rows in the check's order: losses, then Wq_after … Wo_after)
+function loopRows(rows) {
+  const order = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after'].filter((n) => rows[n]);
+  const first = order.find((n) => rows[n][0] === 'differs');
+  return Object.fromEntries(
+    order.map((n) => {
+      const [status, id] = rows[n];
+      return [n, [status, status === 'differs' && n !== first ? 'follows-from' : id]];
+    }),
+  );
+}
 const rowOf = (report, name) => report.rows.find((r) => r.name === name);
 const statuses = (report) =>
   Object.fromEntries(report.rows.map((r) => [r.name, [r.status, r.diagnosis?.id ?? null]]));
@@ -58,11 +79,13 @@ test('the fixtures: correct runs, each mistake, two sizes, float32, losses witho
 
 for (const run of manifest) {
   test(`${run.name}: ${run.note}`, () => {
-    const report = check(run);
-    assert.deepEqual(statuses(report), run.rows, JSON.stringify(report.rows.map((r) => r.note)));
+    const report = checkLoop(run);
+    assert.deepEqual(statuses(report), loopRows(run.rows), JSON.stringify(report.rows));
     for (const row of report.rows) {
       if (row.diagnosis) {
-        assert.match(row.diagnosis.message, /^[A-Z].*\.$/s, `${row.name}: a sentence`);
+        const sentence =
+          row.diagnosis.id === 'follows-from' ? /^follows from .*\.$/s : /^[A-Z].*\.$/s;
+        assert.match(row.diagnosis.message, sentence, `${row.name}: a sentence`);
         assert.doesNotMatch(
           row.diagnosis.message,
           /loop-[a-z]|step-differs|mse-loss/,
@@ -102,20 +125,26 @@ test('lr found from Wq and Wq_after is said in a note, with the student’s name
 });
 
 test('each diagnosis names the student’s arrays and numbers', () => {
-  const msg = (run, row) => rowOf(check(byName[run]), row).diagnosis.message;
-  assert.match(msg('ascent', 'Wq_after'), /Wq \+ lr \* dWq \(lr = 0\.1\).*gradient ascent/);
-  assert.match(msg('ascent', 'Wq_after'), /W -= lr \* dW/);
-  assert.match(msg('no-lr', 'Wk_after'), /Wk - dWk: your step leaves out the learning rate/);
-  assert.match(msg('lr-doubled', 'Wo_after'), /Wo - 2 × lr \* dWo/);
-  assert.match(msg('wv-not-updated', 'Wv_after'), /equals your Wv: the step did not update Wv/);
-  assert.match(msg('wk-with-dwq', 'Wk_after'), /Wk - lr \* dWq .*gradient of Wq/);
-  assert.match(msg('wv-not-updated', 'losses'), /Wv is never updated, as your Wv_after shows/);
-  assert.match(msg('wk-with-dwq', 'losses'), /Wk is updated with dWq/);
-  assert.match(msg('loss-sum', 'losses'), /are 768 × the course's .*768 = Y\.size.*np\.mean/);
-  assert.match(msg('no-lr', 'losses'), /run with lr = 1 at every step, 10 \(= 1\/lr\) × your lr/);
-  assert.match(msg('lr-doubled', 'losses'), /run with lr = 0\.2 at every step, 2 × your lr = 0\.1/);
-  assert.match(msg('losses-only-ascent', 'losses'), /run with W \+= lr \* dW at every step/);
+  const msg = (run, row) => rowOf(checkLoop(byName[run]), row).diagnosis.message;
+  const replay = /Replayed from your initial weights for 10 steps \(lr = 0\.1\), it reproduces/;
   assert.match(msg('ascent', 'losses'), /^Your losses match at step 0; at step 1 yours is 1\.448,/);
+  assert.match(msg('ascent', 'losses'), /W = W \+ lr \* dW \(gradient ascent\)/);
+  assert.match(msg('ascent', 'losses'), replay);
+  assert.match(
+    msg('ascent', 'losses'),
+    /your losses, and Wq_after, Wk_after, Wv_after and Wo_after as the weights after its first step/,
+  );
+  assert.match(msg('ascent', 'Wq_after'), /^follows from losses: the same loop reproduces/);
+  assert.match(msg('no-lr', 'losses'), /the step leaves lr out: W = W - dW/);
+  assert.match(msg('lr-doubled', 'losses'), /twice the course’s: W = W - 2 \* lr \* dW/);
+  assert.match(msg('wv-not-updated', 'losses'), /one change: Wv is never updated/);
+  assert.match(msg('wv-not-updated', 'losses'), /The course: Wv = Wv - lr \* dWv\.$/);
+  assert.match(msg('wk-with-dwq', 'losses'), /Wk is updated with dWq: Wk = Wk - lr \* dWq/);
+  assert.match(
+    msg('loss-sum', 'losses'),
+    /sum of the squares, not their mean: each loss is 768 \(= Y\.size\) × the course's.*np\.mean/,
+  );
+  assert.match(msg('losses-only-ascent', 'losses'), /gradient ascent/);
 });
 
 test('losses with steps + 1 entries: the last is the loss after the last step (a note)', () => {
@@ -165,13 +194,17 @@ test('other spellings are read (Wq_new, eta, loss_history, n_steps); Wq1 and Wq2
     Wq2: a.Wk_after,
     Wq1_after: a.Wq_after,
   });
-  const report = check(run, renamed);
-  assert.deepEqual(statuses(report), run.rows);
+  const report = checkLoop(run, renamed);
+  assert.deepEqual(statuses(report), loopRows(run.rows));
+  assert.match(
+    rowOf(report, 'losses').diagnosis.message,
+    /your loss_history, and Wq_new, wk_updated/,
+  );
   for (const k of ['Wq1', 'Wq2', 'Wq1_after']) assert.ok(!report.used.includes(k), k);
   assert.ok(report.notes.includes('Wq_new read as Wq_after'));
   assert.ok(report.notes.includes('loss_history read as losses'));
-  const both = check(run, { ...a, Wq_next: a.Wq });
-  assert.deepEqual(statuses(both), run.rows, 'the course’s spelling wins a tie');
+  const both = checkLoop(run, { ...a, Wq_next: a.Wq });
+  assert.deepEqual(statuses(both), loopRows(run.rows), 'the course’s spelling wins a tie');
   assert.ok(both.notes.includes('Wq_next and Wq_after both name Wq_after: Wq_after was used'));
 });
 
@@ -238,12 +271,12 @@ test('lr not a positive finite number: a note, and lr found from the weights ins
   }
 });
 
-test('lr found negative (a climbing step): said, and every row blames gradient ascent', () => {
+test('lr found negative (a climbing step): said, and the loop names gradient ascent', () => {
   const run = byName['ascent'];
-  const report = check(run, without(load(run.name), 'lr'));
+  const report = checkLoop(run, without(load(run.name), 'lr'));
   assert.ok(Math.abs(report.lr.value / 0.1 - 1) < 1e-12);
   assert.ok(report.notes.some((n) => /^lr = 0\.1 found from your Wq and Wq_after .*-0\.1/.test(n)));
-  assert.deepEqual(statuses(report), run.rows);
+  assert.deepEqual(statuses(report), loopRows(run.rows));
 });
 
 test('lr neither saved nor found: the *_after rows are not checked, and the note says why', () => {
@@ -404,18 +437,22 @@ test('a step no simple rule reproduces: only what was measured', () => {
   );
 });
 
-test('no weight updated at all: every row and the flat losses say so', () => {
+test('no weight updated at all: the loop names the four, the rest follows', () => {
   const run = byName['correct-course'];
   const a = load(run.name);
   const flat = array(new Array(10).fill(a.losses.data[0]), [10]);
   const same = { Wq_after: a.Wq, Wk_after: a.Wk, Wv_after: a.Wv, Wo_after: a.Wo, losses: flat };
-  const report = check(run, { ...a, ...same });
-  for (const row of report.rows) {
-    assert.deepEqual([row.status, row.diagnosis.id], ['differs', 'loop-not-updated'], row.name);
-  }
+  const report = checkLoop(run, { ...a, ...same });
+  assert.deepEqual(statuses(report), {
+    losses: ['differs', 'loop-not-updated'],
+    Wq_after: ['differs', 'follows-from'],
+    Wk_after: ['differs', 'follows-from'],
+    Wv_after: ['differs', 'follows-from'],
+    Wo_after: ['differs', 'follows-from'],
+  });
   assert.match(
     rowOf(report, 'losses').diagnosis.message,
-    /run in which Wq, Wk, Wv and Wo are never updated, as your Wq_after, Wk_after, Wv_after and Wo_after show,/,
+    /with these changes: Wq, Wk, Wv and Wo are never updated\./,
   );
 });
 
@@ -444,10 +481,10 @@ test('every spelling of each training name is read, and nothing around it', () =
   };
   for (const [name, keys] of Object.entries(spellings)) {
     for (const key of keys) {
-      const report = check(run, { ...without(a, name), [key]: a[name] });
+      const report = checkLoop(run, { ...without(a, name), [key]: a[name] });
       assert.ok(report.used.includes(key), `${key} used`);
       if (key !== name) assert.ok(report.notes.includes(`${key} read as ${name}`), key);
-      assert.deepEqual(statuses(report), run.rows, key);
+      assert.deepEqual(statuses(report), loopRows(run.rows), key);
     }
   }
   // a name inside a longer one is not read: the checks of Wq_after then have no Wq_after
@@ -500,47 +537,58 @@ test('lr and lrs that cannot be used: each said word for word, lr found from the
 test('a step with k × lr: k named when it is a size of the layer (B 2, T 6, C 64, h 4)', () => {
   const run = byName['correct-course'];
   const a = load(run.name);
+  // one step saved (no losses, no steps): Wq_after is W - k lr dWq, the other weights the course's
+  const one = without(a, 'losses', 'steps');
   const said = (k) => {
     const Wq_after = { ...a.Wq, data: Float64Array.from(step(a.Wq, a.dWq, k * 0.1)) };
-    const row = rowOf(check(run, { ...a, Wq_after }), 'Wq_after');
-    return [row.status, row.diagnosis.id, row.diagnosis.message];
+    const row = rowOf(checkLoop(run, { ...one, Wq_after }), 'Wq_after');
+    return [
+      row.status,
+      row.diagnosis.id,
+      row.diagnosis.message.match(/one change: (.*?)\. Replayed/)?.[1],
+    ];
   };
-  const text = (k) => [
-    'differs',
-    'loop-lr',
-    `Your Wq_after = Wq - ${k} × lr * dWq (lr = 0.1): your step takes ${k.split(' ')[0]} times ` +
-      'the learning rate; the course writes W -= lr * dW.',
-  ];
   for (const [k, shown] of [
-    [2, '2'],
-    [0.5, '0.5'],
-    [4, '4 (= h)'],
-    [6, '6 (= T)'],
-    [64, '64 (= C)'],
-    [12, '12 (= B*T)'],
-    [768, '768 (= Y.size)'],
-    [7, '7'],
+    [2, 'for Wq: the step is twice the course’s: W = W - 2 * lr * dW'],
+    [0.5, 'for Wq: the step is half the course’s: W = W - lr * dW / 2'],
+    [4, 'for Wq: the step is 4 × lr * dW (4 = h)'],
+    [6, 'for Wq: the step is 6 × lr * dW (6 = T)'],
+    [64, 'for Wq: the step is 64 × lr * dW (64 = C)'],
+    [12, 'for Wq: the step is 12 × lr * dW (12 = B·T)'],
+    [768, 'for Wq: the step is 768 × lr * dW (768 = Y.size)'],
+    [7, 'for Wq: the step is 7 × lr * dW'],
   ]) {
-    assert.deepEqual(said(k), text(shown), `k = ${k}`);
+    assert.deepEqual(said(k), ['differs', 'loop-lr', shown], `k = ${k}`);
   }
 });
 
 test('another weight’s gradient with a factor or a sign; non-finite weights, counted', () => {
   const run = byName['correct-course'];
   const a = load(run.name);
+  const one = without(a, 'losses', 'steps');
   const said = (key, data) => {
     const row = rowOf(
-      check(run, { ...a, [key]: { ...a[key], data: Float64Array.from(data) } }),
+      checkLoop(run, { ...one, [key]: { ...a[key], data: Float64Array.from(data) } }),
       key,
     );
     return `${row.diagnosis.id} | ${row.diagnosis.message}`;
   };
-  const other = (how) =>
-    `loop-other-gradient | Your Wk_after = Wk ${how}lr * dWq (lr = 0.1): Wk was updated with the ` +
-    'gradient of Wq; the course writes Wk -= lr * dWk.';
-  assert.equal(said('Wk_after', step(a.Wk, a.dWq, 0.2)), other('- 2 × '));
-  assert.equal(said('Wk_after', step(a.Wk, a.dWq, -0.1)), other('+ '));
-  assert.equal(said('Wk_after', step(a.Wk, a.dWq, -0.2)), other('+ 2 × '));
+  // the other weight's gradient, alone or with another step size or its sign: named
+  const other = (how) => new RegExp(`^loop-other-gradient \\| .*Wk is updated with dWq${how}`);
+  assert.match(said('Wk_after', step(a.Wk, a.dWq, 0.1)), other(': Wk = Wk - lr \\* dWq'));
+  assert.match(said('Wk_after', step(a.Wk, a.dWq, 0.2)), other(' at 2 × lr: Wk = Wk - 2 \\* lr'));
+  assert.match(
+    said('Wk_after', step(a.Wk, a.dWq, -0.1)),
+    other(' at -1 × lr: Wk = Wk \\+ lr \\* dWq'),
+  );
+  // no change tried reproduces it: what was measured, and what was ruled out
+  assert.match(
+    said(
+      'Wk_after',
+      step(a.Wk, a.dWq, 0.1).map((x, i) => (i ? x : x + 1)),
+    ),
+    /^step-differs \| Your Wk_after differs from Wk - lr \* dWk .*No change of the training loop tried/,
+  );
   const nan = a.Wq_after.data.map((x, i) => (i === 3 ? NaN : x));
   assert.equal(
     said('Wq_after', nan),
@@ -637,7 +685,7 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
   // losses that climb, lr not saved: lr found from losses[1], said as going up, and the run
   // named gradient ascent
   const up = load('losses-only-ascent');
-  const report = checkTraining(mha, without(up, 'lr'), { heads: 4 });
+  const report = checkLoop({ heads: 4, causal: false }, without(up, 'lr'));
   assert.equal(
     report.notes[0],
     'lr = 0.1 found from your losses (not saved): the learning rate whose first step from your ' +
@@ -648,15 +696,12 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
   const a = load('correct-course');
   const lr = a.lr.data[0];
   const plus = { ...a.Wq, data: a.Wq.data.map((w, i) => w + 2 * lr * a.dWq.data[i]) };
-  const { rows: all } = checkTraining(mha, { ...a, Wq_after: plus }, { heads: 4 });
-  const row = all.find((r) => r.name === 'Wq_after');
-  assert.deepEqual(
-    [row.diagnosis.id, row.diagnosis.message],
-    [
-      'loop-sign',
-      'Your Wq_after = Wq + 2 × lr * dWq (lr = 0.1): your step adds the gradient, which is ' +
-        'gradient ascent (the loss climbs); the course writes W -= lr * dW.',
-    ],
+  const one = without(a, 'losses', 'steps');
+  const row = rowOf(checkLoop({ heads: 4, causal: false }, { ...one, Wq_after: plus }), 'Wq_after');
+  assert.equal(row.diagnosis.id, 'loop-sign');
+  assert.match(
+    row.diagnosis.message,
+    /one change: for Wq: the sign of the step is flipped and it is 2 × lr: W = W \+ 2 \* lr \* dW \(gradient ascent\)\./,
   );
   // X (T, C) is one item (B = 1): read; X of 4 axes or with no tokens is not; heads a whole
   // number >= 1 (4.0 is 4)
@@ -700,28 +745,32 @@ test('losses k × the course’s: k named when it is B·T, C or T·C (B 2, T 6, 
   const a = load('correct-course');
   const said = (k) => {
     const losses = { ...a.losses, data: a.losses.data.map((x) => x * k) };
-    const row = rowOf(checkTraining(mha, { ...a, losses }, { heads: 4 }), 'losses');
-    return [row.diagnosis.id, row.diagnosis.message.replace(/^.*\. (?=Your losses are)/, '')];
+    const row = rowOf(checkLoop({ heads: 4, causal: false }, { ...a, losses }), 'losses');
+    return [row.diagnosis.id, row.diagnosis.message.match(/one change: (.*?)\. Replayed/)?.[1]];
   };
-  const divides = 'your loss divides the sum of the squares by';
+  const divides = 'the loss divides the sum of the squares by';
   assert.deepEqual(said(12), [
     'factor',
-    "Your losses are 12 × the course's at every step (12 = B·T): " +
-      `${divides} C only (a mean over the features, summed over the tokens).`,
+    `${divides} C only (a mean over the features): each loss is 12 (= B·T) × the course's`,
   ]);
   assert.deepEqual(said(64), [
     'factor',
-    "Your losses are 64 × the course's at every step (64 = C): " +
-      `${divides} B·T only (a mean over the tokens, summed over the features).`,
+    `${divides} B·T only (a mean over the tokens): each loss is 64 (= C) × the course's`,
   ]);
   assert.deepEqual(said(384), [
     'factor',
-    "Your losses are 384 × the course's at every step (384 = T·C): " +
-      `${divides} B only (each item summed, then the mean over the batch).`,
+    `${divides} B only (the mean over the batch of each item's sum): each loss is 384 (= T·C) × the course's`,
   ]);
   for (const k of [2, 0.5, 3]) {
-    assert.deepEqual(said(k), ['factor', `Your losses are ${k} × the course's at every step.`]);
+    const losses = { ...a.losses, data: a.losses.data.map((x) => x * k) };
+    const row = rowOf(checkTraining(mha, { ...a, losses }, { heads: 4 }), 'losses');
+    assert.deepEqual(row.diagnosis.id, 'factor');
+    assert.match(
+      row.diagnosis.message,
+      new RegExp(`Your losses are ${k} × the course's at every step\\.$`),
+    );
   }
-  const [id, message] = said(0);
-  assert.equal(id, 'step-differs', message);
+  const zero = { ...a.losses, data: a.losses.data.map(() => 0) };
+  const row = rowOf(checkTraining(mha, { ...a, losses: zero }, { heads: 4 }), 'losses');
+  assert.equal(row.diagnosis.id, 'step-differs', row.diagnosis.message);
 });

@@ -402,8 +402,8 @@ const RECORDS = [
       'residual inside the layer.',
     analyses: [addedAnalysis],
   },
-  // (the training step's mistakes, lesson 5: the loop's edits below, LOOP_KINDS; training.js
-  // names a one-step W_after's by the same ids)
+  // (the training step's mistakes, lesson 5: the loop's edits below, LOOP_KINDS, found by
+  // loop.js's search alone)
   {
     id: 'follows-from',
     tensors: [],

@@ -15,6 +15,7 @@
 // choice) the layer's causes, lr, steps, observed: [{ name, data, opts }] }.
 
 import { agrees } from './compare.js';
+import { dot } from './ops.js';
 import { Pipeline } from './pipeline.js';
 
 const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
@@ -44,13 +45,23 @@ function updated(ctx, W, G, w, rule = { c: 1 }, done = {}) {
 }
 const addInto = (acc, g) => (acc ? acc.map((x, i) => x + g[i]) : Float64Array.from(g));
 
+// the loss step k records: its own, after the update (lossAfter), the first's (lossStale), times
+// a size (lossScale)
+function recorded(ctx, edit, { loss, next, first }) {
+  let out = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
+  if (edit?.lossStale && first !== undefined) out = first;
+  return edit?.lossScale ? out * edit.lossScale : out;
+}
+
 /**
  * The run of the loop with one edit (null: the course's): { losses (the loss of each step, as
- * the loop records it), W (the weights after it) }.
+ * the loop records it), W (the weights after it), W1 (the weights after its first step) }; with
+ * `limit`, only its first `limit` steps.
  */
-export function unroll(ctx, edit = null) {
-  const steps = ctx.steps + (edit?.steps ?? 0);
+export function unroll(ctx, edit = null, limit = Infinity) {
+  const steps = Math.min(ctx.steps + (edit?.steps ?? 0), limit);
   let W = Object.fromEntries(WEIGHTS.map((w) => [w, ctx.inputs[w]]));
+  let W1 = null;
   const losses = new Float64Array(Math.max(steps, 0));
   let acc = null; // the gradients summed over the steps (never reset)
   let last = null; // the previous step's gradients (the update before the backward)
@@ -63,12 +74,12 @@ export function unroll(ctx, edit = null) {
     last = g;
     const next = {};
     for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all, next);
-    losses[k] = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
-    if (edit?.lossStale) losses[k] = losses[0];
+    losses[k] = recorded(ctx, edit, { loss, next, first: k ? losses[0] : undefined });
     W = next;
+    W1 ??= next;
     if (!Number.isFinite(loss)) break;
   }
-  return { losses, W };
+  return { losses, W, W1: W1 ?? W };
 }
 
 const num = (x) => String(Number(x.toPrecision(6)));
@@ -205,8 +216,31 @@ const LOOP_EDITS = Object.freeze([
   })),
 ]);
 
+// a factor on lr fitted from a W_after: [c, text, kind] as factorsOf gives them
+function fittedFactor(c) {
+  if (c > 0) return [c, `the step is ${num(c)} × lr * dW`, 'lr'];
+  const k = num(-c);
+  const text = `the sign of the step is flipped and it is ${k} × lr: W = W + ${k} * lr * dW (gradient ascent)`;
+  return [c, text, 'sign'];
+}
+
+// The factors on lr each saved W_after shows for its first step: c = <W - W_after, dW> /
+// (lr <dW, dW>) with the course's gradients at the initial weights (a guess, proven by the run)
+function fittedFactors(ctx) {
+  const { g } = lossAndGrads(ctx, Object.fromEntries(WEIGHTS.map((w) => [w, ctx.inputs[w]])));
+  const out = [];
+  for (const o of ctx.observed.filter((x) => x.name !== 'losses')) {
+    const w = o.name.replace('_after', '');
+    const d = g[`d${w}`];
+    const gg = dot(d, d);
+    const c = dot(update(ctx.inputs[w], o.data, 1), d) / (ctx.lr * gg);
+    if (Number.isFinite(c) && c !== 0 && Math.abs(c - 1) > 1e-6) out.push(c);
+  }
+  return [...new Set(out.map((c) => Number(c.toPrecision(12))))];
+}
+
 /** The single edits of the loop, in the order they are tried: [{ id, ..., text, line }]. */
-export function loopEdits(lr, s = null) {
+export function loopEdits(lr, s = null, fitted = []) {
   const out = [];
   for (const [id, rule, text, others] of WEIGHT_EDITS) {
     for (const w of WEIGHTS) {
@@ -215,7 +249,9 @@ export function loopEdits(lr, s = null) {
       }
     }
   }
-  for (const [c, text, kind] of factorsOf(lr, s)) {
+  const known = factorsOf(lr, s);
+  const fresh = fitted.filter((c) => !known.some(([k]) => Math.abs(c / k - 1) < 1e-9));
+  for (const [c, text, kind] of [...known, ...fresh.map(fittedFactor)]) {
     out.push({ id: `loop-${kind}`, all: { c }, text, line: 'W = W - lr * dW' });
     for (const w of WEIGHTS) {
       const line = courseLine(w);
@@ -225,36 +261,180 @@ export function loopEdits(lr, s = null) {
   return [...out, ...LOOP_EDITS];
 }
 
-// whether a run reproduces every observation the file saved (losses, W_after)
-function reproduces(ctx, run) {
-  return ctx.observed.every(({ name, data, opts }) => {
-    const mine = name === 'losses' ? run.losses : run.W[name.replace('_after', '')];
-    return mine && mine.length === data.length && agrees(data, mine, opts);
-  });
+// whether a run reproduces an observation: losses, or a W_after read as the weights after the
+// run (at 'last') or after its first step (at 'first': lesson 5's one step beside the losses)
+function reproducesOne(run, { name, data, opts }, at) {
+  const W = at === 'first' ? run.W1 : run.W;
+  const mine = name === 'losses' ? run.losses : W[name.replace('_after', '')];
+  return mine && mine.length === data.length && agrees(data, mine, opts);
+}
+const reproduces = (ctx, run, at) => ctx.observed.every((o) => reproducesOne(run, o, at));
+
+// the run of an edit, or null when it cannot be made (a step that overflows, …)
+function tryUnroll(ctx, edit, limit) {
+  try {
+    return unroll(ctx, edit, limit);
+  } catch {
+    return null;
+  }
 }
 
+// "Wq and Wv", "Wq, Wk and Wv"
+const listText = (items) =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items[0];
+
+// One edit of several weights' updates at once ("Wq is never updated and Wk is updated with
+// dWq"), found a weight at a time: each saved W_after's own rule, given the others' so far,
+// until none changes; named only when the whole run it gives reproduces every observation.
+function searchRules(ctx, at) {
+  const afters = ctx.observed.filter((o) => o.name !== 'losses');
+  if (!afters.length) return null;
+  const fitted = fittedFactors(ctx);
+  const single = [...loopEdits(ctx.lr, ctx.s, fitted), ...pairedEdits(ctx, fitted)].filter(
+    (e) => e.rules,
+  );
+  const chosen = new Map(); // weight -> its single edit
+  const rulesWith = (w, e) => {
+    const rules = Object.fromEntries([...chosen].map(([v, c]) => [v, c.rules[v]]));
+    if (e) rules[w] = e.rules[w];
+    else delete rules[w];
+    return rules;
+  };
+  const limit = at === 'first' ? 1 : Infinity;
+  for (let pass = 0; pass < 3; pass++) {
+    let changed = false;
+    for (const o of afters) {
+      const w = o.name.replace('_after', '');
+      const fits = (e) => {
+        const run = tryUnroll(ctx, { rules: rulesWith(w, e) }, limit);
+        return run !== null && reproducesOne(run, o, at);
+      };
+      if (fits(chosen.get(w) ?? null)) continue;
+      const found = [null, ...single.filter((e) => e.rules[w])].find(fits);
+      if (found === undefined) return null;
+      if (found) chosen.set(w, found);
+      else chosen.delete(w);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  if (!chosen.size) return null;
+  const edits = WEIGHTS.filter((w) => chosen.has(w)).map((w) => chosen.get(w));
+  const edit = {
+    id: edits[0].id,
+    rules: Object.fromEntries(edits.map((e) => Object.entries(e.rules)[0])),
+    text: rulesText(edits),
+    line: edits.length === 1 ? edits[0].line : 'W = W - lr * dW for each of Wq, Wk, Wv and Wo',
+  };
+  const run = tryUnroll(ctx, edit);
+  return run && reproduces(ctx, run, at) ? edit : null;
+}
+
+// One weight updated with another's gradient and another step size at once (a pair of edits of
+// its line): "Wk is updated with dWq at 2 × lr: Wk = Wk - 2 * lr * dWq"
+function pairedEdits(ctx, fitted) {
+  const factors = [-1, 2, 0.5, ...fitted].filter((c) => Math.abs(c - 1) > 1e-9);
+  const out = [];
+  for (const w of WEIGHTS) {
+    for (const v of WEIGHTS.filter((x) => x !== w)) {
+      for (const c of factors) {
+        const k = num(Math.abs(c));
+        const step = Math.abs(c) === 1 ? 'lr' : `${k} * lr`;
+        const text = `${w} is updated with d${v} at ${c < 0 ? '-' : ''}${k} × lr: ${w} = ${w} ${c < 0 ? '+' : '-'} ${step} * d${v}`;
+        const id = 'loop-other-gradient';
+        out.push({ id, rules: { [w]: { c, grad: v } }, text, line: courseLine(w) });
+      }
+    }
+  }
+  return out;
+}
+
+// "Wq and Wv are never updated and Wk is updated with dWq: Wk = Wk - lr * dWq"
+function rulesText(edits) {
+  const frozen = edits.filter((e) => e.id === 'loop-not-updated');
+  const names = frozen.map((e) => Object.keys(e.rules)[0]);
+  const parts = names.length
+    ? [`${listText(names)} ${names.length > 1 ? 'are' : 'is'} never updated`]
+    : [];
+  for (const e of edits) if (e.id !== 'loop-not-updated') parts.push(e.text);
+  return listText(parts);
+}
+
+// The losses recorded as k × the course's loss, k a size of the layer: [{ id, lossScale, text,
+// line }] (the sum of the squares where the course takes their mean, or a mean over some axes)
+function lossScaleEdits(ctx, course) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  const k = o && course.losses.length ? o.data[0] / course.losses[0] : NaN;
+  if (!Number.isFinite(k) || k === 0) return [];
+  const { B, T, C } = ctx.s;
+  const line = 'loss = np.mean((Y - target) ** 2)';
+  const divides = 'the loss divides the sum of the squares by';
+  const sizes = [
+    [B * T * C, 'Y.size', 'mse-loss-sum', 'the loss is the sum of the squares, not their mean'],
+    [B * T, 'B·T', 'factor', `${divides} C only (a mean over the features)`],
+    [C, 'C', 'factor', `${divides} B·T only (a mean over the tokens)`],
+    [T * C, 'T·C', 'factor', `${divides} B only (the mean over the batch of each item's sum)`],
+  ];
+  return sizes
+    .filter(([q]) => q > 1 && Math.abs(k / q - 1) < 1e-3)
+    .map(([q, size, id, text]) => ({
+      id,
+      lossScale: q,
+      text: `${text}: each loss is ${num(q)} (= ${size}) × the course's`,
+      line,
+    }));
+}
+
+// The readings of the saved W_after: the weights after the whole run, else after its first step
+const readingsOf = (ctx) =>
+  ctx.steps > 1 && ctx.observed.some((o) => o.name !== 'losses') ? ['last', 'first'] : ['last'];
+
 /**
- * The course's loop (with the layer's causes) or the first single edit of it whose run
- * reproduces every observation: { edit (null: the course's loop), message }, or null.
+ * The course's loop (with the layer's causes) or the first edit of it whose run reproduces every
+ * observation: a single edit, several weights' updates at once, or the losses recorded as a
+ * multiple of the loss: { edit (null: the course's loop), at (the W_after read after the 'last'
+ * step or the 'first'), message }, or null.
  */
 export function searchLoop(ctx) {
   if (!ctx.observed.length || !(ctx.steps >= 1) || !(ctx.lr > 0)) return null;
-  if (reproduces(ctx, unroll(ctx))) return { edit: null };
-  for (const edit of loopEdits(ctx.lr, ctx.s)) {
-    if (edit.steps && !ctx.observed.some((o) => o.name !== 'losses')) continue;
-    let run;
-    try {
-      run = unroll(ctx, edit);
-    } catch {
-      continue;
-    }
-    if (reproduces(ctx, run)) return { edit };
+  const course = unroll(ctx);
+  const readings = readingsOf(ctx);
+  const proven = (run) => readings.find((at) => run && reproduces(ctx, run, at));
+  if (proven(course)) return { edit: null, at: proven(course) };
+  const anyAfter = ctx.observed.some((o) => o.name !== 'losses');
+  const fitted = anyAfter ? fittedFactors(ctx) : [];
+  const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => anyAfter || !e.steps);
+  for (const edit of [...lossScaleEdits(ctx, course), ...single]) {
+    const at = proven(tryUnroll(ctx, edit));
+    if (at) return { edit, at };
+  }
+  for (const at of readings) {
+    const rules = searchRules(ctx, at);
+    if (rules) return { edit: rules, at };
   }
   return null;
 }
 
 // ------------------------------------------------------------------------------------------------
 // the training rows
+
+// what a search that found nothing tried, said on the first differing row
+const RULED_OUT =
+  'No change of the training loop tried reproduces your saved training arrays: a weight not ' +
+  'updated, updated with another’s gradient or from another weight, the step’s sign or size ' +
+  '(lr², no lr, 2·lr, lr/2, a size of the layer × lr), gradients never reset or read once, the ' +
+  'update before the backward, the loss after the update, a step more or fewer, or several ' +
+  'weights’ updates changed at once.';
+
+// "losses, Wq_after, Wk_after", or with W_after read after the first step "losses, and Wq_after
+// and Wk_after as the weights after its first step" (rows: the compared rows, keyOf their keys)
+function savedText(rows, keyOf, at) {
+  const losses = rows.filter((r) => r.name === 'losses').map(keyOf);
+  const afters = rows.filter((r) => r.name !== 'losses').map(keyOf);
+  if (at !== 'first' || !afters.length) return rows.map(keyOf).join(', ');
+  const list = `${listText(afters)} as the weights after its first step`;
+  return losses.length ? `${losses.join(', ')}, and ${list}` : list;
+}
 
 // the saved number of steps (one whole number >= 1), else null
 function savedSteps(arrays, key) {
@@ -286,9 +466,12 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const ctx = { s: sizes, inputs: data, sites: causes, lr: lr.value, steps, observed };
   const found = searchLoop(ctx);
+  if (found === null && differing[0].diagnosis?.facts !== undefined) {
+    differing[0].diagnosis.message += ` ${RULED_OUT}`;
+  }
   if (!found || (!found.edit && !root)) return;
   const keyOf = (r) => keys[r.name] ?? r.name;
-  const savedList = compared.map(keyOf).join(', ');
+  const savedList = savedText(compared, keyOf, found.at);
   const [first, ...rest] = differing;
   const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
   const replay = `replayed from your initial weights for ${steps} steps (lr = ${num(lr.value)})`;
@@ -301,15 +484,25 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
     }
     return;
   }
-  const { edit } = found;
+  nameEdit(found, { first, rest, keyOf, savedList, replay: replay + withLayer });
+}
+
+// The first differing training row named by the loop's edit, the others following from it
+function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
+  const after = at === 'first' ? ' as the weights after its first step' : '';
+  const facts = first.diagnosis?.facts;
+  const they = first.name === 'losses' ? 'They are' : 'It is';
+  const lead = facts ? `${facts} ${they}` : `Your ${keyOf(first)} is`;
+  const changes = edit.rules && Object.keys(edit.rules).length > 1 ? 'these changes' : 'one change';
+  const Replay = `${replay[0].toUpperCase()}${replay.slice(1)}`;
   first.diagnosis = {
     id: edit.id,
-    message: `Your ${keyOf(first)} is what the course's training loop gives with one change: ${edit.text}. ${replay[0].toUpperCase()}${replay.slice(1)}${withLayer}, it reproduces your ${savedList}. The course: ${edit.line}.`,
+    message: `${lead} what the course's training loop gives with ${changes}: ${edit.text}. ${Replay}, it reproduces your ${savedList}. The course: ${edit.line}.`,
   };
   for (const r of rest) {
     r.diagnosis = {
       id: 'follows-from',
-      message: `follows from ${first.name}: the same loop reproduces your ${keyOf(r)}.`,
+      message: `follows from ${first.name}: the same loop reproduces your ${keyOf(r)}${after}.`,
     };
   }
 }

@@ -1,15 +1,16 @@
-// training.js - lesson 5's training step in a notebook check (issue 18, item 3): the weights after
-// a step (Wq_after … Wo_after) against W - lr * dW, and the printed `losses` against the engine's
-// run from the student's initial weights, each with a cause named only when it is proven.
+// training.js - lesson 5's training rows in a notebook check (issue 18, item 3): the weights after
+// a step or the run (Wq_after … Wo_after) against W - lr * dW, and the printed `losses` against
+// the engine's run from the student's initial weights, each with what it measured (the first
+// step that differs, a factor on the losses, entries not finite). The causes are the loop's
+// search to find (loop.js: the course's training loop unrolled and its edits), as the layer's
+// are the edit search's; a W_after that is one step with the student's own dW follows from it.
 //
 //   const { rows, notes, used, lr } = checkTraining(mha, readNpz(bytes), { heads: 4 });
 //
 // DOM-free. The expected numbers come from the engine (web/mha.js): dW of a layer with the
 // student's initial weights (forward on X, mseLoss against target, backward), and layer.train for
-// the losses. A relation (gradient ascent, another factor on lr, a weight not updated, another
-// weight's gradient, the sum instead of the mean) is named only if recomputing with it reproduces
-// the student's array within the row's tolerance (compare.js); otherwise the row says what was
-// measured. Arrays are flat, row-major: X (B, T, C), W (C, C), losses (n,).
+// the losses; lr saved, else found from a W_after or from the losses (said in a note). Arrays are
+// flat, row-major: X (B, T, C), W (C, C), losses (n,).
 
 import { agrees, comparedRow, toleranceFor, uncomparedRow } from './compare.js';
 import { matchNames, shapeText } from './names.js';
@@ -17,7 +18,6 @@ import { dot } from './ops.js';
 
 /** The four weights, in the course's order. */
 export const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
-const COURSE_STEP = 'the course writes W -= lr * dW';
 const SAVE_LR = "save it: np.savez('mha_check.npz', ..., lr=lr)";
 
 // ------------------------------------------------------------------------------------------------
@@ -220,29 +220,6 @@ export function engineRun(ctx, lrs, steps) {
   return run;
 }
 
-// The losses of `steps` steps where weight w steps by rule[w] = { c, from }: W -= c·lr·d(from)
-// (a rule layer.train cannot take: one weight not updated, or stepped with another's gradient)
-function ruleRun(ctx, rule, steps) {
-  const { inp, mha } = ctx;
-  return withLayer(mha, inp, inp.W0, (layer) => {
-    const losses = new Float64Array(steps).fill(NaN);
-    for (let k = 0; k < steps; k++) {
-      const { Y } = layer.forward(inp.X, forwardOpts(inp));
-      const { loss, dY } = mha.mseLoss(Y, inp.target);
-      losses[k] = loss;
-      if (!Number.isFinite(loss)) break;
-      layer.zeroGrad();
-      layer.backward(dY);
-      const g = copyWeights(layer.grads);
-      for (const w of WEIGHTS) {
-        const { c, from } = rule[w];
-        layer.weights[w].set(stepped(layer.weights[w], g[from], c * lrAt(ctx.lr.lrs, k)));
-      }
-    }
-    return losses;
-  });
-}
-
 // ------------------------------------------------------------------------------------------------
 // the learning rate: saved (lr or lrs), else found from the weights, else from the losses
 
@@ -339,89 +316,6 @@ function afterArray(ctx, w) {
   return a && sameShape(a.shape, [C, C]) ? a : null;
 }
 
-// Factors of lr a step may take, each with what it equals: [k, text]
-function knownFactors(ctx) {
-  const { B, T, C, heads, n } = ctx.inp.s;
-  return [
-    [1 / ctx.lr.value, '1/lr'],
-    [2, ''],
-    [0.5, ''],
-    [n, 'Y.size'],
-    [B * T, 'B*T'],
-    [C, 'C'],
-    [T, 'T'],
-    [B, 'B'],
-    [heads, 'h'],
-  ];
-}
-
-// "2", "768 (= Y.size)"
-function factorText(ctx, k) {
-  const hit = knownFactors(ctx).find(([q]) => q === k);
-  return hit && hit[1] ? `${num(k)} (= ${hit[1]})` : num(k);
-}
-
-// The first k of `tries` (then the least-squares k) with yours = W0 - k·lr·g within tolerance
-function stepFactor(ctx, { W0, yours, g, opts }, tries) {
-  const lr = ctx.lr.value;
-  const gg = dot(g, g);
-  if (!(gg > 0)) return null;
-  const fit = dot(stepped(W0, yours, 1), g) / (lr * gg);
-  const all = Math.abs(fit - 1) > 1e-6 ? [...tries, fit] : tries;
-  return all.find((k) => agrees(yours, stepped(W0, g, k * lr), opts)) ?? null;
-}
-
-// The message of a step rule { c, from } proven for weight w
-function ruleMessage(ctx, w, { c, from }) {
-  const { name } = ctx.inp;
-  const A = ctx.keys[`${w}_after`];
-  const W = name[w];
-  const lr = `(lr = ${num(ctx.lr.value)})`;
-  if (c === 0) {
-    return `Your ${A} equals your ${W}: the step did not update ${W}. The course updates all four weights, W -= lr * dW for Wq, Wk, Wv and Wo.`;
-  }
-  if (from !== w) {
-    const times = Math.abs(c) === 1 ? '' : `${factorText(ctx, Math.abs(c))} × `;
-    return `Your ${A} = ${W} ${c < 0 ? '+' : '-'} ${times}lr * d${from} ${lr}: ${w} was updated with the gradient of ${from}; the course writes ${w} -= lr * d${w}.`;
-  }
-  if (c < 0) {
-    const times = c === -1 ? '' : `${factorText(ctx, -c)} × `;
-    return `Your ${A} = ${W} + ${times}lr * d${w} ${lr}: your step adds the gradient, which is gradient ascent (the loss climbs); ${COURSE_STEP}.`;
-  }
-  if (c === 1 / ctx.lr.value) {
-    return `Your ${A} = ${W} - d${w}: your step leaves out the learning rate (lr = ${num(ctx.lr.value)}); ${COURSE_STEP}.`;
-  }
-  return `Your ${A} = ${W} - ${factorText(ctx, c)} × lr * d${w} ${lr}: your step takes ${num(c)} times the learning rate; ${COURSE_STEP}.`;
-}
-
-// The diagnosis id of a step rule
-function ruleId(w, { c, from }) {
-  if (c === 0) return 'loop-not-updated';
-  if (from !== w) return 'loop-other-gradient';
-  return c < 0 ? 'loop-sign' : 'loop-lr';
-}
-
-// A differing one-step W_after: { diagnosis, rule } with the rule proven, or null
-function oneStepCause(ctx, w, a) {
-  const { W0, dW, name } = ctx.inp;
-  const arg = { W0: W0[w], yours: a.data, opts: optsOf(a) };
-  if (dW[w] && agrees(a.data, stepped(W0[w], dW[w], ctx.lr.value), arg.opts)) {
-    const msg = `follows from d${w}: ${ctx.keys[`${w}_after`]}, recomputed from your own ${name[w]}, ${name[`d${w}`]} and lr, matches your array.`;
-    return { diagnosis: { id: 'follows-from', message: msg }, rule: null };
-  }
-  const known = knownFactors(ctx).map(([q]) => q);
-  const own = stepFactor(ctx, { ...arg, g: ctx.grad.g[w] }, [0, -1, ...known]);
-  const other = (v) => stepFactor(ctx, { ...arg, g: ctx.grad.g[v] }, [1, -1, ...known]);
-  let rule = own === null ? null : { c: own, from: w };
-  for (const v of WEIGHTS) {
-    if (rule) break;
-    const k = v === w ? null : other(v);
-    if (k !== null) rule = { c: k, from: v };
-  }
-  if (!rule) return null;
-  return { diagnosis: { id: ruleId(w, rule), message: ruleMessage(ctx, w, rule) }, rule };
-}
-
 // The numbers of steps the W_after may be after, besides one: steps when saved, else n, n - 1
 function stepCounts(ctx) {
   const n = ctx.losses?.data.length;
@@ -446,14 +340,11 @@ function notFinite(ctx, w, a) {
 function afterFacts(ctx, w, row, what) {
   const A = ctx.keys[`${w}_after`];
   const change = maxAbsOf(stepped(ctx.inp.W0[w], row.expected, 1));
-  const message =
-    `Your ${A} differs from ${what} by up to ${num(row.maxAbs)}, while the course's step changes ${ctx.inp.name[w]} by up to ${num(change)}. ` +
-    'No simple change of the step (its sign, a factor on lr, another weight’s gradient, ' +
-    'no update) reproduces it.';
-  return { id: 'step-differs', message };
+  const message = `Your ${A} differs from ${what} by up to ${num(row.maxAbs)}, while the course's step changes ${ctx.inp.name[w]} by up to ${num(change)}.`;
+  return { id: 'step-differs', message, facts: message };
 }
 
-// The row of one W_after (and ctx.rules[w], its step rule when proven)
+// The row of one W_after
 function afterRow(ctx, w) {
   const name = `${w}_after`;
   const key = ctx.keys[name];
@@ -475,49 +366,38 @@ function afterRow(ctx, w) {
       ? smallStepNote(ctx, w, a, expected)
       : `compared with the weights after your ${P} steps (${ctx.keys.lrs})`;
   const row = comparedRow(name, a, expected, { note });
-  ctx.rules[w] = row.status === 'match' ? { c: 1, from: w } : null;
   if (row.status === 'match') return row;
   return explainAfter(ctx, w, a, row);
 }
 
-// A differing W_after: its cause, a run of several steps it matches, or the measured facts
+// A differing W_after: what it follows from (the student's own dW), the weights after the whole
+// run when they match, or the measured facts (a cause in the loop is loop.js's to find)
 function explainAfter(ctx, w, a, row) {
   const bad = notFinite(ctx, w, a);
   if (bad) return { ...row, diagnosis: bad };
   const { P, lrs } = ctx.lr;
   if (P > 1) {
-    const up = ascentRun(ctx, w, a, P);
-    const facts = () => afterFacts(ctx, w, row, `the weights after your ${P} steps`);
-    return { ...row, diagnosis: up ?? facts() };
+    return { ...row, diagnosis: afterFacts(ctx, w, row, `the weights after your ${P} steps`) };
   }
-  const cause = oneStepCause(ctx, w, a);
-  if (cause) {
-    ctx.rules[w] = cause.rule;
-    return { ...row, diagnosis: cause.diagnosis };
-  }
+  const own = ownGradient(ctx, w, a);
+  if (own) return { ...row, diagnosis: own };
   for (const S of stepCounts(ctx)) {
     const after = engineRun(ctx, lrs, S).weights[w];
     if (agrees(a.data, after, optsOf(a))) {
-      ctx.rules[w] = { c: 1, from: w };
       const note = `compared with the weights after all ${S} steps: your ${ctx.keys[`${w}_after`]} is not the weights after one step`;
       return comparedRow(row.name, a, after, { note });
-    }
-    const up = ascentRun(ctx, w, a, S);
-    if (up) {
-      ctx.rules[w] = { c: -1, from: w };
-      return { ...row, diagnosis: up };
     }
   }
   const what = `${ctx.inp.name[w]} - lr * d${w} (lr = ${num(lrs[0])})`;
   return { ...row, diagnosis: afterFacts(ctx, w, row, what) };
 }
 
-// W_after as the weights after S steps of W += lr * dW (gradient ascent): its diagnosis, or null
-function ascentRun(ctx, w, a, S) {
-  const lrs = ctx.lr.lrs.map((x) => -x);
-  if (!agrees(a.data, engineRun(ctx, lrs, S).weights[w], optsOf(a))) return null;
-  const message = `Your ${ctx.keys[`${w}_after`]} is the weights after ${S} steps of W += lr * dW: your step adds the gradient, which is gradient ascent; ${COURSE_STEP}.`;
-  return { id: 'loop-sign', message };
+// A W_after that is one step with the student's own (differing) dW: it follows from dW
+function ownGradient(ctx, w, a) {
+  const { W0, dW, name } = ctx.inp;
+  if (!dW[w] || !agrees(a.data, stepped(W0[w], dW[w], ctx.lr.value), optsOf(a))) return null;
+  const message = `follows from d${w}: ${ctx.keys[`${w}_after`]}, recomputed from your own ${name[w]}, ${name[`d${w}`]} and lr, matches your array.`;
+  return { id: 'follows-from', message };
 }
 
 // When the step is below the row's tolerance, W_after cannot tell whether it was taken
@@ -595,137 +475,6 @@ function firstStepText(key, yours, expected, f) {
   return `Your ${key} match ${range}; at step ${f} yours is ${y}, the course's ${e}.`;
 }
 
-// The runs a differing curve may be, each proven when it reproduces it: [() => { id, text, curve }]
-function curveCandidates(ctx, n) {
-  if (!ctx.lr) return [];
-  const { lrs, value } = ctx.lr;
-  const out = [];
-  const rules = WEIGHTS.map(
-    (w) => ctx.rules[w] ?? (ctx.keys[`${w}_after`] ? null : { c: 1, from: w }),
-  );
-  const wrong = WEIGHTS.find((w, i) => rules[i] && (rules[i].c !== 1 || rules[i].from !== w));
-  // a uniform rule (all weights W -= c·lr·dW, c ≠ 0) is the ascent or the lr-fit run below
-  const uniform = rules.every((r, i) => r && r.from === WEIGHTS[i] && r.c === rules[0].c);
-  const ruleCase = wrong && !(uniform && rules[0].c !== 0) && rules.every(Boolean);
-  if (ruleCase) {
-    const rule = Object.fromEntries(WEIGHTS.map((w, i) => [w, rules[i]]));
-    const id = ruleId(wrong, rule[wrong]);
-    const wrongs = WEIGHTS.filter((w) => rule[w].c !== 1 || rule[w].from !== w);
-    const shows = listText(wrongs.map((w) => ctx.keys[`${w}_after`]));
-    const text = `They are the run in which ${rulesLine(rule, wrongs)}, as your ${shows} ${wrongs.length > 1 ? 'show' : 'shows'}, at every step.`;
-    out.push(() => ({ id, text, curve: ruleRun(ctx, rule, n) }));
-  }
-  out.push(() => ({
-    id: 'loop-sign',
-    text: `They are the course's run with W += lr * dW at every step: your step adds the gradient (gradient ascent); ${COURSE_STEP}.`,
-    curve: engineRun(
-      ctx,
-      lrs.map((x) => -x),
-      n,
-    ).losses,
-  }));
-  out.push((k) => {
-    const fit = n < 2 ? null : fitLr(ctx, ctx.losses.data[1] / k);
-    if (fit === null || Math.abs(fit / value - 1) < 1e-9) return null;
-    const q = knownFactors(ctx).find(([f]) => Math.abs(fit / value / f - 1) < 1e-6)?.[0];
-    const lr = q === undefined ? fit : q * value;
-    const ratio = `${factorText(ctx, lr / value)} × ${lrPhrase(ctx)}`;
-    const why =
-      q === 1 / value
-        ? 'your step leaves out lr'
-        : `your step takes ${num(lr / value)} times the learning rate`;
-    const text = `They are the course's run with lr = ${num(lr)} at every step, ${ratio}: ${why}.`;
-    return { id: 'loop-lr', text, curve: engineRun(ctx, [lr], n).losses };
-  });
-  return out;
-}
-
-// "your lr = 0.1", "the lr = 0.1 your Wq_after shows": where the lr compared with came from
-function lrPhrase(ctx) {
-  const { value, source, from } = ctx.lr;
-  if (source === 'weights') return `the lr = ${num(value)} your ${ctx.keys[`${from}_after`]} shows`;
-  return `your lr = ${num(value)}`;
-}
-
-// "Wq and Wv", "Wq, Wk and Wv"
-const listText = (items) =>
-  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items[0];
-
-// "Wq and Wv are never updated and Wk is updated with dWq": the weights not stepped as the course
-function rulesLine(rule, wrongs) {
-  const frozen = wrongs.filter((w) => rule[w].c === 0);
-  const parts = frozen.length
-    ? [`${listText(frozen)} ${frozen.length > 1 ? 'are' : 'is'} never updated`]
-    : [];
-  for (const w of wrongs) if (rule[w].c !== 0) parts.push(ruleLine(w, rule[w]));
-  return listText(parts);
-}
-
-// "Wk is updated with dWq", "Wq is updated with -2 × lr * dWq"
-function ruleLine(w, { c, from }) {
-  if (c === 1) return `${w} is updated with d${from}`;
-  return `${w} is updated with ${c < 0 ? '+' : '-'}${num(Math.abs(c))} × lr * d${from}`;
-}
-
-// k with yours ≈ k × the course's losses when step 0 differs: a known factor first
-function lossFactors(ctx, yours, expected) {
-  const k = yours[0] / expected[0];
-  if (!Number.isFinite(k) || k === 0) return [];
-  const { n, B, T, C } = ctx.inp.s;
-  const known = [n, B * T, C, T * C, 2, 0.5].filter((q) => Math.abs(k / q - 1) < 1e-3);
-  return [...known, k];
-}
-
-// The diagnosis of a differing losses row
-function explainLosses(ctx, a, row) {
-  const key = ctx.keys.losses;
-  const yours = a.data;
-  const f = row.first.index[0];
-  const facts = firstStepText(key, yours, row.expected, f);
-  const factors = f === 0 ? lossFactors(ctx, yours, row.expected) : [1];
-  for (const k of factors) {
-    const scaled = yours.map((x) => x / k);
-    const base = k === 1 ? null : lossFactorDiagnosis(ctx, key, k);
-    if (base && agrees(scaled, row.expected, optsOf(a))) {
-      return { id: base.id, message: `${facts} ${base.message}` };
-    }
-    for (const candidate of curveCandidates(ctx, yours.length)) {
-      const c = candidate(k);
-      if (!c || !agrees(scaled, c.curve, optsOf(a))) continue;
-      if (!base) return { id: c.id, message: `${facts} ${c.text}` };
-      return { id: base.id, message: `${facts} ${base.message} ${c.text}` };
-    }
-  }
-  return { id: 'step-differs', message: facts };
-}
-
-// Your losses are k × the course's: the sum instead of the mean when k = Y.size
-function lossFactorDiagnosis(ctx, key, k) {
-  const { n } = ctx.inp.s;
-  if (k === n) {
-    return {
-      id: 'mse-loss-sum',
-      message: `Your ${key} are ${n} × the course's at every step (${n} = Y.size): you summed the squares; the course's loss is the mean, np.mean((Y - target) ** 2).`,
-    };
-  }
-  const named = lossFactorNames(ctx.inp.s).filter(([q]) => q === k);
-  const what = named.length ? ` (${[num(k), ...named.map(([, name]) => name)].join(' = ')})` : '';
-  const why = named.length === 1 ? `: ${named[0][2]}` : '';
-  const message = `Your ${key} are ${num(k)} × the course's at every step${what}${why}.`;
-  return { id: 'factor', message };
-}
-
-// The sizes a loss that sums where the course averages is off by: [value, name, what it means]
-// (the course's loss is the mean over all n = B·T·C entries of (Y - target) ** 2)
-function lossFactorNames({ B, T, C }) {
-  const divides = 'your loss divides the sum of the squares by';
-  return [
-    [B * T, 'B·T', `${divides} C only (a mean over the features, summed over the tokens)`],
-    [C, 'C', `${divides} B·T only (a mean over the tokens, summed over the features)`],
-    [T * C, 'T·C', `${divides} B only (each item summed, then the mean over the batch)`],
-  ];
-}
-
 // The losses row (null when it cannot be computed: a note says why)
 function lossesRow(ctx) {
   if (ctx.lossesRow) return ctx.lossesRow;
@@ -744,7 +493,22 @@ function lossesRow(ctx) {
   const ran = ranOtherSteps(ctx, row, n);
   if (ran) return ran;
   if (row.status === 'match') return row;
-  return { ...row, diagnosis: explainLosses(ctx, a, row) };
+  return { ...row, diagnosis: lossesFacts(ctx, a, row) };
+}
+
+// What a differing losses row measures: its first differing step, and a factor when yours are
+// k × the course's at every step ({ id, message, facts: the first step's text alone })
+function lossesFacts(ctx, a, row) {
+  const key = ctx.keys.losses;
+  const f = row.first.index[0];
+  const facts = firstStepText(key, a.data, row.expected, f);
+  const k = f === 0 ? a.data[0] / row.expected[0] : NaN;
+  const scaled = Number.isFinite(k) && k !== 0 ? a.data.map((x) => x / k) : null;
+  if (scaled && agrees(scaled, row.expected, optsOf(a))) {
+    const message = `${facts} Your ${key} are ${num(k)} × the course's at every step.`;
+    return { id: 'factor', message, facts };
+  }
+  return { id: 'step-differs', message: facts, facts };
 }
 
 // losses that are the course's first n while the saved steps (not a schedule) says another
@@ -832,7 +596,7 @@ export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
     return { rows: [], notes, used, lr: null };
   }
   inp.target = target.data;
-  const ctx = { mha, arrays, keys, inp, notes, runs: new Map(), rules: {} };
+  const ctx = { mha, arrays, keys, inp, notes, runs: new Map() };
   try {
     const rows = trainingRows(ctx);
     const lr = ctx.lr && { value: ctx.lr.value, source: ctx.lr.source, lrs: [...ctx.lr.lrs] };
