@@ -168,10 +168,24 @@ const CASES = [
     row: 'att',
     id: 'edit-exp-dropped',
   },
+  {
+    // an int mask used as an index: whole query rows set to -inf (NaN rows in att). No cause is
+    // named, and att is never blamed on a missing mask: the student masks in the scores step
+    name: 'int-mask-as-index',
+    find: '        scores = np.where(mask, -np.inf, scores)',
+    replace: '        scores[:, :, mask.astype(int)] = -np.inf',
+    causal: true,
+    row: 'scores',
+    id: 'step-differs',
+    never: ['causal-mismatch', 'mask-fill', 'edit-mask'],
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
 const TRAINING = ['losses', 'Wq_after', 'Wk_after', 'Wv_after', 'Wo_after', 'lr', 'steps'];
+// the layer's results (check_mutants.py's RESULTS): left out where only the loop is looked at
+const RESULTS = ['Q', 'K', 'V', 'scores', 'att', 'headout', 'concat', 'Y', 'loss', 'dY', 'dWo'];
+RESULTS.push('dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK', 'dWq', 'dWk', 'dWv', 'dX');
 
 test('one hand-written mistake per notebook: named as an edit at its first differing row', () => {
   const sizes = (c) => ({ B: 2, T: 4, C: 8, heads: 2, causal: !!c.causal, seed: 11, ...c.sizes });
@@ -199,6 +213,9 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
       assert.equal(flagged[0]?.name, c.row, `${c.name}: the first flagged row`);
       assert.equal(flagged[0].diagnosis?.id, c.id, `${c.name}: ${flagged[0].diagnosis?.message}`);
       if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
+      for (const r of flagged) {
+        assert.ok(!c.never?.includes(r.diagnosis?.id), `${c.name}: ${r.name} ${r.diagnosis?.id}`);
+      }
     }
   });
 });
@@ -333,6 +350,24 @@ const LOOP_CASES = [
     says: /has 9 entries, the course's first 9 losses, while your steps is 10: your loop ran 9 steps \(one step fewer\)/,
   },
   {
+    // the loop updates the very arrays the notebook saves as the initial weights (in place)
+    name: 'weights-updated-in-place',
+    find: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
+    replace: ['q', 'k', 'v', 'o'].map((w) => `W${w} -= lr * g["dW${w}"]`),
+    drop: RESULTS,
+    id: 'loop-weights-aliased',
+    says: /equal your Wq_after, Wk_after, Wv_after and Wo_after bit for bit, while your losses change/,
+    follows: /^follows from losses: the same arrays\.$/,
+  },
+  {
+    // the step takes a learning rate of its own (a default argument), not the lr saved
+    name: 'a-learning-rate-of-its-own',
+    find: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
+    replace: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - 0.01 * g["dW${w}"]`),
+    id: 'loop-lr',
+    says: /the step’s learning rate is 0\.01, not your lr = 0\.5: W = W - 0\.01 \* dW/,
+  },
+  {
     name: 'layer-mistake-in-training',
     find: 'att = e / e.sum(axis=-1, keepdims=True)',
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',
@@ -370,7 +405,7 @@ test('one hand-written mistake in the training loop: named at losses, the rest f
       assert.equal(flagged[0].status, c.status ?? 'differs', c.name);
       assert.equal(flagged[0].diagnosis.id, c.id, `${c.name}: ${flagged[0].diagnosis.message}`);
       if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
-      const follows = new RegExp(`^follows from ${first}: the same loop reproduces`);
+      const follows = c.follows ?? new RegExp(`^follows from ${first}: the same loop reproduces`);
       for (const r of flagged.slice(1)) {
         assert.ok(r.name.endsWith('_after'), `${c.name}: ${r.name} differs`);
         if (c.status !== 'shape') assert.match(r.diagnosis.message, follows, c.name);

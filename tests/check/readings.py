@@ -302,8 +302,64 @@ def heads_unset(name):
     return arrays, dict(heads=h, course=dict(Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo))
 
 
+# ---------------------------------------------------------------------------
+# 7. module and attribute names of public NumPy layers, their containers and layouts: stacked
+#    per-head lists (h, C, hs), projections shaped (C, h, hs) and (h, hs, C), `Q_linear.w` with
+#    `grad_w`, a `grad.` prefix, '/' paths, `_np` and `_list` suffixes, a layer number inside a
+#    result's name, outputs named y_pred / result / O, gradients grad_in, and np.savez(*arrays)
+# ---------------------------------------------------------------------------
+
+def heads_stack(W, h):
+    """(C, C) -> (h, C, hs): head i's columns i*hs ... (i+1)*hs, as a per-head list stacked"""
+    C = W.shape[0]
+    hs = C // h
+    return np.stack([W[:, i * hs:(i + 1) * hs] for i in range(h)])
+
+
+def module_names(name):
+    X, W, target = draw(53, 2, 4, 8)
+    h = 2
+    hs = 4
+    L = course_layer(X, *W, h, target)
+    Wq, Wk, Wv, Wo = W
+    if name == "names-stacked-lists":       # per-head lists stacked, (h, C, hs), `_list`
+        arrays = dict(data=X, w_q_list=heads_stack(Wq, h), w_k_list=heads_stack(Wk, h),
+                      w_v_list=heads_stack(Wv, h), w_o=Wo, mha_vals=L["Y"])
+    elif name == "names-head-axis-projections":   # (C, h, hs) projections, (h, hs, C) output
+        arrays = {"inputs": X, "out": L["Y"], "q_proj.weight": Wq.reshape(8, h, hs),
+                  "k_proj.weight": Wk.reshape(8, h, hs), "v_proj.weight": Wv.reshape(8, h, hs),
+                  "out_proj.weight": Wo.reshape(h, hs, 8)}
+    elif name == "names-linear-w":          # Q_linear.w and Q_linear.grad_w, output O
+        arrays = {"x": X, "target": target, "O": L["Y"], "attention": L["att"]}
+        for w, Wx in zip("QKVO", W):
+            arrays[f"{w}_linear.w"] = Wx
+            arrays[f"{w}_linear.grad_w"] = L[f"dW{w.lower()}"]
+    elif name == "names-grad-prefix-paths":  # grad.attn.W_q.weight, attn/...: '.' and '/'
+        arrays = {"x": X, "output": L["Y"], "target": target, "grad_x": L["dX"]}
+        for w, Wx in zip("qkvo", W):
+            arrays[f"attn/W_{w}/w"] = Wx
+            arrays[f"grad.attn.W_{w}.weight"] = L[f"dW{w}"]
+    elif name == "names-np-suffix":         # x_np, w_q_np (stacked), result_np; attn1_out
+        arrays = dict(x_np=X, w_q_np=heads_stack(Wq, h), w_k_np=heads_stack(Wk, h),
+                      w_v_np=heads_stack(Wv, h), w_o_np=Wo, result_np=L["Y"], attn1_out=L["Y"])
+    elif name == "names-pred-true-grad-in":  # y_pred, y_true, Wq_grad, grad_in
+        arrays = dict(x=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, y_pred=L["Y"], y_true=target,
+                      Wq_grad=L["dWq"], Wk_grad=L["dWk"], Wv_grad=L["dWv"], Wo_grad=L["dWo"],
+                      grad_in=L["dX"])
+    else:                                   # np.savez(f, *params, *grads, x=..., out=...)
+        params = [Wq, Wk, Wv, Wo, L["dWq"], L["dWk"], L["dWv"], L["dWo"]]
+        arrays = {f"arr_{i}": a for i, a in enumerate(params)}
+        arrays.update(x=X, out=L["Y"], grad_out=L["dY"], grad_in=L["dX"])
+    return arrays, dict(heads=h, course=dict(zip(["Wq", "Wk", "Wv", "Wo"], W)))
+
+
+MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-linear-w",
+                "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
+                "names-positional"]
+
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},
+    **{name: module_names for name in MODULE_NAMES},
     "per-head-wo-single": per_head,
     "per-head-wo-rows": per_head,
     "per-head-wo-linear": per_head,

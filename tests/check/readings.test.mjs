@@ -480,3 +480,39 @@ test('h as a reading: the one h under which every saved result matches is used, 
   const three = checkNotebook(mha, file, { heads: 3 });
   assert.ok(!three.notes.some((n) => n.startsWith('checked with h =')));
 });
+
+// ------------------------------------------------------------------------------------------------
+// 7. module and attribute names of public NumPy layers (readings.py's names-* runs)
+
+test('module names, containers, positions: each file read as the course layer, all match', () => {
+  const runs = manifest.filter((r) => r.name.startsWith('names-'));
+  assert.equal(runs.length, 7);
+  const said = {
+    'names-stacked-lists': [
+      /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
+      /mha_vals read as Y/,
+    ],
+    'names-head-axis-projections': [/q_proj\.weight is a stack of 8 per-head \(2, 4\) matrices/],
+    'names-linear-w': [/Q_linear\.w read as Wq/, /Q_linear\.grad_w read as dWq/, /O read as Y/],
+    'names-grad-prefix-paths': [/attn\/W_q\/w read as Wq/, /grad\.attn\.W_q\.weight read as dWq/],
+    'names-np-suffix': [/x_np read as X/, /result_np read as Y/],
+    'names-pred-true-grad-in': [/y_pred read as Y/, /y_true read as target/, /grad_in read as dX/],
+    'names-positional': [
+      /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,
+    ],
+  };
+  for (const run of runs) {
+    const arrays = load(run.name);
+    const adapted = adaptLayout(arrays, { heads: run.heads });
+    // (a key names.js reads, w_o or Wq, is left under its own name)
+    const { found } = matchNames(adapted.arrays);
+    const byCourse = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.array]));
+    assertCourseWeights({ arrays: byCourse }, run);
+    const report = checkNotebook(mha, arrays, { heads: run.heads });
+    const results = report.rows.filter((r) => r.status !== 'missing').map((r) => r.name);
+    assert.ok(results.includes('Y'), `${run.name}: Y compared`);
+    assertMatches(report, results, run.name);
+    const notes = [...adapted.notes, ...report.notes].join('\n');
+    for (const re of said[run.name]) assert.match(notes, re, run.name);
+  }
+});

@@ -556,7 +556,7 @@ test('a step with k × lr: k named when it is a size of the layer (B 2, T 6, C 6
     [64, 'for Wq: the step is 64 × lr * dW (64 = C)'],
     [12, 'for Wq: the step is 12 × lr * dW (12 = B·T)'],
     [768, 'for Wq: the step is 768 × lr * dW (768 = Y.size)'],
-    [7, 'for Wq: the step is 7 × lr * dW'],
+    [7, 'for Wq: the step’s learning rate is 0.7, not your lr = 0.1: W = W - 0.7 * dW'],
   ]) {
     assert.deepEqual(said(k), ['differs', 'loop-lr', shown], `k = ${k}`);
   }
@@ -701,7 +701,7 @@ test('lr found going up, k × lr ascent, X of 2 or 4 axes, heads not a count, na
   assert.equal(row.diagnosis.id, 'loop-sign');
   assert.match(
     row.diagnosis.message,
-    /one change: for Wq: the sign of the step is flipped and it is 2 × lr: W = W \+ 2 \* lr \* dW \(gradient ascent\)\./,
+    /one change: for Wq: the sign of the step is flipped and its learning rate is 0\.2: W = W \+ 0\.2 \* dW \(gradient ascent\)\. Replayed from your initial weights for 1 step \(/,
   );
   // X (T, C) is one item (B = 1): read; X of 4 axes or with no tokens is not; heads a whole
   // number >= 1 (4.0 is 4)
@@ -733,6 +733,7 @@ test('lr neither saved nor found from one W_after: equal to its W, or not finite
     ],
     used: ['Wq_after'],
     lr: null,
+    shown: [],
   });
   const nan = { ...a.Wq, data: a.Wq.data.map(() => NaN) };
   assert.deepEqual(noteOf(nan).notes, [

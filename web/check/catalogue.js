@@ -452,6 +452,14 @@ const EDIT_RECORDS = [
       'X was changed after the projections used it: your Q (K, V) is exactly X0 @ W for an X0 ' +
       'that differs from your saved X in a few entries, or that gives every projection.',
   },
+  {
+    id: 'loop-weights-aliased',
+    kind: 'edit of the loop',
+    tensors: ['losses'],
+    message:
+      'Your initial weights equal your weights after the loop bit for bit while your losses ' +
+      'change: the loop updated in place the arrays you saved as the initial ones.',
+  },
   ...Object.entries(LOOP_KINDS).map(([id, what]) => ({
     id,
     kind: 'edit of the loop',

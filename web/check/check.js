@@ -322,12 +322,29 @@ function mistakeMessage(hit, item, pipe, { from, given }) {
     if (site !== node && shown !== item.row.name && !given.has(shown)) hidden.push(shown);
   }
   let message = `You computed ${whats.join(' and ')}; the course uses ${rights.join('; ')}.`;
+  const backward = [...hit.extra.keys()].every((site) => site === 'dQ' || site === 'dK');
+  if (backward) message += sameScale(hit.id, pipe.s);
   if (hidden.length) {
     const list = [...new Set(hidden)].join(', ');
     const verb = hidden.length > 1 ? 'are' : 'is';
     message += ` (${list} ${verb} not in your file: reproduced from your own ${from.join(', ')}.)`;
   }
   return { id: hit.id, message };
+}
+
+// A scale mistake of dQ and dK whose factor is also a size of the layer gives the same numbers as
+// dividing by that size: said, so that a layer that divides by B (a batch mean) reads its own
+// mistake too
+function sameScale(id, s) {
+  const k = Math.sqrt(s.C / s.hs);
+  if (id !== 'scale-sqrt-C') return '';
+  const sizes = [
+    [s.B, 'B'],
+    [s.T, 'T'],
+  ].filter(([q]) => q > 1 && Math.abs(q / k - 1) < 1e-12);
+  if (!sizes.length) return '';
+  const names = sizes.map(([, n]) => n).join(' = ');
+  return ` (Here np.sqrt(C) / np.sqrt(hs) = ${k} = ${names}: the course's step divided by ${names} gives the same numbers.)`;
 }
 
 // The diagnosis of one differing result (see the file comment); updates pipe and the maps.

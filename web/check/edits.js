@@ -100,6 +100,7 @@ function searchEdits(pipe, node, yours, opts) {
   for (const site of [node, ...pipe.hiddenAncestors(node)]) {
     const hits = [];
     for (const edit of editsAtSite(pipe, site)) {
+      if (dropsOwnMask(pipe, edit)) continue;
       if (++trial.tried > MAX_TRIED) return null;
       const hit = tryEdit(trial, site, edit);
       if (hit) hits.push(hit);
@@ -110,11 +111,20 @@ function searchEdits(pipe, node, yours, opts) {
   if (s.n * s.C > MAX_PAIR_WORK) return null;
   let pairs = 0;
   for (const edit of pairsAt(pipe, node)) {
+    if (dropsOwnMask(pipe, edit.first) || dropsOwnMask(pipe, edit.second)) continue;
     if (++pairs > MAX_PAIRS) break;
     const hit = tryEdit(trial, node, edit);
     if (hit) return [hit];
   }
   return [];
+}
+
+// The mask dropped is no cause when the student's own scores hold -inf: they mask in their
+// scores step, and their att is the softmax of it as the course's is
+function dropsOwnMask(pipe, edit) {
+  if (edit.kind !== 'mask' || edit.to?.op === 'mask') return false;
+  const given = pipe.given.get('scores');
+  return given != null && given.some((x) => x === -Infinity);
 }
 
 // { site, edit, variant, param } when the edit at site gives the student's array back, else null

@@ -25,30 +25,56 @@ const TT_RESULTS = ['scores', 'att', 'datt', 'dscores'];
 // as in check.js: what is recomputed from printed arrays may be off by their resolution, grown
 const TEXT_GROWTH = 1e3;
 
-// A file's name lower-cased without '_' and without a module path: 'h.0.attn.c_attn.weight' ->
-// 'cattnweight', 'c_attn.weight.grad' -> 'cattnweightgrad', 'W_q' -> 'wq'.
+// A file's name lower-cased without '_' and without a module path ('.' or '/'), a container's
+// mark at its end dropped: 'h.0.attn.c_attn.weight' -> 'cattnweight', 'c_attn.weight.grad' ->
+// 'cattnweightgrad', 'attn/c_proj/w' -> 'cprojw', 'grad.attn.W_q.weight' -> 'gradwqweight',
+// 'Q_linear.grad_w' -> 'qlineargradw', 'w_q_list' -> 'wq', 'w_o_np' -> 'wo', 'W_q' -> 'wq'.
 function norm(key) {
-  const parts = String(key).toLowerCase().split('.');
-  let keep = parts.at(-1) === 'grad' ? 2 : 1;
+  const parts = String(key).toLowerCase().split(/[./]/);
+  const grad = /^(grad|grads|gradient|gradients)$/;
+  const lead = parts.length > 1 && grad.test(parts[0]) ? parts[0] : '';
+  // Q_linear.grad_w: the gradient of Q_linear.w
+  const own = /^grad_?([wb])$/.exec(parts.at(-1));
+  if (own) parts.splice(-1, 1, own[1], 'grad');
+  let keep = grad.test(parts.at(-1)) ? 2 : 1;
   if (/^(weight|bias|w|b)$/.test(parts.at(-keep) ?? '')) keep++;
-  return parts.slice(-keep).join('').replaceAll('_', '');
+  const body = parts.slice(-keep).join('').replaceAll('_', '');
+  const mark = body.match(/(grad|grads|gradient|gradients)$/)?.[0] ?? '';
+  const bare = body.slice(0, body.length - mark.length).replace(/(list|np|stack|arr|array)$/, '');
+  return lead + bare + mark;
 }
 
+// the words a projection's name is made of: q, query …; o, out …
+const PROJECTION_WORDS = Object.freeze({
+  q: ['q', 'query'],
+  k: ['k', 'key'],
+  v: ['v', 'value'],
+  o: ['o', 'out'],
+});
+// a projection's weight under one of those words (q_proj, Q_linear.w, W_query, attn.W_q.weight
+// …) and its bias (b_q, q_proj.bias, Q_linear.b, attn.W_q.bias …)
+const weightForms = (x) =>
+  ['proj', 'projweight', 'linear', 'linearw', 'linearweight', 'w']
+    .map((end) => `${x}${end}`)
+    .concat([`w${x}`, `${x}weight`, `w${x}weight`, `w${x}w`]);
+const biasForms = (x) =>
+  ['bias', 'projbias', 'projb', 'linearb', 'linearbias', 'b']
+    .map((end) => `${x}${end}`)
+    .concat([`b${x}`, `bias${x}`, `w${x}bias`, `w${x}b`]);
+// { form: `${prefix}q` …} for every word of every projection
+const byWord = (forms, prefix) =>
+  Object.fromEntries(
+    Object.entries(PROJECTION_WORDS).flatMap(([x, words]) =>
+      words.flatMap((word) => forms(word).map((form) => [form, `${prefix}${x}`])),
+    ),
+  );
 const WEIGHT_ALIASES = Object.freeze({
-  ...Object.fromEntries(WEIGHTS.map((w) => [w.toLowerCase(), w])),
-  ...Object.fromEntries(
-    ['q', 'k', 'v'].flatMap((x) => [
-      [`${x}proj`, `W${x}`],
-      [`${x}projweight`, `W${x}`],
-    ]),
-  ),
+  ...byWord(weightForms, 'W'),
   cproj: 'Wo',
   cprojweight: 'Wo',
   cprojw: 'Wo', // picoGPT's params: c_proj.w, c_proj.b
   outproj: 'Wo',
   outprojweight: 'Wo',
-  oproj: 'Wo',
-  oprojweight: 'Wo',
   proj: 'Wo',
   wproj: 'Wo',
   wout: 'Wo',
@@ -65,14 +91,7 @@ const FUSED = new Set([
 ]);
 const FUSED_BIAS = new Set(['bqkv', 'biasqkv', 'qkvbias', 'cattnbias', 'cattnb', 'inprojbias']);
 const BIAS_ALIASES = Object.freeze({
-  ...Object.fromEntries(
-    ['q', 'k', 'v', 'o'].flatMap((x) => [
-      [`b${x}`, `b${x}`],
-      [`bias${x}`, `b${x}`],
-      [`${x}bias`, `b${x}`],
-      [`${x}projbias`, `b${x}`],
-    ]),
-  ),
+  ...byWord(biasForms, 'b'),
   outprojbias: 'bo',
   cprojbias: 'bo',
   cprojb: 'bo',
@@ -256,6 +275,8 @@ function stackLayout(shape, C) {
   if (shape.length !== 3) return null;
   const [h, r, c] = shape;
   if (r === C && h * c === C) return { join: 'columns', hs: c };
+  // (C, h, hs): each row's heads side by side, already the (C, C) of columns i·hs…(i+1)·hs
+  if (h === C && r * c === C && r > 1) return { join: 'columns', hs: c, reshape: true };
   if (c === C && h * r === C) return { join: 'rows', hs: r };
   return null;
 }
@@ -265,7 +286,7 @@ function joinStack(st, name, stack, keys, label) {
   const { C } = st;
   const [h, r, c] = stack.shape;
   const layout = stackLayout(stack.shape, C);
-  const src = layout.join === 'columns' ? hstackIndex(h, r, c) : range(0, C * C);
+  const src = layout.join === 'columns' && !layout.reshape ? hstackIndex(h, r, c) : range(0, C * C);
   put(st, name, gather(stack, [C, C], src), keys);
   st.weights[name] = name;
   if (h === 1) {
@@ -385,6 +406,29 @@ function readLoneHead(st, name, key) {
     `${key} ${shapeText([r, c])} is one head's slice of ${name} (C = ${C} from X) and your file ` +
       `has no other head's: ${name} cannot be built from it; left as it is`,
   );
+}
+
+// Arrays saved without names (np.savez(file, *params, *grads): arr_0, arr_1 …), when the file
+// names no weight: its (C, C) ones read by their order as Wq, Wk, Wv, Wo, then dWq … dWo
+function readPositional(st) {
+  const keys = Object.keys(st.arrays)
+    .filter((k) => /^arr_\d+$/.test(k))
+    .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  const named = Object.keys(st.arrays).some((k) => WEIGHTS.includes(courseName(k) ?? ''));
+  if (named || Object.keys(st.arrays).some((k) => wholeWeight(k) || headKeyOf(k))) return;
+  const { C } = st;
+  const square = keys.filter((k) => isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]));
+  if (square.length < 4) return;
+  const names = [...WEIGHTS, ...GRADS].slice(0, square.length >= 8 ? 8 : 4);
+  names.forEach((name, i) => {
+    put(st, name, asF64(st.arrays[square[i]]), [square[i]]);
+    st.weights[name] = name;
+    st.seen.add(name);
+  });
+  const list = (xs) => `${xs[0]} … ${xs.at(-1)}`;
+  let text = `${list(square.slice(0, 4))} (saved without names) read by their order as Wq, Wk, Wv, Wo`;
+  if (names.length === 8) text += `, and ${list(square.slice(4, 8))} as dWq, dWk, dWv, dWo`;
+  st.notes.push(text);
 }
 
 // Weights (and their gradients) under any name: (C, C) renamed, stacks joined
@@ -1064,6 +1108,7 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
   if (!st) return { ...unchanged, reading: readingOf(arrays, {}, null) };
   st.notes.push(...first.notes);
   first.used.forEach((k) => st.used.add(k));
+  readPositional(st);
   joinHeadLists(st);
   readWeights(st);
   for (const key of Object.keys(st.arrays)) {

@@ -158,6 +158,7 @@ const sizeFactors = (s) =>
     ? [
         [s.B * s.T * s.C, 'Y.size'],
         [s.B * s.T, 'B·T'],
+        [s.T * s.C, 'T·C'],
         [s.C, 'C'],
         [s.T, 'T'],
         [s.B, 'B'],
@@ -217,10 +218,16 @@ const LOOP_EDITS = Object.freeze([
 ]);
 
 // a factor on lr fitted from a W_after: [c, text, kind] as factorsOf gives them
-function fittedFactor(c) {
-  if (c > 0) return [c, `the step is ${num(c)} × lr * dW`, 'lr'];
-  const k = num(-c);
-  const text = `the sign of the step is flipped and it is ${k} × lr: W = W + ${k} * lr * dW (gradient ascent)`;
+function fittedFactor(c, lr) {
+  const step = num(Math.abs(c) * lr);
+  if (c > 0) {
+    return [
+      c,
+      `the step’s learning rate is ${step}, not your lr = ${num(lr)}: W = W - ${step} * dW`,
+      'lr',
+    ];
+  }
+  const text = `the sign of the step is flipped and its learning rate is ${step}: W = W + ${step} * dW (gradient ascent)`;
   return [c, text, 'sign'];
 }
 
@@ -250,8 +257,8 @@ export function loopEdits(lr, s = null, fitted = []) {
     }
   }
   const known = factorsOf(lr, s);
-  const fresh = fitted.filter((c) => !known.some(([k]) => Math.abs(c / k - 1) < 1e-9));
-  for (const [c, text, kind] of [...known, ...fresh.map(fittedFactor)]) {
+  const fresh = fitted.filter((f) => !known.some(([k]) => Math.abs(f / k - 1) < 1e-9));
+  for (const [c, text, kind] of [...known, ...fresh.map((f) => fittedFactor(f, lr))]) {
     out.push({ id: `loop-${kind}`, all: { c }, text, line: 'W = W - lr * dW' });
     for (const w of WEIGHTS) {
       const line = courseLine(w);
@@ -402,7 +409,11 @@ export function searchLoop(ctx) {
   const proven = (run) => readings.find((at) => run && reproduces(ctx, run, at));
   if (proven(course)) return { edit: null, at: proven(course) };
   const anyAfter = ctx.observed.some((o) => o.name !== 'losses');
-  const fitted = anyAfter ? fittedFactors(ctx) : [];
+  const shown = (ctx.shown ?? []).map((x) => x / ctx.lr);
+  // (a factor near 0 is a weight not updated, found as such)
+  const fitted = [...shown, ...(anyAfter ? fittedFactors(ctx) : [])].filter(
+    (c) => Math.abs(c) > 1e-6,
+  );
   const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => anyAfter || !e.steps);
   for (const edit of [...lossScaleEdits(ctx, course), ...single]) {
     const at = proven(tryUnroll(ctx, edit));
@@ -412,7 +423,28 @@ export function searchLoop(ctx) {
     const rules = searchRules(ctx, at);
     if (rules) return { edit: rules, at };
   }
+  for (const edit of loopPairs(ctx, fitted)) {
+    const at = proven(tryUnroll(ctx, edit));
+    if (at) return { edit, at };
+  }
   return null;
+}
+
+// Two edits of the loop where one does not suffice: an edit of the loop as a whole (gradients
+// never reset, the update first …) with another step size for every weight
+function loopPairs(ctx, fitted) {
+  const known = factorsOf(ctx.lr, ctx.s);
+  const fresh = fitted.filter((c) => !known.some(([k]) => Math.abs(c / k - 1) < 1e-9));
+  const factors = [...known, ...fresh.map((c) => fittedFactor(c, ctx.lr))];
+  return LOOP_EDITS.filter((e) => !e.steps).flatMap((e) =>
+    factors.map(([c, text]) => ({
+      ...e,
+      all: { c },
+      text: `${e.text}; and ${text}`,
+      line: `${e.line}; W = W - lr * dW`,
+      pair: true,
+    })),
+  );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -454,8 +486,7 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const rows = training.rows;
   const differing = rows.filter((r) => r.status === 'differs');
   const lr = training.lr;
-  if (!differing.length || !lr || lr.lrs.some((x) => x !== lr.value)) return;
-  if (sizes.loss !== 'mse' || !inputs.target) return;
+  if (!replayable(training, differing, sizes, inputs)) return;
   const compared = rows.filter((r) => r.yours && (r.status === 'match' || r.status === 'differs'));
   const observed = compared.map((r) => {
     const { dtype, resolution, printedDtype } = arrays[keys[r.name]] ?? {};
@@ -464,7 +495,8 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const losses = compared.find((r) => r.name === 'losses');
   const steps = savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
-  const ctx = { s: sizes, inputs: data, sites: causes, lr: lr.value, steps, observed };
+  const shown = training.shown ?? [];
+  const ctx = { s: sizes, inputs: data, sites: causes, lr: lr.value, steps, observed, shown };
   const found = searchLoop(ctx);
   if (found === null && differing[0].diagnosis?.facts !== undefined) {
     differing[0].diagnosis.message += ` ${RULED_OUT}`;
@@ -474,7 +506,7 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const savedList = savedText(compared, keyOf, found.at);
   const [first, ...rest] = differing;
   const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
-  const replay = `replayed from your initial weights for ${steps} steps (lr = ${num(lr.value)})`;
+  const replay = `replayed from your initial weights for ${steps} step${steps === 1 ? '' : 's'} (lr = ${num(lr.value)})`;
   if (!found.edit) {
     for (const r of differing) {
       r.diagnosis = {
@@ -487,13 +519,24 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   nameEdit(found, { first, rest, keyOf, savedList, replay: replay + withLayer });
 }
 
+// Whether the loop can be replayed for these rows: some differ (and no row named already that
+// the saved initial weights are the trained ones), one lr for every step, the MSE loss
+function replayable({ lr }, differing, sizes, inputs) {
+  if (!differing.length || differing.some((r) => r.diagnosis?.id === 'loop-weights-aliased')) {
+    return false;
+  }
+  if (!lr || lr.lrs.some((x) => x !== lr.value)) return false;
+  return sizes.loss === 'mse' && Boolean(inputs.target);
+}
+
 // The first differing training row named by the loop's edit, the others following from it
 function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
   const after = at === 'first' ? ' as the weights after its first step' : '';
   const facts = first.diagnosis?.facts;
   const they = first.name === 'losses' ? 'They are' : 'It is';
   const lead = facts ? `${facts} ${they}` : `Your ${keyOf(first)} is`;
-  const changes = edit.rules && Object.keys(edit.rules).length > 1 ? 'these changes' : 'one change';
+  const several = edit.pair || (edit.rules && Object.keys(edit.rules).length > 1);
+  const changes = several ? 'these changes' : 'one change';
   const Replay = `${replay[0].toUpperCase()}${replay.slice(1)}`;
   first.diagnosis = {
     id: edit.id,

@@ -75,7 +75,35 @@ const ALIASES = Object.freeze({
   ytrue: 'target',
   input: 'X', // d_input, grad_input: dX (below)
   inputs: 'X',
+  in: 'X', // grad_in: dX
+  inp: 'X',
+  src: 'X',
+  data: 'X',
+  embeddings: 'X',
+  hiddenstates: 'X',
+  xin: 'X',
+  ypred: 'Y',
+  yhat: 'Y',
+  result: 'Y',
+  o: 'Y', // the output of an O projection (the course has no O)
+  mhaout: 'Y',
+  mhaoutput: 'Y',
+  mhavals: 'Y',
+  attnout: 'Y',
+  attentionout: 'Y',
+  attentionoutput: 'Y',
+  label: 'target',
+  labels: 'target',
+  attentionweights: 'att',
+  attnprobs: 'att',
 });
+
+// A container's mark at a name's end (x_np, result_np, w_q_list) and a layer's number inside a
+// result's name (attn1_out): dropped when what is left is a course name other than a weight's
+const bareKeys = (key) =>
+  [key.replace(/(np|list|arr|array)$/, ''), key.replace(/^(\D+)\d+(\D*)$/, '$1$2')].filter(
+    (k) => k !== key && k.length > 0,
+  );
 
 // (dY is in both lists: the map below keeps one)
 const ALL_NAMES = [...INPUT_NAMES, ...NOTEBOOK_NAMES];
@@ -131,7 +159,13 @@ function gradientName(key) {
  */
 export function courseName(name) {
   const key = keyOf(String(name));
-  return plainName(key) ?? gradientName(key);
+  const direct = plainName(key) ?? gradientName(key);
+  if (direct != null) return direct;
+  for (const bare of bareKeys(key)) {
+    const found = plainName(bare) ?? gradientName(bare);
+    if (found != null && !/^d?W[qkvo]$/.test(found)) return found;
+  }
+  return null;
 }
 
 // ------------------------------------------------------------------------------------------------

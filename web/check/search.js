@@ -61,6 +61,7 @@ export function* candidates(pipe, node, ids = null) {
  */
 export function findMistake(pipe, node, yours, opts, ids = SEARCHED) {
   for (const cand of candidates(pipe, node, ids)) {
+    if (masksItsScores(pipe, node, cand)) continue;
     for (const extra of extrasOf(pipe, node, cand, yours)) {
       const mine = pipe.step(node, extra);
       if (reproduces(yours, mine, opts, cand.variant, pipe.s)) {
@@ -69,6 +70,14 @@ export function findMistake(pipe, node, yours, opts, ids = SEARCHED) {
     }
   }
   return null;
+}
+
+// att without the causal mask is no cause when the student's own scores hold -inf: they mask in
+// their scores step (whatever their mask, their att is softmax of it, as the course's is)
+function masksItsScores(pipe, node, cand) {
+  if (cand.id !== 'causal-mismatch' || node !== 'att' || !pipe.s.causal) return false;
+  const given = pipe.given.get('scores');
+  return given != null && given.some((x) => x === -Infinity);
 }
 
 // The settings of one candidate to try: its params, or the least-squares factor.

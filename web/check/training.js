@@ -249,9 +249,11 @@ function savedLr(ctx) {
   return null;
 }
 
-// lr = <W - W_after, dW> / <dW, dW> from the first weight whose step is nonzero
+// lr from the first weight whose step is nonzero: lr = <W - W_after, dW> / <dW, dW> when W_after
+// is one step from W; else, with steps saved, the lr whose run of steps gives W_after (a correct
+// run saved after its 10 steps); else from the losses when saved; else the one-step estimate
 function lrFromWeights(ctx) {
-  const { W0, name } = ctx.inp;
+  const { W0 } = ctx.inp;
   for (const w of WEIGHTS) {
     const A = afterArray(ctx, w);
     const g = ctx.grad.g[w];
@@ -259,14 +261,42 @@ function lrFromWeights(ctx) {
     if (!A || !allFinite(A.data) || !(gg > 0)) continue;
     const lr = dot(stepped(W0[w], A.data, 1), g) / gg;
     if (!(lr !== 0 && Number.isFinite(lr))) continue;
-    const A0 = ctx.keys[`${w}_after`];
-    let text = `lr = ${num(Math.abs(lr))} found from your ${name[w]} and ${A0} (not saved)`;
-    if (lr < 0) text += `: your step moved ${name[w]} along +d${w} (lr = ${num(lr)})`;
-    ctx.notes.push(`${text}.`);
-    const value = Math.abs(lr);
-    return { lrs: [value], P: 1, value, source: 'weights', from: w };
+    if (agrees(A.data, stepped(W0[w], g, lr), optsOf(A))) return lrFound(ctx, w, lr, '');
+    const S = ctx.steps;
+    const run = S > 1 ? runLr(ctx, w, A, lr, S) : null;
+    if (run !== null) return lrFound(ctx, w, run, ` after your ${S} steps`);
+    return lrFromLosses(ctx) ?? lrFound(ctx, w, lr, '');
   }
   return null;
+}
+
+// the lr found from weight w's W_after, said in a note
+function lrFound(ctx, w, lr, after) {
+  const { name } = ctx.inp;
+  const A0 = ctx.keys[`${w}_after`];
+  let text = `lr = ${num(Math.abs(lr))} found from your ${name[w]} and ${A0}${after} (not saved)`;
+  if (lr < 0) text += `: your step moved ${name[w]} along +d${w} (lr = ${num(lr)})`;
+  ctx.notes.push(`${text}.`);
+  const value = Math.abs(lr);
+  return { lrs: [value], P: 1, value, source: 'weights', from: w };
+}
+
+// The lr whose S steps of the course's run give weight w's W_after (A), by secant steps on its
+// projection on dW from the one-step estimate lr0; null unless that run reproduces A
+function runLr(ctx, w, A, lr0, S) {
+  const { W0 } = ctx.inp;
+  const g = ctx.grad.g[w];
+  const target = dot(stepped(W0[w], A.data, 1), g);
+  const f = (lr) => dot(stepped(W0[w], engineRun(ctx, [lr], S).weights[w], 1), g) - target;
+  let [a, b] = [lr0, lr0 / S];
+  let [fa, fb] = [f(a), f(b)];
+  for (let i = 0; i < 40 && fb !== 0 && fb !== fa && Math.abs(b - a) > 1e-15 * Math.abs(b); i++) {
+    const c = b - (fb * (b - a)) / (fb - fa);
+    if (!Number.isFinite(c)) return null;
+    [a, fa, b, fb] = [b, fb, c, f(c)];
+  }
+  const run = engineRun(ctx, [b], S).weights[w];
+  return Number.isFinite(b) && agrees(A.data, run, optsOf(A)) ? b : null;
 }
 
 /**
@@ -304,6 +334,59 @@ function lrFromLosses(ctx) {
   ctx.notes.push(`${text}.`);
   const value = Math.abs(lr);
   return { lrs: [value], P: 1, value, source: 'losses' };
+}
+
+// The learning rates the student's run shows when it differs from the saved lr (the loop's
+// search tries each as another step size): from losses[1], and from a W_after after the run
+function shownLrs(ctx, rows) {
+  if (ctx.lr?.source !== 'saved' || !rows.some((r) => r.status === 'differs')) return [];
+  const out = [];
+  const yours = ctx.losses?.data;
+  if (yours && yours.length >= 2 && yours[0] !== 0) {
+    out.push(fitLr(ctx, (yours[1] * ctx.grad.loss) / yours[0]));
+  }
+  const w = WEIGHTS.find((v) => afterArray(ctx, v));
+  if (w && ctx.steps > 1) {
+    const A = afterArray(ctx, w);
+    const g = ctx.grad.g[w];
+    const lr0 = dot(stepped(ctx.inp.W0[w], A.data, 1), g) / dot(g, g);
+    if (Number.isFinite(lr0) && lr0 !== 0) out.push(runLr(ctx, w, A, lr0, ctx.steps));
+  }
+  return out.filter((x) => x !== null && Number.isFinite(x) && x !== ctx.lr.value);
+}
+
+// The saved initial weights equal the weights after the run, bit for bit, while the losses
+// change: the training updated the arrays the file saved as the initial ones in place (a proof:
+// weights never updated give a constant loss). The first differing row names it.
+function aliasedWeights(ctx, rows) {
+  const afters = WEIGHTS.filter((w) => afterArray(ctx, w));
+  const L = ctx.losses?.data;
+  if (!afters.length || !L || L.length < 2 || L.every((x) => x === L[0])) return;
+  if (!afters.every((w) => afterArray(ctx, w).data.every((x, i) => x === ctx.inp.W0[w][i]))) {
+    return;
+  }
+  const first = rows.find((r) => r.status === 'differs');
+  if (!first) return;
+  const { name } = ctx.inp;
+  const initial = afters.map((w) => name[w]);
+  const after = afters.map((w) => ctx.keys[`${w}_after`]);
+  const and = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
+  const copies = afters.map((w) => `${name[w]}0 = ${name[w]}.copy()`).join('; ');
+  first.diagnosis = {
+    id: 'loop-weights-aliased',
+    message:
+      `Your ${and(initial)} equal your ${and(after)} bit for bit, while your ${ctx.keys.losses} ` +
+      `change from ${num(L[0])} to ${num(L.at(-1))}: the arrays saved as your initial weights ` +
+      'are the weights after training. The update W -= lr * dW changed them in place (the ' +
+      'layer holds the same arrays as your variables), so np.savez saw the trained ones. Save ' +
+      `copies before the loop: ${copies}.`,
+  };
+  for (const r of rows) {
+    if (r !== first && r.status === 'differs') {
+      r.diagnosis = { id: 'follows-from', message: `follows from ${first.name}: the same arrays.` };
+    }
+  }
+  ctx.aliased = true;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -600,7 +683,8 @@ export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
   try {
     const rows = trainingRows(ctx);
     const lr = ctx.lr && { value: ctx.lr.value, source: ctx.lr.source, lrs: [...ctx.lr.lrs] };
-    return { rows, notes, used, lr };
+    aliasedWeights(ctx, rows);
+    return { rows, notes, used, lr, shown: shownLrs(ctx, rows) };
   } catch (e) {
     notes.push(`The training step could not be checked: the engine failed (${e.message}).`);
     return { rows: [], notes, used, lr: null };

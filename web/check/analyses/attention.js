@@ -269,7 +269,9 @@ export function attentionAnalyses(ctx) {
     const hit = givenFillAnalysis(ctx) ?? maskAnalysis(ctx, U) ?? softmaxAnalysis(ctx, U, scores);
     return hit;
   }
-  return maskAnalysis(ctx, U);
+  // (at scores itself, the course's step from the student's Q and K: their own scores on the
+  // visible entries would make every fill reproduce them)
+  return maskAnalysis(ctx, ctx.pipe.step('scores'));
 }
 
 // The forms of att a student writes instead of the course's, as steps from their scores:
