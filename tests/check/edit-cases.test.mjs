@@ -169,15 +169,44 @@ const CASES = [
     id: 'edit-exp-dropped',
   },
   {
-    // an int mask used as an index: whole query rows set to -inf (NaN rows in att). No cause is
-    // named, and att is never blamed on a missing mask: the student masks in the scores step
+    // an int mask used as an index: whole query rows set to -inf (NaN rows in att), named at
+    // scores; att is never blamed on a missing mask: the student masks in the scores step
     name: 'int-mask-as-index',
     find: '        scores = np.where(mask, -np.inf, scores)',
     replace: '        scores[:, :, mask.astype(int)] = -np.inf',
     causal: true,
     row: 'scores',
-    id: 'step-differs',
-    never: ['causal-mismatch', 'mask-fill', 'edit-mask'],
+    id: 'mask-fill',
+    says: /-inf at every key of query rows 0 and 1 \(in every head\) and not masked anywhere else/,
+    never: ['causal-mismatch', 'edit-mask'],
+  },
+  {
+    // a softmax written in place over the scores: the file's scores are att's numbers
+    name: 'softmax-in-place',
+    find: [
+      '    e = np.exp(scores - scores.max(axis=-1, keepdims=True))',
+      '    att = e / e.sum(axis=-1, keepdims=True)',
+    ],
+    replace: [
+      '    scores -= scores.max(axis=-1, keepdims=True)\n    np.exp(scores, out=scores)',
+      '    scores /= scores.sum(axis=-1, keepdims=True)\n    att = scores',
+    ],
+    row: 'scores',
+    id: 'overwritten',
+    says: /Your scores holds exactly the numbers of your att, which is computed from it/,
+  },
+  {
+    // a loop over the heads that stops one early: the last head of the scores stays zeros
+    name: 'heads-loop-one-short',
+    find: '    scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+    replace: [
+      '    scores = np.zeros((B, h, T, T))',
+      '    for i in range(h - 1):',
+      '        scores[:, i] = Q[:, i] @ K[:, i].transpose(0, 2, 1) / np.sqrt(hs)',
+    ].join('\n'),
+    row: 'scores',
+    id: 'head-missing',
+    says: /match the course's in head 0; head 1 is all zeros: never computed/,
   },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];

@@ -119,6 +119,9 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         scores = K @ Q.transpose(0, 1, 3, 2) / np.sqrt(hs)      # K Qᵀ: keys on the rows
     else:
         scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)
+    if "head-missing" in m:
+        scores = scores.copy()
+        scores[:, h - 1] = 0                         # for i in range(h - 1): the last never filled
 
     if "mask-diagonal" in m:
         mask = np.triu(np.ones((T, T), dtype=bool), k=0)        # k=0: the diagonal masked too
@@ -189,6 +192,8 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         Y = concat @ Wo.T                                # Wo alone used as (out, in)
     else:
         Y = concat @ Wo
+    if "scores-overwritten" in m:
+        scores = att                                 # an in-place softmax: scores holds att
     return dict(q=q, k=k, v=v, Q=Q, K=K, V=V, scores=scores, att=att,
                 headout=headout, concat=concat, Y=Y)
 
@@ -393,6 +398,10 @@ RUNS = [
     run("backward-w-not-transposed", mistakes={"backward-w-not-transposed"},
         blame=[("dconcat", "backward-w-not-transposed")]),
     run("dv-not-transposed", mistakes={"dv-not-transposed"}, blame=[("dV", "dv-not-transposed")]),
+    run("head-missing", size=dict(B=2, T=3, C=6, h=3), mistakes={"head-missing"},
+        blame=[("scores", "head-missing")], note="the heads' loop stops one early"),
+    run("scores-overwritten", mistakes={"scores-overwritten"},
+        blame=[("scores", "overwritten")], note="an in-place softmax over the scores"),
     run("dscores-missing-rowsum", mistakes={"dscores-missing-rowsum"},
         blame=[("dscores", "dscores-missing-rowsum")]),
     run("dq-transposed", mistakes={"dq-transposed"}, blame=[("dQ", "dq-transposed")]),

@@ -33,6 +33,7 @@ import {
 import { permutationAnalysis } from './analyses/permute.js';
 import { EDIT_KINDS } from './edits.js';
 import { LOOP_KINDS } from './loop.js';
+import { maskedRowsAnalysis, missingHeadAnalysis, overwrittenAnalysis } from './analyses/state.js';
 import {
   addedAnalysis,
   batchSubsetAnalysis,
@@ -335,7 +336,24 @@ const RECORDS = [
       'Your causal mask fills with 0 or another finite number instead of -np.inf, hides the ' +
       'diagonal too (np.triu(..., k=0)), is one off (k=2), or hides the past (np.tril); never ' +
       'blamed on the causal option.',
-    analyses: [attentionAnalyses, hiddenAttentionAnalysis],
+    analyses: [attentionAnalyses, maskedRowsAnalysis, hiddenAttentionAnalysis],
+  },
+  {
+    id: 'overwritten',
+    tensors: [],
+    phase: 'early',
+    message:
+      'Yours holds exactly the numbers of a later result you saved that the course computes ' +
+      'from it (your scores equal your att): overwritten in place after it was used.',
+    analyses: [overwrittenAnalysis],
+  },
+  {
+    id: 'head-missing',
+    tensors: [],
+    message:
+      "Some heads of yours are all zeros where the course's are not, every other head the " +
+      "course's: those heads were never computed (a loop over the heads that stops early).",
+    analyses: [missingHeadAnalysis],
   },
   {
     id: 'softmax-not-normalised',

@@ -1,0 +1,123 @@
+// state.js - analyses of a student's array that is the course's with part of it never computed or
+// computed over: a later step's values written into it in place (an in-place softmax over the
+// scores), a head left as the zeros it was made with (a loop over the heads that stops early),
+// whole query rows masked (an integer mask used as an index). Each proven on the student's own
+// arrays: the exact values, the rest of the array the course's.
+
+import { layoutOf, shapeOf } from './layout.js';
+
+// the nodes computed from node (its children, theirs …)
+function descendants(pipe, node) {
+  const out = new Set();
+  const stack = [...(pipe.children.get(node) ?? [])];
+  while (stack.length) {
+    const n = stack.pop();
+    if (out.has(n)) continue;
+    out.add(n);
+    stack.push(...(pipe.children.get(n) ?? []));
+  }
+  return out;
+}
+
+/**
+ * Yours holds, bit for bit, another result you saved that the course computes from it (your
+ * scores equal your att): it was overwritten in place after it was computed and saved after.
+ */
+export function overwrittenAnalysis(ctx) {
+  const later = descendants(ctx.pipe, ctx.node);
+  for (const n of later) {
+    const other = ctx.savedValue(n);
+    if (!other || other.length !== ctx.yours.length) continue;
+    if (!ctx.yours.every((x, i) => Object.is(x, other[i]))) continue;
+    return {
+      id: 'overwritten',
+      message:
+        `Your ${ctx.name} holds exactly the numbers of your ${n}, which is computed from it: ` +
+        `your ${ctx.name} was overwritten in place after it was used (np.exp(${ctx.name}, ` +
+        `out=${ctx.name}), ${ctx.name} /= …, or a function that changes its argument), so the ` +
+        `file holds the later values. Compute ${n} into a new array (or save ` +
+        `${ctx.name}.copy() before); the course computes ${ctx.courseLine}.`,
+    };
+  }
+  return null;
+}
+
+// head h of a flat array of this node: a function of the flat index, or null (no head axis)
+function headOf(node, s) {
+  const layout = layoutOf(node);
+  const shape = shapeOf(node, s);
+  if (layout === 'split' || layout === 'square') {
+    const inner = shape[2] * shape[3];
+    return (i) => Math.floor(i / inner) % s.heads;
+  }
+  if (layout === 'merged' && !['X', 'Y', 'dY', 'dX', 'target'].includes(node)) {
+    return (i) => Math.floor((i % s.C) / s.hs);
+  }
+  return null;
+}
+
+const list = (xs) =>
+  xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : `${xs[0]}`;
+
+/** Some heads of yours all zeros where the course's are not, every other head the course's. */
+export function missingHeadAnalysis(ctx) {
+  const { s, yours, local } = ctx;
+  const head = s.heads > 1 ? headOf(ctx.node, s) : null;
+  if (!head) return null;
+  const zero = new Array(s.heads).fill(true);
+  const course = new Array(s.heads).fill(false);
+  for (let i = 0; i < yours.length; i++) {
+    if (yours[i] !== 0) zero[head(i)] = false;
+    if (Number.isFinite(local[i]) && local[i] !== 0) course[head(i)] = true;
+  }
+  const missing = zero.flatMap((z, h) => (z && course[h] ? [h] : []));
+  if (!missing.length || missing.length === s.heads) return null;
+  const mine = local.map((x, i) => (missing.includes(head(i)) ? 0 : x));
+  if (!ctx.reproduces(mine)) return null;
+  const kept = [...Array(s.heads).keys()].filter((h) => !missing.includes(h));
+  const heads = (xs) => `head${xs.length > 1 ? 's' : ''} ${list(xs)}`;
+  return {
+    id: 'head-missing',
+    message:
+      `Your ${ctx.name} ${/[^s]s$/.test(ctx.name) ? 'match' : 'matches'} the course's in ` +
+      `${heads(kept)}; ${heads(missing)} ${missing.length > 1 ? 'are' : 'is'} all zeros: never ` +
+      `computed (a loop over the heads that stops early, for i in range(h - 1), or an array of ` +
+      `zeros not filled in). The course computes every head: ${ctx.courseLine}.`,
+  };
+}
+
+/**
+ * scores -inf at every key of some query rows (the same rows in every head) and not masked
+ * elsewhere: the mask picked whole rows (an integer mask of 0s and 1s used as an index).
+ */
+export function maskedRowsAnalysis(ctx) {
+  const { s, yours, node } = ctx;
+  if (node !== 'scores' || !s.causal || s.T < 2) return null;
+  const U = ctx.pipe.step('scores'); // the course's scores before the mask, from your Q and K
+  const { T } = s;
+  const rows = new Set();
+  for (let q = 0; q < T; q++) {
+    const all = [];
+    for (let i = q * T; i < yours.length; i += T * T) all.push(...yours.subarray(i, i + T));
+    if (all.every((x) => x === -Infinity)) rows.add(q);
+  }
+  if (!rows.size || rows.size === T) return null;
+  const row = (i) => Math.floor(i / T) % T;
+  const tol = ctx.tolAbs;
+  const rest = yours.every((x, i) => rows.has(row(i)) || Math.abs(x - U[i]) <= tol);
+  if (!rest) return null;
+  const picked = [...rows].sort((a, b) => a - b);
+  const intMask = picked.every((q) => q <= 1);
+  const why = intMask
+    ? ': an integer mask of 0s and 1s used as an index (scores[..., mask] with ' +
+      `mask = np.triu(np.ones((T, T)), k=1).astype(int)) selects rows 0 and 1, not entries`
+    : '';
+  return {
+    id: 'mask-fill',
+    message:
+      `Your scores are -inf at every key of query row${picked.length > 1 ? 's' : ''} ` +
+      `${list(picked)} (in every head) and not masked anywhere else: the mask picked whole ` +
+      `rows${why}. The course hides the keys after each query with a boolean mask: ` +
+      `np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores).`,
+  };
+}
