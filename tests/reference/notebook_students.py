@@ -164,6 +164,9 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
             for i in range(h):
                 e = np.exp(masked[b, i] - np.max(masked[b, i], axis=-1))   # no keepdims at all
                 att[b, i] = e / np.sum(e, axis=-1)
+    elif "softmax-unshifted-sum" in m:              # the max taken in the numerator only
+        e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+        att = e / np.exp(masked).sum(axis=-1, keepdims=True)
     elif "softmax-no-max" in m:
         att = np.exp(masked) / np.sum(np.exp(masked), axis=-1, keepdims=True)  # no max taken
     else:
@@ -398,6 +401,8 @@ RUNS = [
     run("backward-w-not-transposed", mistakes={"backward-w-not-transposed"},
         blame=[("dconcat", "backward-w-not-transposed")]),
     run("dv-not-transposed", mistakes={"dv-not-transposed"}, blame=[("dV", "dv-not-transposed")]),
+    run("softmax-unshifted-sum", mistakes={"softmax-unshifted-sum"}, xscale=2,
+        blame=[("att", "softmax-not-normalised")], note="e / np.exp(scores).sum(...)"),
     run("head-missing", size=dict(B=2, T=3, C=6, h=3), mistakes={"head-missing"},
         blame=[("scores", "head-missing")], note="the heads' loop stops one early"),
     run("scores-overwritten", mistakes={"scores-overwritten"},

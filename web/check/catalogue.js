@@ -21,6 +21,7 @@ import {
   attentionAnalyses,
   attentionFacts,
   hiddenAttentionAnalysis,
+  unshiftedSumAnalysis,
 } from './analyses/attention.js';
 import { nonFiniteAnalysis } from './analyses/nonfinite.js';
 import {
@@ -361,7 +362,7 @@ const RECORDS = [
     message:
       'Your att rows do not each sum to 1: a softmax over the whole array, the heads or the ' +
       'batch, or the mask applied after the softmax (which rows, their sums).',
-    analyses: [attentionFacts],
+    analyses: [unshiftedSumAnalysis, attentionFacts],
   },
   {
     id: 'factor',

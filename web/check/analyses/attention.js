@@ -319,3 +319,31 @@ export function hiddenAttentionAnalysis(ctx) {
 
 /** The invariants of att as a last, measured word (after every other analysis). */
 export const attentionFacts = (ctx) => (ctx.node === 'att' ? invariants(ctx) : null);
+
+/**
+ * att with the max subtracted in the numerator only: e = np.exp(scores - max) divided by
+ * np.exp(scores).sum(…): each row is the softmax times exp(-max of its row), exactly.
+ */
+export function unshiftedSumAnalysis(ctx) {
+  if (ctx.node !== 'att') return null;
+  const { T } = ctx.s;
+  const scores = ctx.pipeValue('scores');
+  const sm = ctx.local;
+  const mine = new Float64Array(sm.length);
+  for (let r = 0; r < sm.length / T; r++) {
+    let max = -Infinity;
+    for (let j = 0; j < T; j++) max = Math.max(max, scores[r * T + j]);
+    const c = Math.exp(-max);
+    for (let j = 0; j < T; j++) mine[r * T + j] = sm[r * T + j] * c;
+  }
+  if (mine.every((x, i) => Math.abs(x - sm[i]) <= ctx.tolAbs)) return null; // max 0 everywhere
+  if (!ctx.reproduces(mine)) return null;
+  return {
+    id: 'softmax-not-normalised',
+    message:
+      `Each row of your att is the softmax times exp(-m), m the row's largest score: you ` +
+      `subtracted the max in the numerator, e = np.exp(scores - scores.max(axis=-1, ` +
+      `keepdims=True)), but divided by the sum of np.exp(scores), without it. Divide e by its ` +
+      `own sum: att = e / e.sum(axis=-1, keepdims=True).`,
+  };
+}
