@@ -40,6 +40,7 @@ import { waitSettled, runAxe, describeViolations } from './a11y.mjs';
 import { mha } from './expected.mjs';
 import { build } from 'esbuild';
 import { LAYER_SAVE_LINE } from '../../web/model/custom-arrays.js';
+import { writeNpz } from '../../web/io/npz.js';
 
 const session = useBrowser();
 const shotsDir = join(repoRoot, 'test-results', 'notebook-check');
@@ -927,6 +928,35 @@ test("the save line for lesson 5's class, next to the per-array one, each with C
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), LAYER_SAVE_LINE);
     assert.deepEqual(consoleErrors(log), [], 'console errors');
     assert.deepEqual(log.errors, [], 'page errors');
+  } finally {
+    await close();
+  }
+});
+
+test('a file of module names without X: the status says what was read as what, and X', async () => {
+  const { page, log, close } = await session.open('#notebook-check');
+  try {
+    await showView(page, 'nb-file');
+    const w = () => ({ data: Float64Array.from({ length: 16 }, (_, i) => i / 16), shape: [4, 4] });
+    const bytes = writeNpz({
+      'q_proj.weight': w(),
+      'k_proj.weight': w(),
+      'v_proj.weight': w(),
+      'out_proj.weight': w(),
+    });
+    await page.setInputFiles('#nb-file', {
+      name: 'module.npz',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(bytes),
+    });
+    // (the status says "Still needed" before the file too: wait for its four arrays)
+    await page.waitForFunction(() => window.mhaPage.check().arrays?.length === 4);
+    assert.match(
+      await page.locator('#nb-status').textContent(),
+      /^Still needed for the check: X\. Your layer as read: Wq from q_proj\.weight, Wk from k_proj\.weight, Wv from v_proj\.weight, Wo from out_proj\.weight; missing: X \(the check needs X and the four weights\)\.$/,
+    );
+    assert.equal(await page.locator('#nb-check-error').textContent(), '');
+    assert.deepEqual(consoleErrors(log), [], 'console errors');
   } finally {
     await close();
   }

@@ -385,7 +385,7 @@ const LOOP_CASES = [
     replace: ['q', 'k', 'v', 'o'].map((w) => `W${w} -= lr * g["dW${w}"]`),
     drop: RESULTS,
     id: 'loop-weights-aliased',
-    says: /equal your Wq_after, Wk_after, Wv_after and Wo_after bit for bit, while your losses change/,
+    says: /equal your Wq_after, Wk_after, Wv_after and Wo_after, every entry exactly, while your losses change/,
     follows: /^follows from losses: the same arrays\.$/,
   },
   {

@@ -114,13 +114,15 @@ test('fileArrays: npz members by name, a .npy by its stem; nothing usable loads 
   );
   assert.deepEqual(npz.skipped, []);
   assert.equal(fileArrays('att.npy', 'npy', a).arrays[0].name, 'att');
+  assert.equal(fileArrays('q_proj.weight.npy', 'npy', a).arrays[0].name, 'q_proj.weight');
   assert.throws(() => fileArrays('<i>.npy', 'npy', a), /“<i>” is not a Python name/);
   // every member's name unusable: the file loads nothing, and says why for each
   assert.throws(() => fileArrays('m.npz', 'npz', { arrays: { '<b>x</b>': a }, skipped: [] }), {
     message:
       'no array in it can be loaded: “<b>x</b>” (m.npz): skipped — its name is not one the ' +
-      'check reads (ASCII letters, digits and _, no digit first); save it under the name the ' +
-      "check reads, e.g. np.savez('mha_check.npz', att=att).",
+      "check reads (ASCII letters, digits and _, no digit first; parts joined by '.' or '/' as " +
+      "in q_proj.weight); save it under the name the check reads, e.g. np.savez('mha_check.npz', " +
+      'att=att).',
   });
 });
 
@@ -157,19 +159,13 @@ test('fileArrays + loadNpz: a notebook saved with its cache dict loads X and the
 });
 
 test('fileArrays: members whose names the check cannot read are skipped, quoted as text', () => {
-  // NumPy's npz-names.npz: markup, non-ASCII letters, a directory, __proto__ (a Python name)
+  // NumPy's npz-names.npz: markup, non-ASCII letters, a module path (dir/X, as a dict of
+  // parameters saves 'attn/c_attn/w' or 'q_proj.weight': read), __proto__ (a Python name)
   const { arrays, skipped } = fileArrays('names.npz', 'npz', loadNpz(formatsFile('npz-names')));
-  assert.deepEqual(
-    arrays.map((e) => e.name),
-    ['__proto__'],
-  );
+  assert.deepEqual(arrays.map((e) => e.name).sort(), ['__proto__', 'dir/X']);
   assert.deepEqual(
     skipped.map((s) => skippedText(s).split(': skipped')[0]),
-    [
-      '“<img src=x onerror=alert(1)>” (names.npz)',
-      '“Wq_ünïcödé” (names.npz)',
-      '“dir/X” (names.npz)',
-    ],
+    ['“<img src=x onerror=alert(1)>” (names.npz)', '“Wq_ünïcödé” (names.npz)'],
   );
   assert.ok(skipped.every((s) => s.reason.startsWith('its name is not one the check reads')));
   // control characters are escaped, a long name cut: one line of text

@@ -476,8 +476,8 @@ const EDIT_RECORDS = [
     kind: 'edit of the loop',
     tensors: ['losses'],
     message:
-      'Your initial weights equal your weights after the loop bit for bit while your losses ' +
-      'change: the loop updated in place the arrays you saved as the initial ones.',
+      'Your initial weights equal your weights after the loop, every entry exactly, while ' +
+      'your losses change: the loop updated in place the arrays you saved as the initial ones.',
   },
   ...Object.entries(LOOP_KINDS).map(([id, what]) => ({
     id,

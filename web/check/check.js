@@ -27,7 +27,7 @@ import { changedInput } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
-import { acceptedShapes, matchNames, shapeText } from './names.js';
+import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
 import { adaptLayout, readingNote } from './layouts.js';
 import { checkTraining, trainingKeys } from './training.js';
 import { explainLoop } from './loop.js';
@@ -447,6 +447,7 @@ function withBiases(item, pipe, state, { opts, from }) {
   const yours = sites.map(([b, site]) => `${SITE_LINES[site]} + ${key(b)}`);
   return {
     id: 'bias',
+    lines: yours.join('; '),
     message:
       `Your ${row.name} is the course's layer with your biases added (${yours.join('; ')}), ` +
       `recomputed from your own ${from().join(', ')}. The course's layer has none: ` +
@@ -637,8 +638,38 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf 
     const again = explain(item, pipe, state);
     if (!UNNAMED.has(again.id)) item.row.diagnosis = again;
   }
+  biasReading(items, s, data, state);
   return state.causes;
 }
+
+// Biases are a reading of the file (issue 35, item 2): when the file's own biases explain every
+// differing row (each the layer with them, or following from one that is), those rows are
+// compared again with the layer with the biases, recomputed from X and the weights: a match,
+// said in the row's note. The course's layer has none, as the note says.
+function biasReading(items, s, data, state) {
+  const causes = [...state.causes.values()];
+  if (!causes.length || !causes.every((c) => c.variant.id === 'bias')) return;
+  const differing = items.filter((it) => it.row.status === 'differs');
+  if (!differing.every((it) => ['bias', 'follows-from'].includes(it.row.diagnosis?.id))) return;
+  const pipe = new Pipeline(s, data);
+  for (const [site, choice] of state.causes) pipe.adopt(site, choice);
+  const names = BIAS_ORDER.filter((b) => state.biases[b]).map((b) => state.keyOf.get(b) ?? b);
+  const none = "the course's layer has none";
+  for (const { row, node, array, opts } of differing) {
+    const lines = row.diagnosis.lines;
+    const note = lines
+      ? `read with your biases (${lines}); ${none}`
+      : `compared with your layer with its biases (${names.join(', ')}); ${none}`;
+    const again = comparedRow(row.name, { ...array, dtype: opts.dtype }, pipe.value(node), {
+      skip: opts.skip,
+      scalar: opts.scalar,
+      slack: opts.slack,
+      note: [row.note, note].filter(Boolean).join('; '),
+    });
+    if (again.status === 'match') Object.assign(row, again);
+  }
+}
+const BIAS_ORDER = ['bq', 'bk', 'bv', 'bo'];
 
 // fn(), its Error saying also how the file was read and what the layer lacks (readingNote)
 function withReading(adapted, fn) {
@@ -676,6 +707,58 @@ export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
  * input is not finite.
  */
 export function checkNotebook(mha, arrays, options = {}) {
+  const chosen = namesReading(mha, arrays, options);
+  const report = checkHeads(mha, chosen.arrays, options);
+  report.notes.unshift(...chosen.notes);
+  return report;
+}
+
+// Two or more of the file's keys naming one course name (attention_output and output both read
+// as Y): each is tried as it, the rows alone, and the one under which more of the file matches
+// (fewer differ) is used, said in a note; the others are left out. The course's own spelling
+// is never in question (it wins as matchNames has it).
+function namesReading(mha, arrays, options) {
+  const groups = new Map();
+  for (const key of Object.keys(arrays ?? {})) {
+    const name = courseName(key);
+    if (name == null || key === name) continue;
+    if (!groups.has(name)) groups.set(name, []);
+    groups.get(name).push(key);
+  }
+  let best = { arrays, notes: [] };
+  for (const [name, keys] of groups) {
+    if (keys.length < 2 || Object.hasOwn(arrays, name)) continue;
+    const tried = keys.map((key) => {
+      const rest = Object.fromEntries(
+        Object.entries(best.arrays).filter(([k]) => k === key || !keys.includes(k)),
+      );
+      let r = null;
+      try {
+        r = checkOnce(mha, rest, { ...options, screen: true });
+      } catch {
+        // (this reading cannot be checked)
+      }
+      const count = (status) => (r ? r.rows.filter((row) => row.status === status).length : -1);
+      return { key, rest, match: count('match'), differs: count('differs') };
+    });
+    tried.sort((a, b) => b.match - a.match || a.differs - b.differs);
+    const [win, next] = tried;
+    if (win.match < 0 || (win.match === next.match && win.differs === next.differs)) continue;
+    const others = keys.filter((k) => k !== win.key);
+    best = {
+      arrays: win.rest,
+      notes: [
+        ...best.notes,
+        `${keys.join(' and ')} ${keys.length > 2 ? 'all' : 'both'} name ${name}: ${win.key} was used, under which more of your ` +
+          `arrays match (${win.match}, against ${next.match} with ${next.key}); ` +
+          `${others.join(', ')} left out`,
+      ],
+    };
+  }
+  return best;
+}
+
+function checkHeads(mha, arrays, options) {
   const report = headsReading(mha, arrays, options) ?? checkOnce(mha, arrays, options);
   const maps = headlessMaps(report);
   if (!maps.length || report.sizes.heads === 1) return report;

@@ -31,7 +31,7 @@ const TEXT_GROWTH = 1e3;
 // 'Q_linear.grad_w' -> 'qlineargradw', 'w_q_list' -> 'wq', 'w_o_np' -> 'wo', 'W_q' -> 'wq'.
 function norm(key) {
   const parts = String(key).toLowerCase().split(/[./]/);
-  const grad = /^(grad|grads|gradient|gradients)$/;
+  const grad = /^(grad|grads|gradient|gradients|derivative|derivatives)$/;
   const lead = parts.length > 1 && grad.test(parts[0]) ? parts[0] : '';
   // Q_linear.grad_w: the gradient of Q_linear.w
   const own = /^grad_?([wb])$/.exec(parts.at(-1));
@@ -39,7 +39,7 @@ function norm(key) {
   let keep = grad.test(parts.at(-1)) ? 2 : 1;
   if (/^(weight|bias|w|b)$/.test(parts.at(-keep) ?? '')) keep++;
   const body = parts.slice(-keep).join('').replaceAll('_', '');
-  const mark = body.match(/(grad|grads|gradient|gradients)$/)?.[0] ?? '';
+  const mark = body.match(/(grad|grads|gradient|gradients|derivative|derivatives)$/)?.[0] ?? '';
   const bare = body.slice(0, body.length - mark.length).replace(/(list|np|stack|arr|array)$/, '');
   return lead + bare + mark;
 }
@@ -49,12 +49,12 @@ const PROJECTION_WORDS = Object.freeze({
   q: ['q', 'query'],
   k: ['k', 'key'],
   v: ['v', 'value'],
-  o: ['o', 'out'],
+  o: ['o', 'out', 'output'],
 });
 // a projection's weight under one of those words (q_proj, Q_linear.w, W_query, attn.W_q.weight
 // …) and its bias (b_q, q_proj.bias, Q_linear.b, attn.W_q.bias …)
 const weightForms = (x) =>
-  ['proj', 'projweight', 'linear', 'linearw', 'linearweight', 'w']
+  ['proj', 'projweight', 'linear', 'linearw', 'linearweight', 'w', 'weights']
     .map((end) => `${x}${end}`)
     .concat([`w${x}`, `${x}weight`, `w${x}weight`, `w${x}w`]);
 const biasForms = (x) =>
@@ -411,23 +411,30 @@ function readLoneHead(st, name, key) {
 // Arrays saved without names (np.savez(file, *params, *grads): arr_0, arr_1 …), when the file
 // names no weight: its (C, C) ones read by their order as Wq, Wk, Wv, Wo, then dWq … dWo
 function readPositional(st) {
-  const keys = Object.keys(st.arrays)
-    .filter((k) => /^arr_\d+$/.test(k))
-    .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
   const named = Object.keys(st.arrays).some((k) => WEIGHTS.includes(courseName(k) ?? ''));
   if (named || Object.keys(st.arrays).some((k) => wholeWeight(k) || headKeyOf(k))) return;
   const { C } = st;
-  const square = keys.filter((k) => isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]));
-  if (square.length < 4) return;
-  const names = [...WEIGHTS, ...GRADS].slice(0, square.length >= 8 ? 8 : 4);
-  names.forEach((name, i) => {
-    put(st, name, asF64(st.arrays[square[i]]), [square[i]]);
-    st.weights[name] = name;
-    st.seen.add(name);
-  });
-  const list = (xs) => `${xs[0]} … ${xs.at(-1)}`;
-  let text = `${list(square.slice(0, 4))} (saved without names) read by their order as Wq, Wk, Wv, Wo`;
-  if (names.length === 8) text += `, and ${list(square.slice(4, 8))} as dWq, dWk, dWv, dWo`;
+  const numbered = (re) =>
+    Object.keys(st.arrays)
+      .filter((k) => re.test(k) && isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]))
+      .sort((a, b) => Number(a.match(/\d+$/)[0]) - Number(b.match(/\d+$/)[0]));
+  const params = numbered(/^(arr|params?|p|weights?)_?\d+$/i);
+  if (params.length < 4) return;
+  // np.savez(f, *params, *grads): eight arr_N; or param_N beside grad_N
+  const grads = params.length >= 8 ? params.slice(4, 8) : numbered(/^(grads?|g)_?\d+$/i);
+  const take = (names, keys) =>
+    names.forEach((name, i) => {
+      put(st, name, asF64(st.arrays[keys[i]]), [keys[i]]);
+      st.weights[name] = name;
+      st.seen.add(name);
+    });
+  take(WEIGHTS, params);
+  const list = (xs) => `${xs[0]} … ${xs[3]}`;
+  let text = `${list(params)} (saved without names) read by their order as Wq, Wk, Wv, Wo`;
+  if (grads.length >= 4) {
+    take(GRADS, grads);
+    text += `, and ${list(grads)} as dWq, dWk, dWv, dWo`;
+  }
   st.notes.push(text);
 }
 
@@ -1019,11 +1026,16 @@ function readingOf(arrays, from, C) {
   const read = {};
   const missing = [];
   const misshaped = [];
+  const heads = headLists(arrays);
   for (const name of ['X', ...WEIGHTS]) {
     const key = owner(arrays, name);
     const a = key == null ? null : arrays[key];
     if (a == null) {
-      missing.push(name);
+      // (no X: the weights under their authors' names, whole or per head, said as found)
+      const whole = Object.keys(arrays).filter((k) => wholeWeight(k) === name);
+      const parts = (heads[name] ?? []).sort((p, q) => p[0] - q[0]).map(([, k]) => k);
+      if (C == null && (whole.length || parts.length)) read[name] = whole.length ? whole : parts;
+      else missing.push(name);
       continue;
     }
     read[name] = from[name] ?? [key];

@@ -14,7 +14,7 @@
 // ctx: { s (sizes, loss 'mse'), inputs: { X, target, Wq … Wo } (flat arrays), sites: Map(node ->
 // choice) the layer's causes, lr, steps, observed: [{ name, data, opts }] }.
 
-import { agrees } from './compare.js';
+import { agrees, comparedRow } from './compare.js';
 import { dot } from './ops.js';
 import { Pipeline } from './pipeline.js';
 
@@ -488,18 +488,15 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const lr = training.lr;
   if (!replayable(training, differing, sizes, inputs)) return;
   const compared = rows.filter((r) => r.yours && (r.status === 'match' || r.status === 'differs'));
-  const observed = compared.map((r) => {
-    const { dtype, resolution, printedDtype } = arrays[keys[r.name]] ?? {};
-    return { name: r.name, data: r.yours, opts: { dtype, resolution, printedDtype } };
-  });
-  const losses = compared.find((r) => r.name === 'losses');
-  const steps = savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
-  const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
-  const shown = training.shown ?? [];
-  const ctx = { s: sizes, inputs: data, sites: causes, lr: lr.value, steps, observed, shown };
+  const ctx = loopContext(training, compared, { arrays, keys, sizes, inputs, causes });
+  const { steps } = ctx;
   const found = searchLoop(ctx);
   if (found === null && differing[0].diagnosis?.facts !== undefined) {
     differing[0].diagnosis.message += ` ${RULED_OUT}`;
+  }
+  if (found && !found.edit && !root && causes.size) {
+    readWithLayer(ctx, found.at, differing, arrays, keys);
+    return;
   }
   if (!found || (!found.edit && !root)) return;
   const keyOf = (r) => keys[r.name] ?? r.name;
@@ -529,6 +526,19 @@ function replayable({ lr }, differing, sizes, inputs) {
   return sizes.loss === 'mse' && Boolean(inputs.target);
 }
 
+// The context of searchLoop for the compared training rows: the saved ones are its observations
+function loopContext(training, compared, { arrays, keys, sizes, inputs, causes }) {
+  const observed = compared.map((r) => {
+    const { dtype, resolution, printedDtype } = arrays[keys[r.name]] ?? {};
+    return { name: r.name, data: r.yours, opts: { dtype, resolution, printedDtype } };
+  });
+  const losses = compared.find((r) => r.name === 'losses');
+  const steps = savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
+  const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
+  const shown = training.shown ?? [];
+  return { s: sizes, inputs: data, sites: causes, lr: training.lr.value, steps, observed, shown };
+}
+
 // The first differing training row named by the loop's edit, the others following from it
 function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
   const after = at === 'first' ? ' as the weights after its first step' : '';
@@ -547,5 +557,22 @@ function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
       id: 'follows-from',
       message: `follows from ${first.name}: the same loop reproduces your ${keyOf(r)}${after}.`,
     };
+  }
+}
+
+// The training rows of a layer read with its biases (no differing row of the layer left): each
+// compared again with the course's loop replayed with them, a match said in its note
+function readWithLayer(ctx, at, differing, arrays, keys) {
+  const run = unroll(ctx);
+  const W = at === 'first' ? run.W1 : run.W;
+  for (const r of differing) {
+    const expected = r.name === 'losses' ? run.losses : W[r.name.replace('_after', '')];
+    const array = arrays[keys[r.name]];
+    if (!array || !expected) continue;
+    const note = "compared with the course's loop replayed with your layer's biases";
+    const again = comparedRow(r.name, { ...array, data: r.yours, shape: r.shape }, expected, {
+      note: [r.note, note].filter(Boolean).join('; '),
+    });
+    if (again.status === 'match') Object.assign(r, again);
   }
 }

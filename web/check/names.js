@@ -80,6 +80,8 @@ const ALIASES = Object.freeze({
   src: 'X',
   data: 'X',
   embeddings: 'X',
+  inputembedding: 'X',
+  inputembeddings: 'X',
   hiddenstates: 'X',
   xin: 'X',
   ypred: 'Y',
@@ -114,7 +116,7 @@ const keyOf = (name) => name.toLowerCase().replaceAll('_', '');
 // How notebooks mark a gradient, around a name without underscores: grad_Wq, Wq_grad, W_q_grads,
 // Wq_gradient, d_input (a leading d); dL_dX and dLoss_dX (a d-name after dL).
 const GRAD_PREFIXES = ['gradients', 'gradient', 'grads', 'grad', 'd'];
-const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad'];
+const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad', 'derivatives', 'derivative'];
 
 /**
  * The names a key may be the gradient of, its gradient marks taken off (lower case, no

@@ -375,7 +375,7 @@ function aliasedWeights(ctx, rows) {
   first.diagnosis = {
     id: 'loop-weights-aliased',
     message:
-      `Your ${and(initial)} equal your ${and(after)} bit for bit, while your ${ctx.keys.losses} ` +
+      `Your ${and(initial)} equal your ${and(after)}, every entry exactly, while your ${ctx.keys.losses} ` +
       `change from ${num(L[0])} to ${num(L.at(-1))}: the arrays saved as your initial weights ` +
       'are the weights after training. The update W -= lr * dW changed them in place (the ' +
       'layer holds the same arrays as your variables), so np.savez saw the trained ones. Save ' +

@@ -25,6 +25,7 @@ import {
   lessonSaveLine,
   savezLine,
   adaptLayout,
+  readingNote,
 } from '../check.js';
 import {
   addArrays,
@@ -448,10 +449,15 @@ function missingText(ctx, missing) {
   const feeds = lessons.length
     ? ` Loaded: ${them}, which feed ${lessons.length === 1 ? 'that lesson' : 'those lessons'} (“Use my arrays in the lessons”, step 4); the check compares a whole layer, saved under the course’s names with a line of step 1.`
     : '';
+  // what of a layer the file holds, read as what (a file of other names: what was understood)
+  const { reading } = adaptLayout(checkArgs(plainArrays(ctx.state.list)), {});
+  const some = Object.values(reading.read).some((keys) => keys.length);
+  const read = some ? readingNote(reading) : null;
+  const asRead = read ? ` ${read[0].toUpperCase()}${read.slice(1)}.` : '';
   if (ctx.state.result) {
-    return `${list} not loaded now: the table below is from the last check.${feeds}`;
+    return `${list} not loaded now: the table below is from the last check.${asRead}${feeds}`;
   }
-  return `Still needed for the check: ${list}.${feeds}`;
+  return `Still needed for the check: ${list}.${asRead}${feeds}`;
 }
 
 /** "1, 3 and 4" */

@@ -46,6 +46,15 @@ export const CUSTOM_LIMITS = Object.freeze({ B: 4, T: 64, C: 128, heads: 16 });
 export const CUSTOM_SEED = COURSE.seed;
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// a member of an .npz saved from a dict of parameters: a Python name, or a module path of them
+// ('q_proj.weight', 'h.0.attn.c_attn.weight', 'attn/c_attn/w'), as np.savez(f, **state) writes
+const MEMBER_RE = /^[A-Za-z_][A-Za-z0-9_]*([./][A-Za-z0-9_]+)*$/;
+
+/** null when an .npz member's (or .npy file's) name can name an array, else why. */
+function memberError(name) {
+  const s = String(name ?? '');
+  return MEMBER_RE.test(s) && s.length <= MAX_NAME_LENGTH ? null : nameError(s);
+}
 
 /** How a name (maybe hostile) is quoted in a message: at most 40 characters, as text. */
 export function quoteName(name) {
@@ -87,7 +96,9 @@ export function fileError(file) {
 
 /** A member whose name the check cannot use: skipped, with what to save instead. */
 const NOT_A_NAME = Object.freeze({
-  reason: 'its name is not one the check reads (ASCII letters, digits and _, no digit first)',
+  reason:
+    'its name is not one the check reads (ASCII letters, digits and _, no digit first; parts ' +
+    "joined by '.' or '/' as in q_proj.weight)",
   fix: "save it under the name the check reads, e.g. np.savez('mha_check.npz', att=att)",
 });
 
@@ -107,14 +118,14 @@ export function fileArrays(fileName, kind, read) {
     source: fileName,
   });
   if (kind !== 'npz') {
-    const bad = nameError(npyName(fileName));
+    const bad = memberError(npyName(fileName));
     if (bad) throw new Error(bad);
     return { arrays: [named(npyName(fileName), read)], skipped: [] };
   }
   const arrays = [];
   const skipped = read.skipped.map((s) => ({ ...s, source: fileName }));
   for (const [name, a] of Object.entries(read.arrays)) {
-    if (nameError(name)) skipped.push({ name, source: fileName, ...NOT_A_NAME });
+    if (memberError(name)) skipped.push({ name, source: fileName, ...NOT_A_NAME });
     else arrays.push(named(name, a));
   }
   if (!arrays.length) {
@@ -130,7 +141,7 @@ export function fileArrays(fileName, kind, read) {
  */
 export function skippedText({ name, source, reason, fix }) {
   const s = String(name);
-  const shown = NAME_RE.test(s) ? s : quoteName(JSON.stringify(s).slice(1, -1));
+  const shown = MEMBER_RE.test(s) ? s : quoteName(JSON.stringify(s).slice(1, -1));
   return `${shown}${source ? ` (${source})` : ''}: skipped — ${reason}; ${fix}.`;
 }
 

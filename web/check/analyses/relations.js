@@ -53,6 +53,8 @@ export function factorAnalysis(ctx) {
   const specific = readings.filter((r) => !r.generic);
   // k as said: the quantity it reads as, exactly; else the fit, to the digits the student's
   // precision carries (the same on every machine whichever BLAS computed the arrays)
+  // (one number is a multiple of any other: a scalar's factor says something only when named)
+  if (ctx.yours.length === 1 && !readings.length) return null;
   const kText = readings.length
     ? factorNumber(readings[0].value)
     : factorNumber(k, fitDigits(ctx.dtypeTol));

@@ -26,6 +26,8 @@ function descendants(pipe, node) {
 export function overwrittenAnalysis(ctx) {
   const later = descendants(ctx.pipe, ctx.node);
   for (const n of later) {
+    // (a later array of the same layout only: a reshape of this one holds its numbers too)
+    if (layoutOf(n) !== layoutOf(ctx.node)) continue;
     const other = ctx.savedValue(n);
     if (!other || other.length !== ctx.yours.length) continue;
     if (!ctx.yours.every((x, i) => Object.is(x, other[i]))) continue;
