@@ -346,6 +346,18 @@ def module_names(name):
         arrays = dict(x=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, y_pred=L["Y"], y_true=target,
                       Wq_grad=L["dWq"], Wk_grad=L["dWk"], Wv_grad=L["dWv"], Wo_grad=L["dWo"],
                       grad_in=L["dX"])
+    elif name == "names-camel-case":        # QueryWeights, outputWeight, *Derivative
+        arrays = dict(inputEmbedding=X, QueryWeights=Wq, KeyWeights=Wk, ValueWeights=Wv,
+                      outputWeight=Wo, output=L["Y"], target=target,
+                      outputGradient=L["dY"], outputWeightGradient=L["dWo"],
+                      QueryWeightDerivative=L["dWq"], inputDerivative=L["dX"])
+    elif name == "names-param-grad":        # param_N beside grad_N, by position
+        arrays = dict(x=X, y=L["Y"], target=target, dx=L["dX"])
+        for i, (Wx, g) in enumerate(zip(W, [L["dWq"], L["dWk"], L["dWv"], L["dWo"]])):
+            arrays[f"param_{i}"], arrays[f"grad_{i}"] = Wx, g
+    elif name == "names-two-outputs":       # attention_output is the concat, output is Y
+        arrays = dict(inputs=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, attention_output=L["concat"],
+                      output=L["Y"])
     else:                                   # np.savez(f, *params, *grads, x=..., out=...)
         params = [Wq, Wk, Wv, Wo, L["dWq"], L["dWk"], L["dWv"], L["dWo"]]
         arrays = {f"arr_{i}": a for i, a in enumerate(params)}
@@ -355,7 +367,7 @@ def module_names(name):
 
 MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-linear-w",
                 "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
-                "names-positional"]
+                "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

@@ -496,7 +496,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 7);
+  assert.equal(runs.length, 10);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -507,6 +507,19 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-grad-prefix-paths': [/attn\/W_q\/w read as Wq/, /grad\.attn\.W_q\.weight read as dWq/],
     'names-np-suffix': [/x_np read as X/, /result_np read as Y/],
     'names-pred-true-grad-in': [/y_pred read as Y/, /y_true read as target/, /grad_in read as dX/],
+    'names-camel-case': [
+      /QueryWeights read as Wq/,
+      /outputWeight read as Wo/,
+      /QueryWeightDerivative read as dWq/,
+      /inputEmbedding read as X/,
+      /inputDerivative read as dX/,
+    ],
+    'names-param-grad': [
+      /param_0 … param_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and grad_0 … grad_3 as dWq, dWk, dWv, dWo/,
+    ],
+    'names-two-outputs': [
+      /attention_output and output both name Y: output was used, under which more of your arrays match \(\d+, against \d+ with attention_output\); attention_output left out/,
+    ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,
     ],
