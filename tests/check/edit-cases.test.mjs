@@ -397,6 +397,20 @@ const LOOP_CASES = [
     says: /the step’s learning rate is 0\.01, not your lr = 0\.5: W = W - 0\.01 \* dW/,
   },
   {
+    // two changes of the loop: its own learning rate, and one step fewer (9 losses, steps 10)
+    name: 'own-learning-rate-one-step-fewer',
+    find: [
+      '    for step in range(steps):',
+      ...['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
+    ],
+    replace: [
+      '    for step in range(steps - 1):',
+      ...['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - 0.01 * g["dW${w}"]`),
+    ],
+    id: 'loop-steps',
+    says: /these changes: the loop runs one step fewer than steps; and the step’s learning rate is 0\.01, not your lr = 0\.5/,
+  },
+  {
     name: 'layer-mistake-in-training',
     find: 'att = e / e.sum(axis=-1, keepdims=True)',
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',

@@ -279,22 +279,28 @@ test('lr found negative (a climbing step): said, and the loop names gradient asc
   assert.deepEqual(statuses(report), loopRows(run.rows));
 });
 
-test('lr neither saved nor found: the *_after rows are not checked, and the note says why', () => {
+test('no lr, and no step changed anything: the weights never updated, proven without lr', () => {
   const run = byName['correct-course'];
   const a = load(run.name);
-  const report = check(run, {
-    ...without(a, 'lr', 'losses'),
-    Wq_after: a.Wq,
-    Wk_after: a.Wk,
-    Wv_after: a.Wv,
-    Wo_after: a.Wo,
+  const same = { Wq_after: a.Wq, Wk_after: a.Wk, Wv_after: a.Wv, Wo_after: a.Wo };
+  const report = check(run, { ...without(a, 'lr', 'losses'), ...same });
+  assert.deepEqual(statuses(report), {
+    Wq_after: ['differs', 'loop-not-updated'],
+    Wk_after: ['differs', 'follows-from'],
+    Wv_after: ['differs', 'follows-from'],
+    Wo_after: ['differs', 'follows-from'],
   });
-  assert.deepEqual(report.rows, []);
-  assert.ok(
-    report.notes.some((n) =>
-      /not checked: lr is not saved .*equal your initial weights.*lr=lr/.test(n),
-    ),
+  assert.match(
+    report.rows[0].diagnosis.message,
+    /^Your Wq_after, Wk_after, Wv_after and Wo_after equal your Wq, Wk, Wv and Wo, every entry exactly: no step changed the weights/,
   );
+  // with losses: one number at every step says it too; losses that change do not
+  const flat = array(new Array(10).fill(a.losses.data[0]), [10]);
+  const withFlat = check(run, { ...without(a, 'lr'), ...same, losses: flat });
+  assert.equal(withFlat.rows[0].name, 'losses');
+  assert.match(withFlat.rows[0].diagnosis.message, /^Your losses are [\d.]+ at every step and/);
+  const moving = check(run, { ...without(a, 'lr'), ...same });
+  assert.ok(!moving.rows.some((r) => r.diagnosis?.id === 'loop-not-updated'));
 });
 
 test('steps that disagree with len(losses) are said; steps not a count is not used', () => {

@@ -642,6 +642,24 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf 
   return state.causes;
 }
 
+// The saved initial weights are the trained ones (the loop updated them in place): the layer's
+// rows, computed before the training from the weights as they were, cannot be recomputed from
+// the file; a row no cause explained says so instead of a search that could not succeed
+function aliasedLayer(rows, trainingRows) {
+  const aliased = trainingRows.find((r) => r.diagnosis?.id === 'loop-weights-aliased');
+  if (!aliased) return;
+  for (const r of rows) {
+    if (r.status !== 'differs' || !UNNAMED.has(r.diagnosis?.id)) continue;
+    r.diagnosis = {
+      id: 'follows-from',
+      message:
+        `follows from ${aliased.name}: your file's weights are the weights after training ` +
+        `(see ${aliased.name}), while your ${r.name} was computed before it from the weights ` +
+        'as they were; save copies of the initial weights to have it checked.',
+    };
+  }
+}
+
 // Biases are a reading of the file (issue 35, item 2): when the file's own biases explain every
 // differing row (each the layer with them, or following from one that is), those rows are
 // compared again with the layer with the biases, recomputed from X and the weights: a match,
@@ -885,6 +903,7 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   const root = rows.find((r) => r.status === 'differs' && r.diagnosis?.id !== 'follows-from');
   const { keys } = trainingKeys(adapted.arrays);
   explainLoop(training, { arrays: adapted.arrays, keys, sizes, inputs, causes, root: root?.name });
+  aliasedLayer(rows, training.rows);
   rows.push(...training.rows);
   notes.push(...training.notes);
   const ignored = unknown.filter((k) => !training.used.includes(k));

@@ -414,7 +414,10 @@ export function searchLoop(ctx) {
   const fitted = [...shown, ...(anyAfter ? fittedFactors(ctx) : [])].filter(
     (c) => Math.abs(c) > 1e-6,
   );
-  const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => anyAfter || !e.steps);
+  // (a step more or fewer shows in the weights after the run, or in losses of another count)
+  const counted = ctx.observed.find((o) => o.name === 'losses')?.data.length;
+  const stepsShow = anyAfter || (counted !== undefined && counted !== ctx.steps);
+  const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => stepsShow || !e.steps);
   for (const edit of [...lossScaleEdits(ctx, course), ...single]) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
@@ -423,7 +426,7 @@ export function searchLoop(ctx) {
     const rules = searchRules(ctx, at);
     if (rules) return { edit: rules, at };
   }
-  for (const edit of loopPairs(ctx, fitted)) {
+  for (const edit of loopPairs(ctx, fitted, stepsShow)) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }
@@ -432,11 +435,11 @@ export function searchLoop(ctx) {
 
 // Two edits of the loop where one does not suffice: an edit of the loop as a whole (gradients
 // never reset, the update first …) with another step size for every weight
-function loopPairs(ctx, fitted) {
+function loopPairs(ctx, fitted, stepsShow) {
   const known = factorsOf(ctx.lr, ctx.s);
   const fresh = fitted.filter((c) => !known.some(([k]) => Math.abs(c / k - 1) < 1e-9));
   const factors = [...known, ...fresh.map((c) => fittedFactor(c, ctx.lr))];
-  return LOOP_EDITS.filter((e) => !e.steps).flatMap((e) =>
+  return LOOP_EDITS.filter((e) => stepsShow || !e.steps).flatMap((e) =>
     factors.map(([c, text]) => ({
       ...e,
       all: { c },

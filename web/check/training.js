@@ -624,6 +624,8 @@ function trainingRows(ctx) {
     ctx.lossesRow = read.row ?? null;
   }
   ctx.lr = savedLr(ctx) ?? lrFromWeights(ctx) ?? lrFromLosses(ctx);
+  const frozen = ctx.lr ? null : frozenRows(ctx);
+  if (frozen) return frozen;
   const afters = WEIGHTS.filter((w) => ctx.keys[`${w}_after`]);
   const rows = afters.map((w) => afterRow(ctx, w));
   const unchecked = afters.filter((w, i) => rows[i] === null);
@@ -631,6 +633,51 @@ function trainingRows(ctx) {
   // the loss of a step is recorded before its update: losses first
   if (ctx.keys.losses) rows.unshift(lossesRow(ctx));
   return rows.filter(Boolean);
+}
+
+// No lr to be found because no step changed anything: every saved W_after equals its initial
+// weight exactly and the losses (when saved) are one number at every step, while the course's
+// gradients at the initial weights are not zero (any lr > 0 changes the weights). Proven without
+// lr: the rows differ and the first names it (loop-not-updated); null when that is not so.
+function frozenRows(ctx) {
+  const afters = WEIGHTS.filter((w) => afterArray(ctx, w));
+  const L = ctx.losses?.data;
+  const constant = L && L.length >= 2 && L.every((x) => x === L[0]);
+  if (!constant && afters.length < 2) return null;
+  if (L && !constant) return null;
+  const same = (w) => afterArray(ctx, w).data.every((x, i) => x === ctx.inp.W0[w][i]);
+  if (!afters.every(same)) return null;
+  const moved = afters.length ? afters : WEIGHTS;
+  if (!moved.every((w) => dot(ctx.grad.g[w], ctx.grad.g[w]) > 0)) return null;
+  const { name } = ctx.inp;
+  const and = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
+  const facts = [
+    constant ? `your ${ctx.keys.losses} are ${num(L[0])} at every step` : null,
+    afters.length
+      ? `your ${and(afters.map((w) => ctx.keys[`${w}_after`]))} equal your ` +
+        `${and(afters.map((w) => name[w]))}, every entry exactly`
+      : null,
+  ].filter(Boolean);
+  const message =
+    `${facts.join(' and ')}: no step changed the weights, though the course's step W = W - ` +
+    'lr * dW changes them for any lr > 0 (the gradients at your initial weights are not ' +
+    'zero). The update never reached the weights: W = W - lr * dW inside for W in params ' +
+    'only rebinds the loop variable (write W -= lr * dW, or params[i] = …), or the step is ' +
+    'left out.';
+  const rows = [];
+  const row = (rowName, shape) =>
+    uncomparedRow(rowName, 'differs', { shape, expectedShape: shape, note: null });
+  if (constant) rows.push(row('losses', ctx.losses.shape));
+  for (const w of afters) rows.push(row(`${w}_after`, afterArray(ctx, w).shape));
+  const [first, ...rest] = rows;
+  first.diagnosis = {
+    id: 'loop-not-updated',
+    message: `${message[0].toUpperCase()}${message.slice(1)}`,
+  };
+  for (const r of rest) {
+    r.diagnosis = { id: 'follows-from', message: `follows from ${first.name}: the same run.` };
+  }
+  return rows;
 }
 
 // Why the W_after are not checked when lr is neither saved nor found
