@@ -208,6 +208,15 @@ const CASES = [
     id: 'head-missing',
     says: /match the course's in head 0; head 1 is all zeros: never computed/,
   },
+  {
+    // the loss's square left out (a power of 1): a scalar no factor names
+    name: 'loss-without-its-square',
+    find: '    loss = np.mean((Y - target) ** 2)',
+    replace: '    loss = np.mean((Y - target) ** 1)',
+    row: 'loss',
+    id: 'edit-power',
+    says: /Y - target where the course has \(Y - target\) \*\* 2/,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 

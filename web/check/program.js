@@ -309,6 +309,7 @@ const EDITS = {
     ['mask', { ...t, fill: 0 }],
   ],
   exp: (t) => [['exp-dropped', t.a]],
+  square: (t) => [['power', t.a]],
 };
 
 function editsAt(t, scope, rank) {
