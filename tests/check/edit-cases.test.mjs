@@ -217,6 +217,13 @@ const CASES = [
     id: 'edit-power',
     says: /Y - target where the course has \(Y - target\) \*\* 2/,
   },
+  {
+    name: 'loss-to-the-fourth',
+    find: '    loss = np.mean((Y - target) ** 2)',
+    replace: '    loss = np.mean((Y - target) ** 4)',
+    row: 'loss',
+    id: 'edit-power',
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 

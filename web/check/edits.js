@@ -191,7 +191,7 @@ export const EDIT_KINDS = Object.freeze({
   factor: 'a factor the course does not have',
   mask: 'another causal mask',
   'exp-dropped': 'the exponential left out',
-  power: 'the square left out: ** 1 where the course squares',
+  power: 'another power where the course squares: ** 1, or the square squared again (** 4)',
   float32: 'computed in float32',
   pair: 'two of these changes in one step, where one does not suffice',
 });

@@ -309,7 +309,10 @@ const EDITS = {
     ['mask', { ...t, fill: 0 }],
   ],
   exp: (t) => [['exp-dropped', t.a]],
-  square: (t) => [['power', t.a]],
+  square: (t) => [
+    ['power', t.a],
+    ['power', square(t)],
+  ],
 };
 
 function editsAt(t, scope, rank) {
