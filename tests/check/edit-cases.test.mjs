@@ -218,6 +218,15 @@ const CASES = [
     says: /Y - target where the course has \(Y - target\) \*\* 2/,
   },
   {
+    // dX computed into an integer array: every value cut toward zero
+    name: 'dx-as-integers',
+    find: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T',
+    replace: '    dX = (dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T).astype(int)',
+    row: 'dX',
+    id: 'integer-array',
+    says: /Your dX is an array of whole numbers \(int64\)/,
+  },
+  {
     name: 'loss-to-the-fourth',
     find: '    loss = np.mean((Y - target) ** 2)',
     replace: '    loss = np.mean((Y - target) ** 4)',

@@ -355,6 +355,8 @@ def module_names(name):
         arrays = dict(x=X, y=L["Y"], target=target, dx=L["dX"])
         for i, (Wx, g) in enumerate(zip(W, [L["dWq"], L["dWk"], L["dWv"], L["dWo"]])):
             arrays[f"param_{i}"], arrays[f"grad_{i}"] = Wx, g
+    elif name == "names-self-attention-args":   # mha(query=x, key=x, value=x) saved by name
+        arrays = dict(query=X, key=X, value=X, W_Q=Wq, W_K=Wk, W_V=Wv, W_O=Wo, output=L["Y"])
     elif name == "names-two-outputs":       # attention_output is the concat, output is Y
         arrays = dict(inputs=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, attention_output=L["concat"],
                       output=L["Y"])
@@ -367,7 +369,8 @@ def module_names(name):
 
 MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-linear-w",
                 "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
-                "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs"]
+                "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
+                "names-self-attention-args"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

@@ -496,7 +496,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 10);
+  assert.equal(runs.length, 11);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -519,6 +519,10 @@ test('module names, containers, positions: each file read as the course layer, a
     ],
     'names-two-outputs': [
       /attention_output and output both name Y: output was used, under which more of your arrays match \(\d+, against \d+ with attention_output\); attention_output left out/,
+    ],
+    'names-self-attention-args': [
+      /query, key, value are one array \(self-attention's input, passed as all three\): read as X/,
+      /W_Q read as Wq/,
     ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,

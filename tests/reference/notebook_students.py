@@ -302,6 +302,8 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
         dX = dQm @ Wq.T + dKm @ Wq.T + dVm @ Wv.T    # copy-pasted, Wq left in the K path
     elif "backward-w-not-transposed" in m:
         dX = dQm @ Wq + dKm @ Wk + dVm @ Wv
+    elif "dx-integer" in m:                           # dX = np.zeros_like(X) of an integer X
+        dX = (dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T).astype(np.int64)
     else:
         dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T
     return dict(dWo=dWo, dconcat=dconcat, dheadout=dheadout, dV=dV, datt=datt,
@@ -401,6 +403,8 @@ RUNS = [
     run("backward-w-not-transposed", mistakes={"backward-w-not-transposed"},
         blame=[("dconcat", "backward-w-not-transposed")]),
     run("dv-not-transposed", mistakes={"dv-not-transposed"}, blame=[("dV", "dv-not-transposed")]),
+    run("dx-integer", mistakes={"dx-integer"}, blame=[("dX", "integer-array")],
+        note="dX computed into an integer array"),
     run("softmax-unshifted-sum", mistakes={"softmax-unshifted-sum"}, xscale=2,
         blame=[("att", "softmax-not-normalised")], note="e / np.exp(scores).sum(...)"),
     run("head-missing", size=dict(B=2, T=3, C=6, h=3), mistakes={"head-missing"},

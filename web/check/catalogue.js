@@ -34,7 +34,12 @@ import {
 import { permutationAnalysis } from './analyses/permute.js';
 import { EDIT_KINDS } from './edits.js';
 import { LOOP_KINDS } from './loop.js';
-import { maskedRowsAnalysis, missingHeadAnalysis, overwrittenAnalysis } from './analyses/state.js';
+import {
+  integerAnalysis,
+  maskedRowsAnalysis,
+  missingHeadAnalysis,
+  overwrittenAnalysis,
+} from './analyses/state.js';
 import {
   addedAnalysis,
   batchSubsetAnalysis,
@@ -347,6 +352,15 @@ const RECORDS = [
       'Yours holds exactly the numbers of a later result you saved that the course computes ' +
       'from it (your scores equal your att): overwritten in place after it was used.',
     analyses: [overwrittenAnalysis],
+  },
+  {
+    id: 'integer-array',
+    tensors: [],
+    phase: 'early',
+    message:
+      "Yours is an integer array within one per term of the course's: computed into an " +
+      'integer array (np.zeros_like of an integer X), every value cut toward zero.',
+    analyses: [integerAnalysis],
   },
   {
     id: 'head-missing',

@@ -88,6 +88,7 @@ const FUSED = new Set([
   'cattnw',
   'inproj',
   'inprojweight',
+  'linearlayers', // a list of the three projections saved as one (3, C, C) array
 ]);
 const FUSED_BIAS = new Set(['bqkv', 'biasqkv', 'qkvbias', 'cattnbias', 'cattnb', 'inprojbias']);
 const BIAS_ALIASES = Object.freeze({
@@ -407,6 +408,35 @@ function readLoneHead(st, name, key) {
       `has no other head's: ${name} cannot be built from it; left as it is`,
   );
 }
+
+// X saved as the query, key and value of a self-attention call (mha(x, x, x): its arguments
+// saved by name, query/key/value or Q/K/V, all the same array) when the file has no X: read as
+// X, said in a note (the arrays with the note, or the arrays as they were)
+function selfAttentionInput(arrays) {
+  if (arrays == null || typeof arrays !== 'object' || owner(arrays, 'X') != null) return arrays;
+  for (const names of [
+    ['query', 'key', 'value'],
+    ['q', 'k', 'v'],
+  ]) {
+    const keys = names.map((n) => Object.keys(arrays).find((k) => k.toLowerCase() === n));
+    if (keys.some((k) => k == null)) continue;
+    const [a, ...rest] = keys.map((k) => arrays[k]);
+    const same = (b) =>
+      isArray(b) && sameShape(a.shape, b.shape) && b.data.every((x, i) => x === a.data[i]);
+    if (!isArray(a) || a.shape.length < 2 || !rest.every(same)) continue;
+    const out = Object.fromEntries(Object.entries(arrays).filter(([k]) => !keys.includes(k)));
+    out.X = a;
+    Object.defineProperty(out, SELF_NOTE, {
+      value: {
+        keys,
+        note: `${keys.join(', ')} are one array (self-attention's input, passed as all three): read as X`,
+      },
+    });
+    return out;
+  }
+  return arrays;
+}
+const SELF_NOTE = Symbol('self-attention input');
 
 // Arrays saved without names (np.savez(file, *params, *grads): arr_0, arr_1 …), when the file
 // names no weight: its (C, C) ones read by their order as Wq, Wk, Wv, Wo, then dWq … dWo
@@ -1111,13 +1141,18 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     return { ...unchanged, reading: { read: {}, missing: ['X', ...WEIGHTS], misshaped: [] } };
   }
-  const first = readFeaturesFirst(arrays);
+  const input = selfAttentionInput(arrays);
+  const first = readFeaturesFirst(input);
   const st = newState(first.arrays, heads);
   if (st) {
     st.weightsOption = weights;
     st.featuresFirst = first.used.length > 0; // (W @ X on columns: (out, in) is that frame's)
   }
   if (!st) return { ...unchanged, reading: readingOf(arrays, {}, null) };
+  if (input[SELF_NOTE]) {
+    st.notes.push(input[SELF_NOTE].note);
+    input[SELF_NOTE].keys.forEach((k) => st.used.add(k));
+  }
   st.notes.push(...first.notes);
   first.used.forEach((k) => st.used.add(k));
   readPositional(st);

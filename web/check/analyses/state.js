@@ -123,3 +123,28 @@ export function maskedRowsAnalysis(ctx) {
       `np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores).`,
   };
 }
+
+/**
+ * Yours saved as an integer array where the course's step gives fractions: computed into an
+ * integer array (np.zeros_like of an integer X, or .astype(int)), each value cut toward zero; yours
+ * holds whole numbers within one per term of the course's (dX sums three).
+ */
+export function integerAnalysis(ctx) {
+  const m = /^[<>=|]?([iu])(\d+)$/.exec(ctx.opts.dtype ?? '');
+  if (!m) return null;
+  const { yours, local } = ctx;
+  const terms = ctx.node === 'dX' ? 3 : 1;
+  if (local.every((x) => Number.isInteger(x))) return null;
+  const close = yours.every((y, i) => Number.isInteger(y) && Math.abs(y - local[i]) < terms);
+  if (!close) return null;
+  const dtype = `${m[1] === 'u' ? 'uint' : 'int'}${Number(m[2]) * 8}`;
+  return {
+    id: 'integer-array',
+    message:
+      `Your ${ctx.name} is an array of whole numbers (${dtype}) within ${terms} of the course's ` +
+      `at every entry: it was computed into an integer array (np.zeros_like of an integer ` +
+      `array, or .astype(int)), which cuts every value toward zero. Make it a float array ` +
+      `(np.zeros_like(X, dtype=float), or X.astype(float) first); the course computes ` +
+      `${ctx.courseLine}.`,
+  };
+}
