@@ -544,11 +544,20 @@ test('bad input throws one clear Error', () => {
     b.data[i] = v;
     return b;
   };
+  // X or a weight missing: not an error (the report says what is missing: below)
+  for (const name of ['X', 'Wq']) {
+    const r = checkNotebook(mha, without(a, name), { heads: 3 });
+    assert.deepEqual([r.rows, r.missing], [[], [name]]);
+    assert.match(r.notes.at(-1), new RegExp(`^Not checked: .*missing: ${name} `));
+  }
+  // nothing of a layer at all: the one error says what to save
+  assert.throws(
+    () => checkNotebook(mha, { foo: a.X }, { heads: 3 }),
+    /X is missing: save X and the four weights/,
+  );
   const cases = [
     [null, /arrays must be an object/],
     [{ ...a, X: undefined }, /X is not an array/],
-    [without(a, 'X'), /X is missing: save X and the four weights/],
-    [without(a, 'Wq'), /Wq is missing/],
     [
       withX({ data: a.X.data, shape: [a.X.data.length] }),
       /X has shape \(120,\); expected \(B, T, C\) or \(T, C\)/,
@@ -983,11 +992,16 @@ test('bad input, word for word: malformed arrays, empty sizes, weights, heads, c
     fails(a, { heads: NaN }),
     'checkNotebook: heads must be a whole number >= 1, got NaN',
   );
+  // a file that holds a layer without one of X and the weights: no error, no rows, and what
+  // was read as what and what is missing (the page says it as its status)
+  assert.equal(fails(without(a, 'Wk')), 'no error');
+  const lacking = checkNotebook(mha, without(a, 'Wk'), { heads: 3 });
+  assert.deepEqual([lacking.rows, lacking.sizes, lacking.missing], [[], null, ['Wk']]);
   assert.equal(
-    fails(without(a, 'Wk')),
-    "checkNotebook: Wk is missing: save X and the four weights, e.g. np.savez('mha_check.npz', " +
-      'X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, ...) (your layer as read: X, Wq, Wv, Wo; missing: Wk ' +
-      '(the check needs X and the four weights))',
+    lacking.notes.at(-1),
+    'Not checked: your layer as read: X, Wq, Wv, Wo; missing: Wk (the check needs X and the ' +
+      "four weights); save them, e.g. np.savez('mha_check.npz', X=X, Wq=Wq, Wk=Wk, Wv=Wv, " +
+      'Wo=Wo, ...)',
   );
   assert.equal(
     fails({ ...a, dY: undefined, target: { data: new Float64Array(12), shape: [12] } }),

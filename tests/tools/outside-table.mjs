@@ -9,8 +9,9 @@
 //   correct notebook   "all match", or FLAGGED and the rows (a false alarm)
 //   mistaken notebook  named (the first row flagged has a cause: not "no known mistake", not a
 //                      measured fact), UNNAMED (flagged, no cause) or NOT FOUND (nothing flagged)
-//   THREW              checkNotebook threw (on the page: the status says what is missing and
-//                      what was read as what)
+//   NOT CHECKED        X or a weight missing: the report says what was read as what and what
+//                      is missing (no error; on the page, the check's status)
+//   THREW              checkNotebook threw
 //
 // and the roots (the flagged rows that do not follow from another) with their ids. Whether a
 // named cause is the right one is read by a person from the messages (node build/outside.mjs
@@ -43,6 +44,11 @@ for (const m of manifest) {
   } catch (e) {
     counts.threw++;
     console.log(`${base} | THREW | ${e.message}`);
+    continue;
+  }
+  if (!report.sizes) {
+    counts.notChecked = (counts.notChecked ?? 0) + 1;
+    console.log(`${base} | NOT CHECKED | ${report.notes.at(-1)}`);
     continue;
   }
   const flagged = report.rows.filter((r) => r.status === 'differs' || r.status === 'shape');

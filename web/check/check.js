@@ -689,6 +689,28 @@ function biasReading(items, s, data, state) {
 }
 const BIAS_ORDER = ['bq', 'bk', 'bv', 'bo'];
 
+// A file that holds a layer but not all of X and the four weights: no rows, and what was read
+// as what and what is missing (never a thrown error: the page says it as the check's status)
+function notChecked(adapted, lacking, { notes, unknown, causal }) {
+  const read = adapted.reading ? readingNote(adapted.reading) : null;
+  const what = read ?? `missing: ${lacking.join(', ')} (the check needs X and the four weights)`;
+  return {
+    rows: [],
+    sizes: null,
+    causal,
+    weights: { read: 'in-out', offered: null },
+    loss: null,
+    inputs: {},
+    ignored: unknown,
+    notes: [
+      ...notes,
+      `Not checked: ${what}; save them, e.g. np.savez('mha_check.npz', X=X, Wq=Wq, Wk=Wk, ` +
+        'Wv=Wv, Wo=Wo, ...)',
+    ],
+    missing: lacking,
+  };
+}
+
 // fn(), its Error saying also how the file was read and what the layer lacks (readingNote)
 function withReading(adapted, fn) {
   try {
@@ -778,6 +800,7 @@ function namesReading(mha, arrays, options) {
 
 function checkHeads(mha, arrays, options) {
   const report = headsReading(mha, arrays, options) ?? checkOnce(mha, arrays, options);
+  if (!report.sizes) return report; // (not checked: X or a weight missing)
   const maps = headlessMaps(report);
   if (!maps.length || report.sizes.heads === 1) return report;
   // a head's maps saved without the head axis, (B, T, T): the reading of one head, used when
@@ -816,7 +839,7 @@ function headsReading(mha, arrays, options) {
     return null;
   }
   const compared = (r) => r.rows.filter((row) => row.status !== 'missing');
-  if (compared(set).every((row) => row.status === 'match')) return null;
+  if (!set.sizes || compared(set).every((row) => row.status === 'match')) return null;
   const { B, T, C, heads } = set.sizes;
   // (each h tried reads the file again: beyond the edit search's sizes, not tried)
   if (!searchable({ B, T, C, heads: 1, n: B * T * C })) return null;
@@ -861,23 +884,31 @@ function headlessMaps(report) {
 }
 const TT_RESULTS = new Set(['scores', 'att', 'datt', 'dscores']);
 
-function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
+// the caller's mistakes in the arguments: a thrown error each
+function requireOptions(arrays, heads, weights) {
   if (arrays == null || typeof arrays !== 'object') {
     throw new Error(`${FN}: arrays must be an object { name: array }, e.g. what readNpz returns`);
   }
   if (heads !== undefined && !(Number.isInteger(heads) && heads >= 1)) {
     throw new Error(`${FN}: heads must be a whole number >= 1, got ${String(heads)}`);
   }
-  // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
-  // a heads setting the file's split arrays contradict is replaced by theirs, with a note
   if (!WEIGHT_READINGS.includes(weights)) {
     throw new Error(
       `${FN}: weights must be one of ${WEIGHT_READINGS.join(', ')}, got ${String(weights)}`,
     );
   }
+}
+
+function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
+  requireOptions(arrays, heads, weights);
+  // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
+  // a heads setting the file's split arrays contradict is replaced by theirs, with a note
   const adapted = adaptLayout(arrays, { heads, weights });
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
   notes.unshift(...adapted.notes);
+  const lacking = ['X', ...WEIGHTS].filter((n) => !found[n]);
+  const holdsLayer = Object.keys(found).length > 0;
+  if (lacking.length && holdsLayer) return notChecked(adapted, lacking, { notes, unknown, causal });
   const { inputs, sizes } = withReading(adapted, () =>
     readSizes(found, adapted.heads ?? heads, causal, notes),
   );

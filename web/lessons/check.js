@@ -480,7 +480,13 @@ function runCheck(ctx) {
   try {
     const causal = parts.options.causal.checked;
     const weights = parts.options.outIn.checked ? 'out-in' : 'auto';
-    state.result = checkNotebook(mha, checkArgs(plain), { heads, causal, weights });
+    const result = checkNotebook(mha, checkArgs(plain), { heads, causal, weights });
+    if (!result.sizes) {
+      // (X or a weight missing: the report says what; the last table stays)
+      status.textContent = missingText(ctx, result.missing);
+      return;
+    }
+    state.result = result;
   } catch (e) {
     parts.options.err.set(`The check could not run: ${sentence(e.message)}${lastTable(ctx)}`);
     const why = 'The check could not run on what is loaded now (why: above)';
