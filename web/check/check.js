@@ -907,7 +907,8 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
   notes.unshift(...adapted.notes);
   const lacking = ['X', ...WEIGHTS].filter((n) => !found[n]);
-  const holdsLayer = Object.keys(found).length > 0;
+  const readAny = Object.values(adapted.reading?.read ?? {}).some((keys) => keys.length);
+  const holdsLayer = Object.keys(found).length > 0 || readAny;
   if (lacking.length && holdsLayer) return notChecked(adapted, lacking, { notes, unknown, causal });
   const { inputs, sizes } = withReading(adapted, () =>
     readSizes(found, adapted.heads ?? heads, causal, notes),
