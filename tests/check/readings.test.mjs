@@ -483,9 +483,18 @@ test('h as a reading: the one h under which every saved result matches is used, 
     "checked with h = 3 heads: with h = 4 (as set) your arrays differ from the course's layer, " +
       'with 3 every one of them matches',
   );
-  // a mistake in the file (Y halved): no h explains it, the heads set stay
+  // a mistake in the file (Y halved): no h explains every row, but with h = 4 none of those
+  // depending on h match and with 3 concat and loss do: h = 3 is used, said, Y's factor named
   const half = { ...file, Y: { ...file.Y, data: file.Y.data.map((x) => x / 2) } };
-  assert.equal(checkNotebook(mha, half, { heads: 4 }).sizes.heads, 4);
+  const halved = checkNotebook(mha, half, { heads: 4 });
+  assert.equal(halved.sizes.heads, 3);
+  assert.equal(
+    halved.notes[0],
+    'checked with h = 3 heads: with h = 4 (as set) none of your arrays that depend on the heads ' +
+      "match the course's layer, with h = 3, 2 of them do (no other h does as well)",
+  );
+  const Y = halved.rows.find((row) => row.name === 'Y');
+  assert.deepEqual([Y.status, Y.diagnosis.id], ['differs', 'factor']);
   // the right h set: nothing tried, no note
   const three = checkNotebook(mha, file, { heads: 3 });
   assert.ok(!three.notes.some((n) => n.startsWith('checked with h =')));

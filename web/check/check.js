@@ -843,18 +843,17 @@ function headsReading(mha, arrays, options) {
   const { B, T, C, heads } = set.sizes;
   // (each h tried reads the file again: beyond the edit search's sizes, not tried)
   if (!searchable({ B, T, C, heads: 1, n: B * T * C })) return null;
-  const fits = [];
-  for (let h = 1; h <= C; h++) {
-    if (C % h || h === heads) continue;
-    let r;
-    try {
-      r = checkOnce(mha, arrays, { ...options, heads: h, screen: true });
-    } catch {
-      continue;
-    }
-    const rows = compared(r);
-    const all = rows.length && rows.every((row) => row.status === 'match');
-    if (all && r.sizes.heads === h && rows.some((row) => !HEADS_FREE.has(row.name))) fits.push(h);
+  // rows that match and depend on h
+  const held = (r) =>
+    compared(r).filter((row) => row.status === 'match' && !HEADS_FREE.has(row.name));
+  const { fits, partial } = triedHeads(mha, arrays, options, { C, heads, compared, held });
+  // none explains every row, the h set explains none of those depending on h: the one h under
+  // which most of them match (a mistake in the file besides a heads field left as it was)
+  if (!fits.length && partial.length && !held(set).length) {
+    const most = Math.max(...partial.map(([, n]) => n));
+    const best = partial.filter(([, n]) => n === most);
+    if (best.length === 1)
+      {return partialHeads(mha, arrays, options, { h: best[0][0], heads, most });}
   }
   if (fits.length !== 1) return null;
   const report = checkOnce(mha, arrays, { ...options, heads: fits[0] });
@@ -868,6 +867,37 @@ function headsReading(mha, arrays, options) {
   );
   return report;
 }
+// Every other h dividing C tried on the rows alone: fits (every row matches), partial ([h, the
+// rows depending on h that match] for the others)
+function triedHeads(mha, arrays, options, { C, heads, compared, held }) {
+  const fits = [];
+  const partial = [];
+  for (let h = 1; h <= C; h++) {
+    if (C % h || h === heads) continue;
+    let r;
+    try {
+      r = checkOnce(mha, arrays, { ...options, heads: h, screen: true });
+    } catch {
+      continue;
+    }
+    if (r.sizes?.heads !== h || !held(r).length) continue;
+    const rows = compared(r);
+    if (rows.every((row) => row.status === 'match')) fits.push(h);
+    else partial.push([h, held(r).length]);
+  }
+  return { fits, partial };
+}
+
+// The report with h, said: with the h set none of the arrays depending on it match
+function partialHeads(mha, arrays, options, { h, heads, most }) {
+  const report = checkOnce(mha, arrays, { ...options, heads: h });
+  report.notes.unshift(
+    `checked with h = ${h} heads: with h = ${heads} (as set) none of your arrays that depend on ` +
+      `the heads match the course's layer, with h = ${h}, ${most} of them do (no other h does as well)`,
+  );
+  return report;
+}
+
 // results that do not depend on the number of heads when saved merged, (B, T, C)
 const HEADS_FREE = new Set(['Q', 'K', 'V', 'dY']);
 
