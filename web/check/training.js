@@ -151,6 +151,9 @@ function pair(a, b) {
   return [String(a), String(b)];
 }
 
+// "Wq, Wk and Wv"
+const and = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
+
 const maxAbsOf = (d) => d.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
 
 // ------------------------------------------------------------------------------------------------
@@ -370,7 +373,6 @@ function aliasedWeights(ctx, rows) {
   const { name } = ctx.inp;
   const initial = afters.map((w) => name[w]);
   const after = afters.map((w) => ctx.keys[`${w}_after`]);
-  const and = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
   const copies = afters.map((w) => `${name[w]}0 = ${name[w]}.copy()`).join('; ');
   first.diagnosis = {
     id: 'loop-weights-aliased',
@@ -650,7 +652,6 @@ function frozenRows(ctx) {
   const moved = afters.length ? afters : WEIGHTS;
   if (!moved.every((w) => dot(ctx.grad.g[w], ctx.grad.g[w]) > 0)) return null;
   const { name } = ctx.inp;
-  const and = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0]);
   const facts = [
     constant ? `your ${ctx.keys.losses} are ${num(L[0])} at every step` : null,
     afters.length
