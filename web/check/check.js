@@ -852,8 +852,9 @@ function headsReading(mha, arrays, options) {
   if (!fits.length && partial.length && !held(set).length) {
     const most = Math.max(...partial.map(([, n]) => n));
     const best = partial.filter(([, n]) => n === most);
-    if (best.length === 1)
-      {return partialHeads(mha, arrays, options, { h: best[0][0], heads, most });}
+    if (best.length === 1) {
+      return partialHeads(mha, arrays, options, { h: best[0][0], heads, most });
+    }
   }
   if (fits.length !== 1) return null;
   const report = checkOnce(mha, arrays, { ...options, heads: fits[0] });
