@@ -227,11 +227,31 @@ const CASES = [
     says: /Your dX is an array of whole numbers \(int64\)/,
   },
   {
+    // the square of the mean error, not the mean of the squared errors
+    name: 'loss-square-of-the-mean',
+    find: '    loss = np.mean((Y - target) ** 2)',
+    replace: '    loss = np.mean(Y - target) ** 2',
+    row: 'loss',
+    id: 'edit-power',
+    says: /np\.mean\(Y - target\) \*\* 2 where the course has np\.mean\(\(Y - target\) \*\* 2\)/,
+  },
+  {
     name: 'loss-to-the-fourth',
     find: '    loss = np.mean((Y - target) ** 2)',
     replace: '    loss = np.mean((Y - target) ** 4)',
     row: 'loss',
     id: 'edit-power',
+  },
+  {
+    // Wo stepped inside the backward above the line that reads it; the file saves lr, so the
+    // step is an edit of the layer: Wo - lr * dWo where the course reads Wo
+    name: 'dconcat-from-the-stepped-wo',
+    find: '    dconcat = dY @ Wo.T',
+    replace: '    Wo = Wo - 0.5 * dWo\n    dconcat = dY @ Wo.T',
+    keep: ['lr'],
+    row: 'dconcat',
+    id: 'edit-stepped',
+    says: /dconcat = dY @ \(Wo - lr \* dWo\)\.T; the course: dconcat = dY @ Wo\.T/,
   },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
@@ -248,7 +268,7 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
     find: c.find,
     replace: c.replace,
     sizes: sizes(c),
-    drop: [...TRAINING, ...(c.drop ?? [])],
+    drop: [...TRAINING.filter((n) => !c.keep?.includes(n)), ...(c.drop ?? [])],
     rename: c.rename ?? {},
   }));
   withNotebooks(cases, (load) => {
@@ -434,6 +454,15 @@ const LOOP_CASES = [
     ],
     id: 'loop-steps',
     says: /these changes: the loop runs one step fewer than steps; and the step’s learning rate is 0\.01, not your lr = 0\.5/,
+  },
+  {
+    // Wo stepped inside the backward, above the line that reads it (lr 0.5, the loop's)
+    name: 'wo-updated-inside-the-backward',
+    find: '    dconcat = dY @ Wo.T',
+    replace: '    Wo = Wo - 0.5 * dWo\n    dconcat = dY @ Wo.T',
+    drop: RESULTS,
+    id: 'loop-update-in-backward',
+    says: /Wo is updated inside the backward before dconcat = dY @ Wo\.T reads it/,
   },
   {
     name: 'layer-mistake-in-training',

@@ -357,6 +357,15 @@ def module_names(name):
             arrays[f"param_{i}"], arrays[f"grad_{i}"] = Wx, g
     elif name == "names-self-attention-args":   # mha(query=x, key=x, value=x) saved by name
         arrays = dict(query=X, key=X, value=X, W_Q=Wq, W_K=Wk, W_V=Wv, W_O=Wo, output=L["Y"])
+    elif name == "names-input-affix-context":   # input_q/k/v, Q_h, context, context_combined
+        arrays = dict(input_q=X, input_k=X, input_v=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo,
+                      Q_h=L["Q"], context=L["headout"], context_combined=L["concat"],
+                      target=target, grad_W_q=L["dWq"], grad_W_o=L["dWo"], output=L["Y"])
+    elif name == "names-lone-w":            # per-head objects WQ-i, one (C, C) W after them
+        arrays = dict(X=X, Y=L["Y"], dY=L["dY"], dX=L["dX"], W=Wo, dW=L["dWo"])
+        for w, Wx in zip("QKV", W):
+            for i, block in enumerate(heads_stack(Wx, h)):
+                arrays[f"W{w}-{i}"] = block
     elif name == "names-two-outputs":       # attention_output is the concat, output is Y
         arrays = dict(inputs=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, attention_output=L["concat"],
                       output=L["Y"])
@@ -370,7 +379,7 @@ def module_names(name):
 MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-linear-w",
                 "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
-                "names-self-attention-args"]
+                "names-self-attention-args", "names-input-affix-context", "names-lone-w"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

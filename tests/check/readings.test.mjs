@@ -505,7 +505,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 11);
+  assert.equal(runs.length, 13);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -532,6 +532,13 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-self-attention-args': [
       /query, key, value are one array \(self-attention's input, passed as all three\): read as X/,
       /W_Q read as Wq/,
+    ],
+    'names-input-affix-context': [
+      /input_q, input_k, input_v are one array \(self-attention's input, passed as all three\): read as X/,
+      /context_combined read as concat/,
+    ],
+    'names-lone-w': [
+      /W read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), dW as dWo/,
     ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,

@@ -365,6 +365,14 @@ function explain(item, pipe, state) {
     state.causes.set(node, { variant, param: 'float32' });
     return lowered;
   }
+  // a mistake adopted in a step this row reads, that this row shows to be the course's: it was
+  // in the earlier row's own line (dWk = X.T @ dQm, while dX uses dKm): no longer used
+  const disproved = pipe.disproved(node, data, (a, b) => agrees(a, b, opts));
+  for (const site of disproved ?? []) {
+    pipe.unadopt(site);
+    state.causes.delete(site);
+    rootOf.delete(site);
+  }
   if (agrees(data, pipe.step(node), opts)) {
     const roots = rootsOf(pipe, node, rootOf, order);
     rootOf.set(node, roots.length ? roots : [row.name]);
@@ -413,6 +421,15 @@ function explain(item, pipe, state) {
   rootOf.set(node, [row.name]);
   const given = new Set(nameOf.values());
   return mistakeMessage(hit, item, pipe, { from: frontier, given });
+}
+
+// The learning rate the file saved (a finite scalar), or undefined: an edit may read a weight
+// after its update, W - lr * dW
+function savedLr(arrays) {
+  const key = trainingKeys(arrays).keys.lr;
+  const a = key && arrays[key];
+  const x = a?.data?.length === 1 ? Number(a.data[0]) : NaN;
+  return Number.isFinite(x) ? x : undefined;
 }
 
 // The file's biases (bq, bk, bv: Q = X @ Wq + bq …; bo: Y = concat @ Wo + bo) in the steps the
@@ -945,6 +962,7 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
     readSizes(found, adapted.heads ?? heads, causal, notes),
   );
   sizes.loss = readLoss(found, sizes, inputs);
+  sizes.lr = savedLr(adapted.arrays);
   const layer = createLayer(mha, inputs, sizes);
   const plan = tensorPlan(mha);
   let rows;

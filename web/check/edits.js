@@ -191,7 +191,10 @@ export const EDIT_KINDS = Object.freeze({
   factor: 'a factor the course does not have',
   mask: 'another causal mask',
   'exp-dropped': 'the exponential left out',
-  power: 'another power where the course squares: ** 1, or the square squared again (** 4)',
+  power:
+    'another power where the course squares (** 1, or squared again: ** 4), or the square ' +
+    'of the mean where the course takes the mean of the squares',
+  stepped: 'a weight read after its update (W - lr * dW) where the course reads it before',
   float32: 'computed in float32',
   pair: 'two of these changes in one step, where one does not suffice',
 });

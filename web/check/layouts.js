@@ -414,11 +414,12 @@ function readLoneHead(st, name, key) {
 // X, said in a note (the arrays with the note, or the arrays as they were)
 function selfAttentionInput(arrays) {
   if (arrays == null || typeof arrays !== 'object' || owner(arrays, 'X') != null) return arrays;
-  for (const names of [
+  const triples = [
     ['query', 'key', 'value'],
     ['q', 'k', 'v'],
-  ]) {
-    const keys = names.map((n) => Object.keys(arrays).find((k) => k.toLowerCase() === n));
+  ];
+  for (const [names, affixed] of [false, true].flatMap((a) => triples.map((t) => [t, a]))) {
+    const keys = names.map((n) => argumentKey(arrays, n, affixed));
     if (keys.some((k) => k == null)) continue;
     const [a, ...rest] = keys.map((k) => arrays[k]);
     const same = (b) =>
@@ -437,6 +438,14 @@ function selfAttentionInput(arrays) {
   return arrays;
 }
 const SELF_NOTE = Symbol('self-attention input');
+// the key of argument n (query, q …) as saved: n itself, or with an input affix (input_q, q_in)
+const INPUT_AFFIX = /^(?:inputs?|inp|in|x)_|_(?:inputs?|inp|in)$/g;
+const argumentKey = (arrays, n, affixed) =>
+  Object.keys(arrays).find((k) =>
+    affixed
+      ? k.toLowerCase().replace(INPUT_AFFIX, '') === n && k.toLowerCase() !== n
+      : k.toLowerCase() === n,
+  );
 
 // Arrays saved without names (np.savez(file, *params, *grads): arr_0, arr_1 …), when the file
 // names no weight: its (C, C) ones read by their order as Wq, Wk, Wv, Wo, then dWq … dWo
@@ -698,6 +707,7 @@ function addIdentityWo(st) {
   const { C } = st;
   if (st.seen.has('Wo') || owner(st.arrays, 'Wo') != null) return;
   if (!['Wq', 'Wk', 'Wv'].every((w) => st.weights[w])) return;
+  if (loneWeightAsWo(st)) return;
   const data = new Float64Array(C * C);
   for (let i = 0; i < C; i++) data[i * C + i] = 1;
   st.arrays.Wo = { data, shape: [C, C], dtype: '<f8' };
@@ -707,6 +717,36 @@ function addIdentityWo(st) {
     'no Wo in your file: your layer has no output projection, so Wo = I (the identity) is ' +
       'used: Y = concat',
   );
+}
+
+// The output projection saved under a generic name (W, weight, proj …: a layer of per-head
+// objects and one (C, C) matrix after them) when it is the file's only (C, C) array not read:
+// read as Wo, its gradient (dW, grad_W …) as dWo, said in a note
+const GENERIC_WEIGHT = /^(w|weights?|proj|projection|linear|dense|fc)$/i;
+function loneWeightAsWo(st) {
+  const { C } = st;
+  const square = (k) =>
+    !st.used.has(k) && isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]);
+  const free = Object.keys(st.arrays).filter(square);
+  const lone = free.filter((k) => GENERIC_WEIGHT.test(k));
+  if (lone.length !== 1) return false;
+  const [key] = lone;
+  const gradKey = free.find(
+    (k) => k !== key && [`d${key}`, `grad_${key}`, `${key}_grad`, `d_${key}`].includes(k),
+  );
+  st.arrays.Wo = st.arrays[key];
+  st.weights.Wo = 'Wo';
+  st.from.Wo = [key];
+  st.used.add(key);
+  let note = `${key} read as Wo (your layer's one (${C}, ${C}) matrix besides Wq, Wk and Wv)`;
+  if (gradKey && owner(st.arrays, 'dWo') == null) {
+    st.arrays.dWo = st.arrays[gradKey];
+    st.from.dWo = [gradKey];
+    st.used.add(gradKey);
+    note += `, ${gradKey} as dWo`;
+  }
+  st.notes.push(note);
+  return true;
 }
 
 const withBias = (x, b) => (b ? x.map((v, i) => v + b[i % b.length]) : x);

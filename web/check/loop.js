@@ -17,14 +17,21 @@
 import { agrees, comparedRow } from './compare.js';
 import { dot } from './ops.js';
 import { Pipeline } from './pipeline.js';
+import { project } from './steps.js';
 
 const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
 
-// the layer's loss and gradients at weights W (the check's causes switched on)
+// the layer's loss and gradients at weights W (the check's causes switched on); with
+// edit.inBackward, Wo is updated inside the backward, before dconcat = dY @ Wo.T reads it
 function lossAndGrads(ctx, W, edit) {
   const target = ctx.inputs[edit?.target ?? 'target'];
   const pipe = new Pipeline(ctx.s, { X: ctx.inputs.X, target, ...W });
   for (const [site, choice] of ctx.sites) pipe.adopt(site, choice);
+  if (edit?.inBackward && !ctx.sites.has('dconcat')) {
+    const stepped = update(W.Wo, pipe.value('dWo'), ctx.lr);
+    const fn = (p) => project(p.dY, stepped, ctx.s, true);
+    pipe.adopt('dconcat', { variant: { id: edit.id, fn } });
+  }
   const g = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, pipe.value(`d${w}`)]));
   return { loss: pipe.value('loss')[0], g };
 }
@@ -97,6 +104,7 @@ export const LOOP_KINDS = Object.freeze({
   'loop-gradients-accumulated': 'gradients never reset: each step uses their sum so far',
   'loop-gradients-stale': 'gradients read once, before the loop: every step uses the first’s',
   'loop-update-first': 'the update before the backward, with the previous step’s gradients',
+  'loop-update-in-backward': 'Wo updated inside the backward, before dconcat = dY @ Wo.T reads it',
   'loop-target': 'the loss against X instead of target inside the loop',
   'loop-loss-after-update': 'the loss recorded after the step’s update',
   'loop-steps': 'one step more or fewer than steps',
@@ -196,6 +204,14 @@ const LOOP_EDITS = Object.freeze([
     gradients: 'previous',
     text: 'each step updates the weights with the previous step’s gradients, before its backward',
     line: 'forward, loss, backward, then W -= lr * dW, in that order',
+  },
+  {
+    id: 'loop-update-in-backward',
+    inBackward: true,
+    text:
+      'Wo is updated inside the backward before dconcat = dY @ Wo.T reads it (Wo -= lr * dWo ' +
+      'above that line): dconcat, and with it dWq, dWk and dWv, use the new Wo',
+    line: 'dconcat = dY @ Wo.T with the Wo of the forward; the update after the whole backward',
   },
   {
     id: 'loop-target',

@@ -98,6 +98,12 @@ const ALIASES = Object.freeze({
   labels: 'target',
   attentionweights: 'att',
   attnprobs: 'att',
+  context: 'headout', // the heads' outputs (att @ V), then joined
+  contextcombined: 'concat',
+  contextconcat: 'concat',
+  qh: 'Q', // a projection with its head axis (Q_h)
+  kh: 'K',
+  vh: 'V',
 });
 
 // A container's mark at a name's end (x_np, result_np, w_q_list) and a layer's number inside a

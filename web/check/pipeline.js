@@ -58,6 +58,25 @@ export class Pipeline {
     this.#invalidate(node);
   }
 
+  /** Recompute node with the course's step again (a mistake adopted there was another row's). */
+  unadopt(node) {
+    this.sites.delete(node);
+    this.#invalidate(node);
+  }
+
+  /**
+   * The mistakes adopted at steps node is computed from (not given) that node's array disproves:
+   * the sites whose course's steps give `yours` back (compared by `agree`), or null.
+   */
+  disproved(node, yours, agree) {
+    const hidden = new Set(this.hiddenAncestors(node));
+    const sites = [...this.sites.keys()].filter((site) => hidden.has(site));
+    if (!sites.length) return null;
+    const course = (site) => ({ variant: { id: 'course', fn: (p) => this.nodes[site].step(p) } });
+    const extra = new Map(sites.map((site) => [site, course(site)]));
+    return agree(yours, this.step(node, extra)) ? sites : null;
+  }
+
   #invalidate(node) {
     this.#shared.clear();
     const stack = [node];

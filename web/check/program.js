@@ -48,7 +48,11 @@ const CONSTANTS = Object.freeze({
   T: { value: (s) => s.T, text: 'T' },
   'B*T': { value: (s) => s.B * s.T, text: 'B * T' },
   'Y.size': { value: (s) => s.n, text: 'Y.size' },
+  lr: { value: (s) => s.lr, text: 'lr' },
 });
+// the constants of a layer of sizes s (lr only when the file saved one)
+const constantsOf = (s) =>
+  Object.entries(CONSTANTS).filter(([key, c]) => key !== 'lr' || Number.isFinite(c.value(s)));
 
 const projection = (x) => ({ [`${x}m`]: mm(name('X'), name(`W${x.toLowerCase()}`)) });
 const splitOf = (x) => ({ [x]: split(name(`${x}m`)) });
@@ -255,9 +259,13 @@ const swapped = (t, r) => T(t, r === 2 ? null : lastTwo(r));
 // The single edits of one subtree by its operation: (t, ctx) -> [[kind, tree]]; ctx: { scope (the
 // names in scope of the subtree's shape), rank(t) }
 const EDITS = {
-  name: (t, { scope, rank }) => [
+  name: (t, { scope, rank, s }) => [
     ...scope.filter((n) => n !== t.name).map((n) => ['operand', name(n)]),
     ...(rank(t) >= 2 ? [['transpose-added', swapped(t, rank(t))]] : []),
+    // a weight read after its update (W -= lr * dW above the line), with the file's lr
+    ...(/^W[qkvo]$/.test(t.name) && scope.includes(`d${t.name}`) && Number.isFinite(s.lr)
+      ? [['stepped', sub(t, mul(num('lr', 'lr'), name(`d${t.name}`)))]]
+      : []),
   ],
   transpose: (t) => {
     const out = [['transpose-dropped', t.a]];
@@ -274,7 +282,9 @@ const EDITS = {
       .map((k) => ['transpose-added', { ...t, [k]: swapped(t[k], rank(t[k])) }]),
   ],
   reduce: (t, { rank }) => {
-    if (t.axis === null) return [];
+    // the square taken of the mean instead of the mean of the squares: np.mean(Y - target) ** 2
+    const outside = t.a.op === 'square' ? [['power', square({ ...t, a: t.a.a })]] : [];
+    if (t.axis === null) return outside;
     const r = rank(t.a);
     const own = (t.axis + r) % r;
     const axes = [...Array(r).keys()].filter((ax) => ax !== own);
@@ -282,6 +292,7 @@ const EDITS = {
       ...axes.map((ax) => ['axis', { ...t, axis: t.axis < 0 ? ax - r : ax }]),
       ['keepdims', { ...t, keepdims: !t.keepdims }],
       ['axis', { ...t, axis: null }],
+      ...outside,
     ];
   },
   add: (t) => [
@@ -298,8 +309,8 @@ const EDITS = {
     ['term-dropped', t.b],
   ],
   div: (t) => [['term-dropped', t.a]],
-  num: (t) =>
-    Object.entries(CONSTANTS)
+  num: (t, { s }) =>
+    constantsOf(s)
       .filter(([key]) => key !== String(t.key))
       .map(([key, c]) => ['constant', num(key, c.text)]),
   mask: (t) => [
@@ -315,8 +326,8 @@ const EDITS = {
   ],
 };
 
-function editsAt(t, scope, rank) {
-  return (EDITS[t.op]?.(t, { scope, rank }) ?? []).map(([kind, to]) => ({ kind, to }));
+function editsAt(t, scope, rank, s) {
+  return (EDITS[t.op]?.(t, { scope, rank, s }) ?? []).map(([kind, to]) => ({ kind, to }));
 }
 
 const lastTwo = (r) => [...Array(r - 2).keys(), r - 1, r - 2];
@@ -339,12 +350,12 @@ export function editsOf(statements, s, env, scope) {
     for (const { sub: t, put } of places(st.expr)) {
       const fitting =
         t.op === 'name' ? scope.filter((n) => sameShape(env[n]?.shape, shape(t))) : [];
-      for (const e of editsAt(t, fitting, rank)) addEdit(out, statements, i, put(e.to), e, t);
+      for (const e of editsAt(t, fitting, rank, s)) addEdit(out, statements, i, put(e.to), e, t);
     }
     const root = { op: 'f32', a: st.expr };
     addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
     // the result multiplied or divided by a natural constant (a factor the course does not have)
-    for (const [key, c] of Object.entries(CONSTANTS)) {
+    for (const [key, c] of constantsOf(s)) {
       if (key === '1') continue;
       for (const op of [mul, div]) {
         const to = op(st.expr, num(key, c.text));
