@@ -22,7 +22,8 @@ export {
   lessonSaveLine,
   savezLine,
 } from './check/names.js';
-export { MISTAKES, rightLine } from './check/catalogue.js';
+export { MISTAKES, namesEdit, recordOf, rightLine } from './check/catalogue.js';
+export { editVariant, namedEdit, studentLines } from './check/edits.js';
 export { Pipeline } from './check/pipeline.js';
 export { tensorPlan } from './check/steps.js';
 export { shownName } from './check/analyses/layout.js';

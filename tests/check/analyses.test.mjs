@@ -1259,15 +1259,15 @@ test('hiddenFactorAnalysis: dQ, dK or both scaled before dX, none of them saved'
   // 1/3 on the Q path alone: dQ divided by h; 0.37 on both: no edit, what was measured
   assert.match(said(1 / 3, 1).message, /with one change, dQm divided by h: dQm = /);
   assert.equal(said(0.37, 0.37).id, 'step-differs');
-  // √hs: the catalogue's missing scale, at both steps not saved
+  // √hs on both paths: no 1/√hs in dQ and dK (dscores × √hs gives the same numbers, an edit of
+  // no record: the factor analysis says it, with the scale's cause and its record's id)
   assert.deepEqual(said(2, 2), {
     id: 'missing-scale',
     message:
-      'You computed dQ = dscores @ K with no / np.sqrt(hs) and dK = dscores.transpose(0, 1, 3, ' +
-      `2) @ Q with no / np.sqrt(hs); the course uses ${dQline}; ${dKline}. (dQ, dK are not in ` +
-      'your file: reproduced from your own X, Wq, Wk, dY, Wo, Wv, dV.)',
+      "Your dX is the course's step from dQ and dK 2 × the course's (k = √hs; dQ, dK not in " +
+      `your file): no 1/√hs: dQ is not divided by np.sqrt(hs); the course computes ${dQline}.`,
   });
-  assert.match(said(2, 1).message, / \(dQ is not in your file: reproduced from your own /);
+  assert.match(said(2, 1).message, /from dQ 2 × the course's \(k = √hs; dQ not in your file\)/);
 });
 
 test('analysisContext: the values, tolerances, recomputations every analysis reads', async () => {

@@ -1,18 +1,25 @@
 // catalogue.js's table on its own, on a layer small enough to check by hand (B = 2, T = 2, C = 2,
-// h = 1): at which steps each known mistake can sit (the course's lines it replaces), what the
-// student's line says, and what a few of them compute, recomputed here with plain loops.
+// h = 1): at which steps each known mistake is an edit of the course's program (the records name
+// the edits; edits.js makes them), the line the edit prints, and what a few of them compute,
+// recomputed here with plain loops.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SMALL_INPUTS, smallSizes } from './small-layer.mjs';
-import { MISTAKES, rightLine, variants } from '../../web/check/catalogue.js';
+import { MISTAKES, recordOf, rightLine } from '../../web/check/catalogue.js';
+import { editVariant, namedEdit } from '../../web/check/edits.js';
+import { printLine } from '../../web/check/program.js';
 import { simulate } from '../../web/check/pipeline.js';
 
 const inputs = SMALL_INPUTS;
 const sizes = smallSizes;
 const p = { ...inputs, ...simulate(sizes(), inputs) };
-const ids = (node, s = sizes()) => variants(node, s).map((x) => x.id);
-const one = (node, id, s = sizes()) => variants(node, s).find((x) => x.id === id);
+// the first edit of node's step that the record `id` names, or null
+const editOf = (node, id, s = sizes()) =>
+  namedEdit(node, s, (edit) => recordOf({ site: node, edit })?.id === id);
+// the edit's line and what it computes from p
+const line = (e) => printLine(e.statements[e.index]);
+const compute = (e, node, s = sizes()) => editVariant(e, node, s).fn(p);
 
 // rows (4, 2) @ W^T (2, 2), by loops
 function timesTransposed(rows, W) {
@@ -25,74 +32,74 @@ function timesTransposed(rows, W) {
   return out;
 }
 
-test('the sites of each mistake: the steps whose course line it replaces', () => {
+test('the sites of each mistake: the steps at which it names an edit', () => {
   const sitesOf = (id, s = sizes()) =>
     ['Qm', 'Km', 'Vm', 'Q', 'K', 'V', 'scores', 'att', 'concat', 'Y', 'loss', 'dY', 'dheadout']
-      .concat(['dQ', 'dK', 'dQm', 'dKm', 'dVm', 'dWq', 'dWo', 'dX'])
-      .filter((node) => ids(node, s).includes(id));
+      .concat(['dV', 'dQ', 'dK', 'dQm', 'dKm', 'dVm', 'dWq', 'dWo', 'dX'])
+      .filter((node) => editOf(node, id, s) !== null);
   assert.deepEqual(sitesOf('weights-transposed'), ['Qm', 'Km', 'Vm', 'Y']);
   assert.deepEqual(sitesOf('missing-scale'), ['scores', 'dQ', 'dK']);
   assert.deepEqual(sitesOf('scale-sqrt-C'), ['scores', 'dQ', 'dK']);
   assert.deepEqual(sitesOf('split-without-transpose'), ['Q', 'K', 'V', 'dheadout']);
   assert.deepEqual(sitesOf('merge-without-transpose'), ['concat', 'dQm', 'dKm', 'dVm']);
-  // the causal switch: masked scores only when the check is not causal
+  // the causal switch: the mask added (scores or att) when the check is not causal, taken away
+  // from att when it is
   assert.deepEqual(sitesOf('causal-mismatch'), ['scores', 'att']);
   assert.deepEqual(sitesOf('causal-mismatch', sizes({ causal: true })), ['att']);
   // the MSE's mistakes only when the loss is the MSE
   assert.deepEqual(sitesOf('mse-loss-sum'), ['loss']);
   assert.deepEqual(sitesOf('mse-loss-sum', sizes({ loss: 'dot' })), []);
   assert.deepEqual(sitesOf('dx-missing-paths'), ['dX']);
-  assert.deepEqual(variants('nothing', sizes()), []);
-  for (const m of MISTAKES) assert.ok(Object.isFrozen(m) && Object.isFrozen(m.tensors), m.id);
+  assert.deepEqual(sitesOf('dv-not-transposed'), ['dV']);
+  assert.deepEqual(sitesOf('dw-transposed'), ['dWq', 'dWo']);
+  // a record names edits only: it implements none
+  for (const m of MISTAKES) {
+    assert.ok(Object.isFrozen(m) && Object.isFrozen(m.tensors), m.id);
+    assert.ok(!Object.values(m).some((x) => typeof x === 'function'), m.id);
+  }
 });
 
-test('what the student wrote, and what it computes, recomputed by hand', () => {
-  const wo = one('Y', 'weights-transposed');
-  assert.equal(wo.what(), 'Y = concat @ Wo.T');
-  assert.deepEqual(wo.fn(p), timesTransposed(p.concat, inputs.Wo));
-  const [dq, dk] = [one('dQ', 'scale-sqrt-C'), one('dK', 'scale-sqrt-C')];
-  assert.equal(dq.what(), 'dQ = dscores @ K / np.sqrt(C)');
-  assert.equal(dk.what(), 'dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(C)');
+test('the edit a record names: its line, and what it computes, recomputed by hand', () => {
+  const wo = editOf('Y', 'weights-transposed');
+  assert.equal(line(wo), 'Y = concat @ Wo.T');
+  assert.deepEqual(compute(wo, 'Y'), timesTransposed(p.concat, inputs.Wo));
+  const [dq, dk] = [editOf('dQ', 'scale-sqrt-C'), editOf('dK', 'scale-sqrt-C')];
+  assert.equal(line(dq), 'dQ = dscores @ K / np.sqrt(C)');
+  assert.equal(line(dk), 'dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(C)');
   // C = hs here (h = 1): dividing by sqrt(C) is the course's own dQ and dK
-  for (const [v, node] of [
+  for (const [e, node] of [
     [dq, 'dQ'],
     [dk, 'dK'],
   ]) {
-    const mine = v.fn(p);
+    const mine = compute(e, node);
     mine.forEach((x, i) => assert.ok(Math.abs(x - p[node][i]) < 1e-15, `${node}[${i}]`));
   }
-  // dY = c * 2 * (Y - target) / Y.size
-  const dy = one('dY', 'mse-grad-factor');
-  assert.equal(dy.params, 'fit');
-  const c = 3;
+  // dY without the division by Y.size: the gradient of the sum
+  const dy = editOf('dY', 'mse-grad-factor');
+  assert.equal(line(dy), 'dY = 2 * (Y - target)');
   assert.deepEqual(
-    dy.fn(p, c),
-    p.Y.map((y, i) => ((c * 2) / 8) * (y - inputs.target[i])),
+    compute(dy, 'dY'),
+    p.Y.map((y, i) => 2 * (y - inputs.target[i])),
   );
-  // Y.size (8 here) and 1/2 read as the line a student wrote; another factor written in
-  assert.match(dy.what(8), /^dY = 2 \* \(Y - target\), no division by Y\.size \(/);
-  assert.match(dy.what(0.5), /^dY = \(Y - target\) \/ Y\.size, no factor 2 \(/);
-  assert.equal(dy.what(1.7), 'dY = 1.7 * 2 * (Y - target) / Y.size');
-  // the paths of dX a student left out
-  const dx = one('dX', 'dx-missing-paths');
-  assert.deepEqual(dx.params, ['Q', 'QK']);
-  assert.equal(dx.what('Q'), 'dX = dQm @ Wq.T (the Q path only)');
-  assert.equal(dx.what('QK'), 'dX = dQm @ Wq.T + dKm @ Wk.T (no V path)');
-  assert.deepEqual(dx.fn(p, 'Q'), timesTransposed(p.dQm, inputs.Wq));
-  // scores masked when the check is not causal: the fill said as the student wrote it
-  const masked = one('scores', 'causal-mismatch');
-  assert.deepEqual([masked.own, masked.maskedFill], [true, true]);
-  assert.equal(
-    masked.what(-Infinity),
-    'scores masked above the diagonal (to -np.inf) though the check is not causal',
+  // a path of dX left out
+  const dx = editOf('dX', 'dx-missing-paths');
+  assert.equal(line(dx), 'dX = dQm @ Wq.T + dKm @ Wk.T');
+  const qk = timesTransposed(p.dQm, inputs.Wq).map(
+    (x, i) => x + timesTransposed(p.dKm, inputs.Wk)[i],
   );
-  assert.equal(
-    masked.what(-1e9),
-    'scores masked above the diagonal (to -1000000000) though the check is not causal',
+  compute(dx, 'dX').forEach((x, i) => assert.ok(Math.abs(x - qk[i]) < 1e-15, `dX[${i}]`));
+  // scores masked though the check is not causal: -inf above the diagonal, the rest the course's
+  const masked = editOf('scores', 'causal-mismatch');
+  assert.match(
+    line(masked),
+    /^scores = np\.where\(np\.triu\(np\.ones\(\(T, T\), dtype=bool\), k=1\), -np\.inf, /,
   );
-  const filled = masked.fn(p, -7);
-  assert.deepEqual([filled[1], filled[5]], [-7, -7]);
+  const filled = compute(masked, 'scores');
+  assert.deepEqual([filled[1], filled[5]], [-Infinity, -Infinity]);
   assert.deepEqual([filled[0], filled[2], filled[3]], [p.scores[0], p.scores[2], p.scores[3]]);
+  // a dW transposed: the whole result's .T
+  const dwo = editOf('dWo', 'dw-transposed');
+  assert.equal(line(dwo), 'dWo = (concat.reshape(-1, C).T @ dY.reshape(-1, C)).T');
 });
 
 test('rightLine: the record’s own line, else the course’s line for the step', () => {

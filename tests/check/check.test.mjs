@@ -21,9 +21,9 @@ import {
 } from './students.mjs';
 import { parseNumpyText } from '../../web/io/text.js';
 import { checkNotebook, engineSteps } from '../../web/check/check.js';
-import { MISTAKES, variants } from '../../web/check/catalogue.js';
+import { MISTAKES, recordOf } from '../../web/check/catalogue.js';
 import { Pipeline, simulate } from '../../web/check/pipeline.js';
-import { candidates } from '../../web/check/search.js';
+import { editVariant, namedEdit } from '../../web/check/edits.js';
 import { STEPS, tensorPlan } from '../../web/check/steps.js';
 import { compareArrays, toleranceFor } from '../../web/check/compare.js';
 import {
@@ -692,8 +692,12 @@ test('candidates only where the student has no array: given results stop the sea
   pipe.provide('Q', pipe.value('Q'));
   assert.deepEqual(pipe.hiddenAncestors('scores'), ['K', 'Km']);
   assert.deepEqual(pipe.frontier('scores'), ['Q', 'X', 'Wk']);
+  // the mistakes whose edits are of dX's step
+  const atDx = MISTAKES.filter((m) =>
+    namedEdit('dX', s, (edit) => recordOf({ site: 'dX', edit }) === m),
+  );
   assert.deepEqual(
-    variants('dX', s).map((x) => x.id),
+    atDx.map((m) => m.id),
     ['backward-w-not-transposed', 'dx-missing-paths'],
   );
 });
@@ -719,23 +723,22 @@ test('the engine runs the same steps as the JS pipeline, for every candidate up 
     const fast = new Pipeline(s, data);
     fast.useEngine(engineSteps(layer), tensorPlan(mha));
     let n = 0;
+    // every catalogued mistake's edit at node and at the steps before it
+    const named = (site) =>
+      MISTAKES.map((m) => [m, namedEdit(site, s, (e) => recordOf({ site, edit: e }) === m)]);
     for (const node of ['Y', 'dX', 'dWq']) {
-      for (const cand of candidates(js, node)) {
-        const site = cand.site;
-        const params = cand.variant.params === 'fit' ? [3] : (cand.variant.params ?? [-1e9]);
-        const extras = cand.extra
-          ? [cand.extra]
-          : params.map((param) => new Map([[site, { variant: cand.variant, param }]]));
-        for (const extra of extras) {
+      for (const site of [node, ...js.hiddenAncestors(node)]) {
+        for (const [m, edit] of named(site).filter(([, e]) => e)) {
+          const extra = new Map([[site, { variant: editVariant(edit, site, s), param: m.id }]]);
           const a = js.step(node, extra);
           const b = fast.step(node, extra);
-          assert.ok(maxRelErr(b, a) <= 1e-12, `${node} with ${cand.id} at ${[...extra.keys()]}`);
+          assert.ok(maxRelErr(b, a) <= 1e-12, `${node} with ${m.id} at ${site}`);
           n++;
         }
       }
       assert.ok(maxRelErr(fast.step(node), js.step(node)) <= 1e-12, node);
     }
-    assert.ok(n > 40, `${n} candidates`);
+    assert.ok(n > 20, `${n} edits`);
   } finally {
     layer.free();
   }
@@ -835,9 +838,9 @@ test("the check's graph comes from the engine's tensor table: a step per tensor,
 test("the diagnoses table of docs/notebook-check.md: the catalogue's id, kind, message", () => {
   const doc = readFileSync(join(repoRoot, 'docs', 'notebook-check.md'), 'utf8');
   assert.ok(doc.includes(`\n${mistakesTable()}\n`), 'run node tests/tools/mistakes-table.mjs');
-  // every record is a known mistake (its variants), an analysis, a training step or a link
+  // every record is a known mistake (the edits it names), an analysis, a training step or a link
   for (const m of MISTAKES) {
-    const kinds = [m.variants && 'variants', m.analyses && 'analyses', m.kind].filter(Boolean);
+    const kinds = [m.edits && 'edits', m.analyses && 'analyses', m.kind].filter(Boolean);
     assert.ok(kinds.length <= 1, m.id);
     assert.ok(m.message.length > 40, m.id);
     if (m.analyses) {

@@ -40,8 +40,18 @@ const CASES = [
     find: 'att = e / e.sum(axis=-1, keepdims=True)',
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',
     row: 'att',
-    id: 'edit-axis',
-    says: /e\.sum\(axis=-2, keepdims=True\) where the course has e\.sum\(axis=-1, keepdims=True\)/,
+    // an edit the catalogue names: the softmax normalised over the queries
+    id: 'softmax-wrong-axis',
+    says: /^You computed att = e \/ e\.sum\(axis=-2, keepdims=True\); the course uses att = softmax\(scores, axis=-1\)\.$/,
+  },
+  {
+    // the softmax backward's row sum taken as a mean
+    name: 'dscores-row-mean',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = att * (datt - (datt * att).mean(axis=-1, keepdims=True))',
+    row: 'dscores',
+    id: 'edit-reduction',
+    says: /\(datt \* att\)\.mean\(axis=-1, keepdims=True\) where the course has \(datt \* att\)\.sum\(axis=-1, keepdims=True\)/,
   },
   {
     name: 'max-over-batch-causal',
@@ -88,8 +98,8 @@ const CASES = [
     replace: 'att = e / e.sum(axis=-2, keepdims=True)',
     rename: { att: 'attn', scores: 'attn_logits' },
     row: 'att',
-    id: 'edit-axis',
-    says: /^Your attn is .*: attn = e \/ e\.sum\(axis=-2, keepdims=True\); the course: attn = /,
+    id: 'softmax-wrong-axis',
+    says: /^You computed attn = e \/ e\.sum\(axis=-2, keepdims=True\); the course uses attn = softmax\(attn_logits, axis=-1\)\.$/,
   },
   {
     name: 'two-changes-in-scores',

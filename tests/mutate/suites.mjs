@@ -51,7 +51,6 @@ export const NODE_SUITES = [
   'tests/gradcheck-normrel.test.mjs',
   'tests/check/compare.test.mjs',
   'tests/check/pipeline.test.mjs',
-  'tests/check/search.test.mjs',
   'tests/check/catalogue.test.mjs',
   'tests/check/formats.test.mjs',
   'tests/check/hostile.test.mjs',

@@ -36,7 +36,8 @@ for (const run of manifest) {
 // may be shared) of three checks each.
 if (process.argv.includes('--time')) {
   const { Pipeline } = await import('../../web/check/pipeline.js');
-  const { variants } = await import('../../web/check/catalogue.js');
+  const { recordOf } = await import('../../web/check/catalogue.js');
+  const { editVariant, namedEdit } = await import('../../web/check/edits.js');
   const { acceptedShapes, resultNames } = await import('../../web/check/names.js');
   for (const [B, T, C, heads] of [
     [2, 6, 64, 4],
@@ -52,7 +53,10 @@ if (process.argv.includes('--time')) {
     rng.free();
     const notebook = (mistake) => {
       const pipe = new Pipeline(s, inputs);
-      if (mistake) pipe.adopt('Qm', { variant: variants('Qm', s)[0] });
+      if (mistake) {
+        const named = (edit) => recordOf({ site: 'Qm', edit })?.id === 'weights-transposed';
+        pipe.adopt('Qm', { variant: editVariant(namedEdit('Qm', s, named), 'Qm', s) });
+      }
       const arrays = {};
       for (const [k, data] of Object.entries(inputs)) {
         arrays[k] = { data, shape: k === 'X' || k === 'target' ? [B, T, C] : [C, C] };

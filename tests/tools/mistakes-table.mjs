@@ -9,7 +9,7 @@ import { MISTAKES } from '../../web/check/catalogue.js';
 
 const kindOf = (m) => {
   if (m.analyses) return 'analysis';
-  return m.variants ? 'known mistake' : 'link';
+  return m.edits ? 'known mistake' : 'link';
 };
 
 /** The Markdown table: id | kind | found at | message. */

@@ -1,22 +1,23 @@
-// catalogue.js - every diagnosis of the notebook check, one record each:
+// catalogue.js - every diagnosis of the notebook check, one record each: names and teaching text;
+// it implements nothing.
 //
 //   { id, tensors, message,            the id, the results it is blamed on first, what it says
-//     variants?(s) -> [variant],       a known mistake: the student's lines, as mistaken steps
+//     edits?: [{ sites, kinds, where }],  a known mistake: the edits of the course's program
+//                                      (edits.js finds them) that are this mistake
 //     analyses?: [fn], phase? }        an analysis (analyses/): a relation proven on the arrays
 //
-// A variant is { site, fn(p, param), what(param), params?, own?, maskedFill? }: the step `site`
-// computed the student's way (`what` is their line; `params`: values to try, 'fit': a constant
-// found by least squares; `own`: only when site is the result being checked). Analyses run in
-// the order of the records: phase 'early' before the known mistakes are searched (a mask's fill
-// must never be blamed on the causal switch), the others after. The table of diagnoses in
-// docs/notebook-check.md is these records (tests/readme.test.mjs compares them).
+// The search over edits of the course's program finds what reproduces a student's array;
+// recordOf(hit) says which record, if any, names it (its text, and the course's line for the
+// step: rightLine). Analyses run in the order of the records: phase 'early' before the edits
+// are searched (a mask's fill must never be blamed on the causal switch), the others after. The
+// table of diagnoses in docs/notebook-check.md is these records (tests/readme.test.mjs compares
+// them).
 //
-// Adding a diagnosis: one record here (a variant, or an analysis in analyses/), and one student
-// notebook that makes the mistake in tests/reference/notebook_students.py.
+// Adding a diagnosis: one record here (the edit that is the mistake, or an analysis in
+// analyses/), and one student notebook that makes the mistake in
+// tests/reference/notebook_students.py.
 
-import * as ops from './ops.js';
-import { dxPaths, maskIf, perHead, project, qkT, weightGrad, courseLine } from './steps.js';
-import { meanings } from './analyses/factor.js';
+import { courseLine } from './steps.js';
 import {
   attentionAnalyses,
   attentionFacts,
@@ -49,36 +50,17 @@ import {
   hiddenFactorAnalysis,
 } from './analyses/relations.js';
 
-const v = (site, fn, what, extra = {}) => ({ site, fn, what: () => what, ...extra });
-const dsT = 'dscores.transpose(0, 1, 3, 2)';
-const QKV = ['Q', 'K', 'V'];
-const lower = (x) => x.toLowerCase();
-
-// dQ and dK with a divisor d and dscores transposed or not
-const dq = (p, s, t, d) =>
-  ops.divide(perHead(p.dscores, p.K, s, { m: s.T, k: s.T, n: s.hs, transA: t }), d);
-const dk = (p, s, t, d) =>
-  ops.divide(perHead(p.dscores, p.Q, s, { m: s.T, k: s.T, n: s.hs, transA: t }), d);
-
-// The line a student wrote for the factors of dY with a usual cause, as they would write it.
-const DY_LINES = Object.freeze({
-  'Y.size': 'dY = 2 * (Y - target), no division by Y.size (the gradient of the sum, not the mean)',
-  '1/2': 'dY = (Y - target) / Y.size, no factor 2 (the square’s derivative)',
-});
-
-/**
- * dY scaled by c as a line of a notebook: the line itself when c has a usual cause (c = Y.size:
- * "dY = 2 * (Y - target), no division by Y.size (…)"), else "dY = 1.7 * 2 * (Y - target) / Y.size"
- * with what c equals when it names a quantity.
- */
-function scaledDyText(c, s) {
-  const hits = meanings(c, 'dY', s).filter((r) => !r.generic);
-  const known = hits.find((r) => DY_LINES[r.expr]);
-  if (known) return DY_LINES[known.expr];
-  const num = Number(c.toPrecision(6));
-  const line = `dY = ${num} * 2 * (Y - target) / Y.size`;
-  return hits.length ? `${line} (${num} = ${hits[0].expr}: ${hits[0].why})` : line;
-}
+// A record names the edits of the course's program (edits.js) that are its mistake: { sites,
+// kinds, where? } takes an edit found at one of `sites` whose kind (a pair's: 'pair') is one of
+// `kinds` and, with `where`, whose trees say so (the subtree changed: edit.before, edit.after).
+const named = (sites, kinds, where = () => true) => ({ sites, kinds, where });
+const isName = (t, re) => t?.op === 'name' && re.test(t.name);
+const isNum = (t, key) => t?.op === 'num' && String(t.key) === key;
+// a transpose of name n (n.T or n.transpose(...))
+const transposeOf = (t, re) => t?.op === 'transpose' && isName(t.a, re);
+// a pair's two edits, or the edit alone
+const partsOf = (e) => (e.pair ? [e.first, e.second] : [e]);
+const SCALED = ['scores', 'dQ', 'dK'];
 
 const RECORDS = [
   {
@@ -87,11 +69,8 @@ const RECORDS = [
     message:
       'You computed X @ W.T; the course uses Q = X @ Wq (W is (C, C) with the inputs on its ' +
       'rows), and Y = concat @ Wo.',
-    variants: (s) => [
-      ...QKV.map((x) =>
-        v(`${x}m`, (p) => project(p.X, p[`W${lower(x)}`], s, true), `${x} = X @ W${lower(x)}.T`),
-      ),
-      v('Y', (p) => project(p.concat, p.Wo, s, true), 'Y = concat @ Wo.T'),
+    edits: [
+      named(['Qm', 'Km', 'Vm', 'Y'], ['transpose-added'], (e) => isName(e.before, /^W[qkvo]$/)),
     ],
   },
   {
@@ -100,14 +79,13 @@ const RECORDS = [
     message:
       'No 1/√hs: the course uses scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs), and ' +
       'dQ = dscores @ K / np.sqrt(hs), dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs).',
-    variants: (s) => [
-      v(
-        'scores',
-        (p) => qkT(p.Q, p.K, s),
-        'scores = Q @ K.transpose(0, 1, 3, 2) with no / np.sqrt(hs)',
+    edits: [
+      named(
+        SCALED,
+        ['term-dropped'],
+        (e) => e.before.op === 'div' && isNum(e.before.b, 'sqrt(hs)'),
       ),
-      v('dQ', (p) => dq(p, s, false, 1), 'dQ = dscores @ K with no / np.sqrt(hs)'),
-      v('dK', (p) => dk(p, s, true, 1), `dK = ${dsT} @ Q with no / np.sqrt(hs)`),
+      named(SCALED, ['constant'], (e) => isNum(e.before, 'sqrt(hs)') && isNum(e.after, '1')),
     ],
   },
   {
@@ -116,14 +94,8 @@ const RECORDS = [
     message:
       'You divided by np.sqrt(C); the course divides by the square root of the head size: ' +
       'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs) with hs = C // h.',
-    variants: (s) => [
-      v(
-        'scores',
-        (p) => ops.divide(qkT(p.Q, p.K, s), Math.sqrt(s.C)),
-        'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(C)',
-      ),
-      v('dQ', (p) => dq(p, s, false, Math.sqrt(s.C)), 'dQ = dscores @ K / np.sqrt(C)'),
-      v('dK', (p) => dk(p, s, true, Math.sqrt(s.C)), `dK = ${dsT} @ Q / np.sqrt(C)`),
+    edits: [
+      named(SCALED, ['constant'], (e) => isNum(e.before, 'sqrt(hs)') && isNum(e.after, 'sqrt(C)')),
     ],
   },
   {
@@ -132,12 +104,15 @@ const RECORDS = [
     message:
       "Your softmax normalises over the queries (axis=-2); each query's weights over the keys " +
       'sum to 1: att = softmax(scores, axis=-1).',
-    variants: (s) => [
-      v(
-        'att',
-        (p) => ops.softmaxColumns(maskIf(p.scores, s.causal, s), s.T),
-        "att = softmax(scores, axis=-2): each key's column sums to 1",
-      ),
+    // the sum over the queries, with the max over them or left out (a shift in each column)
+    edits: [
+      named(['att'], ['pair', 'axis'], (e) => {
+        const parts = partsOf(e);
+        const sumOverQueries = parts.some(
+          (p) => p.kind === 'axis' && p.before.fn === 'sum' && [-2, 2].includes(p.after.axis),
+        );
+        return sumOverQueries && parts.every((p) => ['axis', 'term-dropped'].includes(p.kind));
+      }),
     ],
   },
   {
@@ -147,14 +122,12 @@ const RECORDS = [
       'The causal mask does not match the check: causal means att = softmax(np.where(mask, ' +
       '-np.inf, scores), axis=-1) with mask = np.triu(np.ones((T, T), bool), k=1); otherwise ' +
       "att = softmax(scores, axis=-1). Set the check's causal option to what your notebook does.",
-    variants: (s) => [
-      ...(s.causal ? [] : [maskedScores(s)]),
-      v(
-        'att',
-        (p) => ops.softmaxRows(maskIf(p.scores, !s.causal, s), s.T),
-        s.causal
-          ? 'att without the causal mask (the check is causal)'
-          : 'att with the causal mask (the check is not causal)',
+    // the mask added (the check is not causal) or taken away (it is)
+    edits: [
+      named(
+        ['scores', 'att'],
+        ['mask'],
+        (e) => e.added || (e.before.op === 'mask' && e.after.op !== 'mask'),
       ),
     ],
   },
@@ -165,20 +138,7 @@ const RECORDS = [
       'x.reshape(B, h, T, hs) mixes tokens and heads; split_heads is ' +
       'x.reshape(B, T, h, hs).transpose(0, 2, 1, 3).',
     right: 'split_heads(x) = x.reshape(B, T, h, hs).transpose(0, 2, 1, 3)',
-    variants: () => [
-      ...QKV.map((x) =>
-        v(
-          x,
-          (p) => ops.reshapeOnly(p[`${x}m`]),
-          `${x} = (X @ W${lower(x)}).reshape(B, h, T, hs), no transpose`,
-        ),
-      ),
-      v(
-        'dheadout',
-        (p) => ops.reshapeOnly(p.dconcat),
-        'dheadout = dconcat.reshape(B, h, T, hs), no transpose',
-      ),
-    ],
+    edits: [named(['Q', 'K', 'V', 'dheadout'], ['reshape-without-transpose'])],
   },
   {
     id: 'merge-without-transpose',
@@ -187,18 +147,11 @@ const RECORDS = [
       'x.reshape(B, T, C) of a (B, h, T, hs) array mixes tokens and heads; merge_heads is ' +
       'x.transpose(0, 2, 1, 3).reshape(B, T, C).',
     right: 'merge_heads(x) = x.transpose(0, 2, 1, 3).reshape(B, T, C)',
-    variants: () => [
-      v(
-        'concat',
-        (p) => ops.reshapeOnly(p.headout),
-        'concat = headout.reshape(B, T, C), no transpose',
-      ),
-      ...QKV.map((x) =>
-        v(
-          `d${x}m`,
-          (p) => ops.reshapeOnly(p[`d${x}`]),
-          `d${x}.reshape(B, T, C) to merge d${x}, no transpose`,
-        ),
+    edits: [
+      named(
+        ['concat', 'dQm', 'dKm', 'dVm'],
+        ['transpose-dropped'],
+        (e) => e.before.op === 'transpose' && String(e.before.perm) === '0,2,1,3',
       ),
     ],
   },
@@ -206,16 +159,7 @@ const RECORDS = [
     id: 'mse-loss-sum',
     tensors: ['loss'],
     message: 'The loss is the mean: loss = np.mean((Y - target) ** 2).',
-    variants: (s) =>
-      s.loss === 'mse'
-        ? [
-            v(
-              'loss',
-              (p) => Float64Array.of(ops.dot(ops.sub(p.Y, p.target), ops.sub(p.Y, p.target))),
-              'loss = np.sum((Y - target) ** 2)',
-            ),
-          ]
-        : [],
+    edits: [named(['loss'], ['reduction'], (e) => e.before.fn === 'mean' && e.after.fn === 'sum')],
   },
   {
     id: 'mse-grad-factor',
@@ -223,16 +167,10 @@ const RECORDS = [
     message:
       'Your dY is a constant multiple of the gradient of the mean: ' +
       'dY = 2 * (Y - target) / Y.size.',
-    // found by the factor analysis (a missing 2 and a batch mean are one number at B = 2, and
-    // a factor found after dY is weighed against the later arrays); the variant, for a second
-    // notebook line with the same factor
-    variants: (s) => [
-      {
-        site: 'dY',
-        params: 'fit',
-        fn: (p, c) => ops.scale(ops.sub(p.Y, p.target), (2 / s.n) * c),
-        what: (c) => scaledDyText(c, s),
-      },
+    // named by the factor analysis (a missing 2 and a batch mean are one number at B = 2, and a
+    // factor found after dY is weighed against the later arrays); the edit, for the gallery
+    edits: [
+      named(['dY'], ['term-dropped'], (e) => e.before.op === 'div' && isNum(e.before.b, 'Y.size')),
     ],
     searched: false,
   },
@@ -242,18 +180,12 @@ const RECORDS = [
     message:
       "A weight's gradient is inputᵀ @ output gradient: dWo = concat.reshape(-1, C).T @ " +
       'dY.reshape(-1, C); you computed its transpose (dY.reshape(-1, C).T @ concat...).',
-    variants: (s) => [
-      v(
-        'dWo',
-        (p) => weightGrad(p.dY, p.concat, s),
-        'dWo = dY.reshape(-1, C).T @ concat.reshape(-1, C)',
-      ),
-      ...QKV.map((x) =>
-        v(
-          `dW${lower(x)}`,
-          (p) => weightGrad(p[`d${x}m`], p.X, s),
-          `dW${lower(x)} = d${x}m.reshape(-1, C).T @ X.reshape(-1, C)`,
-        ),
+    edits: [
+      // the whole product transposed: (concat.reshape(-1, C).T @ dY.reshape(-1, C)).T
+      named(
+        ['dWo', 'dWq', 'dWk', 'dWv'],
+        ['transpose-added'],
+        (e) => e.before.op === 'matmul' && e.after.op === 'transpose' && e.after.a === e.before,
       ),
     ],
   },
@@ -263,22 +195,15 @@ const RECORDS = [
     message:
       'The gradient goes back through the transposed weight: dconcat = dY @ Wo.T and ' +
       'dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T; you used W without .T.',
-    variants: (s) => [
-      v('dconcat', (p) => project(p.dY, p.Wo, s), 'dconcat = dY @ Wo'),
-      v('dX', (p) => dxPaths(p, s, 'QKV', true), 'dX = dQm @ Wq + dKm @ Wk + dVm @ Wv'),
+    edits: [
+      named(['dconcat', 'dX'], ['transpose-dropped'], (e) => transposeOf(e.before, /^W[qkvo]$/)),
     ],
   },
   {
     id: 'dv-not-transposed',
     tensors: ['dV'],
     message: 'dV = att.transpose(0, 1, 3, 2) @ dheadout; you computed att @ dheadout.',
-    variants: (s) => [
-      v(
-        'dV',
-        (p) => perHead(p.att, p.dheadout, s, { m: s.T, k: s.T, n: s.hs }),
-        'dV = att @ dheadout',
-      ),
-    ],
+    edits: [named(['dV'], ['transpose-dropped'], (e) => transposeOf(e.before, /^att$/))],
   },
   {
     id: 'dscores-missing-rowsum',
@@ -286,15 +211,19 @@ const RECORDS = [
     message:
       "The softmax backward subtracts each row's sum: " +
       'dscores = att * (datt - np.sum(att * datt, axis=-1, keepdims=True)).',
-    variants: () => [v('dscores', (p) => ops.mul(p.att, p.datt), 'dscores = att * datt')],
+    edits: [
+      named(
+        ['dscores'],
+        ['term-dropped'],
+        (e) => e.before.op === 'sub' && isName(e.after, /^datt$/),
+      ),
+    ],
   },
   {
     id: 'dq-transposed',
     tensors: ['dQ'],
     message: 'dQ = dscores @ K / np.sqrt(hs); you computed dscores.transpose(0, 1, 3, 2) @ K.',
-    variants: (s) => [
-      v('dQ', (p) => dq(p, s, true, Math.sqrt(s.hs)), `dQ = ${dsT} @ K / np.sqrt(hs)`),
-    ],
+    edits: [named(['dQ'], ['transpose-added'], (e) => isName(e.before, /^dscores$/))],
   },
   {
     id: 'dk-transposed',
@@ -302,9 +231,7 @@ const RECORDS = [
     message:
       'dK = dscores.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs) (scores = Q Kᵀ, so K takes ' +
       'dscores transposed); you computed dscores @ Q.',
-    variants: (s) => [
-      v('dK', (p) => dk(p, s, false, Math.sqrt(s.hs)), 'dK = dscores @ Q / np.sqrt(hs)'),
-    ],
+    edits: [named(['dK'], ['transpose-dropped'], (e) => transposeOf(e.before, /^dscores$/))],
   },
   {
     id: 'dx-missing-paths',
@@ -312,16 +239,10 @@ const RECORDS = [
     message:
       'X feeds Q, K and V, so dX sums three paths: dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T ' +
       '(dQm = merge_heads(dQ), ...).',
-    variants: (s) => [
-      {
-        site: 'dX',
-        params: ['Q', 'QK'],
-        fn: (p, paths) => dxPaths(p, s, paths),
-        what: (paths) =>
-          paths === 'Q'
-            ? 'dX = dQm @ Wq.T (the Q path only)'
-            : 'dX = dQm @ Wq.T + dKm @ Wk.T (no V path)',
-      },
+    edits: [
+      named(['dX'], ['term-dropped', 'pair'], (e) =>
+        partsOf(e).every((p) => p.kind === 'term-dropped' && p.before.op === 'add'),
+      ),
     ],
   },
   // ---- analyses: relations proven on the student's arrays, no catalogued line needed
@@ -452,20 +373,6 @@ const RECORDS = [
   },
 ];
 
-// scores masked above the diagonal (the fill read from the student's array) though the check
-// is not causal
-function maskedScores(s) {
-  return {
-    site: 'scores',
-    own: true,
-    maskedFill: true,
-    fn: (p, fill) => ops.causalMask(ops.divide(qkT(p.Q, p.K, s), Math.sqrt(s.hs)), s.T, fill),
-    what: (fill) =>
-      `scores masked above the diagonal (to ${fill === -Infinity ? '-np.inf' : fill}) ` +
-      'though the check is not causal',
-  };
-}
-
 // The edits of the course's program and of its training loop the search names (edits.js,
 // loop.js, state.js): a name and what it says each; the search implements them
 const EDIT_RECORDS = [
@@ -514,17 +421,29 @@ export const MISTAKES = Object.freeze(
 export const analysesOf = (phase) =>
   MISTAKES.filter((m) => m.analyses && (m.phase ?? 'late') === phase).flatMap((m) => m.analyses);
 
-/** The known mistakes the search tries (those with variants and not left to an analysis). */
-export const SEARCHED = Object.freeze(
-  MISTAKES.filter((m) => m.variants && m.searched !== false).map((m) => m.id),
-);
-
-/** The mistaken versions of node's step for these sizes, each with its mistake's id. */
-export function variants(node, s) {
-  return MISTAKES.flatMap((m) =>
-    (m.variants?.(s) ?? []).filter((x) => x.site === node).map((x) => ({ ...x, id: m.id })),
+/**
+ * The record that names a hit of the edit search (edits.js: its parts [{ site, edit }]), every
+ * part one of the record's edits; null when none does. `searched`: only the records the check
+ * names by the search (not those an analysis names first).
+ */
+export function recordOf(hit, { searched = false } = {}) {
+  const parts = hit.parts ?? [{ site: hit.site, edit: hit.edit }];
+  return (
+    MISTAKES.find(
+      (m) =>
+        m.edits &&
+        !(searched && m.searched === false) &&
+        parts.every(({ site, edit }) => namesEdit(m, site, edit)),
+    ) ?? null
   );
 }
+
+/** Whether the record names this edit at site (one of its edits takes it). */
+export const namesEdit = (record, site, edit) =>
+  (record.edits ?? []).some(
+    (n) =>
+      n.sites.includes(site) && n.kinds.includes(edit.pair ? 'pair' : edit.kind) && n.where(edit),
+  );
 
 /** The course's line for the step a mistake of this id at node `site` replaces. */
 export function rightLine(id, site, s) {

@@ -5,10 +5,11 @@
 //   report.rows[i] = { name, status, maxAbs, maxRel, normRel, tolerance, first, diagnosis, ... }
 //
 // Expected values come from the engine (a layer with the student's weights, forward, mseLoss,
-// backward). Diagnoses come from catalogue.js: each differing result is recomputed from the
-// student's own earlier arrays; if that reproduces it, it "follows from" the earlier difference;
-// otherwise the known mistakes are tried at its step and at the steps before it the student did
-// not save, and one is named only if it reproduces their array within tolerance.
+// backward). Each differing result is recomputed from the student's own earlier arrays; if that
+// reproduces it, it "follows from" the earlier difference; otherwise the edits of the course's
+// program are searched at its step and at the steps before it the student did not save
+// (edits.js), and one is a cause only if it reproduces their array within tolerance; the
+// catalogue (catalogue.js) names the edits that are known mistakes, the analyses the relations.
 
 import {
   aboveDiagonal,
@@ -19,10 +20,10 @@ import {
   shapesText,
   uncomparedRow,
 } from './compare.js';
-import { MISTAKES, SEARCHED, analysesOf, rightLine } from './catalogue.js';
+import { MISTAKES, analysesOf, recordOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
-import { findMistake } from './search.js';
-import { editMessage, findEdits, searchable } from './edits.js';
+import { editMessage, findEdits, searchable, studentLines } from './edits.js';
+import { PROGRAM_NODES } from './program.js';
 import { changedInput } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
@@ -309,27 +310,39 @@ function followsFrom(name, roots, from, { same = null, grows = false } = {}) {
   };
 }
 
-function mistakeMessage(hit, item, pipe, { from, given }) {
+const PROGRAM_NAMES = new Set([...PROGRAM_NODES, 'X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'dY']);
+
+// A catalogued mistake's message: the student's lines (their names) and the course's for the
+// step, with the record's id
+function mistakeMessage(hit, record, item, pipe, { from, given, say, keyOf }) {
   const { node } = item;
-  const whats = [];
   const rights = [];
   const hidden = [];
-  for (const [site, choice] of hit.extra) {
-    whats.push(choice.variant.what(choice.param));
-    const right = rightLine(hit.id, site, pipe.s);
+  // the course's line in the student's names (their keys for the arrays their file holds)
+  const theirs = (text) =>
+    text.replace(/\b[A-Za-z]\w*\b/g, (w) => (PROGRAM_NAMES.has(w) ? (say(w) ?? w) : w));
+  for (const { site } of hit.parts) {
+    const right = theirs(rightLine(record.id, site, pipe.s));
     if (!rights.includes(right)) rights.push(right);
     const shown = shownName(site);
     if (site !== node && shown !== item.row.name && !given.has(shown)) hidden.push(shown);
   }
-  let message = `You computed ${whats.join(' and ')}; the course uses ${rights.join('; ')}.`;
-  const backward = [...hit.extra.keys()].every((site) => site === 'dQ' || site === 'dK');
-  if (backward) message += sameScale(hit.id, pipe.s);
+  // the student's key of an array, or for a projection they did not save, its line: (X @ Wq)
+  const shownSay = (n) =>
+    say(n) ??
+    (/^[QKV]m$/.test(n) ? `(${shownSay('X')} @ ${shownSay(`W${n[0].toLowerCase()}`)})` : n);
+  // a line's own name: the student's key when their file holds it, else the course's
+  const target = (n) => keyOf.get(n) ?? (/^[QKV]m$/.test(n) ? shownName(n) : n);
+  let message = `You computed ${studentLines(hit.parts, shownSay, target)}; the course uses ${rights.join('; ')}.`;
+  if (hit.parts.every(({ site }) => site === 'dQ' || site === 'dK')) {
+    message += sameScale(record.id, pipe.s);
+  }
   if (hidden.length) {
     const list = [...new Set(hidden)].join(', ');
     const verb = hidden.length > 1 ? 'are' : 'is';
     message += ` (${list} ${verb} not in your file: reproduced from your own ${from.join(', ')}.)`;
   }
-  return { id: hit.id, message };
+  return { id: record.id, message };
 }
 
 // A scale mistake of dQ and dK whose factor is also a size of the layer gives the same numbers as
@@ -396,31 +409,52 @@ function explain(item, pipe, state) {
   });
   const early = firstFound(analysesOf('early'), ctx);
   if (early) return causeOrFacts(early, item, pipe, { ...state, from, opts });
-  const ids = catalogueIds(node);
-  const same = adopted.size ? findMistake(pipe, node, data, opts, [...adopted.keys()]) : null;
-  const hit = same ?? findMistake(pipe, node, data, opts, ids);
-  if (!hit) {
+  // the edits of the course's program that reproduce the row: one a record names is the cause
+  const edits = findEdits(pipe, node, data, opts);
+  const named = catalogued(edits, node, adopted);
+  if (!named) {
     const found = firstFound(analysesOf('late'), ctx) ?? measuredFacts(ctx, row);
-    return causeOrFacts(found, item, pipe, { ...state, from, opts });
+    return causeOrFacts(found, item, pipe, { ...state, from, opts, edits });
   }
+  const { hit, record } = named;
   const frontier = from();
   for (const [site, choice] of hit.extra) {
     state.causes.set(site, choice);
     if (site === node) continue;
     pipe.adopt(site, choice);
-    if (!same) rootOf.set(site, [row.name]);
+    if (!adopted.has(record.id)) rootOf.set(site, [row.name]);
   }
-  if (same) {
-    const roots = [...new Set([...rootsOf(pipe, node, rootOf, order), adopted.get(hit.id)])];
+  if (adopted.has(record.id)) {
+    const roots = [...new Set([...rootsOf(pipe, node, rootOf, order), adopted.get(record.id)])];
     rootOf.set(node, roots);
     return followsFrom(row.name, roots, frontier, {
-      same: { id: hit.id, label: 'mistake', row: adopted.get(hit.id) },
+      same: { id: record.id, label: 'mistake', row: adopted.get(record.id) },
     });
   }
-  adopted.set(hit.id, row.name);
+  adopted.set(record.id, row.name);
   rootOf.set(node, [row.name]);
   const given = new Set(nameOf.values());
-  return mistakeMessage(hit, item, pipe, { from: frontier, given });
+  const say = (n) => state.keyOf.get(n) ?? nameOf.get(n);
+  return mistakeMessage(hit, record, item, pipe, {
+    from: frontier,
+    given,
+    say,
+    keyOf: state.keyOf,
+  });
+}
+
+// The first hit of the edit search a record of the catalogue names, with the record; at dQ and
+// dK not the scale mistakes unless an earlier row has them (the scores'), whose factor the
+// factor analysis reads against the arrays that match (a batch mean gives the same number)
+function catalogued(edits, node, adopted) {
+  for (const hit of edits) {
+    const record = recordOf(hit, { searched: true });
+    if (!record) continue;
+    const scale = SCALE_IDS.includes(record.id) && !adopted.has(record.id);
+    if (/^d[QK]m?$/.test(node) && scale) continue;
+    return { hit, record };
+  }
+  return null;
 }
 
 // The learning rate the file saved (a finite scalar), or undefined: an edit may read a weight
@@ -473,9 +507,7 @@ function withBiases(item, pipe, state, { opts, from }) {
 }
 const SITE_LINES = { Qm: 'Q = X @ Wq', Km: 'K = X @ Wk', Vm: 'V = X @ Wv', Y: 'Y = concat @ Wo' };
 
-// The catalogue's mistakes to try at node: at dQ and dK not the scale ones, whose factor the
-// factor analysis reads against the arrays that match (a scale found in the scores, or a batch
-// mean that gives the same number).
+// The scale mistakes, left to the factor analysis at dQ and dK (catalogued, above)
 const SCALE_IDS = ['missing-scale', 'scale-sqrt-C'];
 // what a row says when no edit of the course's program reproduces it
 const RULED_OUT =
@@ -485,9 +517,6 @@ const RULED_OUT =
   'mask, float32).';
 // the analyses' findings that name no cause (what was measured)
 const UNNAMED = new Set(['step-differs', 'attention-invariant']);
-function catalogueIds(node) {
-  return /^d[QK]m?$/.test(node) ? SEARCHED.filter((id) => !SCALE_IDS.includes(id)) : SEARCHED;
-}
 
 // An analysis's finding as the row's diagnosis; a cause in a step not saved is used from now on.
 // The same relation found at an earlier row (a scale in scores and in dQ, one reshape in Q and K)
@@ -545,7 +574,7 @@ function loweredStep(item, pipe, opts, from) {
 function causeOrFacts(found, item, pipe, state) {
   const cause = !found.measured && !UNNAMED.has(found.id);
   if (cause && !found.unexplained) return analysed(found, item, pipe, state);
-  const edits = findEdits(pipe, item.node, item.array.data, state.opts);
+  const edits = state.edits ?? findEdits(pipe, item.node, item.array.data, state.opts);
   if (edits.searched && edits.length) return edited(edits, item, pipe, state);
   if (cause) return analysed(found, item, pipe, state);
   const input = changedInput(pipe, item.node, item.array.data, state.opts, state.saved);
@@ -576,10 +605,10 @@ function inputChanged(input, item, pipe, state) {
 function edited(hits, item, pipe, state) {
   const { row, node } = item;
   const frontier = state.from();
-  const { site, variant, param } = hits[0];
-  state.causes.set(site, { variant, param });
-  if (site !== node) {
-    pipe.adopt(site, { variant, param });
+  for (const [site, choice] of hits[0].extra) {
+    state.causes.set(site, choice);
+    if (site === node) continue;
+    pipe.adopt(site, choice);
     state.rootOf.set(site, [row.name]);
   }
   state.rootOf.set(node, [row.name]);

@@ -1,16 +1,19 @@
-// edits.js - the search over edits of the course's program (program.js) for a student's array
-// that no known mistake reproduces: every single edit of the step that computes it, and of the
-// steps before it the student did not save, each run through the layer's graph (pipeline.js) from
-// the student's own arrays; an edit is a cause only when it gives their array back within the
-// row's tolerance.
+// edits.js - the search over edits of the course's program (program.js) for a student's array:
+// every single edit of the step that computes it, and of the steps before it the student did not
+// save, then one edit at several of those steps together, then two edits in the step, each run
+// through the layer's graph (pipeline.js) from the student's own arrays; an edit is a cause only
+// when it gives their array back within the row's tolerance. The catalogue names the edits that
+// are known mistakes (catalogue.js: recordOf).
 //
-//   findEdits(pipe, node, yours, opts)   [{ site, edit, variant, param }] the edits that reproduce
-//   editMessage(hits, ctx)               the row's diagnosis { id, message }
+//   findEdits(pipe, node, yours, opts)   [{ site, edit, variant, param, extra, parts }]
+//   editMessage(hits, ctx)               the row's diagnosis { id, message } (no record names it)
+//   namedEdit(site, s, accept)           the first edit of site's step `accept` takes
 
 import { agrees } from './compare.js';
 import {
   PROGRAM_NODES,
   editsOf,
+  likeness,
   print,
   printLine,
   program,
@@ -23,6 +26,8 @@ import {
 const MAX_TRIED = 4000;
 // the most entries of a step a search recomputes (beyond, the search is skipped)
 const MAX_ENTRIES = 2e5;
+// the most sets of sites one change is tried at together
+const MAX_SETS = 2000;
 // the most pairs of edits tried in the differing step itself
 const MAX_PAIRS = 8000;
 // the most work of one recomputation (B·T·C·C, a projection's multiply-adds) for the search of
@@ -61,6 +66,35 @@ function siteProgram(pipe, site) {
 function* editsAtSite(pipe, site) {
   const at = siteProgram(pipe, site);
   if (at) yield* editsOf(at.statements, pipe.s, at.env, at.names);
+  yield* maskAdded(site, pipe.s);
+}
+
+// The causal mask a layer that is not causal does not have, added: to the scores (in place), or
+// before the softmax (att); filled with -inf or with the -1e9 many notebooks use
+function* maskAdded(site, s) {
+  if (s.causal || (site !== 'att' && site !== 'scores')) return;
+  const scores = { op: 'name', name: 'scores' };
+  for (const fill of [-Infinity, -1e9]) {
+    const mask = (a) => ({ op: 'mask', a, fill, k: 1, lower: false });
+    const [first, ...rest] = program(site, s);
+    const statements =
+      site === 'att'
+        ? [{ name: 'scores', expr: mask(scores), local: true }, first, ...rest]
+        : [{ ...first, expr: mask(first.expr) }];
+    const original = site === 'att' ? { name: 'scores', expr: scores } : first;
+    const before = original.expr;
+    const after = statements[0].expr;
+    yield {
+      kind: 'mask',
+      statements,
+      at: 'scores',
+      before,
+      after,
+      index: 0,
+      original,
+      added: true,
+    };
+  }
 }
 
 // An edit as a mistake the pipeline can switch on at its site: its statements run on the arrays
@@ -84,8 +118,11 @@ export function editVariant(edit, site, s) {
 /**
  * The edits at node (the differing result) and at the steps before it the student did not save,
  * nearest first, that reproduce `yours` (the row's compare options): [{ site, edit, variant,
- * param }] for the nearest site with any (several when edits give the same numbers); the list's
- * `searched` is false when the search was skipped (the layer too large, too many edits).
+ * param, extra, parts }] for the nearest site with any (several when edits give the same
+ * numbers), else one change made at several of those steps together (Q and K both split without
+ * the transpose), else two changes in node's own step. `extra`: the choices (site -> { variant,
+ * param }) the hit switches on; `parts`: its [{ site, edit }]. The list's `searched` is false when
+ * the search was skipped (the layer too large, too many edits). opts.pairs = false: no pairs.
  */
 export function findEdits(pipe, node, yours, opts) {
   const hits = searchEdits(pipe, node, yours, opts);
@@ -96,27 +133,73 @@ export function findEdits(pipe, node, yours, opts) {
 function searchEdits(pipe, node, yours, opts) {
   const s = pipe.s;
   if (!searchable(s)) return null;
-  const trial = { tried: 0, pipe, node, yours, opts };
+  const trial = { tried: 0, sets: 0, pipe, node, yours, opts };
+  const bySite = new Map();
   for (const site of [node, ...pipe.hiddenAncestors(node)]) {
     const hits = [];
-    for (const edit of editsAtSite(pipe, site)) {
-      if (dropsOwnMask(pipe, edit)) continue;
+    const edits = [...editsAtSite(pipe, site)].filter((edit) => !dropsOwnMask(pipe, edit));
+    bySite.set(site, edits);
+    for (const edit of edits) {
       if (++trial.tried > MAX_TRIED) return null;
-      const hit = tryEdit(trial, site, edit);
+      const hit = tryEdit(trial, [[site, edit]]);
       if (hit) hits.push(hit);
     }
     if (hits.length) return hits;
   }
+  const together = sameAtSeveral(trial, bySite);
+  if (together === null) return null;
+  if (together) return [together];
+  if (opts.pairs === false) return [];
   // two changes in the step itself, where one does not suffice
   if (s.n * s.C > MAX_PAIR_WORK) return null;
   let pairs = 0;
-  for (const edit of pairsAt(pipe, node)) {
+  const at = siteProgram(pipe, node);
+  for (const edit of at ? pairsOf(at.statements, s, at.env, at.names) : []) {
     if (dropsOwnMask(pipe, edit.first) || dropsOwnMask(pipe, edit.second)) continue;
     if (++pairs > MAX_PAIRS) break;
-    const hit = tryEdit(trial, node, edit);
+    const hit = tryEdit(trial, [[node, edit]]);
     if (hit) return [hit];
   }
   return [];
+}
+
+// One change made at two or more of the sites together (edits of one likeness: Wq.T at Q and
+// Wk.T at K): the first set that reproduces, false when none does, null past the bound of work
+function sameAtSeveral(trial, bySite) {
+  const groups = new Map(); // likeness -> [[site, edit]], one edit per site
+  for (const [site, edits] of bySite) {
+    for (const edit of edits) {
+      if (edit.pair || edit.kind === 'operand') continue;
+      const key = `${likeness(edit.kind, edit.before, edit.after)}|${edit.everywhere ?? 1}`;
+      if (!groups.has(key)) groups.set(key, []);
+      const list = groups.get(key);
+      if (!list.some(([other]) => other === site)) list.push([site, edit]);
+    }
+  }
+  for (const list of groups.values()) {
+    for (const set of siteSets(list)) {
+      if (++trial.sets > MAX_SETS) return null;
+      const hit = tryEdit(trial, set);
+      if (hit) return hit;
+    }
+  }
+  return false;
+}
+
+// The sets of two or more sites to try one change at together: every subset of up to three
+// sites, smaller first; of more, all of them and the projections (or splits) Q, K, V
+function siteSets(list) {
+  if (list.length < 2) return [];
+  if (list.length > 3) {
+    const qkv = list.filter(([site]) => /^[QKV]m?$/.test(site));
+    return qkv.length > 1 && qkv.length < list.length ? [list, qkv] : [list];
+  }
+  const sets = [];
+  for (let mask = 1; mask < 1 << list.length; mask++) {
+    const set = list.filter((_, i) => mask & (1 << i));
+    if (set.length >= 2) sets.push(set);
+  }
+  return sets.sort((a, b) => a.length - b.length);
 }
 
 // The mask dropped is no cause when the student's own scores hold -inf: they mask in their
@@ -127,27 +210,35 @@ function dropsOwnMask(pipe, edit) {
   return given != null && given.some((x) => x === -Infinity);
 }
 
-// { site, edit, variant, param } when the edit at site gives the student's array back, else null
-function tryEdit(trial, site, edit) {
+// The hit when the edits (parts: [[site, edit]]) give the student's array back, else null
+function tryEdit(trial, parts) {
   const { pipe, node, yours, opts } = trial;
-  const param = `${site}:${edit.kind}:${++trial.tried}`;
-  const variant = editVariant(edit, site, pipe.s);
+  const extra = new Map();
+  for (const [site, edit] of parts) {
+    const param = `${site}:${edit.kind}:${++trial.tried}`;
+    extra.set(site, { variant: editVariant(edit, site, pipe.s), param });
+  }
   let mine;
   try {
-    mine = pipe.step(node, new Map([[site, { variant, param }]]));
+    mine = pipe.step(node, extra);
   } catch {
     return null; // NumPy would refuse this edit at these sizes
   }
   if (mine.length !== yours.length || !agrees(yours, mine, opts)) return null;
-  return { site, edit, variant, param };
+  const [[site, edit]] = parts;
+  const { variant, param } = extra.get(site);
+  return {
+    site,
+    edit,
+    variant,
+    param,
+    extra,
+    parts: parts.map(([at, e]) => ({ site: at, edit: e })),
+  };
 }
 
-// Every pair of edits of node's statements: the second made on the first's statements
-function* pairsAt(pipe, node) {
-  const at = siteProgram(pipe, node);
-  if (!at) return;
-  const { statements, names, env } = at;
-  const s = pipe.s;
+// Every pair of edits of a step's statements: the second made on the first's statements
+function* pairsOf(statements, s, env, names) {
   for (const first of editsOf(statements, s, env, names)) {
     let seconds;
     try {
@@ -172,6 +263,29 @@ function* pairsAt(pipe, node) {
   }
 }
 
+/**
+ * The first edit of site's step at sizes s that `accept` takes (the catalogue's name for it):
+ * single edits, the mask added, then pairs; null when none is. The step's arrays are zeros (the
+ * edits depend on their shapes only).
+ */
+export function namedEdit(site, s, accept) {
+  const statements = program(site, s);
+  if (!statements) return null;
+  const earlier = PROGRAM_NODES.slice(0, Math.max(PROGRAM_NODES.indexOf(site), 0));
+  const names = [...new Set([...INPUTS, ...earlier])].filter((n) => n !== site && shapeOf(n, s));
+  const env = {};
+  for (const n of new Set([...names, ...reads(statements)])) {
+    const shape = shapeOf(n, s);
+    if (shape) env[n] = { data: new Float64Array(shape.reduce((a, b) => a * b, 1)), shape };
+  }
+  for (const edit of [...editsOf(statements, s, env, names), ...maskAdded(site, s)]) {
+    if (accept(edit)) return edit;
+  }
+  for (const edit of pairsOf(statements, s, env, names)) if (accept(edit)) return edit;
+  return null;
+}
+const INPUTS = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'dY'];
+
 const tensors = (p, s) =>
   Object.fromEntries(Object.entries(p).map(([n, data]) => [n, asTensor(n, data, s)]));
 
@@ -191,6 +305,7 @@ export const EDIT_KINDS = Object.freeze({
   factor: 'a factor the course does not have',
   mask: 'another causal mask',
   'exp-dropped': 'the exponential left out',
+  reduction: 'np.sum where the course takes np.mean, or the reverse',
   power:
     'another power where the course squares (** 1, or squared again: ** 4), or the square ' +
     'of the mean where the course takes the mean of the squares',
@@ -208,22 +323,50 @@ export function editMessage(hits, { node, nameOf, given, from }) {
   const say = nameOf; // the file's key of an array it holds, the course's name of one it does not
   const [first, ...rest] = hits;
   const { edit } = first;
-  const line = printLine(edit.statements[edit.index], say);
+  const parts = first.parts ?? [{ site: first.site, edit }];
   const changes = (edit.pair ? [edit.first, edit.second] : [edit]).map((e) => changeText(e, say));
   const lines = edit.pair && edit.first.index !== edit.index ? firstLine(edit, say) : '';
-  const what = edit.pair ? `two changes, ${changes.join(', and ')}` : `one change, ${changes[0]}`;
+  const where = parts.length > 1 ? ` at ${listed(parts.map((p) => say(p.site)))}` : '';
+  const what = edit.pair
+    ? `two changes, ${changes.join(', and ')}`
+    : `one change${where}, ${changes[0]}${edit.everywhere ? ` (at each of its ${edit.everywhere} places)` : ''}`;
   let message =
-    `Your ${say(node)} is the course's program with ${what}: ${lines}${line}; ` +
-    `the course: ${printLine(edit.original, say)}.`;
+    `Your ${say(node)} is the course's program with ${what}: ${lines}${studentLines(parts, say)}; ` +
+    `the course: ${courseLines(parts, say)}.`;
   const others = rest.slice(0, 2).map((h) => printLine(h.edit.statements[h.edit.index], say));
   if (others.length) {
     message += ` At these sizes ${others.join(' and ')} give the same numbers.`;
   }
-  if (first.site !== node && !given.has(first.site)) {
-    message += ` (${first.site} is not in your file: recomputed from your own ${from.join(', ')}.)`;
+  const hidden = parts.map((p) => p.site).filter((site) => site !== node && !given.has(site));
+  if (hidden.length) {
+    const verb = hidden.length > 1 ? 'are' : 'is';
+    message += ` (${listed(hidden)} ${verb} not in your file: recomputed from your own ${from.join(', ')}.)`;
   }
   return { id: first.variant.id, message };
 }
+
+/**
+ * The lines of a hit's edits as the student wrote them (a pair's two lines when they are two; the
+ * mask left out said so), and as the course has them.
+ */
+export const studentLines = (parts, say, target = say) =>
+  parts.map(({ edit }) => studentLine(edit, say, target)).join('; ');
+
+// (target: how the line's own name is said)
+function studentLine(edit, say, target) {
+  const st = edit.statements[edit.index];
+  const line = `${target(st.name)} = ${print(st.expr, say)}`;
+  if (edit.kind === 'mask' && !edit.added && edit.after.op !== 'mask') {
+    return `${say('att')} = softmax(${say('scores')}, axis=-1) with no mask (no np.where(mask, -np.inf, ${say('scores')}))`;
+  }
+  return edit.pair && edit.first.index !== edit.index ? `${firstLine(edit, say)}${line}` : line;
+}
+export const courseLines = (parts, say) =>
+  parts.map(({ edit }) => printLine(edit.original, say)).join('; ');
+
+// "Q and K", "Q, K and V"
+const listed = (items) =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items[0];
 
 function changeText(e, say) {
   if (e.kind === 'float32') return `${say(e.at)} computed in float32 (your inputs are float64)`;

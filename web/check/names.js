@@ -98,6 +98,9 @@ const ALIASES = Object.freeze({
   labels: 'target',
   attentionweights: 'att',
   attnprobs: 'att',
+  logits: 'scores',
+  attnlogits: 'scores',
+  attentionlogits: 'scores',
   context: 'headout', // the heads' outputs (att @ V), then joined
   contextcombined: 'concat',
   contextconcat: 'concat',

@@ -284,11 +284,12 @@ const EDITS = {
   reduce: (t, { rank }) => {
     // the square taken of the mean instead of the mean of the squares: np.mean(Y - target) ** 2
     const outside = t.a.op === 'square' ? [['power', square({ ...t, a: t.a.a })]] : [];
-    if (t.axis === null) return outside;
+    if (t.axis === null) return [...otherReduction(t), ...outside];
     const r = rank(t.a);
     const own = (t.axis + r) % r;
     const axes = [...Array(r).keys()].filter((ax) => ax !== own);
     return [
+      ...otherReduction(t),
       ...axes.map((ax) => ['axis', { ...t, axis: t.axis < 0 ? ax - r : ax }]),
       ['keepdims', { ...t, keepdims: !t.keepdims }],
       ['axis', { ...t, axis: null }],
@@ -326,6 +327,12 @@ const EDITS = {
   ],
 };
 
+// np.sum where the course takes np.mean, or the reverse
+function otherReduction(t) {
+  const other = { mean: 'sum', sum: 'mean' }[t.fn];
+  return other ? [['reduction', { ...t, fn: other }]] : [];
+}
+
 function editsAt(t, scope, rank, s) {
   return (EDITS[t.op]?.(t, { scope, rank, s }) ?? []).map(([kind, to]) => ({ kind, to }));
 }
@@ -347,10 +354,20 @@ export function editsOf(statements, s, env, scope) {
       return shapes.get(t);
     };
     const rank = (t) => shape(t).length;
+    const singles = [];
     for (const { sub: t, put } of places(st.expr)) {
       const fitting =
         t.op === 'name' ? scope.filter((n) => sameShape(env[n]?.shape, shape(t))) : [];
-      for (const e of editsAt(t, fitting, rank, s)) addEdit(out, statements, i, put(e.to), e, t);
+      for (const e of editsAt(t, fitting, rank, s)) {
+        addEdit(out, statements, i, put(e.to), e, t);
+        singles.push({ kind: e.kind, before: t, after: e.to });
+      }
+    }
+    everywhereEdits(out, statements, i, singles);
+    // the result transposed (a weight's gradient as dY.T @ concat: (concat.T @ dY).T)
+    if (rank(st.expr) === 2) {
+      const to = T(st.expr);
+      addEdit(out, statements, i, to, { kind: 'transpose-added', to }, st.expr);
     }
     const root = { op: 'f32', a: st.expr };
     addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
@@ -371,6 +388,44 @@ export function editsOf(statements, s, env, scope) {
     }
     local[st.name] = evaluate(st.expr, local, s);
   });
+  return out;
+}
+
+/**
+ * An edit's shape with the projections' letters made one (Q, K, V -> P; Wq, Wk, Wv -> Wp; dQm ->
+ * dPm): two edits with one likeness are the same change at like places (Wq.T and Wk.T).
+ */
+export const likeness = (kind, before, after) =>
+  [kind, print(before), print(after)]
+    .join('|')
+    .replace(/\b(d?)[QKV](m?)\b/g, '$1P$2')
+    .replace(/\b(d?W)[qkv]\b/g, '$1p');
+
+// The same single edit made at every like place of statement i at once (dX = dQm @ Wq + dKm @
+// Wk + dVm @ Wv: the three transposes dropped), when it has two places or more
+function everywhereEdits(out, statements, i, singles) {
+  const groups = new Map();
+  for (const e of singles.filter((x) => x.kind !== 'operand')) {
+    const key = likeness(e.kind, e.before, e.after);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(e);
+  }
+  for (const group of groups.values()) {
+    const befores = new Set(group.map((e) => JSON.stringify(e.before)));
+    if (group.length < 2 || befores.size !== group.length) continue;
+    const to = replaceEach(statements[i].expr, group);
+    const [first] = group;
+    addEdit(out, statements, i, to, { kind: first.kind, to: first.after }, first.before);
+    out.at(-1).everywhere = group.length;
+  }
+}
+
+// t with each edit's subtree replaced by its new one
+function replaceEach(t, edits) {
+  const hit = edits.find((e) => same(e.before, t));
+  if (hit) return hit.after;
+  const out = { ...t };
+  for (const k of ['a', 'b']) if (t[k]) out[k] = replaceEach(t[k], edits);
   return out;
 }
 

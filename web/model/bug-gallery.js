@@ -1,12 +1,13 @@
 // bug-gallery.js - "A gallery of common bugs" (DOM-free): every known mistake of the notebook
-// check's catalogue (web/check/catalogue.js: a record with `variants`) done once on the course's
-// arrays of lessons 3 and 4, and what the check says of it.
+// check's catalogue (web/check/catalogue.js: a record that names edits of the course's program)
+// done once on the course's arrays of lessons 3 and 4, and what the check says of it.
 //
-// For each such record, its first variant (its first value when it has `params`) replaces the
-// course's step at its `site`: the gallery keeps the mistaken tensor there and the course's, then
-// writes a notebook of the course's arrays computed with that one step done the student's way and
-// runs checkNotebook on it, as the page's "Check your notebook" does, keeping the check's row for
-// the mistake. The records with no mistaken step (the analyses, the edits of the lines and of the
+// For each such record, the first edit it names (at the first of its sites where the course's
+// program has one: the check's edit search makes it, namedEdit finds it) replaces the course's
+// step at that site: the gallery keeps the mistaken tensor there and the course's, then writes a
+// notebook of the course's arrays computed with that one step done the student's way and runs
+// checkNotebook on it, as the page's "Check your notebook" does, keeping the check's row for the
+// mistake. The records with no edit (the analyses, the kinds of edit of the lines and of the
 // loop, the check's wording of a result) are listed as text, with why. Nothing here lists
 // mistakes: a new record of the catalogue shows up by itself.
 //
@@ -16,7 +17,11 @@
 
 import {
   MISTAKES,
+  editVariant,
+  namedEdit,
+  namesEdit,
   rightLine,
+  studentLines,
   checkNotebook,
   resultOrder,
   Pipeline,
@@ -48,36 +53,33 @@ export function gallerySizes({ B, T, C }, heads = COURSE.heads) {
   return { B, T, C, heads, hs: C / heads, N: B * T, n: B * T * C, causal: false, loss: 'mse' };
 }
 
-/**
- * The value a variant is shown with: its first `params`; for 'fit' (a constant found by least
- * squares) Y.size, dY without the division by Y.size (the gradient of the sum); for a masked fill,
- * -inf (np.where(mask, -np.inf, scores)); undefined when it takes none.
- */
-export function galleryParam(variant, s) {
-  if (variant.maskedFill) return -Infinity;
-  if (Array.isArray(variant.params)) return variant.params[0];
-  if (variant.params === 'fit') return s.n;
-  return undefined;
-}
-
 function textReason(record) {
-  if (record.variants) return 'sizes';
+  if (record.edits) return 'sizes';
   if (record.analyses) return 'analysis';
   if (/^edit of the /.test(record.kind ?? '')) return 'edit';
   return 'wording';
 }
 
+// The first edit a record names at sizes s, at the first of its sites that has one: { site, edit }
+function firstNamed(record, s) {
+  for (const site of record.edits?.flatMap((n) => n.sites) ?? []) {
+    const edit = namedEdit(site, s, (e) => namesEdit(record, site, e));
+    if (edit) return { site, edit };
+  }
+  return null;
+}
+
 /**
  * The catalogue's records as the gallery shows them, in its order: { shown: [{ id, message, site,
- * variant, param, what, courseLine }], textOnly: [{ id, message, reason, why }] }. `what` is
- * the student's line, `courseLine` the course's line for the same step (the check's rightLine).
+ * variant, what, courseLine }], textOnly: [{ id, message, reason, why }] }. `what` is the
+ * student's line (the edit's), `courseLine` the course's line for the same step (rightLine).
  */
 export function galleryEntries(s, records = MISTAKES) {
   const shown = [];
   const textOnly = [];
   for (const record of records) {
-    const [variant] = record.variants?.(s) ?? [];
-    if (!variant) {
+    const named = firstNamed(record, s);
+    if (!named) {
       const reason = textReason(record);
       textOnly.push({
         id: record.id,
@@ -87,15 +89,14 @@ export function galleryEntries(s, records = MISTAKES) {
       });
       continue;
     }
-    const param = galleryParam(variant, s);
+    const { site, edit } = named;
     shown.push({
       id: record.id,
       message: record.message,
-      site: variant.site,
-      variant,
-      param,
-      what: variant.what(param),
-      courseLine: rightLine(record.id, variant.site, s),
+      site,
+      variant: editVariant(edit, site, s),
+      what: studentLines([{ site, edit }], (n) => n),
+      courseLine: rightLine(record.id, site, s),
     });
   }
   return { shown, textOnly };
@@ -199,7 +200,7 @@ export function galleryCase(mha, ctx, entry) {
   const { s, pipe } = ctx;
   try {
     const extra = new Map([
-      [entry.site, { variant: { ...entry.variant, id: entry.id }, param: entry.param }],
+      [entry.site, { variant: { ...entry.variant, id: entry.id }, param: entry.id }],
     ]);
     const mistaken = pipe.value(entry.site, extra);
     const right = pipe.value(entry.site);
