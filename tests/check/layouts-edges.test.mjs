@@ -64,6 +64,7 @@ test('layoutRole: names of weights, fused matrices, biases, and names it does no
     w_proj: weight('Wo'),
     W_out: weight('Wo'),
     qkv: { kind: 'fused', grad: false },
+    in_b: { kind: 'fusedBias', grad: false },
     'qkv.weight': { kind: 'fused', grad: false },
     c_attn: { kind: 'fused', grad: false },
     'c_attn.w': { kind: 'fused', grad: false },
@@ -546,4 +547,15 @@ test('(out, in) is decided by Q, K, V in any saved form, or by Y; never by one a
   // Y alone decides only with all four weights
   const Y = arr([B, T, C], noise(12, 8));
   assert.equal(adaptLayout({ X, Wq: W[0], Wk: W[1], Wv: W[2], Y }, { heads: h }).convention, null);
+});
+
+test('in_b (3, h, hs): the three input projections’ biases, read as bq, bk, bv', () => {
+  const X = rand([1, 3, 4], 1);
+  const W = Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo'].map((w, i) => [w, rand([4, 4], i + 2)]));
+  const inB = rand([3, 2, 2], 9);
+  const out = adaptLayout({ X, ...W, in_b: inB }, { heads: 2 });
+  for (const [i, b] of ['bq', 'bk', 'bv'].entries()) {
+    assert.deepEqual([...out.biases[b]], [...inB.data.slice(i * 4, i * 4 + 4)], b);
+  }
+  assert.ok(out.used.includes('in_b'));
 });

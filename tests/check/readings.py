@@ -366,6 +366,16 @@ def module_names(name):
         for w, Wx in zip("QKV", W):
             for i, block in enumerate(heads_stack(Wx, h)):
                 arrays[f"W{w}-{i}"] = block
+    elif name == "names-fused-interleaved":  # in_proj (3C, C), rows "(d k h)", blocks q, v, k
+        C = X.shape[-1]
+        parts = [Wq.T, Wv.T, Wk.T]               # (out, in), in the file's block order q, v, k
+        W_in = np.empty((3 * C, C))
+        for p, Wp in enumerate(parts):
+            for head in range(h):
+                for d in range(hs):             # row (d · 3 + p) · h + head: head fastest
+                    W_in[(d * 3 + p) * h + head] = Wp[head * hs + d]
+        arrays = dict(x=X, in_proj_weight=W_in, out_proj_weight=Wo.T, attention=L["att"],
+                      out=L["Y"])
     elif name == "names-two-outputs":       # attention_output is the concat, output is Y
         arrays = dict(inputs=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, attention_output=L["concat"],
                       output=L["Y"])
@@ -379,7 +389,8 @@ def module_names(name):
 MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-linear-w",
                 "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
-                "names-self-attention-args", "names-input-affix-context", "names-lone-w"]
+                "names-self-attention-args", "names-input-affix-context", "names-lone-w",
+                "names-fused-interleaved"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

@@ -29,7 +29,7 @@ import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
-import { adaptLayout, readingNote } from './layouts.js';
+import { adaptLayout, layoutRole, readingNote } from './layouts.js';
 import { checkTraining, trainingKeys } from './training.js';
 import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
@@ -457,6 +457,29 @@ function catalogued(edits, node, adopted) {
   return null;
 }
 
+// The rows' statuses against the course's layer with the file's biases (bq … bo) added, when it
+// has any: a reading of a biased layer is screened by the rows its biases explain
+function biasedStatuses({ rows, items }, s, inputs, biases = {}) {
+  const sites = Object.entries(BIAS_SITES).filter(([b]) => biases[b]);
+  if (!sites.length) return rows;
+  const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
+  const pipe = new Pipeline(s, data);
+  for (const [b, site] of sites) {
+    const step = pipe.nodes[site].step;
+    const fn = (p) => step(p).map((v, i) => v + biases[b][i % biases[b].length]);
+    pipe.adopt(site, { variant: { id: 'bias', fn }, param: b });
+  }
+  const explained = new Set(
+    items
+      .filter(
+        ({ row, node, array, opts }) =>
+          row.status === 'differs' && agrees(array.data, pipe.value(node), opts),
+      )
+      .map(({ row }) => row),
+  );
+  return rows.map((row) => (explained.has(row) ? { ...row, status: 'match' } : row));
+}
+
 // The learning rate the file saved (a finite scalar), or undefined: an edit may read a weight
 // after its update, W - lr * dW
 function savedLr(arrays) {
@@ -793,10 +816,125 @@ export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
  * input is not finite.
  */
 export function checkNotebook(mha, arrays, options = {}) {
-  const chosen = namesReading(mha, arrays, options);
+  const named = namesReading(mha, arrays, options);
+  const fused = fusedReading(mha, named.arrays, options);
+  const chosen = fused ? { arrays: fused.arrays, notes: [...named.notes, ...fused.notes] } : named;
   const report = checkHeads(mha, chosen.arrays, options);
   report.notes.unshift(...chosen.notes);
   return report;
+}
+
+// The rows of a reading alone: { match, differs } (-1 each when it cannot be checked)
+function screened(mha, arrays, options) {
+  let r = null;
+  try {
+    r = checkOnce(mha, arrays, { ...options, screen: true });
+  } catch {
+    // (this reading cannot be checked)
+  }
+  const count = (status) => (r?.rows ? r.rows.filter((row) => row.status === status).length : -1);
+  return { match: count('match'), differs: count('differs') };
+}
+
+// the orders of the three blocks (q, k, v), and of a fused axis's three factors: the block, the
+// head, the head's entry (einops' "(d k h)": entry, then block, then head fastest)
+const ORDERS = ['012', '021', '102', '120', '201', '210'];
+const AXES = ['phd', 'hpd', 'pdh', 'dph', 'hdp', 'dhp'];
+const AXIS_WORDS = { p: 'block', h: 'head', d: 'entry' };
+
+// A fused projection (Wq, Wk, Wv in one (3C, C) or (C, 3C) array, and its gradient and bias)
+// whose blocks are in another order (q, v, k …) or interleaved with the heads: each arrangement,
+// rewritten to the course's q, k, v blocks, is tried, the rows alone; one under which strictly
+// more of the file matches than as read is used, said in a note.
+function fusedReading(mha, arrays, options) {
+  const fused = fusedAxis(arrays, options.heads);
+  if (!fused) return null;
+  const base = screened(mha, arrays, options);
+  if (base.differs <= 0) return null;
+  let best = null;
+  for (const order of ORDERS) {
+    for (const axes of AXES) {
+      if (order === '012' && axes === 'phd') continue;
+      const moved = movedFused(arrays, fused, fusedFrom(fused, order, axes));
+      const tried = { ...screened(mha, moved, options), order, axes, moved };
+      if (!best || tried.match > best.match) best = tried;
+    }
+  }
+  if (best.match <= base.match) return null;
+  const names = [...best.order].map((i) => ['q', 'k', 'v'][i]).join(', ');
+  const words = [...best.axes].map((ax) => AXIS_WORDS[ax]).join(', then ');
+  const how =
+    best.axes === 'phd'
+      ? `in the order ${names}`
+      : `as ${names} interleaved with the heads (ordered by ${words})`;
+  return {
+    arrays: best.moved,
+    notes: [
+      `${fused.weight}: its blocks read ${how}, under which ${best.match} of your arrays ` +
+        `match (against ${base.match} read as q, k, v blocks)`,
+    ],
+  };
+}
+
+// The file's fused weight (one, 2-d, 3C along one axis), its gradients and biases, or null
+function fusedAxis(arrays, heads) {
+  const keys = Object.keys(arrays ?? {}).filter((k) => layoutRole(k)?.kind === 'fused');
+  const weight = keys.find((k) => !layoutRole(k).grad);
+  const a = weight && arrays[weight];
+  if (!a?.shape || a.shape.length !== 2 || !Number.isInteger(heads)) return null;
+  const [r, c] = a.shape;
+  const alongRows = r === 3 * c;
+  const C = alongRows ? c : r;
+  if ((!alongRows && c !== 3 * r) || C % heads !== 0) return null;
+  const biases = Object.keys(arrays).filter(
+    (k) => layoutRole(k)?.kind === 'fusedBias' && arrays[k]?.data?.length === 3 * C,
+  );
+  return { weight, a, C, hs: C / heads, heads, alongRows, keys, biases };
+}
+
+// the file's position along the fused axis of the course's position i (block·C + head·hs + d)
+function fusedFrom({ C, hs, heads }, order, axes) {
+  const size = { p: 3, h: heads, d: hs };
+  return (i) => {
+    const at = { p: Number(order[Math.floor(i / C)]), h: Math.floor((i % C) / hs), d: i % hs };
+    return [...axes].reduce((acc, ax) => acc * size[ax] + at[ax], 0);
+  };
+}
+
+// the arrays with the fused weight, gradient and bias rearranged to the course's q, k, v blocks
+function movedFused(arrays, fused, from) {
+  const { a, C, alongRows, keys, biases } = fused;
+  const moved = { ...arrays };
+  for (const k of keys.filter((x) => sameShapeAs(arrays[x], a))) {
+    moved[k] = rearranged(arrays[k], from, alongRows, C);
+  }
+  for (const k of biases) {
+    const data = Float64Array.from({ length: 3 * C }, (_, i) => arrays[k].data[from(i)]);
+    moved[k] = withData(arrays[k], data);
+  }
+  return moved;
+}
+
+// an array with new data (moved entries: a printed array's resolution does not follow them)
+function withData(a, data) {
+  const out = { ...a, data };
+  delete out.resolution;
+  return out;
+}
+
+const sameShapeAs = (x, a) =>
+  x?.shape?.length === a.shape.length && x.shape.every((d, i) => d === a.shape[i]);
+
+// a (3C, C) array's rows (alongRows) or a (C, 3C) array's columns, entry i taken from from(i)
+function rearranged(a, from, alongRows, C) {
+  const data = new Float64Array(a.data.length);
+  for (let i = 0; i < 3 * C; i++) {
+    for (let j = 0; j < C; j++) {
+      if (alongRows) data[i * C + j] = a.data[from(i) * C + j];
+      else data[j * 3 * C + i] = a.data[j * 3 * C + from(i)];
+    }
+  }
+  return withData(a, data);
 }
 
 // Two or more of the file's keys naming one course name (attention_output and output both read
@@ -1000,7 +1138,10 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
     const expected = engineExpected(mha, layer, inputs, sizes, plan);
     const built = buildRows(found, sizes, expected, inputs, plan);
     rows = built.rows;
-    if (screen) return { rows, sizes }; // (the rows' statuses alone: a reading tried)
+    // (the rows' statuses alone: a reading tried; with the file's biases, against their layer)
+    if (screen) {
+      return { rows: biasedStatuses(built, sizes, inputs, adapted.biases), sizes };
+    }
     const biases = adapted.biases;
     const keyOf = fileKeys(found, inputs, built.items);
     for (const [b, key] of Object.entries(adapted.biasKeys ?? {})) keyOf.set(b, key);

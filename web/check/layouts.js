@@ -90,7 +90,16 @@ const FUSED = new Set([
   'inprojweight',
   'linearlayers', // a list of the three projections saved as one (3, C, C) array
 ]);
-const FUSED_BIAS = new Set(['bqkv', 'biasqkv', 'qkvbias', 'cattnbias', 'cattnb', 'inprojbias']);
+const FUSED_BIAS = new Set([
+  'bqkv',
+  'biasqkv',
+  'qkvbias',
+  'cattnbias',
+  'cattnb',
+  'inprojbias',
+  'inb', // (3, h, hs) or (3C,): the input projections' biases in one
+  'inbias',
+]);
 const BIAS_ALIASES = Object.freeze({
   ...byWord(biasForms, 'b'),
   outprojbias: 'bo',

@@ -104,6 +104,9 @@ const ALIASES = Object.freeze({
   context: 'headout', // the heads' outputs (att @ V), then joined
   contextcombined: 'concat',
   contextconcat: 'concat',
+  projq: 'Q', // the projections, named by what made them
+  projk: 'K',
+  projv: 'V',
   qh: 'Q', // a projection with its head axis (Q_h)
   kh: 'K',
   vh: 'V',
