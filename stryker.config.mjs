@@ -25,6 +25,8 @@ export default {
   // a loaded machine must not turn a slow test file into a "timeout" (which counts as killed)
   timeoutFactor: 3,
   timeoutMS: 20000,
+  // the dry run of every suite (about 2.5 min alone; more on a loaded machine) may take its time
+  dryRunTimeoutMinutes: 15,
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'build/mutation/stryker.json' },
   htmlReporter: { fileName: 'build/mutation/stryker.html' },

@@ -903,7 +903,8 @@ test("the save line for lesson 5's class, next to the per-array one, each with C
     assert.equal(await line.getAttribute('role'), 'region');
     assert.match(await line.getAttribute('aria-label'), /lesson 5’s MultiHeadAttention/);
     // the layer's arrays, whether attributes (the course's class) or dicts (the page's)
-    assert.match(LAYER_SAVE_LINE, /vars\(layer\), \*vars\(layer\)\.values\(\)/);
+    assert.match(LAYER_SAVE_LINE, /vars\(layer\)\.items\(\)/);
+    assert.match(LAYER_SAVE_LINE, /f'\{name\}\.\{k\}' if k in arrays else k/); // no overwrite
     // the sentence on when to use which sits between the two lines
     const between = await page.evaluate(() => {
       const a = document.getElementById('nb-savez-arrays');

@@ -1490,3 +1490,16 @@ test('a wrong operand at a step not saved is used downstream: K from Wq with onl
   assert.equal(said.dWk, `follows from Y: dWk, ${from}`);
   assert.equal(said.dX, `follows from Y: dX, ${from}`);
 });
+
+test('meanings: dscores 1/√hs, the gradient of the unscaled scores; beside 1/B when equal', () => {
+  // hs = 8 here: 1/√8 names only the unscaled scores' gradient
+  assert.deepEqual(specific(1 / Math.sqrt(8), 'dscores'), ['1/√hs']);
+  // B = 2, hs = 4: 1/2 is both a batch mean of the softmax backward and the unscaled gradient
+  const small = { B: 2, T: 5, C: 12, heads: 3, hs: 4, N: 10, n: 120 };
+  const both = meanings(0.5, 'dscores', small).filter((r) => !r.generic);
+  assert.ok(
+    ['1/B', '1/√hs'].every((e) => both.some((r) => r.expr === e)),
+    `${both.map((r) => r.expr)}`,
+  );
+  assert.match(both.find((r) => r.expr === '1/√hs').why, /^the gradient of the unscaled Q @ K\.T/);
+});

@@ -45,6 +45,16 @@ const CASES = [
     says: /^You computed att = e \/ e\.sum\(axis=-2, keepdims=True\); the course uses att = softmax\(scores, axis=-1\)\.$/,
   },
   {
+    // the softmax shifts the scores in place: the file's scores hold scores minus each row's max
+    name: 'scores-shifted-in-place',
+    find: 'e = np.exp(scores - scores.max(axis=-1, keepdims=True))',
+    replace: 'scores -= scores.max(axis=-1, keepdims=True); e = np.exp(scores)',
+    causal: true,
+    row: 'scores',
+    id: 'overwritten',
+    says: /^Your scores holds the softmax's own first step, scores -= scores\.max\(axis=-1, keepdims=True\)/,
+  },
+  {
     // the softmax backward's row sum taken as a mean
     name: 'dscores-row-mean',
     find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',

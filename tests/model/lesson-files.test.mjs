@@ -254,6 +254,40 @@ test("the whole layer's lines with the course's own class (Wq … Wo, dWq …, a
   }
 });
 
+test("the layer's lines never save a gradient over its weight (params, grads share names)", () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'mha-shared-names-'));
+  // a layer whose params and grads dicts both hold W_q …; its backward fills grads
+  const program = `
+import numpy as np
+class Layer:
+    def __init__(self, C):
+        rng = np.random.default_rng(3)
+        self.params = {n: rng.standard_normal((C, C)) for n in ('W_q', 'W_k', 'W_v', 'W_o')}
+        self.grads = {n: np.zeros((C, C)) for n in self.params}
+    def forward(self, X):
+        return X @ self.params['W_q']
+    def backward(self, dY):
+        self.grads['W_q'] = np.ones_like(self.grads['W_q'])
+layer = Layer(4)
+X = np.ones((1, 2, 4)); target = np.zeros((1, 2, 4))`;
+  try {
+    const read = saveLayer(program, cwd);
+    const byName = read.arrays;
+    const weight = Array.from(byName.W_q.data, Number);
+    assert.ok(
+      weight.some((x) => x !== 0 && x !== 1),
+      'W_q holds the weights',
+    );
+    const grad = Array.from(byName['grads.W_q'].data, Number);
+    assert.ok(
+      grad.every((x) => x === 1),
+      'the gradient under grads.W_q',
+    );
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
 test("the whole layer's lines with the page's class (dicts W, cache, grads)", () => {
   const cwd = mkdtempSync(join(tmpdir(), 'mha-page-class-'));
   try {

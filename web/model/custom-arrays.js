@@ -1019,11 +1019,15 @@ export function rowMaps(row) {
  * (web/model/numpy-scripts.js): one forward and backward at the layer's current weights (its
  * cache and gradients then belong to them), then every array the layer holds, as attributes (the
  * course's class: layer.Wq, layer.q, layer.att, layer.dWq …) or in dicts (the page's: layer.W,
- * layer.cache, layer.grads), and the target.
+ * layer.cache, layer.grads; a name two dicts share, params and grads both holding W_q, is
+ * saved the second time under its dict's name, grads.W_q, never over the first), and the
+ * target.
  */
 export const LAYER_SAVE_LINE = [
   'Y = layer.forward(X); layer.backward(2 * (Y - target) / Y.size)',
-  'arrays = {k: v for d in (vars(layer), *vars(layer).values()) if isinstance(d, dict)',
-  '          for k, v in d.items() if isinstance(v, np.ndarray)}',
+  'arrays = {k: v for k, v in vars(layer).items() if isinstance(v, np.ndarray)}',
+  'for name, d in vars(layer).items():',
+  '    for k, v in (d.items() if isinstance(d, dict) else ()):',
+  "        if isinstance(v, np.ndarray): arrays[f'{name}.{k}' if k in arrays else k] = v",
   "np.savez('mha_check.npz', **arrays, target=target)",
 ].join('\n');

@@ -148,6 +148,17 @@ function genericReadings(s, node) {
       sites: [node],
     });
   }
+  if (node === 'dscores') {
+    // the gradient of Q @ Kᵀ before its scale, where the course's is that of the scaled scores
+    list.push({
+      value: 1 / Math.sqrt(s.hs),
+      expr: '1/√hs',
+      why:
+        'the gradient of the unscaled Q @ K.T (the scale 1/√hs of scores already applied): ' +
+        'the course’s dscores is the gradient of the scaled scores (√hs divides in dQ and dK)',
+      sites: [node],
+    });
+  }
   const plain = [
     [-1, '−1', 'the sign is flipped'],
     [2, '2', 'twice the course’s'],

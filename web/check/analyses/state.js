@@ -24,6 +24,8 @@ function descendants(pipe, node) {
  * scores equal your att): it was overwritten in place after it was computed and saved after.
  */
 export function overwrittenAnalysis(ctx) {
+  const inSoftmax = softmaxStep(ctx);
+  if (inSoftmax) return inSoftmax;
   const later = descendants(ctx.pipe, ctx.node);
   for (const n of later) {
     // (a later array of the same layout only: a reshape of this one holds its numbers too)
@@ -42,6 +44,38 @@ export function overwrittenAnalysis(ctx) {
     };
   }
   return null;
+}
+
+// The scores holding a line of the softmax's own, computed from them in place: scores minus each
+// row's max (s -= s.max(axis=-1, keepdims=True)), or its exponential (np.exp(s, out=s))
+function softmaxStep(ctx) {
+  if (ctx.node !== 'scores') return null;
+  const T = ctx.s.T;
+  const shifted = new Float64Array(ctx.local.length);
+  for (let r = 0; r < ctx.local.length / T; r++) {
+    const row = ctx.local.subarray(r * T, r * T + T);
+    // (causal: the max of the keys the query sees, its masked entries -inf)
+    const seen = ctx.s.causal ? row.subarray(0, (r % T) + 1) : row;
+    const max = Math.max(...seen);
+    for (let j = 0; j < T; j++) shifted[r * T + j] = j < seen.length ? row[j] - max : -Infinity;
+  }
+  const lines = [
+    [shifted, `${ctx.name} -= ${ctx.name}.max(axis=-1, keepdims=True)`],
+    [
+      shifted.map(Math.exp),
+      `np.exp(${ctx.name} - ${ctx.name}.max(axis=-1, keepdims=True), out=${ctx.name})`,
+    ],
+  ];
+  const hit = lines.find(([mine]) => ctx.reproduces(mine));
+  if (!hit) return null;
+  return {
+    id: 'overwritten',
+    message:
+      `Your ${ctx.name} holds the softmax's own first step, ${hit[1]}: the softmax changed ` +
+      `${ctx.name} in place (an array it was handed, or a cache that holds the same array), so ` +
+      `the file holds that later value. Work on a copy inside the softmax (s = s - s.max(...)); ` +
+      `the course computes ${ctx.courseLine}.`,
+  };
 }
 
 // head h of a flat array of this node: a function of the flat index, or null (no head axis)
