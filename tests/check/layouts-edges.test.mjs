@@ -117,7 +117,7 @@ test('what is not a layer is returned untouched: no X, X not (B, T, C), X not an
     { X: 'X' },
     { X: arr([0, 3, 4], []) },
     { X: arr([1, 3, 0], []) },
-    { null: rand([1, 3, 4], 5) }, // no X: a key "null" is not one
+    { null: rand([1, 3, 5], 5) }, // no X: an unnamed array, not of the weights' C = 4
     { X: Object.assign(() => 0, rand([1, 3, 4], 5)) },
     { X: { data: noise(5, 4), shape: [2, 2.5] } }, // 5 entries, but 2.5 is no size
   ];
@@ -558,4 +558,17 @@ test('in_b (3, h, hs): the three input projections’ biases, read as bq, bk, bv
     assert.deepEqual([...out.biases[b]], [...inB.data.slice(i * 4, i * 4 + 4)], b);
   }
   assert.ok(out.used.includes('in_b'));
+});
+
+// X under a name of its own (h, hidden …) is the one array no name reads with the weights' C
+// columns; with two such arrays, or none, nothing is read as X.
+test("an unnamed input: read as X only when it is the one array of the weights' width", () => {
+  const W = { Wq: rand([4, 4], 1), Wk: rand([4, 4], 2), Wv: rand([4, 4], 3), Wo: rand([4, 4], 4) };
+  const one = adaptLayout({ ...W, h: rand([3, 4], 5), loss: arr([], [1]) }, {});
+  assert.ok(one.arrays.X && !('h' in one.arrays));
+  assert.match(one.notes[0], /^h \(3, 4\) read as X: your file's one array of C = 4 columns/);
+  const two = adaptLayout({ ...W, h: rand([3, 4], 5), emb: rand([3, 4], 6) }, {});
+  assert.deepEqual(two.reading.missing, ['X']);
+  const other = adaptLayout({ ...W, h: rand([3, 5], 5) }, {});
+  assert.deepEqual(other.reading.missing, ['X']);
 });

@@ -379,6 +379,22 @@ def module_names(name):
     elif name == "names-two-outputs":       # attention_output is the concat, output is Y
         arrays = dict(inputs=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, attention_output=L["concat"],
                       output=L["Y"])
+    elif name == "names-state-dict-heads":  # heads.{i}.query.weight (C, hs), zero biases,
+        arrays = {"x": X, "out": L["Y"], "probs": L["att"], "dx": L["dX"],  # output_projection
+                  "output_projection.weight": Wo, "output_projection.bias": np.zeros(8),
+                  "grad.output_projection.weight": L["dWo"]}
+        for w, Wx, g in zip(["query", "key", "value"], W, [L["dWq"], L["dWk"], L["dWv"]]):
+            for i, (block, grad) in enumerate(zip(heads_stack(Wx, h), heads_stack(g, h))):
+                arrays[f"heads.{i}.{w}.weight"] = block
+                arrays[f"heads.{i}.{w}.bias"] = np.zeros(hs)
+                arrays[f"grad.heads.{i}.{w}.weight"] = grad
+    elif name == "names-checkpoint-h":      # GPT-2 checkpoint keys, the input saved as h
+        arrays = {"h0/attn/c_attn/w": np.concatenate([Wq, Wk, Wv], axis=1),
+                  "h0/attn/c_attn/b": np.zeros(24), "h0/attn/c_proj/w": Wo, "h": X,
+                  "W": L["att"], "out": L["Y"]}
+    elif name == "names-unnamed-wo":        # the output projection under a name of its own
+        arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, merge_dense_kernel=Wo, Y=L["Y"], dY=L["dY"],
+                      grad_merge_dense_kernel=L["dWo"], mask=np.ones((8, 8)))
     else:                                   # np.savez(f, *params, *grads, x=..., out=...)
         params = [Wq, Wk, Wv, Wo, L["dWq"], L["dWk"], L["dWv"], L["dWo"]]
         arrays = {f"arr_{i}": a for i, a in enumerate(params)}
@@ -390,7 +406,8 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-grad-prefix-paths", "names-np-suffix", "names-pred-true-grad-in",
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
                 "names-self-attention-args", "names-input-affix-context", "names-lone-w",
-                "names-fused-interleaved"]
+                "names-fused-interleaved", "names-state-dict-heads", "names-checkpoint-h",
+                "names-unnamed-wo"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

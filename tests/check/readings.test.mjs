@@ -505,7 +505,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 14);
+  assert.equal(runs.length, 17);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -542,6 +542,21 @@ test('module names, containers, positions: each file read as the course layer, a
     ],
     'names-fused-interleaved': [
       /in_proj_weight: its blocks read as q, v, k interleaved with the heads \(ordered by entry, then block, then head\), under which 2 of your arrays match \(against 0 read as q, k, v blocks\)/,
+    ],
+    'names-state-dict-heads': [
+      /heads\.0\.query\.weight … heads\.1\.query\.weight are 2 per-head \(8, 4\) matrices: joined into one \(8, 8\) Wq/,
+      /grad\.heads\.0\.key\.weight … grad\.heads\.1\.key\.weight are 2 per-head \(8, 4\) matrices: joined into one \(8, 8\) dWk/,
+      /heads\.0\.value\.bias … heads\.1\.value\.bias are 2 per-head biases \(4,\): joined into one \(8,\) bv/,
+      /output_projection\.weight read as Wo/,
+      /grad\.output_projection\.weight read as dWo/,
+      /probs read as att/,
+    ],
+    'names-checkpoint-h': [
+      /h \(2, 4, 8\) read as X: your file's one array of C = 8 columns \(from its weights\) that no name reads/,
+      /h0\/attn\/c_attn\/w \(8, 24\) holds Wq, Wk, Wv side by side/,
+    ],
+    'names-unnamed-wo': [
+      /merge_dense_kernel read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), grad_merge_dense_kernel as dWo/,
     ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,

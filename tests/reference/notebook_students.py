@@ -541,10 +541,10 @@ UNSEEN = [
         note="q = X @ Wq + bq, bq not saved",
         cause="Q has the same vector added to every token (a bias bq, 0.1 * N(0, 1)): a "
               "constant per-column offset; the course's layer has no bias"),
-    run("bias-y-saved", size=T7, causal=True, mistakes={"bias-y"}, save=ALL + ["bo"],
-        blame=[("Y", "bias")], note="Y = concat @ Wo + bo, bo saved in the file",
-        cause="Y has a constant per-column offset, your bo (in the file, ignored by the "
-              "check): the course's layer has no bias"),
+    run("bias-y", size=T7, causal=True, mistakes={"bias-y"},
+        blame=[("Y", "bias")], note="Y = concat @ Wo + bo, bo not saved (saved, it is read: "
+        "readings.test)", cause="Y has a constant per-column offset, a bias the file does not "
+        "hold: the course's layer has no bias"),
     run("q-residual", size=T7, mistakes={"q-residual"}, blame=[("Q", "added-array")],
         note="q = X @ Wq + X: a residual inside the query projection, Q saved split",
         cause="Q - expected = split_heads(X)"),

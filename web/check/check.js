@@ -500,8 +500,7 @@ function withBiases(item, pipe, state, { opts, from }) {
   const sites = Object.entries(BIAS_SITES).filter(
     ([b, n]) => state.biases[b] && reach.has(n) && !state.causes.has(n),
   );
-  // (the row's own bias alone: the bias analysis says it, with the row's numbers)
-  if (sites.every(([, n]) => n === node)) return null;
+  if (!sites.length) return null;
   const extra = new Map(
     sites.map(([b, site]) => {
       const bias = state.biases[b];

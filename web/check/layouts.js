@@ -54,11 +54,12 @@ const PROJECTION_WORDS = Object.freeze({
 // a projection's weight under one of those words (q_proj, Q_linear.w, W_query, attn.W_q.weight
 // …) and its bias (b_q, q_proj.bias, Q_linear.b, attn.W_q.bias …)
 const weightForms = (x) =>
-  ['proj', 'projweight', 'linear', 'linearw', 'linearweight', 'w', 'weights']
+  ['proj', 'projweight', 'projection', 'projectionweight', 'linear', 'linearw', 'linearweight']
+    .concat(['w', 'weights'])
     .map((end) => `${x}${end}`)
     .concat([`w${x}`, `${x}weight`, `w${x}weight`, `w${x}w`]);
 const biasForms = (x) =>
-  ['bias', 'projbias', 'projb', 'linearb', 'linearbias', 'b']
+  ['bias', 'projbias', 'projb', 'projectionbias', 'linearb', 'linearbias', 'b']
     .map((end) => `${x}${end}`)
     .concat([`b${x}`, `bias${x}`, `w${x}bias`, `w${x}b`]);
 // { form: `${prefix}q` …} for every word of every projection
@@ -337,6 +338,11 @@ function unmarked(s, at) {
  * (block0_Wq) is no head's.
  */
 export function headKeyOf(key) {
+  return headOf(key, 'weight');
+}
+
+// The role (kind 'weight' or 'bias') and head number of a per-head key, as headKeyOf
+function headOf(key, kind) {
   const flat = String(key)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '');
@@ -346,7 +352,7 @@ export function headKeyOf(key) {
     for (const before of unmarked(m[1], 'end')) {
       for (const after of unmarked(m[3], 'start')) {
         const role = roleOfNorm(before + after);
-        if (role?.kind === 'weight') return { name: role.name, index: Number(m[2]) };
+        if (role?.kind === kind) return { name: role.name, index: Number(m[2]) };
       }
     }
   }
@@ -359,11 +365,11 @@ function wholeWeight(key) {
   return role?.kind === 'weight' && headKeyOf(key) == null ? role.name : null;
 }
 
-// Per-head keys by weight: { Wq: [[index, key], …] }
-function headLists(arrays) {
+// Per-head keys by weight (or by bias): { Wq: [[index, key], …] }
+function headLists(arrays, kind = 'weight') {
   const lists = {};
   for (const key of Object.keys(arrays)) {
-    const head = isArray(arrays[key]) ? headKeyOf(key) : null;
+    const head = isArray(arrays[key]) ? headOf(key, kind) : null;
     if (head) (lists[head.name] ??= []).push([head.index, key]);
   }
   return lists;
@@ -447,6 +453,46 @@ function selfAttentionInput(arrays) {
   return arrays;
 }
 const SELF_NOTE = Symbol('self-attention input');
+
+// C from the file's weights when they agree on one: (C, C), fused (C, 3C) / (3C, C), a head's
+// (C, hs) / (hs, C) (its larger side); null when none is read or they disagree
+function weightsWidth(arrays) {
+  const sizes = new Set();
+  for (const [key, a] of Object.entries(arrays)) {
+    const role = layoutRole(key);
+    const head = headKeyOf(key);
+    if (!isArray(a) || a.shape.length !== 2 || role?.grad || head?.name.startsWith('d')) continue;
+    const [r, c] = a.shape;
+    if (role?.kind === 'weight' && head == null && r === c) sizes.add(r);
+    else if (role?.kind === 'fused' && (c === 3 * r || r === 3 * c)) sizes.add(Math.min(r, c));
+    else if (head != null && r !== c) sizes.add(Math.max(r, c));
+  }
+  return sizes.size === 1 ? [...sizes][0] : null;
+}
+
+// X saved under a name of its own (h, hidden, tokens …) when the file has no X: the one array
+// no name reads, (T, C) or (B, T, C) with the C of the file's weights, read as X and said
+function unnamedInput(arrays) {
+  if (arrays == null || typeof arrays !== 'object' || owner(arrays, 'X') != null) return arrays;
+  const C = weightsWidth(arrays);
+  if (C == null) return arrays;
+  const fits = ([key, a]) =>
+    isArray(a) &&
+    (a.shape.length === 2 || a.shape.length === 3) &&
+    a.shape.at(-1) === C &&
+    courseName(key) == null &&
+    layoutRole(key) == null &&
+    headKeyOf(key) == null &&
+    headOf(key, 'bias') == null;
+  const found = Object.entries(arrays).filter(fits);
+  if (found.length !== 1) return arrays;
+  const [[key, X]] = found;
+  const out = Object.fromEntries(Object.entries(arrays).filter(([k]) => k !== key));
+  out.X = X;
+  const note = `${key} ${shapeText(X.shape)} read as X: your file's one array of C = ${C} columns (from its weights) that no name reads`;
+  Object.defineProperty(out, SELF_NOTE, { value: { keys: [key], note } });
+  return out;
+}
 // the key of argument n (query, q …) as saved: n itself, or with an input affix (input_q, q_in)
 const INPUT_AFFIX = /^(?:inputs?|inp|in|x)_|_(?:inputs?|inp|in)$/g;
 const argumentKey = (arrays, n, affixed) =>
@@ -618,7 +664,14 @@ function readBias(st, key, role) {
     return;
   }
   consume(st, key);
-  const data = Float64Array.from(a.data);
+  const label = (i) => (names.length > 1 ? `${key}[${i * C}:${(i + 1) * C}]` : key);
+  takeBiases(st, names, Float64Array.from(a.data), key, label);
+}
+
+// names' biases from data (C entries each, one after another), read from `key` (label(i): where
+// names[i] came from); a zero one dropped, said
+function takeBiases(st, names, data, key, label) {
+  const { C } = st;
   const parts = names.map((_, i) => data.slice(i * C, (i + 1) * C));
   const zero = parts.map((p) => p.every((v) => v === 0));
   const dropped = "dropped (the course's layer has no bias)";
@@ -629,8 +682,41 @@ function readBias(st, key, role) {
   names.forEach((n, i) => {
     if (zero[i]) st.notes.push(`your ${n} (in ${key}) is all zeros: ${dropped}`);
     else st.biases[n] = parts[i];
-    st.biasKeys[n] = names.length > 1 ? `${key}[${i * C}:${(i + 1) * C}]` : key;
+    st.biasKeys[n] = label(i);
   });
+}
+
+// Per-head biases (heads.0.query.bias …, hs entries each, numbered from 0 or 1) joined into one
+// (C,) bias, head i in entries i·hs…(i+1)·hs, as their weights are joined; else said and left
+function joinHeadBiases(st) {
+  const { C } = st;
+  for (const [name, list] of Object.entries(headLists(st.arrays, 'bias'))) {
+    if (st.biases[name]) continue;
+    list.sort((a, b) => a[0] - b[0]);
+    const keys = list.map(([, k]) => k);
+    const parts = keys.map((k) => st.arrays[k]);
+    const hs = parts[0].data.length;
+    const label = `${keys[0]} … ${keys.at(-1)}`;
+    const ok =
+      list.every(([i], j) => i === list[0][0] + j) &&
+      list[0][0] <= 1 &&
+      parts.every((a) => a.data.length === hs) &&
+      hs * keys.length === C;
+    if (!ok) {
+      st.notes.push(
+        `${label} are not ${name}'s heads numbered from 0 or 1, ${C} entries together with ` +
+          `C = ${C} from X: not read as a bias; left as they are`,
+      );
+      keys.forEach((k) => consume(st, k));
+      continue;
+    }
+    keys.forEach((k) => consume(st, k));
+    const data = Float64Array.from(parts.flatMap((a) => Array.from(a.data)));
+    st.notes.push(
+      `${label} are ${keys.length} per-head biases (${hs},): joined into one (${C},) ${name}`,
+    );
+    takeBiases(st, [name], data, label, () => label);
+  }
 }
 
 function biasNote(st) {
@@ -737,12 +823,20 @@ function loneWeightAsWo(st) {
   const square = (k) =>
     !st.used.has(k) && isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]);
   const free = Object.keys(st.arrays).filter(square);
-  const lone = free.filter((k) => GENERIC_WEIGHT.test(k));
+  const gradOf = (k, key) => k !== key && gradientBases(norm(k)).includes(norm(key));
+  const generic = free.filter((k) => GENERIC_WEIGHT.test(k));
+  // else a (C, C) array the file names in words of its own (output_dense.kernel), not a gradient
+  const unnamed = free.filter(
+    (k) =>
+      courseName(k) == null &&
+      layoutRole(k) == null &&
+      !free.some((w) => gradOf(k, w)) &&
+      st.arrays[k].data.some((v) => !Number.isInteger(v)), // (a mask is 0s and 1s)
+  );
+  const lone = generic.length ? generic : unnamed;
   if (lone.length !== 1) return false;
   const [key] = lone;
-  const gradKey = free.find(
-    (k) => k !== key && [`d${key}`, `grad_${key}`, `${key}_grad`, `d_${key}`].includes(k),
-  );
+  const gradKey = free.find((k) => gradOf(k, key));
   st.arrays.Wo = st.arrays[key];
   st.weights.Wo = 'Wo';
   st.from.Wo = [key];
@@ -1190,7 +1284,7 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
   if (arrays == null || typeof arrays !== 'object') {
     return { ...unchanged, reading: { read: {}, missing: ['X', ...WEIGHTS], misshaped: [] } };
   }
-  const input = selfAttentionInput(arrays);
+  const input = unnamedInput(selfAttentionInput(arrays));
   const first = readFeaturesFirst(input);
   const st = newState(first.arrays, heads);
   if (st) {
@@ -1211,6 +1305,7 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
     const role = layoutRole(key);
     if (role?.kind === 'fused') readFused(st, key, role.grad);
   }
+  joinHeadBiases(st);
   readBiases(st);
   readSplitResults(st);
   inferHeads(st);

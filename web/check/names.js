@@ -98,6 +98,11 @@ const ALIASES = Object.freeze({
   labels: 'target',
   attentionweights: 'att',
   attnprobs: 'att',
+  probs: 'att', // the attention's probabilities
+  attentionprobs: 'att',
+  attentionprobabilities: 'att',
+  attnmap: 'att',
+  attentionmap: 'att',
   logits: 'scores',
   attnlogits: 'scores',
   attentionlogits: 'scores',
