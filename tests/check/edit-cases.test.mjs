@@ -340,6 +340,19 @@ const LOOP_CASES = [
       '        acc = {k: g[k] + (acc[k] if step else 0) for k in ("dWq", "dWk", "dWv", "dWo")}\n' +
       '        g = dict(g, **acc)\n',
     id: 'loop-gradients-accumulated',
+    says: /never reset: each step uses the sum of every step’s gradients so far/,
+  },
+  {
+    // a check pass's backward before the loop, at the same weights, left in the sum
+    name: 'gradients-never-reset-after-a-check-pass',
+    find: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    replace:
+      '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n' +
+      '        acc = {k: g[k] * (2 if step == 0 else 1) + (acc[k] if step else 0)\n' +
+      '               for k in ("dWq", "dWk", "dWv", "dWo")}\n' +
+      '        g = dict(g, **acc)\n',
+    id: 'loop-gradients-accumulated',
+    says: /already held the gradients of a backward run before the loop/,
   },
   {
     name: 'ascent',

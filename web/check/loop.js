@@ -75,7 +75,10 @@ export function unroll(ctx, edit = null, limit = Infinity) {
   let first = null; // the first step's gradients (never recomputed)
   for (let k = 0; k < steps; k++) {
     const { loss, g } = lossAndGrads(ctx, W, edit);
-    acc = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, addInto(acc?.[`d${w}`], g[`d${w}`])]));
+    // (a backward run before the loop at the same weights, `prior` times, is in the sum too)
+    const runs = k === 0 ? 1 + (edit?.prior ?? 0) : 1;
+    const gk = (w) => (runs === 1 ? g[`d${w}`] : g[`d${w}`].map((x) => runs * x));
+    acc = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, addInto(acc?.[`d${w}`], gk(w))]));
     first ??= g;
     const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
     last = g;
@@ -182,6 +185,16 @@ const LOOP_EDITS = Object.freeze([
     text: 'the gradients are never reset: each step uses the sum of every step’s gradients so far',
     line: 'the gradients computed afresh at each step (zero_grad before the backward)',
   },
+  ...[1, 2].map((prior) => ({
+    id: 'loop-gradients-accumulated',
+    gradients: 'accumulated',
+    prior,
+    text:
+      'the gradients are never reset, and they already held the gradients of ' +
+      `${prior === 1 ? 'a backward' : `${prior} backward calls`} run before the loop at the ` +
+      'same weights (a check pass): each step uses the sum of all of them so far',
+    line: 'the gradients computed afresh at each step (zero_grad before the backward)',
+  })),
   {
     id: 'loop-gradients-stale',
     gradients: 'first',
