@@ -550,6 +550,34 @@ test('bad input throws one clear Error', () => {
     assert.deepEqual([r.rows, r.missing], [[], [name]]);
     assert.match(r.notes.at(-1), new RegExp(`^Not checked: .*missing: ${name} `));
   }
+  // matrices none of whose names is read: a layer in words of its own, said as not checked
+  const unread = checkNotebook(mha, { foo: a.X, bar: a.Wq }, { heads: 3 });
+  assert.match(unread.notes.at(-1), /^Not checked: nothing of your layer was read; missing: X/);
+  // an array read as dY by another name, of another shape: left out, said; an exact dY throws
+  const odd = { data: new Float64Array(a.X.data.length), shape: [2, 3, 5, 4] };
+  const grad = checkNotebook(
+    mha,
+    { ...without(without(a, 'dY'), 'target'), 'out.grad': odd },
+    { heads: 3 },
+  );
+  assert.ok(grad.notes.includes('out.grad (2, 3, 5, 4) not read as dY: dY is shaped like X'));
+  // two names of Y, as many rows matching and as many off under each: the course's own name
+  // in another case (y) is used over another word for it (o, here a (B, h, T, hs) array)
+  assert.ok(a.Y, 'the notebook saves Y');
+  const yy = {
+    ...without(a, 'Y'),
+    y: copy(
+      a.Y,
+      a.Y.data.map((x) => x + 1),
+    ),
+    o: odd,
+  };
+  const two = checkNotebook(mha, yy, { heads: 3 });
+  assert.ok(
+    two.notes.some((n) => /^y and o both name Y: y was used, the course's own name Y/.test(n)),
+    two.notes.join('\n'),
+  );
+  assert.equal(two.rows.find((r) => r.name === 'Y').status, 'differs');
   // nothing of a layer at all: the one error says what to save
   assert.throws(
     () => checkNotebook(mha, { foo: a.X }, { heads: 3 }),

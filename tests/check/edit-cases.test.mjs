@@ -45,6 +45,29 @@ const CASES = [
     says: /^You computed att = e \/ e\.sum\(axis=-2, keepdims=True\); the course uses att = softmax\(scores, axis=-1\)\.$/,
   },
   {
+    // the array saved as scores is the softmax's output (att not saved)
+    name: 'scores-holding-att',
+    find: '    att = e / e.sum(axis=-1, keepdims=True)',
+    replace: '    att = e / e.sum(axis=-1, keepdims=True)\n    scores = att',
+    drop: ['att'],
+    row: 'scores',
+    id: 'overwritten',
+    says: /^Your scores are the course's att, which is computed from it/,
+  },
+  {
+    // the softmax backward multiplies datt in place: the file's datt holds datt * att
+    name: 'datt-multiplied-in-place',
+    find: '    dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: [
+      '    g = datt',
+      '    g *= att',
+      '    dscores = g - att * g.sum(axis=-1, keepdims=True)',
+    ].join('\n'),
+    row: 'datt',
+    id: 'overwritten',
+    says: /^Your datt holds datt \* att, a part of the line that computes dscores/,
+  },
+  {
     // the softmax shifts the scores in place: the file's scores hold scores minus each row's max
     name: 'scores-shifted-in-place',
     find: 'e = np.exp(scores - scores.max(axis=-1, keepdims=True))',
@@ -504,6 +527,43 @@ const LOOP_CASES = [
     layer: 'att',
   },
 ];
+
+// A loss of another convention, half the mean of the squares with its own gradient: the course's
+// training read so (every training row a match, said), and a mistake of the loop beside it named
+// as the edit of that loop. Only the training arrays are saved (the single step's loss and dY
+// are the check's other rows).
+test('the loss as half the mean of the squares: a reading of the loop, with an edit or not', () => {
+  const half = [
+    ['    loss = np.mean((Y - target) ** 2)', '    loss = 0.5 * np.mean((Y - target) ** 2)'],
+    ['    dY = 2 * (Y - target) / Y.size', '    dY = (Y - target) / Y.size'],
+  ];
+  const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: true, seed: 11 };
+  const drop = [...RESULTS, 'dconcat', 'dheadout', 'dV', 'datt', 'dscores', 'dQ', 'dK'];
+  const more = ['dWq', 'dWk', 'dWv', 'dX'];
+  const cases = [
+    { name: 'half-mse', find: half.map(([a]) => a), replace: half.map(([, b]) => b) },
+    {
+      name: 'half-mse-wk-with-dwq',
+      find: [...half.map(([a]) => a), 'Wk = Wk - lr * g["dWk"]'],
+      replace: [...half.map(([, b]) => b), 'Wk = Wk - lr * g["dWq"]'],
+    },
+  ].map((c) => ({ ...c, sizes, drop: [...drop, ...more] }));
+  withNotebooks(cases, (load) => {
+    const right = checkNotebook(mha, load('half-mse'), { heads: 2, causal: true }).rows;
+    const training = right.filter((r) => r.name === 'losses' || r.name.endsWith('_after'));
+    assert.equal(training.length, 5);
+    for (const r of training) {
+      assert.equal(r.status, 'match', `${r.name}: ${r.diagnosis?.message}`);
+      assert.match(r.note, /read with your loss, half the mean of the squares/, r.name);
+    }
+    const wrong = checkNotebook(mha, load('half-mse-wk-with-dwq'), { heads: 2, causal: true });
+    const flagged = wrong.rows.filter((r) => r.status === 'differs');
+    assert.equal(flagged[0]?.name, 'losses');
+    assert.equal(flagged[0].diagnosis.id, 'loop-other-gradient', flagged[0].diagnosis.message);
+    assert.match(flagged[0].diagnosis.message, /Wk is updated with dWq.*read with your loss, half/);
+    assert.doesNotMatch(flagged[0].diagnosis.message, /differ from step 0/);
+  });
+});
 
 test('one hand-written mistake in the training loop: named at losses, the rest following', () => {
   const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };

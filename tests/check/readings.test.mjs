@@ -91,11 +91,25 @@ test("courseName: gradients spelled d, grad, _grad, _grads, dL_d read as the cou
     grad_head_out: 'dheadout',
     d_concat: 'dconcat',
     inputs: 'X',
+    // an autograd's gradient beside its array
+    'x.grad': 'dX',
+    'out.grad': 'dY',
+    'grad.attn': 'datt',
+    'Wq.grad': 'dWq',
+    // the heads joined
+    cat: 'concat',
+    dE_dY: 'dY',
+    dE_dTokens: 'dX',
+    tokens: 'X',
+    merged_heads: 'concat',
   };
   for (const [key, want] of Object.entries(cases)) assert.equal(courseName(key), want, key);
   // no gradient in the course (loss, target), a gradient's gradient, a mark alone, a lesson-1
   // head, a mark inside the name: not read
   for (const key of ['loss_grad', 'dloss', 'd_target', 'grad_dWq', 'dWq_grads', 'grad', 'd']) {
+    assert.equal(courseName(key), null, key);
+  }
+  for (const key of ['loss.grad', 'dX.grad', 'grad.target', 'query.grad']) {
     assert.equal(courseName(key), null, key);
   }
   for (const key of ['grads', 'dL', 'Wq1_grad', 'W_grad_q', 'dropout', 'delta', 'gradient']) {

@@ -125,7 +125,7 @@ function readSizes(found, heads, causal, notes) {
 }
 
 // dY (loss = sum(dY * Y)) or target (the MSE loss): the same shape as X
-function readLoss(found, sizes, inputs) {
+function readLoss(found, sizes, inputs, notes) {
   if (!found.target && !found.dY) return null;
   const name = found.target ? 'target' : 'dY';
   const a = asArray(name, found[name].array);
@@ -133,6 +133,13 @@ function readLoss(found, sizes, inputs) {
   const ok = [inputs.X.shape, [sizes.B, sizes.T, sizes.C], rows].some(
     (shape) => shape.length === a.shape.length && shape.every((d, i) => d === a.shape[i]),
   );
+  // (an array read as dY or target by another name, of another shape, is another array: left)
+  const { key } = found[name];
+  if (!ok && key !== name) {
+    notes.push(`${key} ${shapeText(a.shape)} not read as ${name}: ${name} is shaped like X`);
+    delete found[name];
+    return readLoss(found, sizes, inputs, notes);
+  }
   if (!ok) {
     throw new Error(
       `${FN}: ${name} has shape ${shapeText(a.shape)}; expected ${shapeText(inputs.X.shape)} ` +
@@ -961,24 +968,38 @@ function namesReading(mha, arrays, options) {
       } catch {
         // (this reading cannot be checked)
       }
-      const count = (status) => (r ? r.rows.filter((row) => row.status === status).length : -1);
-      return { key, rest, match: count('match'), differs: count('differs') };
+      const count = (...st) => (r ? r.rows.filter((row) => st.includes(row.status)).length : -1);
+      // (a row of another shape is a reading that fits worse, as a row that differs)
+      const exact = key.toLowerCase() === name.toLowerCase();
+      return { key, rest, exact, match: count('match'), differs: count('differs', 'shape') };
     });
-    tried.sort((a, b) => b.match - a.match || a.differs - b.differs);
+    // (more rows that match, then fewer that differ, then the course's spelling in another case)
+    tried.sort((a, b) => b.match - a.match || a.differs - b.differs || b.exact - a.exact);
     const [win, next] = tried;
-    if (win.match < 0 || (win.match === next.match && win.differs === next.differs)) continue;
+    const tie = win.match === next.match && win.differs === next.differs;
+    if (win.match < 0 || (tie && win.exact === next.exact)) continue;
     const others = keys.filter((k) => k !== win.key);
     best = {
       arrays: win.rest,
       notes: [
         ...best.notes,
-        `${keys.join(' and ')} ${keys.length > 2 ? 'all' : 'both'} name ${name}: ${win.key} was used, under which more of your ` +
-          `arrays match (${win.match}, against ${next.match} with ${next.key}); ` +
-          `${others.join(', ')} left out`,
+        `${keys.join(' and ')} ${keys.length > 2 ? 'all' : 'both'} name ${name}: ${win.key} was used, ` +
+          `${whyUsed(win, next, name)}; ${others.join(', ')} left out`,
       ],
     };
   }
   return best;
+}
+
+// why one reading of a name won over the next
+function whyUsed(win, next, name) {
+  if (win.match > next.match) {
+    return `under which more of your arrays match (${win.match}, against ${next.match} with ${next.key})`;
+  }
+  if (win.differs < next.differs) {
+    return `under which fewer of your arrays differ or have another shape (${win.differs}, against ${next.differs} with ${next.key})`;
+  }
+  return `the course's own name ${name} in another case (with ${next.key} as many of your arrays match)`;
 }
 
 function checkHeads(mha, arrays, options) {
@@ -1122,12 +1143,14 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   notes.unshift(...adapted.notes);
   const lacking = ['X', ...WEIGHTS].filter((n) => !found[n]);
   const readAny = Object.values(adapted.reading?.read ?? {}).some((keys) => keys.length);
-  const holdsLayer = Object.keys(found).length > 0 || readAny;
+  // (several matrices or larger, though none read by name: a layer saved in words of its own)
+  const matrices = Object.values(arrays).filter((a) => a?.shape?.length >= 2).length;
+  const holdsLayer = Object.keys(found).length > 0 || readAny || matrices >= 2;
   if (lacking.length && holdsLayer) return notChecked(adapted, lacking, { notes, unknown, causal });
   const { inputs, sizes } = withReading(adapted, () =>
     readSizes(found, adapted.heads ?? heads, causal, notes),
   );
-  sizes.loss = readLoss(found, sizes, inputs);
+  sizes.loss = readLoss(found, sizes, inputs, notes);
   sizes.lr = savedLr(adapted.arrays);
   const layer = createLayer(mha, inputs, sizes);
   const plan = tensorPlan(mha);

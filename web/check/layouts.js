@@ -127,7 +127,53 @@ function plainRole(n) {
  * biases are not read.
  */
 export function layoutRole(key) {
-  return roleOfNorm(norm(key));
+  return roleOfNorm(norm(key)) ?? moduleRole(key);
+}
+
+// A module's parameter by its path's words (linear_wq.weights, query_weights.W, attn.weight,
+// concat_weights.b, value_proj.kernel.grad): the part that says weight or bias, the module before
+// it named by one projection word once generic words are dropped; null otherwise
+const GRAD_PART = /^(grad|grads|gradient|gradients)$/;
+const KIND_PART = { weight: 'weight', weights: 'weight', w: 'weight', kernel: 'weight' };
+Object.assign(KIND_PART, { bias: 'bias', biases: 'bias', b: 'bias' });
+const GENERIC_WORDS = new Set(['linear', 'lin', 'proj', 'projection', 'layer', 'dense', 'fc']);
+['weights', 'weight', 'w', 'matrix', 'mat', 'self', 'module', 'param', 'params'].forEach((w) =>
+  GENERIC_WORDS.add(w),
+);
+const MODULE_WORDS = {
+  ...Object.fromEntries(
+    Object.entries(PROJECTION_WORDS).flatMap(([x, words]) =>
+      [...words, `${words.at(-1)}s`, `w${x}`].map((w) => [w, x]),
+    ),
+  ),
+  queries: 'q',
+  keys: 'k',
+  values: 'v',
+  concat: 'o', // the projection after the heads are joined
+};
+const FUSED_WORDS = new Set(['qkv', 'wqkv', 'attn', 'attention', 'inproj']);
+function moduleRole(key) {
+  const parts = String(key).split(/[./]/).filter(Boolean);
+  let grad = parts.length > 1 && GRAD_PART.test(parts[0].toLowerCase());
+  if (grad) parts.shift();
+  if (parts.length > 1 && GRAD_PART.test(parts.at(-1).toLowerCase())) {
+    grad = true;
+    parts.pop();
+  }
+  const kind = KIND_PART[parts.at(-1)?.toLowerCase()];
+  const module = parts.at(-2);
+  if (!kind || module == null) return null;
+  const words = module
+    .split(/_|-|(?<=[a-z])(?=[A-Z])/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w && !GENERIC_WORDS.has(w));
+  if (words.length !== 1) return null;
+  const [word] = words;
+  if (kind === 'weight' && FUSED_WORDS.has(word)) return { kind: 'fused', grad };
+  const x = MODULE_WORDS[word];
+  if (!x) return null;
+  if (kind === 'bias') return grad ? null : { kind: 'bias', name: `b${x}`, grad: false };
+  return { kind: 'weight', name: `${grad ? 'd' : ''}W${x}`, grad };
 }
 
 // layoutRole of a name already lower-cased without '_' and module path
@@ -484,7 +530,12 @@ function unnamedInput(arrays) {
     layoutRole(key) == null &&
     headKeyOf(key) == null &&
     headOf(key, 'bias') == null;
-  const found = Object.entries(arrays).filter(fits);
+  // (not a gradient beside another array: x.grad, grad_h, dh)
+  const keys = Object.keys(arrays);
+  const gradient = (k) =>
+    /[./]grad$|^grad[./]/i.test(k) ||
+    keys.some((o) => o !== k && gradientBases(norm(k)).includes(norm(o)));
+  const found = Object.entries(arrays).filter((e) => fits(e) && !gradient(e[0]));
   if (found.length !== 1) return arrays;
   const [[key, X]] = found;
   const out = Object.fromEntries(Object.entries(arrays).filter(([k]) => k !== key));
@@ -823,7 +874,16 @@ function loneWeightAsWo(st) {
   const square = (k) =>
     !st.used.has(k) && isArray(st.arrays[k]) && sameShape(st.arrays[k].shape, [C, C]);
   const free = Object.keys(st.arrays).filter(square);
-  const gradOf = (k, key) => k !== key && gradientBases(norm(k)).includes(norm(key));
+  // (k the gradient of key: grad_W of W, or in key's module a gradient of its weight, linear.dE_dW)
+  const modulePath = (k) => k.split(/[./]/).slice(0, -1).join('.');
+  const weightGrad = (k) => {
+    const last = k.split(/[./]/).at(-1).toLowerCase().replaceAll('_', '');
+    return gradientBases(last).some((b) => ['w', 'weight', 'weights', 'kernel'].includes(b));
+  };
+  const gradOf = (k, key) =>
+    k !== key &&
+    (gradientBases(norm(k)).includes(norm(key)) ||
+      (weightGrad(k) && modulePath(k) !== '' && modulePath(k) === modulePath(key)));
   const generic = free.filter((k) => GENERIC_WEIGHT.test(k));
   // else a (C, C) array the file names in words of its own (output_dense.kernel), not a gradient
   const unnamed = free.filter(
@@ -831,6 +891,7 @@ function loneWeightAsWo(st) {
       courseName(k) == null &&
       layoutRole(k) == null &&
       !free.some((w) => gradOf(k, w)) &&
+      !weightGrad(k) &&
       st.arrays[k].data.some((v) => !Number.isInteger(v)), // (a mask is 0s and 1s)
   );
   const lone = generic.length ? generic : unnamed;

@@ -51,11 +51,24 @@ function updated(ctx, W, G, w, rule = { c: 1 }, done = {}) {
   return rule.f32 ? out.map(Math.fround) : out;
 }
 const addInto = (acc, g) => (acc ? acc.map((x, i) => x + g[i]) : Float64Array.from(g));
+// the backward calls whose gradients the first step's sum holds: its own and those run before
+// the loop
+const runsBefore = (edit) => 1 + (edit?.prior ?? 0);
+// the gradients summed so far with this step's, `runs` times (a backward run before the loop at
+// the same weights is in the sum too)
+const accumulated = (acc, g, runs) =>
+  Object.fromEntries(
+    WEIGHTS.map((w) => {
+      const gw = runs === 1 ? g[`d${w}`] : g[`d${w}`].map((x) => runs * x);
+      return [`d${w}`, addInto(acc?.[`d${w}`], gw)];
+    }),
+  );
 
 // the loss step k records: its own, after the update (lossAfter), the first's (lossStale), times
 // a size (lossScale)
 function recorded(ctx, edit, { loss, next, first }) {
   let out = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
+  if (ctx.lossScale) out *= ctx.lossScale;
   if (edit?.lossStale && first !== undefined) out = first;
   return edit?.lossScale ? out * edit.lossScale : out;
 }
@@ -75,10 +88,7 @@ export function unroll(ctx, edit = null, limit = Infinity) {
   let first = null; // the first step's gradients (never recomputed)
   for (let k = 0; k < steps; k++) {
     const { loss, g } = lossAndGrads(ctx, W, edit);
-    // (a backward run before the loop at the same weights, `prior` times, is in the sum too)
-    const runs = k === 0 ? 1 + (edit?.prior ?? 0) : 1;
-    const gk = (w) => (runs === 1 ? g[`d${w}`] : g[`d${w}`].map((x) => runs * x));
-    acc = Object.fromEntries(WEIGHTS.map((w) => [`d${w}`, addInto(acc?.[`d${w}`], gk(w))]));
+    acc = accumulated(acc, g, k === 0 ? runsBefore(edit) : 1);
     first ??= g;
     const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
     last = g;
@@ -421,6 +431,31 @@ function lossScaleEdits(ctx, course) {
     }));
 }
 
+// Losses of another convention than the course's mean of the squares, the gradient taken of that
+// loss: not a mistake but a reading (the rows compared with the loop replayed with it, said)
+const LOSS_CONVENTIONS = Object.freeze([
+  {
+    id: 'loss-half-mse',
+    scale: 0.5, // on each loss and on each step
+    text:
+      'read with your loss, half the mean of the squares (loss = 0.5 * np.mean((Y - target) ** ' +
+      '2)) with its own gradient dY = (Y - target) / Y.size: each loss and each step half the ' +
+      'course’s',
+  },
+]);
+
+// The loop's context read with each convention the first saved loss shows
+function conventionReadings(ctx, course) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  const k = o && course.losses.length ? o.data[0] / course.losses[0] : NaN;
+  return LOSS_CONVENTIONS.filter((c) => Math.abs(k / c.scale - 1) < 1e-6).map((convention) => ({
+    ...ctx,
+    convention,
+    lr: ctx.lr * convention.scale,
+    lossScale: convention.scale,
+  }));
+}
+
 // The readings of the saved W_after: the weights after the whole run, else after its first step
 const readingsOf = (ctx) =>
   ctx.steps > 1 && ctx.observed.some((o) => o.name !== 'losses') ? ['last', 'first'] : ['last'];
@@ -437,6 +472,12 @@ export function searchLoop(ctx) {
   const readings = readingsOf(ctx);
   const proven = (run) => readings.find((at) => run && reproduces(ctx, run, at));
   if (proven(course)) return { edit: null, at: proven(course) };
+  // (a loss of another convention, its gradient with it: the course's loop, or an edit of it,
+  // read so)
+  for (const read of ctx.convention ? [] : conventionReadings(ctx, course)) {
+    const found = searchLoop(read);
+    if (found) return { ...found, ctx: read };
+  }
   const anyAfter = ctx.observed.some((o) => o.name !== 'losses');
   const shown = (ctx.shown ?? []).map((x) => x / ctx.lr);
   // (a factor near 0 is a weight not updated, found as such)
@@ -517,36 +558,50 @@ function savedSteps(arrays, key) {
 export function explainLoop(training, { arrays, keys, sizes, inputs, causes, root }) {
   const rows = training.rows;
   const differing = rows.filter((r) => r.status === 'differs');
-  const lr = training.lr;
   if (!replayable(training, differing, sizes, inputs)) return;
   const compared = rows.filter((r) => r.yours && (r.status === 'match' || r.status === 'differs'));
   const ctx = loopContext(training, compared, { arrays, keys, sizes, inputs, causes });
-  const { steps } = ctx;
   const found = searchLoop(ctx);
   if (found === null && differing[0].diagnosis?.facts !== undefined) {
     differing[0].diagnosis.message += ` ${RULED_OUT}`;
   }
-  if (found && !found.edit && !root && causes.size) {
-    readWithLayer(ctx, found.at, differing, arrays, keys);
-    return;
-  }
+  const convention = found?.ctx?.convention;
+  if (readAsLayer(found, ctx, { root, causes, differing, arrays, keys })) return;
   if (!found || (!found.edit && !root)) return;
   const keyOf = (r) => keys[r.name] ?? r.name;
-  const savedList = savedText(compared, keyOf, found.at);
-  const [first, ...rest] = differing;
   const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
-  const replay = `replayed from your initial weights for ${steps} step${steps === 1 ? '' : 's'} (lr = ${num(lr.value)})`;
+  const replay = `${replayText(ctx.steps, training.lr.value)}${withLayer}`;
   if (!found.edit) {
     for (const r of differing) {
       r.diagnosis = {
         id: 'follows-from',
-        message: `follows from ${root}: the course's training loop, ${replay}${withLayer}, reproduces your ${keyOf(r)}.`,
+        message: `follows from ${root}: the course's training loop, ${replay}, reproduces your ${keyOf(r)}.`,
       };
     }
     return;
   }
-  nameEdit(found, { first, rest, keyOf, savedList, replay: replay + withLayer });
+  const [first, ...rest] = differing;
+  // (the first loss's difference is the convention's, not the edit's)
+  if (convention && first.diagnosis?.facts !== undefined) first.diagnosis.facts = undefined;
+  const savedList = savedText(compared, keyOf, found.at);
+  const read = convention ? `, ${convention.text}` : '';
+  nameEdit(found, { first, rest, keyOf, savedList, replay: replay + read });
 }
+
+// The course's loop read with the layer's biases or a loss of another convention reproducing the
+// training rows: each compared again with it, said (true), or false
+function readAsLayer(found, ctx, { root, causes, differing, arrays, keys }) {
+  const convention = found?.ctx?.convention;
+  if (!found || found.edit || root || !(causes.size || convention)) return false;
+  const note = convention
+    ? `compared with the course's loop ${convention.text}`
+    : "compared with the course's loop replayed with your layer's biases";
+  readWith(unroll(found.ctx ?? ctx), note, found.at, differing, { arrays, keys });
+  return true;
+}
+
+const replayText = (steps, lr) =>
+  `replayed from your initial weights for ${steps} step${steps === 1 ? '' : 's'} (lr = ${num(lr)})`;
 
 // Whether the loop can be replayed for these rows: some differ (and no row named already that
 // the saved initial weights are the trained ones), one lr for every step, the MSE loss
@@ -592,16 +647,14 @@ function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
   }
 }
 
-// The training rows of a layer read with its biases (no differing row of the layer left): each
-// compared again with the course's loop replayed with them, a match said in its note
-function readWithLayer(ctx, at, differing, arrays, keys) {
-  const run = unroll(ctx);
+// The training rows read with the layer's biases or a loss of another convention (no differing
+// row of the layer left): each compared again with `run`, the loop replayed so, said in its note
+function readWith(run, note, at, differing, { arrays, keys }) {
   const W = at === 'first' ? run.W1 : run.W;
   for (const r of differing) {
     const expected = r.name === 'losses' ? run.losses : W[r.name.replace('_after', '')];
     const array = arrays[keys[r.name]];
     if (!array || !expected) continue;
-    const note = "compared with the course's loop replayed with your layer's biases";
     const again = comparedRow(r.name, { ...array, data: r.yours, shape: r.shape }, expected, {
       note: [r.note, note].filter(Boolean).join('; '),
     });

@@ -80,6 +80,10 @@ const ALIASES = Object.freeze({
   src: 'X',
   data: 'X',
   embeddings: 'X',
+  tokens: 'X', // a vision transformer's patch tokens
+  inputtokens: 'X',
+  outtokens: 'Y',
+  outputtokens: 'Y',
   inputembedding: 'X',
   inputembeddings: 'X',
   hiddenstates: 'X',
@@ -108,6 +112,12 @@ const ALIASES = Object.freeze({
   attentionlogits: 'scores',
   context: 'headout', // the heads' outputs (att @ V), then joined
   contextcombined: 'concat',
+  cat: 'concat', // the heads joined (np.concatenate, torch.cat)
+  concatenated: 'concat',
+  concatheads: 'concat',
+  headsconcat: 'concat',
+  merged: 'concat',
+  mergedheads: 'concat',
   contextconcat: 'concat',
   projq: 'Q', // the projections, named by what made them
   projk: 'K',
@@ -142,7 +152,7 @@ const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad', 'derivatives', 
  */
 export function gradientBases(key) {
   const out = [];
-  const dl = /^(?:dloss|dl)d(.+)$/.exec(key); // dL_dX: the gradient of X
+  const dl = /^(?:dloss|dl|derror|de)d(.+)$/.exec(key); // dL_dX, dE_dX: the gradient of X
   if (dl) out.push(dl[1]);
   for (const p of GRAD_PREFIXES) {
     if (key.length > p.length && key.startsWith(p)) out.push(key.slice(p.length));
@@ -177,6 +187,12 @@ function gradientName(key) {
  * Wq_grad, dL_dX, d_input -> dWq, dWq, dWq, dX, dX).
  */
 export function courseName(name) {
+  // an autograd's gradient beside its array: x.grad, out.grad (grad.x)
+  const path = /^(?:grad[./](.+)|(.+)[./]grad)$/i.exec(String(name));
+  if (path) {
+    const base = courseName(path[1] ?? path[2]);
+    return base && !isGradient(base) && ALL_NAMES.includes(`d${base}`) ? `d${base}` : null;
+  }
   const key = keyOf(String(name));
   const direct = plainName(key) ?? gradientName(key);
   if (direct != null) return direct;

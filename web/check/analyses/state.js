@@ -5,6 +5,7 @@
 // arrays: the exact values, the rest of the array the course's.
 
 import { layoutOf, shapeOf } from './layout.js';
+import { PROGRAM_NODES, evaluate, print, program } from '../program.js';
 
 // the nodes computed from node (its children, theirs …)
 function descendants(pipe, node) {
@@ -43,7 +44,95 @@ export function overwrittenAnalysis(ctx) {
         `${ctx.name}.copy() before); the course computes ${ctx.courseLine}.`,
     };
   }
+  return laterInPlace(ctx) ?? laterStep(ctx, later);
+}
+
+// Yours is the course's value of a later step computed from it (the array saved as scores is the
+// softmax's att): saved under this name after the later line replaced it, or the wrong array
+// given this name
+function laterStep(ctx, later) {
+  for (const n of later) {
+    if (layoutOf(n) !== layoutOf(ctx.node) || ctx.savedValue(n)) continue;
+    const value = valueOf(ctx, n);
+    if (!value || value.length !== ctx.yours.length || !ctx.reproduces(value)) continue;
+    return {
+      id: 'overwritten',
+      message:
+        `Your ${ctx.name} ${isAre(ctx.name)} the course's ${n}, which is computed from it: the ` +
+        `array saved as ${ctx.name} holds a later step's values (${n} computed into it in ` +
+        `place, or the name given to ${n}). Save ${ctx.name} as it is before ${n} is computed ` +
+        `from it; the course computes ${ctx.courseLine}.`,
+    };
+  }
   return null;
+}
+// node n's value in the check, or null when it has none
+function valueOf(ctx, n) {
+  try {
+    return ctx.pipeValue(n);
+  } catch {
+    return null;
+  }
+}
+const isAre = (name) => (/[^s]s$/.test(name) ? 'are' : 'is');
+
+// An elementwise part of a later line that reads this array directly (g = datt; g *= att inside
+// dscores' line: datt * att), computed into the array itself: yours holds that part's value,
+// evaluated from the course's value of this step and the other arrays as they are
+const ELEMENTWISE = new Set(['mul', 'add', 'sub', 'div', 'exp', 'square']);
+function laterInPlace(ctx) {
+  const { node, s, pipe } = ctx;
+  const shape = shapeOf(node, s);
+  const at = PROGRAM_NODES.indexOf(node);
+  if (at < 0 || !shape) return null;
+  const reads = (t) => ['a', 'b'].some((k) => t[k]?.op === 'name' && t[k].name === node);
+  for (const later of PROGRAM_NODES.slice(at + 1)) {
+    const statements = program(later, s);
+    if (!statements || !pipe.nodes[later]) continue;
+    for (const st of statements) {
+      for (const t of subtrees(st.expr)) {
+        if (!ELEMENTWISE.has(t.op) || !reads(t)) continue;
+        const value = evaluateWith(t, ctx, shape);
+        if (!value || value.length !== ctx.yours.length || !ctx.reproduces(value)) continue;
+        const part = print(t);
+        return {
+          id: 'overwritten',
+          message:
+            `Your ${ctx.name} holds ${part}, a part of the line that computes ${later} ` +
+            `(${later} = ${print(st.expr)}), computed in place into ${ctx.name} (g = ` +
+            `${ctx.name} then g *= …, or an operation with out=${ctx.name}) after ${ctx.name} ` +
+            `was computed, so the file holds that later value. Work on a copy (${ctx.name}.copy()) ` +
+            `or a new array; the course computes ${ctx.courseLine}.`,
+        };
+      }
+    }
+  }
+  return null;
+}
+
+function* subtrees(t) {
+  yield t;
+  for (const k of ['a', 'b']) if (t[k]) yield* subtrees(t[k]);
+}
+
+// t's value with this step's array the course's and every other array its value in the check
+function evaluateWith(t, ctx, shape) {
+  const env = {};
+  const names = new Set();
+  for (const u of subtrees(t)) if (u.op === 'name') names.add(u.name);
+  try {
+    for (const n of names) {
+      const sh = shapeOf(n, ctx.s);
+      if (!sh) return null;
+      const data = n === ctx.node ? ctx.local : ctx.pipeValue(n);
+      if (!data) return null;
+      env[n] = { data, shape: sh };
+    }
+    const out = evaluate(t, env, ctx.s);
+    return out.shape.length === shape.length ? out.data : null;
+  } catch {
+    return null;
+  }
 }
 
 // The scores holding a line of the softmax's own, computed from them in place: scores minus each
