@@ -258,6 +258,7 @@ def biased(name):
     W = [rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4)]
     b = [0.3 * rng.standard_normal(C) for _ in range(4)]
     with_bo = name == "biased-y-only"
+    out_in = name == "biased-out-in"  # the weights saved (out, in), used as x @ W.T + b
     q, k, v = (X @ w + bb for w, bb in zip(W[:3], b[:3]))
     heads, maps = [], []
     for i in range(h):
@@ -267,8 +268,9 @@ def biased(name):
         heads.append(a @ v[..., cols])
     Y = np.concatenate(heads, axis=-1) @ W[3] + (b[3] if with_bo else 0)
     target = rng.standard_normal((B, T, C))
-    arrays = dict(X=X, W_q=W[0], W_k=W[1], W_v=W[2], W_o=W[3], b_q=b[0], b_k=b[1], b_v=b[2],
-                  out=Y, target=target, loss=np.mean((Y - target) ** 2))
+    saved = [w.T for w in W] if out_in else W
+    arrays = dict(X=X, W_q=saved[0], W_k=saved[1], W_v=saved[2], W_o=saved[3], b_q=b[0],
+                  b_k=b[1], b_v=b[2], out=Y, target=target, loss=np.mean((Y - target) ** 2))
     if with_bo:
         arrays["b_o"] = b[3]
     else:
@@ -425,6 +427,7 @@ RUNS = {
     "single-head-one-item": single_head,
     "biased-y-only": biased,
     "biased-att": biased,
+    "biased-out-in": biased,
     "heads-unset": heads_unset,
 }
 

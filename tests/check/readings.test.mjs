@@ -455,6 +455,21 @@ test('biases applied in the forward though Q, K, V are not saved: a reading, sai
   assert.notEqual(none.rows.find((r) => r.name === 'Y').diagnosis?.id, 'bias');
 });
 
+// Course-named weights stored (out, in) beside biases: the course's convention first, so the
+// transpose with the file's biases is the forward's mistake, named at the first row (att, whose
+// Q and K are not saved); read (out, in) by the student's choice, every row matches.
+test('course-named (out, in) weights with biases: the transpose and biases named as one', () => {
+  const file = load('biased-out-in');
+  const r = checkNotebook(mha, file, { heads: 3 });
+  const att = r.rows.find((row) => row.name === 'att');
+  assert.equal(att.status, 'differs');
+  assert.equal(att.diagnosis.id, 'weights-transposed', att.diagnosis.message);
+  assert.match(att.diagnosis.message, /^You computed Q = X @ W_q\.T \+ b_q; K = X @ W_k\.T \+ b_k/);
+  assert.equal(r.weights.offered, 'out-in');
+  const read = checkNotebook(mha, file, { heads: 3, weights: 'out-in' });
+  assertMatches(read, ['att', 'Y', 'loss'], 'biased-out-in read (out, in)');
+});
+
 // One head's maps without the head axis, checked with h = 2 set: the reading of one head is used
 // when it explains more of the file, and said; a 2-head layer's maps averaged over its heads (no
 // head's) are not read so.

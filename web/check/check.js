@@ -508,15 +508,24 @@ function withBiases(item, pipe, state, { opts, from }) {
     ([b, n]) => state.biases[b] && reach.has(n) && !state.causes.has(n),
   );
   if (!sites.length) return null;
-  const extra = new Map(
-    sites.map(([b, site]) => {
-      const bias = state.biases[b];
-      const step = pipe.nodes[site].step;
-      const fn = (p) => step(p).map((v, i) => v + bias[i % bias.length]);
-      return [site, { variant: { id: 'bias', fn }, param: b }];
-    }),
-  );
-  if (!agrees(array.data, pipe.step(node, extra), opts)) return null;
+  const biased = (transB) =>
+    new Map(
+      sites.map(([b, site]) => {
+        const bias = state.biases[b];
+        const step = transB ? transposedStep(site, pipe.s) : pipe.nodes[site].step;
+        const fn = (p) => step(p).map((v, i) => v + bias[i % bias.length]);
+        // (the pipeline keeps values by variant id: each reading its own)
+        return [site, { variant: { id: transB ? 'bias-transposed' : 'bias', fn }, param: b }];
+      }),
+    );
+  let extra = biased(false);
+  if (!agrees(array.data, pipe.step(node, extra), opts)) {
+    // (weights that fit only as X @ W.T, course-named: the transpose with the file's biases)
+    if (state.offered !== 'out-in') return null;
+    extra = biased(true);
+    if (!agrees(array.data, pipe.step(node, extra), opts)) return null;
+    return transposedWithBiases(item, pipe, state, { sites, extra, from });
+  }
   for (const [site, choice] of extra) {
     if (site !== node) pipe.adopt(site, choice);
     state.causes.set(site, choice);
@@ -535,6 +544,40 @@ function withBiases(item, pipe, state, { opts, from }) {
   };
 }
 const SITE_LINES = { Qm: 'Q = X @ Wq', Km: 'K = X @ Wk', Vm: 'V = X @ Wv', Y: 'Y = concat @ Wo' };
+const SITE_OPERANDS = { Qm: ['X', 'Wq'], Km: ['X', 'Wk'], Vm: ['X', 'Wv'], Y: ['concat', 'Wo'] };
+
+// a bias site's step with its weight used as W.T
+function transposedStep(site, s) {
+  const [x, w] = SITE_OPERANDS[site];
+  return (p) => ops.matmul(p[x], p[w], { m: s.N, k: s.C, n: s.C, transB: true });
+}
+
+// The row is the layer with the file's biases and its weights used as X @ W.T (the file's weights
+// course-named, read (in, out): the transpose is the forward's mistake): named, adopted
+function transposedWithBiases(item, pipe, state, { sites, extra, from }) {
+  const { node, row } = item;
+  for (const [site, choice] of extra) {
+    if (site !== node) pipe.adopt(site, choice);
+    state.causes.set(site, choice);
+    state.rootOf.set(site, [row.name]);
+  }
+  state.rootOf.set(node, [row.name]);
+  const key = (n) => state.keyOf.get(n) ?? n;
+  const yours = sites.map(([b, site]) => {
+    const [x, w] = SITE_OPERANDS[site];
+    return `${SITE_LINES[site].split(' = ')[0]} = ${x} @ ${key(w)}.T + ${key(b)}`;
+  });
+  return {
+    id: 'weights-transposed',
+    lines: yours.join('; '),
+    message:
+      `You computed ${yours.join('; ')}, recomputed from your own ${from().join(', ')}: your ` +
+      'weights used as X @ W.T, with your biases. The course computes ' +
+      `${sites.map(([, site]) => SITE_LINES[site]).join('; ')} (weights (in, out), no bias); ` +
+      'if your weights are stored (out, in) on purpose, read them so with the option "weights ' +
+      'stored (out, in)".',
+  };
+}
 
 // The scale mistakes, left to the factor analysis at dQ and dK (catalogued, above)
 const SCALE_IDS = ['missing-scale', 'scale-sqrt-C'];
@@ -678,7 +721,8 @@ export function engineSteps(layer) {
   };
 }
 
-function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf = new Map() }) {
+function diagnose(items, s, args) {
+  const { inputs, expected, layer, plan, biases = {}, keyOf = new Map(), offered = null } = args;
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const pipe = new Pipeline(s, data);
   pipe.seed(expected);
@@ -695,6 +739,7 @@ function diagnose(items, s, { inputs, expected, layer, plan, biases = {}, keyOf 
     causes: new Map(), // node -> { variant, param }: every cause found that can be replayed
     keyOf, // node -> the key of the student's file it was read from
     biases,
+    offered, // 'out-in' when the file's weights fit only as X @ W.T (course-named: a mistake)
   };
   const unnamed = [];
   for (const item of items) {
@@ -968,6 +1013,9 @@ function namesReading(mha, arrays, options) {
       } catch {
         // (this reading cannot be checked)
       }
+      // (a reading that leaves this key out, of another shape, is none)
+      const unread = r?.notes?.some((n) => n.startsWith(`${key} `) && n.includes(' not read as '));
+      if (unread) r = null;
       const count = (...st) => (r ? r.rows.filter((row) => st.includes(row.status)).length : -1);
       // (a row of another shape is a reading that fits worse, as a row that differs)
       const exact = key.toLowerCase() === name.toLowerCase();
@@ -1162,12 +1210,16 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
     rows = built.rows;
     // (the rows' statuses alone: a reading tried; with the file's biases, against their layer)
     if (screen) {
-      return { rows: biasedStatuses(built, sizes, inputs, adapted.biases), sizes };
+      return { rows: biasedStatuses(built, sizes, inputs, adapted.biases), sizes, notes };
     }
     const biases = adapted.biases;
     const keyOf = fileKeys(found, inputs, built.items);
     for (const [b, key] of Object.entries(adapted.biasKeys ?? {})) keyOf.set(b, key);
-    causes = diagnose(built.items, sizes, { inputs, expected, layer, plan, biases, keyOf });
+    const { offered } = adapted;
+    causes = diagnose(built.items, sizes, {
+      ...{ inputs, expected, layer, plan },
+      ...{ biases, keyOf, offered },
+    });
   } finally {
     layer.free();
   }
