@@ -526,12 +526,7 @@ function withBiases(item, pipe, state, { opts, from }) {
     if (!agrees(array.data, pipe.step(node, extra), opts)) return null;
     return transposedWithBiases(item, pipe, state, { sites, extra, from });
   }
-  for (const [site, choice] of extra) {
-    if (site !== node) pipe.adopt(site, choice);
-    state.causes.set(site, choice);
-    state.rootOf.set(site, [row.name]);
-  }
-  state.rootOf.set(node, [row.name]);
+  adoptAll(extra, item, pipe, state);
   const key = (b) => state.keyOf.get(b) ?? b;
   const yours = sites.map(([b, site]) => `${SITE_LINES[site]} + ${key(b)}`);
   return {
@@ -552,16 +547,20 @@ function transposedStep(site, s) {
   return (p) => ops.matmul(p[x], p[w], { m: s.N, k: s.C, n: s.C, transB: true });
 }
 
-// The row is the layer with the file's biases and its weights used as X @ W.T (the file's weights
-// course-named, read (in, out): the transpose is the forward's mistake): named, adopted
-function transposedWithBiases(item, pipe, state, { sites, extra, from }) {
-  const { node, row } = item;
+// extra's choices as the causes of the row, adopted at the steps before it, the row their root
+function adoptAll(extra, { node, row }, pipe, state) {
   for (const [site, choice] of extra) {
     if (site !== node) pipe.adopt(site, choice);
     state.causes.set(site, choice);
     state.rootOf.set(site, [row.name]);
   }
   state.rootOf.set(node, [row.name]);
+}
+
+// The row is the layer with the file's biases and its weights used as X @ W.T (the file's weights
+// course-named, read (in, out): the transpose is the forward's mistake): named, adopted
+function transposedWithBiases(item, pipe, state, { sites, extra, from }) {
+  adoptAll(extra, item, pipe, state);
   const key = (n) => state.keyOf.get(n) ?? n;
   const yours = sites.map(([b, site]) => {
     const [x, w] = SITE_OPERANDS[site];
