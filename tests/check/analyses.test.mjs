@@ -900,6 +900,16 @@ test('nonFiniteAnalysis: counts, the first entry, and a cause only where it is s
   const zeroByZero =
     'every key of that query is masked (-inf), so the softmax divides 0 by 0: each row must ' +
     'keep at least one key (the diagonal: np.triu(..., k=1)).';
+  // an att that is -inf exactly above the diagonal (masked scores saved as att): said so, as
+  // what was measured
+  const scoresAsAtt = att([1, 2, 3, 4], [1.5, -Infinity, 0.2, -0.7], causal);
+  assert.equal(scoresAsAtt.measured, true);
+  assert.match(scoresAsAtt.message, /exactly those above the diagonal.*holds masked scores/);
+  // not so when an entry on or below the diagonal is not finite too
+  assert.doesNotMatch(
+    att([1, 2, 3, 4], [-Infinity, -Infinity, 0.2, -0.7], causal).message,
+    /above the diagonal/,
+  );
   // causal: query 0 sees key 0 only, masked
   const masked = att([-Infinity, 5, 1, 2], [NaN, NaN, 0.3, 0.7], causal);
   assert.equal(masked.measured, false);

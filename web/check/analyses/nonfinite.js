@@ -54,6 +54,16 @@ function softmaxCause(ctx, first) {
   return null;
 }
 
+// -inf exactly above the diagonal of every (T, T) block, finite elsewhere (a causal mask's fill)
+function maskedLikeScores(x, T) {
+  for (let i = 0; i < x.length; i++) {
+    const q = Math.floor(i / T) % T;
+    const above = i % T > q;
+    if (above ? x[i] !== -Infinity : !Number.isFinite(x[i])) return false;
+  }
+  return T > 1;
+}
+
 /**
  * NaN or ±inf in yours where the course's step, from your own arrays, is finite:
  * { id: 'non-finite', message } naming the first entry and, where it can be shown, the cause.
@@ -73,7 +83,12 @@ export function nonFiniteAnalysis(ctx) {
   }
   if (!cause && ctx.node === 'att') cause = softmaxCause(ctx, c.first);
   const proven = cause != null;
-  if (!cause && Number.isNaN(ctx.yours[c.first])) {
+  if (!cause && ctx.node === 'att' && maskedLikeScores(ctx.yours, ctx.s.T)) {
+    cause =
+      'its -inf entries are exactly those above the diagonal, where a causal mask hides the ' +
+      'keys: the array saved as att holds masked scores from before the softmax (its rows are ' +
+      'not weights that sum to 1), not the attention weights';
+  } else if (!cause && Number.isNaN(ctx.yours[c.first])) {
     cause = 'a NaN comes from 0/0, inf − inf or inf × 0 in this step';
   } else if (!cause) {
     cause = 'an inf comes from an overflow or a division by zero in this step';
