@@ -273,6 +273,8 @@ def biased(name):
                   b_k=b[1], b_v=b[2], out=Y, target=target, loss=np.mean((Y - target) ** 2))
     if with_bo:
         arrays["b_o"] = b[3]
+    elif name == "biased-score-att":  # q, k saved, the attention maps under the name score
+        arrays.update(q=q, k=k, score=np.stack(maps, axis=1))
     else:
         arrays["attn"] = np.stack(maps, axis=1)
     return arrays, dict(heads=h, course=dict(Wq=W[0], Wk=W[1], Wv=W[2], Wo=W[3]))
@@ -428,6 +430,7 @@ RUNS = {
     "biased-y-only": biased,
     "biased-att": biased,
     "biased-out-in": biased,
+    "biased-score-att": biased,
     "heads-unset": heads_unset,
 }
 

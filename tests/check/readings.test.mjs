@@ -444,6 +444,18 @@ test('biases applied in the forward though Q, K, V are not saved: a reading, sai
   const aY = a.rows.find((r) => r.name === 'Y');
   assert.equal(aY.status, 'match');
   assert.match(aY.note, /read with your biases \(V = X @ Wv \+ b_v\)/);
+  // q and k saved, the maps as score: that row named for what it holds, the rest read with the
+  // biases (with Q and K not saved, the biases are not adopted before that row: not named)
+  const sa = checkNotebook(mha, load('biased-score-att'), { heads: 3 });
+  const flagged = sa.rows.filter((r) => r.status === 'differs');
+  assert.deepEqual(
+    flagged.map((r) => [r.name, r.diagnosis.id]),
+    [['scores', 'overwritten']],
+  );
+  assert.match(
+    sa.rows.find((r) => r.name === 'Y').note,
+    /read with your biases \(V = X @ Wv \+ b_v\)/,
+  );
   // a mistake beside the biases: no reading, the bias named as before
   const wrong = load('biased-y-only');
   wrong.out = { ...wrong.out, data: wrong.out.data.map((x, i) => (i === 0 ? x + 1 : x)) };

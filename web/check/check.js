@@ -746,7 +746,8 @@ function diagnose(items, s, args) {
       item.row.diagnosis = explain(item, pipe, state);
       if (UNNAMED.has(item.row.diagnosis.id)) unnamed.push({ item, causes: state.causes.size });
     }
-    pipe.provide(item.node, item.array.data);
+    // (an array holding a later step's values is not this step's: later rows read the course's)
+    if (item.row.diagnosis?.id !== 'overwritten') pipe.provide(item.node, item.array.data);
     state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, keyOf.get(item.node) ?? item.row.name);
   }
@@ -787,7 +788,9 @@ function biasReading(items, s, data, state) {
   const causes = [...state.causes.values()];
   if (!causes.length || !causes.every((c) => c.variant.id === 'bias')) return;
   const differing = items.filter((it) => it.row.status === 'differs');
-  if (!differing.every((it) => ['bias', 'follows-from'].includes(it.row.diagnosis?.id))) return;
+  // (an array holding a later step's values is said as it is; the others read with the biases)
+  const read = ['bias', 'follows-from', 'overwritten'];
+  if (!differing.every((it) => read.includes(it.row.diagnosis?.id))) return;
   const pipe = new Pipeline(s, data);
   for (const [site, choice] of state.causes) pipe.adopt(site, choice);
   const names = BIAS_ORDER.filter((b) => state.biases[b]).map((b) => state.keyOf.get(b) ?? b);
