@@ -396,6 +396,10 @@ def module_names(name):
         arrays = {"h0/attn/c_attn/w": np.concatenate([Wq, Wk, Wv], axis=1),
                   "h0/attn/c_attn/b": np.zeros(24), "h0/attn/c_proj/w": Wo, "h": X,
                   "W": L["att"], "out": L["Y"]}
+    elif name == "names-attn-output":       # attn is the layer's output, attn_pattern its maps
+        arrays = {"x": X, "W_q": Wq, "W_k": Wk, "W_v": Wv, "W_o": Wo, "query_vectors": L["Q"],
+                  "attn_scores": L["scores"], "attn_pattern": L["att"], "attn": L["Y"],
+                  "attn.grad": L["dY"]}
     elif name == "names-unnamed-wo":        # the output projection under a name of its own
         arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, merge_dense_kernel=Wo, Y=L["Y"], dY=L["dY"],
                       grad_merge_dense_kernel=L["dWo"], mask=np.ones((8, 8)))
@@ -411,7 +415,7 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
                 "names-self-attention-args", "names-input-affix-context", "names-lone-w",
                 "names-fused-interleaved", "names-state-dict-heads", "names-checkpoint-h",
-                "names-unnamed-wo"]
+                "names-unnamed-wo", "names-attn-output"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

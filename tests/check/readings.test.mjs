@@ -98,6 +98,9 @@ test("courseName: gradients spelled d, grad, _grad, _grads, dL_d read as the cou
     'Wq.grad': 'dWq',
     // the heads joined
     cat: 'concat',
+    attn_scores: 'scores',
+    attention_pattern: 'att',
+    query_vectors: 'Q',
     dE_dY: 'dY',
     dE_dTokens: 'dX',
     tokens: 'X',
@@ -546,7 +549,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 17);
+  assert.equal(runs.length, 18);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -595,6 +598,12 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-checkpoint-h': [
       /h \(2, 4, 8\) read as X: your file's one array of C = 8 columns \(from its weights\) that no name reads/,
       /h0\/attn\/c_attn\/w \(8, 24\) holds Wq, Wk, Wv side by side/,
+    ],
+    'names-attn-output': [
+      /attn \(2, 4, 8\) read as Y: shaped like X, as the layer's output is, where att is \(B, h, T, T\)/,
+      /attn\.grad \(2, 4, 8\) read as dY/,
+      /attn_pattern read as att/,
+      /query_vectors read as Q/,
     ],
     'names-unnamed-wo': [
       /merge_dense_kernel read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), grad_merge_dense_kernel as dWo/,

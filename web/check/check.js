@@ -999,6 +999,9 @@ function namesReading(mha, arrays, options) {
   for (const key of Object.keys(arrays ?? {})) {
     const name = courseName(key);
     if (name == null || key === name) continue;
+    // (an array named att whose last two axes differ is no (T, T) map: the layer's output)
+    const shape = arrays[key]?.shape;
+    if (['att', 'datt'].includes(name) && shape?.at(-1) !== shape?.at(-2)) continue;
     if (!groups.has(name)) groups.set(name, []);
     groups.get(name).push(key);
   }

@@ -824,6 +824,30 @@ function readSplitResults(st) {
   }
 }
 
+// An attention layer's output named for the layer (attn, attention) and shaped like X, where the
+// course's att is (B, h, T, T): read as Y (its gradient as dY) when the file has none, said
+function readOutputsNamedAtt(st) {
+  for (const [from, to] of [
+    ['att', 'Y'],
+    ['datt', 'dY'],
+  ]) {
+    const key = Object.keys(st.arrays).find(
+      (k) =>
+        k !== from &&
+        courseName(k) === from &&
+        isArray(st.arrays[k]) &&
+        sameShape(st.arrays[k].shape, st.X.shape),
+    );
+    if (key == null || owner(st.arrays, to) != null) continue;
+    const a = st.arrays[key];
+    put(st, to, a, [key]);
+    st.notes.push(
+      `${key} ${shapeText(a.shape)} read as ${to}: shaped like X, as the layer's output is, ` +
+        `where ${from} is (B, h, T, T)`,
+    );
+  }
+}
+
 const validHeads = (h, C) => Number.isInteger(h) && h >= 1 && C % h === 0;
 
 // The file's number of heads when its arrays show one and the option differs, said
@@ -1369,6 +1393,7 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
   joinHeadBiases(st);
   readBiases(st);
   readSplitResults(st);
+  readOutputsNamedAtt(st);
   inferHeads(st);
   addIdentityWo(st);
   applyConvention(st);

@@ -110,6 +110,13 @@ const ALIASES = Object.freeze({
   logits: 'scores',
   attnlogits: 'scores',
   attentionlogits: 'scores',
+  attnscores: 'scores',
+  attentionscores: 'scores',
+  attnpattern: 'att', // the attention pattern: the softmax's weights
+  attentionpattern: 'att',
+  queryvectors: 'Q', // the projections, named by what they hold
+  keyvectors: 'K',
+  valuevectors: 'V',
   context: 'headout', // the heads' outputs (att @ V), then joined
   contextcombined: 'concat',
   cat: 'concat', // the heads joined (np.concatenate, torch.cat)
