@@ -400,6 +400,14 @@ def module_names(name):
         arrays = {"x": X, "W_q": Wq, "W_k": Wk, "W_v": Wv, "W_o": Wo, "query_vectors": L["Q"],
                   "attn_scores": L["scores"], "attn_pattern": L["att"], "attn": L["Y"],
                   "attn.grad": L["dY"]}
+    elif name == "names-vit-heads":         # per-head (hs, C) weights stored (out, in), a
+        arrays = {"tokens": X, "outTokens": L["Y"], "dE_dY": L["dY"],  # `linear` output layer
+                  "dE_dTokens": L["dX"], "linear.weights": Wo.T, "linear.bias": np.zeros((1, 8)),
+                  "linear.dE_dW": L["dWo"].T}
+        for w, Wx in zip(["query", "key", "value"], W):
+            for i, block in enumerate(heads_stack(Wx, h)):
+                arrays[f"heads.{i}.{w}.weights"] = block.T
+                arrays[f"heads.{i}.{w}.bias"] = np.zeros((1, hs))
     elif name == "names-unnamed-wo":        # the output projection under a name of its own
         arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, merge_dense_kernel=Wo, Y=L["Y"], dY=L["dY"],
                       grad_merge_dense_kernel=L["dWo"], mask=np.ones((8, 8)))
@@ -415,7 +423,7 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
                 "names-self-attention-args", "names-input-affix-context", "names-lone-w",
                 "names-fused-interleaved", "names-state-dict-heads", "names-checkpoint-h",
-                "names-unnamed-wo", "names-attn-output"]
+                "names-unnamed-wo", "names-attn-output", "names-vit-heads"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

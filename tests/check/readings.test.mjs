@@ -549,7 +549,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 18);
+  assert.equal(runs.length, 19);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -604,6 +604,13 @@ test('module names, containers, positions: each file read as the course layer, a
       /attn\.grad \(2, 4, 8\) read as dY/,
       /attn_pattern read as att/,
       /query_vectors read as Q/,
+    ],
+    'names-vit-heads': [
+      /heads\.0\.query\.weights … heads\.1\.query\.weights are 2 per-head \(4, 8\) matrices: joined into one \(8, 8\) Wq, head i in rows/,
+      /linear\.weights read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), linear\.dE_dW as dWo/,
+      /your linear\.bias is all zeros/,
+      /your weights are stored \(out, in\) and used as X @ W\.T/,
+      /tokens read as X/,
     ],
     'names-unnamed-wo': [
       /merge_dense_kernel read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), grad_merge_dense_kernel as dWo/,

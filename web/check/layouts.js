@@ -929,11 +929,22 @@ function loneWeightAsWo(st) {
   let note = `${key} read as Wo (your layer's one (${C}, ${C}) matrix besides Wq, Wk and Wv)`;
   if (gradKey && owner(st.arrays, 'dWo') == null) {
     st.arrays.dWo = st.arrays[gradKey];
+    st.weights.dWo = 'dWo'; // (transposed with Wo when the weights are read (out, in))
     st.from.dWo = [gradKey];
     st.used.add(gradKey);
     note += `, ${gradKey} as dWo`;
   }
   st.notes.push(note);
+  // (its module's bias beside it, linear.weights and linear.bias: bo)
+  const biasKey = modulePath(key)
+    ? Object.keys(st.arrays).find(
+        (k) =>
+          modulePath(k) === modulePath(key) &&
+          /^(b|bias|biases)$/i.test(k.split(/[./]/).at(-1)) &&
+          isArray(st.arrays[k]),
+      )
+    : null;
+  if (biasKey && !st.biases.bo) readBias(st, biasKey, { kind: 'bias', name: 'bo' });
   return true;
 }
 
