@@ -280,6 +280,26 @@ def biased(name):
     return arrays, dict(heads=h, course=dict(Wq=W[0], Wk=W[1], Wv=W[2], Wo=W[3]))
 
 
+def biased_merge_bug(name):
+    """An output bias and a merge without its transpose (concat = headout.reshape(B, T, C)):
+    saved X, the weights, b_o, Y, dY and dWo (the merge shows alone in dWo, with the bias in Y)."""
+    rng = np.random.default_rng(509)
+    B, T, C, h = 2, 4, 8, 2
+    hs = C // h
+    X = rng.standard_normal((B, T, C))
+    Wq, Wk, Wv, Wo = (rng.standard_normal((C, C)) / np.sqrt(C) for _ in range(4))
+    bo = 0.3 * rng.standard_normal(C)
+    split = lambda m: m.reshape(B, T, h, hs).transpose(0, 2, 1, 3)
+    Q, K, V = split(X @ Wq), split(X @ Wk), split(X @ Wv)
+    att = softmax(Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs))
+    concat = (att @ V).reshape(B, T, C)          # the transpose back left out
+    Y = concat @ Wo + bo
+    dY = rng.standard_normal((B, T, C))
+    arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, bo=bo, Y=Y, dY=dY,
+                  dWo=concat.reshape(-1, C).T @ dY.reshape(-1, C))
+    return arrays, dict(heads=h, course=dict(Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo))
+
+
 # ---------------------------------------------------------------------------
 # 6. three heads, only arrays that do not show the number: the page's h = 4 left as it is
 # ---------------------------------------------------------------------------
@@ -443,6 +463,7 @@ RUNS = {
     "biased-att": biased,
     "biased-out-in": biased,
     "biased-score-att": biased,
+    "biased-merge-bug": biased_merge_bug,
     "heads-unset": heads_unset,
 }
 

@@ -459,6 +459,14 @@ test('biases applied in the forward though Q, K, V are not saved: a reading, sai
     sa.rows.find((r) => r.name === 'Y').note,
     /read with your biases \(V = X @ Wv \+ b_v\)/,
   );
+  // a bias at Y beside a mistake shown alone by a later row (dWo: the merge without its
+  // transpose): Y, diagnosed again with it, says so
+  const mb = checkNotebook(mha, load('biased-merge-bug'), { heads: 2 });
+  const dWo = mb.rows.find((r) => r.name === 'dWo');
+  assert.equal(dWo.diagnosis.id, 'merge-without-transpose', dWo.diagnosis.message);
+  const mY = mb.rows.find((r) => r.name === 'Y');
+  assert.equal(mY.diagnosis.id, 'bias', mY.diagnosis.message);
+  assert.match(mY.diagnosis.message, /This is with the mistake your dWo shows in concat/);
   // a mistake beside the biases: no reading, the bias named as before
   const wrong = load('biased-y-only');
   wrong.out = { ...wrong.out, data: wrong.out.data.map((x, i) => (i === 0 ? x + 1 : x)) };

@@ -755,8 +755,18 @@ function diagnose(items, s, args) {
   // (dconcat = dY @ Wo found at dX also shapes dWq): with them, one edit may do
   for (const { item, causes } of unnamed) {
     if (state.causes.size === causes) continue;
+    // (the causes found after this row's first pass that it reads: said with its diagnosis)
+    const reads = new Set(pipe.hiddenAncestors(item.node));
+    const later = [...state.causes.keys()].slice(causes).filter((site) => reads.has(site));
     const again = explain(item, pipe, state);
-    if (!UNNAMED.has(again.id)) item.row.diagnosis = again;
+    if (UNNAMED.has(again.id)) continue;
+    if (later.length && again.id !== 'follows-from') {
+      const rows = [...new Set(later.flatMap((site) => state.rootOf.get(site) ?? []))];
+      again.message +=
+        ` This is with the mistake your ${rows.join(', ')} show${rows.length > 1 ? '' : 's'}` +
+        ` in ${later.join(', ')} (not in your file), which this row reads too: see there.`;
+    }
+    item.row.diagnosis = again;
   }
   biasReading(items, s, data, state);
   return state.causes;
