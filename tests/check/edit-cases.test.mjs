@@ -299,6 +299,16 @@ const CASES = [
     id: 'edit-stepped',
     says: /dconcat = dY @ \(Wo - lr \* dWo\)\.T; the course: dconcat = dY @ Wo\.T/,
   },
+  {
+    // K.T on the 4-D heads reverses every axis; it runs only where B = h = T = hs
+    name: 'k-dot-T-on-four-axes',
+    find: 'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+    replace: 'scores = Q @ K.T / np.sqrt(hs)',
+    sizes: { B: 2, T: 2, C: 4, heads: 2, seed: 3 },
+    row: 'scores',
+    id: 'edit-transpose-axes',
+    says: /K\.transpose\(3, 2, 1, 0\) where the course has K\.transpose\(0, 1, 3, 2\)/,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
@@ -497,6 +507,57 @@ const LOOP_CASES = [
     follows: /^follows from losses: the same arrays\.$/,
   },
   {
+    // the weights and the gradients zipped in two orders: each weight stepped with another's
+    name: 'gradients-zipped-in-another-order',
+    find: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
+    replace: ['q', 'k', 'v', 'o'].map(
+      (w, i) => `W${w} = W${w} - lr * g["dW${['o', 'v', 'q', 'k'][i]}"]`,
+    ),
+    id: 'loop-gradients-permuted',
+    says: /Wq with dWo, Wk with dWv, Wv with dWq and Wo with dWk/,
+  },
+  {
+    // the backward fed a dY kept from before the loop: the loop's layer takes it as an argument
+    name: 'backward-fed-the-first-dY',
+    find: [
+      'def layer(X, Wq, Wk, Wv, Wo, target, h, causal):',
+      '    dY = 2 * (Y - target) / Y.size',
+      '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    ],
+    replace: [
+      'def layer(X, Wq, Wk, Wv, Wo, target, h, causal, dY0=None):',
+      '    dY = 2 * (Y - target) / Y.size if dY0 is None else dY0',
+      '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal, g0["dY"] if step else None)\n' +
+        '        g0 = g if not step else g0\n',
+    ],
+    id: 'loop-dy-stale',
+    drop: RESULTS,
+    sizes: { B: 2, T: 4, C: 8, heads: 2, causal: true, seed: 11 },
+    says: /every step’s backward is fed the first step’s dY/,
+  },
+  {
+    // the loop's forward without the mask the layer was checked with
+    name: 'loop-forgets-the-mask',
+    find: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+    replace: '        g = layer(X, Wq, Wk, Wv, Wo, target, h, False)\n',
+    id: 'loop-mask',
+    drop: RESULTS,
+    sizes: { B: 2, T: 4, C: 8, heads: 2, causal: true, seed: 12 },
+    says: /the loop’s forward runs without the causal mask/,
+  },
+  {
+    // the error scaled in place to dY before the loss reads it: each loss (2 / Y.size)² × the
+    // course's, the steps right
+    name: 'loss-of-the-scaled-error',
+    find: ['    loss = np.mean((Y - target) ** 2)\n    dY = 2 * (Y - target) / Y.size'],
+    replace: [
+      '    err = Y - target\n    err *= 2 / err.size\n    dY = err\n    loss = np.mean(err ** 2)',
+    ],
+    id: 'factor',
+    drop: RESULTS,
+    says: /\(2 \/ Y\.size\)²/,
+  },
+  {
     // the step takes a learning rate of its own (a default argument), not the lr saved
     name: 'a-learning-rate-of-its-own',
     find: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
@@ -579,7 +640,7 @@ test('one hand-written mistake in the training loop: named at losses, the rest f
     for (const c of LOOP_CASES) {
       const arrays = load(c.name);
       const heads = c.sizes?.heads ?? 2;
-      const rows = checkNotebook(mha, arrays, { heads }).rows;
+      const rows = checkNotebook(mha, arrays, { heads, causal: !!c.sizes?.causal }).rows;
       const flagged = rows.filter((r) => r.status === 'differs' || r.status === 'shape');
       const training = rows.filter((r) => r.name === 'losses' || r.name.endsWith('_after'));
       assert.deepEqual(
@@ -686,4 +747,81 @@ test('every edit the catalogue names is made by a case of this file', () => {
     [],
   );
   assert.ok(edits.length >= 30, `${edits.length}`);
+});
+
+test('initial weights under their own names beside the trained layer: the run starts there', () => {
+  const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
+  const W = ['Wq', 'Wk', 'Wv', 'Wo'];
+  // the page's layer line run after training: the layer's weights are the trained ones
+  const rename = Object.fromEntries(W.flatMap((w) => [[w, `${w}_init`]]));
+  const cases = [{ name: 'initial-weights-apart', find: '', replace: '', sizes, drop: RESULTS }];
+  withNotebooks([{ ...cases[0], rename }], (load) => {
+    const arrays = load('initial-weights-apart');
+    for (const w of W) {
+      arrays[w] = arrays[`${w}_after`];
+      delete arrays[`${w}_after`];
+    }
+    const report = checkNotebook(mha, arrays, { heads: 2 });
+    const training = report.rows.filter((r) => r.name === 'losses' || r.name.endsWith('_after'));
+    assert.deepEqual(
+      training.map((r) => `${r.name} ${r.status}`),
+      ['losses match', 'Wq_after match', 'Wk_after match', 'Wv_after match', 'Wo_after match'],
+    );
+    assert.ok(
+      report.notes.some((n) =>
+        /^Wq_init read as the initial weights .* your Wq as the weights after it/.test(n),
+      ),
+      report.notes.join('\n'),
+    );
+    assert.ok(!report.ignored?.includes('Wq_init'), 'Wq_init is read');
+    // the same file read the other way (Wq_init left out): the run from the trained weights is
+    // not the file's losses, and the rows say so
+    const apart = { ...arrays };
+    delete apart.Wq_init;
+    const other = checkNotebook(mha, apart, { heads: 2 });
+    assert.equal(other.rows.find((r) => r.name === 'losses').status, 'differs');
+  });
+});
+
+test('a training file of (out, in) weights with biases it trains: read by its first loss', () => {
+  const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
+  const cases = [{ name: 'torch-run', find: '', replace: '', sizes, drop: RESULTS }];
+  withNotebooks(cases, (load) => {
+    const a = load('torch-run');
+    const C = 8;
+    const t = (m) => ({
+      ...m,
+      data: m.data.map((_, i) => m.data[(i % C) * C + Math.floor(i / C)]),
+    });
+    const zeros = { data: new Float64Array(C), shape: [C] };
+    const file = { x: a.X, target: a.target, lr: a.lr, steps: a.steps, losses: a.losses };
+    for (const [w, p] of [
+      ['Wq', 'q'],
+      ['Wk', 'k'],
+      ['Wv', 'v'],
+      ['Wo', 'out'],
+    ]) {
+      file[`${p}_proj.weight`] = t(a[w]); // (out, in): PyTorch's state_dict
+      file[`${p}_proj.bias`] = zeros;
+      // the run trained the biases: they moved off zero
+      file[`${p}_proj.bias_after`] = { data: zeros.data.map((_, i) => 1e-3 * (i + 1)), shape: [C] };
+    }
+    const report = checkNotebook(mha, file, { heads: 2 });
+    const losses = report.rows.find((r) => r.name === 'losses');
+    assert.equal(losses?.status, 'match', losses?.diagnosis?.message);
+    assert.ok(
+      report.notes.some((n) => /stored \(out, in\)/.test(n)),
+      report.notes.join('\n'),
+    );
+    assert.ok(
+      report.notes.some((n) =>
+        /show your run trains biases.*only the loss at your initial/.test(n),
+      ),
+      report.notes.join('\n'),
+    );
+    // read as they are, the same weights give another first loss: the (out, in) reading is the
+    // one the losses prove
+    const asIs = checkNotebook(mha, file, { heads: 2, weights: 'in-out' });
+    assert.equal(asIs.rows.find((r) => r.name === 'losses')?.status, 'differs');
+  });
 });

@@ -585,3 +585,17 @@ test("an unnamed input: read as X only when it is the one array of the weights' 
   const other = adaptLayout({ ...W, h: rand([3, 5], 5) }, {});
   assert.deepEqual(other.reading.missing, ['X']);
 });
+
+test('round 7 readings: a stack under heads_, X beside trained weights, module paths', () => {
+  // heads_Wq (h, C, hs): a stack read as Wq; Wo_after is a training weight, never X
+  const stack = (seed) => rand([3, 6, 2], seed);
+  const W = { heads_Wq: stack(1), heads_Wk: stack(2), heads_Wv: stack(3), Wo: rand([6, 6], 4) };
+  const read = adaptLayout({ ...W, seq: rand([2, 6], 5), Wo_after: rand([6, 6], 6) }, {});
+  assert.deepEqual(read.reading.missing, []);
+  assert.ok(read.notes.some((n) => /^seq \(2, 6\) read as X/.test(n)));
+  assert.ok(read.notes.some((n) => /^heads_Wq is a stack of 3 per-head \(6, 2\)/.test(n)));
+  assert.equal(layoutRole('heads_Wq')?.name, 'Wq');
+  assert.equal(layoutRole('headsWq_after'), null);
+  // a module's own gradient of its weights
+  assert.deepEqual(layoutRole('Q_linear.dweights'), { kind: 'weight', name: 'dWq', grad: true });
+});

@@ -119,6 +119,9 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         scores = K @ Q.transpose(0, 1, 3, 2) / np.sqrt(hs)      # K Qᵀ: keys on the rows
     else:
         scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)
+    if "head-slice-k" in m:                         # a heads loop: k[:, :, i:i + hs]
+        scores = np.stack([Q[:, i] @ k[:, :, i:i + hs].transpose(0, 2, 1) / np.sqrt(hs)
+                           for i in range(h)], axis=1)
     if "head-missing" in m:
         scores = scores.copy()
         scores[:, h - 1] = 0                         # for i in range(h - 1): the last never filled
@@ -167,15 +170,23 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
     elif "softmax-unshifted-sum" in m:              # the max taken in the numerator only
         e = np.exp(masked - masked.max(axis=-1, keepdims=True))
         att = e / np.exp(masked).sum(axis=-1, keepdims=True)
+    elif "softmax-epsilon" in m:                     # a guard against dividing by zero
+        e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+        att = e / (e.sum(axis=-1, keepdims=True) + 1e-6)
     elif "softmax-no-max" in m:
         att = np.exp(masked) / np.sum(np.exp(masked), axis=-1, keepdims=True)  # no max taken
     else:
         att = softmax(masked, axis=-1)
+    if "mask-not-used" in m and causal:              # the masked array made, the softmax not fed it
+        att = softmax(scores, axis=-1)
+        scores = masked                              # (saved as the scores)
     if "mask-after-softmax" in m and causal:
         att = softmax(scores, axis=-1) * ~mask           # the weights zeroed after the softmax
         if "renormalise" in m:
             att = att / att.sum(axis=-1, keepdims=True)  # ... and made to sum to 1 again
     headout = att @ V
+    if "head-slice-v" in m:                         # a heads loop: v[:, :, i:i + hs]
+        headout = np.stack([att[:, i] @ v[:, :, i:i + hs] for i in range(h)], axis=1)
     if "heads-reversed" in m:
         concat = np.concatenate([headout[:, i] for i in reversed(range(h))], axis=-1)
     elif "merge-interleaved" in m:
@@ -189,6 +200,8 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         Y = np.mean([headout[:, i] @ Wo[i * hs:(i + 1) * hs] for i in range(h)], axis=0)
     elif "residual-in-layer" in m:
         Y = concat @ Wo + X                              # the block's residual, inside the layer
+    elif "y-heads-skipped" in m:                      # a heads loop from 1: head 0 left out
+        Y = sum(concat[..., i * hs:(i + 1) * hs] @ Wo[i * hs:(i + 1) * hs] for i in range(1, h))
     elif "bias-y" in m:
         Y = concat @ Wo + bias["bo"]
     elif "wo-transposed" in m:
@@ -239,6 +252,8 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
 
     if "dw-transposed" in m:
         dWo = dY.reshape(-1, C).T @ concat.reshape(-1, C)
+    elif "dwo-token-sums" in m:                       # einsum letters: t and s summed apart
+        dWo = np.einsum('bti,bsj->ij', concat, dY)
     elif "dwo-batch-subset" in m:
         dWo = np.zeros((C, C), dtype=dY.dtype)
         for b in range(1, B):                        # range(1, B): item 0 left out
@@ -302,10 +317,16 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
         dX = dQm @ Wq.T + dKm @ Wq.T + dVm @ Wv.T    # copy-pasted, Wq left in the K path
     elif "backward-w-not-transposed" in m:
         dX = dQm @ Wq + dKm @ Wk + dVm @ Wv
+    elif "dx-last-head" in m:                         # a heads loop: dX = where dX += was meant
+        for i in range(h):
+            c = slice(i * hs, (i + 1) * hs)
+            dX = dQm[..., c] @ Wq[:, c].T + dKm[..., c] @ Wk[:, c].T + dVm[..., c] @ Wv[:, c].T
     elif "dx-integer" in m:                           # dX = np.zeros_like(X) of an integer X
         dX = (dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T).astype(np.int64)
     else:
         dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T
+    if "dq-input-gradient" in m:                     # the layer's gradient for its q input
+        dQ = split(dQm @ Wq.T, h)
     return dict(dWo=dWo, dconcat=dconcat, dheadout=dheadout, dV=dV, datt=datt,
                 dscores=dscores, dQ=dQ, dK=dK, dWq=dWq, dWk=dWk, dWv=dWv, dX=dX)
 
@@ -409,6 +430,11 @@ RUNS = [
         blame=[("att", "softmax-not-normalised")], note="e / np.exp(scores).sum(...)"),
     run("head-missing", size=dict(B=2, T=3, C=6, h=3), mistakes={"head-missing"},
         blame=[("scores", "head-missing")], note="the heads' loop stops one early"),
+    run("head-slice-v", size=dict(B=2, T=3, C=6, h=3), mistakes={"head-slice-v"},
+        save=[n for n in ALL if n != "headout"], blame=[("concat", "head-slice")],
+        note="a heads loop slicing v[:, :, i:i + hs]"),
+    run("head-slice-k", causal=True, mistakes={"head-slice-k"},
+        blame=[("scores", "head-slice")], note="a heads loop slicing k[:, :, i:i + hs]"),
     run("scores-overwritten", mistakes={"scores-overwritten"},
         blame=[("scores", "overwritten")], note="an in-place softmax over the scores"),
     run("dscores-missing-rowsum", mistakes={"dscores-missing-rowsum"},
@@ -416,6 +442,18 @@ RUNS = [
     run("dq-transposed", mistakes={"dq-transposed"}, blame=[("dQ", "dq-transposed")]),
     run("dk-transposed", mistakes={"dk-transposed"}, blame=[("dK", "dk-transposed")]),
     run("dx-missing-paths", mistakes={"dx-missing-paths"}, blame=[("dX", "dx-missing-paths")]),
+    run("dwo-token-sums", mistakes={"dwo-token-sums"}, blame=[("dWo", "token-sums")],
+        note="np.einsum('bti,bsj->ij', concat, dY)"),
+    run("softmax-epsilon", causal=True, mistakes={"softmax-epsilon"},
+        blame=[("att", "softmax-epsilon")], note="e / (e.sum(...) + 1e-6)"),
+    run("dq-input-gradient", mistakes={"dq-input-gradient"}, merged=["dQ"],
+        blame=[("dQ", "input-gradient")], note="dQ saved as the layer's input gradient"),
+    run("mask-not-used", causal=True, mistakes={"mask-not-used"},
+        blame=[("att", "mask-not-used")], note="softmax(scores) beside masked_scores"),
+    run("dx-last-head", causal=True, mistakes={"dx-last-head"}, blame=[("dX", "head-share")],
+        note="dX = … in the loop over the heads"),
+    run("y-heads-skipped", size=dict(B=2, T=3, C=8, h=4), mistakes={"y-heads-skipped"},
+        blame=[("Y", "head-share")], note="a heads loop from 1"),
     run("step-differs", mistakes={"softmax-temperature"}, blame=[("att", "step-differs")],
         note="softmax(1.5 * scores): no known mistake or analysis explains it"),
     # two independent mistakes: the local check finds the second

@@ -21,8 +21,10 @@ import { courseLine } from './steps.js';
 import {
   attentionAnalyses,
   attentionFacts,
+  epsilonAnalysis,
   hiddenAttentionAnalysis,
   unshiftedSumAnalysis,
+  unusedMaskAnalysis,
 } from './analyses/attention.js';
 import { nonFiniteAnalysis } from './analyses/nonfinite.js';
 import {
@@ -33,6 +35,7 @@ import {
   wrongOperandAnalysis,
 } from './analyses/operand.js';
 import { permutationAnalysis } from './analyses/permute.js';
+import { headShareAnalysis, headSliceAnalysis } from './analyses/heads.js';
 import { EDIT_KINDS } from './edits.js';
 import { LOOP_KINDS } from './loop.js';
 import {
@@ -48,6 +51,8 @@ import {
   factorAnalysis,
   headMeanAnalysis,
   hiddenFactorAnalysis,
+  projectionInputAnalysis,
+  tokenSumAnalysis,
 } from './analyses/relations.js';
 
 // A record names the edits of the course's program (edits.js) that are its mistake: { sites,
@@ -266,6 +271,15 @@ const RECORDS = [
     analyses: [attentionAnalyses, maskedRowsAnalysis, hiddenAttentionAnalysis],
   },
   {
+    id: 'mask-not-used',
+    tensors: ['att'],
+    phase: 'early',
+    message:
+      'Your att is the softmax of the scores before the mask, while your scores hold the mask: ' +
+      'the masked array made and the softmax handed the unmasked one.',
+    analyses: [unusedMaskAnalysis],
+  },
+  {
     id: 'overwritten',
     tensors: [],
     phase: 'early',
@@ -290,6 +304,32 @@ const RECORDS = [
       "Some heads of yours are all zeros where the course's are not, every other head the " +
       "course's: those heads were never computed (a loop over the heads that stops early).",
     analyses: [missingHeadAnalysis],
+  },
+  {
+    id: 'head-slice',
+    tensors: ['scores', 'headout', 'concat'],
+    message:
+      'Your heads read the wrong columns of the merged Q, K or V: a loop over the heads that ' +
+      'slices V[:, :, i:i + hs] where head i is the columns i * hs:(i + 1) * hs (which columns ' +
+      'each head read).',
+    analyses: [headSliceAnalysis],
+  },
+  {
+    id: 'head-share',
+    tensors: ['Y', 'dX'],
+    message:
+      "Your Y or dX holds some heads' shares only: a loop over the heads that assigns " +
+      '(dX = …) where it should add (dX += …), so only the last head is left, or that skips ' +
+      'heads.',
+    analyses: [headShareAnalysis],
+  },
+  {
+    id: 'softmax-epsilon',
+    tensors: ['att'],
+    message:
+      "Your att adds a small constant to the softmax's denominator (e / (e.sum(...) + eps)), a " +
+      'guard against dividing by zero the max already gives: its rows sum to just under 1.',
+    analyses: [epsilonAnalysis],
   },
   {
     id: 'softmax-not-normalised',
@@ -331,6 +371,23 @@ const RECORDS = [
       'A sum where the course keeps things apart: the heads averaged, or a weight gradient ' +
       'summed over some batch items only (which ones).',
     analyses: [headMeanAnalysis, batchSubsetAnalysis],
+  },
+  {
+    id: 'input-gradient',
+    tensors: ['dQ', 'dK', 'dV'],
+    message:
+      "Your dQ, dK or dV is the gradient at the projection's input (dQm @ Wq.T, a path of " +
+      'dX), as a layer returns it for its query, key and value inputs, not at Q, K or V.',
+    analyses: [projectionInputAnalysis],
+  },
+  {
+    id: 'token-sums',
+    tensors: ['dWq', 'dWk', 'dWv', 'dWo'],
+    message:
+      "Your weight's gradient is the product of sums over the tokens: an einsum whose two " +
+      "token axes have letters of their own ('bti,bsj->ij') where the course pairs each " +
+      "token's rows ('bti,btj->ij').",
+    analyses: [tokenSumAnalysis],
   },
   {
     id: 'softmax-diagonal-only',

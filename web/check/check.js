@@ -30,7 +30,7 @@ import { analysisContext, firstFound, measuredFacts } from './analyses/index.js'
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
 import { adaptLayout, layoutRole, readingNote } from './layouts.js';
-import { checkTraining, trainingKeys } from './training.js';
+import { checkTraining, initialWeights, trainingKeys } from './training.js';
 import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
 
@@ -133,18 +133,19 @@ function readLoss(found, sizes, inputs, notes) {
   const ok = [inputs.X.shape, [sizes.B, sizes.T, sizes.C], rows].some(
     (shape) => shape.length === a.shape.length && shape.every((d, i) => d === a.shape[i]),
   );
-  // (an array read as dY or target by another name, of another shape, is another array: left)
+  // (an array of another shape under the name, or read as dY or target by another name, is
+  // another array: left out, said, and the backward is checked from the other one or not at all)
   const { key } = found[name];
-  if (!ok && key !== name) {
-    notes.push(`${key} ${shapeText(a.shape)} not read as ${name}: ${name} is shaped like X`);
+  if (!ok) {
+    notes.push(
+      key === name
+        ? `${name} has shape ${shapeText(a.shape)}; expected ${shapeText(inputs.X.shape)} like X ` +
+            `and Y (or ${shapeText(rows)}, reshaped to (B·T, C)): not read as the ${name} of the ` +
+            'loss'
+        : `${key} ${shapeText(a.shape)} not read as ${name}: ${name} is shaped like X`,
+    );
     delete found[name];
     return readLoss(found, sizes, inputs, notes);
-  }
-  if (!ok) {
-    throw new Error(
-      `${FN}: ${name} has shape ${shapeText(a.shape)}; expected ${shapeText(inputs.X.shape)} ` +
-        `like X and Y (or ${shapeText(rows)}, reshaped to (B·T, C))`,
-    );
   }
   requireFinite(name, a);
   inputs[name] = a;
@@ -208,6 +209,20 @@ const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i
 export function resultOrder(plan, loss) {
   if (loss == null) return [...plan.forward];
   return [...plan.forward, ...(loss === 'mse' ? ['loss', 'dY'] : ['loss']), ...plan.results];
+}
+
+// A result read under another name (attention_output as Y) whose shape is none of the result's:
+// another array of the author's, left out with a note rather than a row of the wrong shape
+function dropMisshapen(found, s, plan, notes) {
+  for (const name of resultOrder(plan, s.loss)) {
+    const entry = found[name];
+    const shape = entry?.array?.shape;
+    const alias = entry && entry.key.toLowerCase().replaceAll('_', '') !== name.toLowerCase();
+    if (!alias || !Array.isArray(shape)) continue;
+    if (acceptedShapes(name, s).some((f) => sameShape(f.shape, shape))) continue;
+    notes.push(`${entry.key} ${shapeText(shape)} not read as ${name}: none of ${name}'s shapes`);
+    delete found[name];
+  }
 }
 
 // One row per result; `item`s (the compared ones) carry what the diagnosis needs.
@@ -1008,7 +1023,7 @@ function namesReading(mha, arrays, options) {
   const groups = new Map();
   for (const key of Object.keys(arrays ?? {})) {
     const name = courseName(key);
-    if (name == null || key === name) continue;
+    if (name == null) continue;
     // (an array named att whose last two axes differ is no (T, T) map: the layer's output)
     const shape = arrays[key]?.shape;
     if (['att', 'datt'].includes(name) && shape?.at(-1) !== shape?.at(-2)) continue;
@@ -1017,7 +1032,7 @@ function namesReading(mha, arrays, options) {
   }
   let best = { arrays, notes: [] };
   for (const [name, keys] of groups) {
-    if (keys.length < 2 || Object.hasOwn(arrays, name)) continue;
+    if (keys.length < 2) continue;
     const tried = keys.map((key) => {
       const rest = Object.fromEntries(
         Object.entries(best.arrays).filter(([k]) => k === key || !keys.includes(k)),
@@ -1034,8 +1049,12 @@ function namesReading(mha, arrays, options) {
       const count = (...st) => (r ? r.rows.filter((row) => st.includes(row.status)).length : -1);
       // (a row of another shape is a reading that fits worse, as a row that differs)
       const exact = key.toLowerCase() === name.toLowerCase();
-      return { key, rest, exact, match: count('match'), differs: count('differs', 'shape') };
+      const shaped = r?.rows.find((row) => row.name === name)?.status === 'shape';
+      const fit = { match: count('match'), differs: count('differs', 'shape') };
+      return { key, rest, exact, shaped, course: key === name, ...fit };
     });
+    // (the course's own name is used unless its array has another shape than the name's)
+    if (tried.some((t) => t.course && !t.shaped)) continue;
     // (more rows that match, then fewer that differ, then the course's spelling in another case)
     tried.sort((a, b) => b.match - a.match || a.differs - b.differs || b.exact - a.exact);
     const [win, next] = tried;
@@ -1197,6 +1216,21 @@ function requireOptions(arrays, heads, weights) {
   }
 }
 
+// Lesson 5's training (W_after, lr, losses): its rows appended to rows, its notes to notes;
+// { used: every file key it read }
+function trainingPart(mha, arrays, { rows, sizes, inputs, causes, causal, notes }) {
+  const run = initialWeights(arrays);
+  const training = checkTraining(mha, run.arrays, { heads: sizes.heads, causal });
+  const root = rows.find((r) => r.status === 'differs' && r.diagnosis?.id !== 'follows-from');
+  const { keys } = trainingKeys(run.arrays);
+  explainLoop(training, { arrays: run.arrays, keys, sizes, inputs, causes, root: root?.name });
+  aliasedLayer(rows, training.rows);
+  rows.push(...training.rows);
+  if (training.rows.length) notes.push(...run.notes);
+  notes.push(...training.notes);
+  return { used: [...training.used, ...run.used] };
+}
+
 function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
   requireOptions(arrays, heads, weights);
   // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
@@ -1217,6 +1251,7 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   sizes.lr = savedLr(adapted.arrays);
   const layer = createLayer(mha, inputs, sizes);
   const plan = tensorPlan(mha);
+  dropMisshapen(found, sizes, plan, notes);
   let rows;
   let causes;
   try {
@@ -1238,15 +1273,10 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   } finally {
     layer.free();
   }
-  // lesson 5's training step: W_after, lr, losses
-  const training = checkTraining(mha, adapted.arrays, { heads: sizes.heads, causal });
-  const root = rows.find((r) => r.status === 'differs' && r.diagnosis?.id !== 'follows-from');
-  const { keys } = trainingKeys(adapted.arrays);
-  explainLoop(training, { arrays: adapted.arrays, keys, sizes, inputs, causes, root: root?.name });
-  aliasedLayer(rows, training.rows);
-  rows.push(...training.rows);
-  notes.push(...training.notes);
-  const ignored = unknown.filter((k) => !training.used.includes(k));
+  const trained = trainingPart(mha, adapted.arrays, {
+    ...{ rows, sizes, inputs, causes, causal, notes },
+  });
+  const ignored = unknown.filter((k) => !trained.used.includes(k));
   if (sizes.loss == null) {
     const unused = plan.results.filter((n) => found[n]);
     if (unused.length) {

@@ -10,8 +10,10 @@
 //   namedEdit(site, s, accept)           the first edit of site's step `accept` takes
 
 import { agrees } from './compare.js';
+import { isAre } from './analyses/layout.js';
 import {
   PROGRAM_NODES,
+  constantWhy,
   editsOf,
   likeness,
   print,
@@ -295,6 +297,8 @@ export const EDIT_KINDS = Object.freeze({
   'operands-swapped': 'the operands of @ swapped',
   'transpose-added': 'a transpose the course does not have',
   'transpose-dropped': 'a transpose left out',
+  'transpose-axes':
+    'a transpose over other axes: x.T on an array of three or more axes reverses them all',
   'reshape-without-transpose': 'a reshape without its transpose',
   axis: 'a reduction over another axis',
   keepdims: 'keepdims changed in a reduction',
@@ -331,7 +335,7 @@ export function editMessage(hits, { node, nameOf, given, from }) {
     ? `two changes, ${changes.join(', and ')}`
     : `one change${where}, ${changes[0]}${edit.everywhere ? ` (at each of its ${edit.everywhere} places)` : ''}`;
   let message =
-    `Your ${say(node)} is the course's program with ${what}: ${lines}${studentLines(parts, say)}; ` +
+    `Your ${say(node)} ${isAre(say(node))} the course's program with ${what}: ${lines}${studentLines(parts, say)}; ` +
     `the course: ${courseLines(parts, say)}.`;
   const others = rest.slice(0, 2).map((h) => printLine(h.edit.statements[h.edit.index], say));
   if (others.length) {
@@ -373,7 +377,12 @@ function changeText(e, say) {
   if (e.kind === 'factor') {
     return `${say(e.at)} ${e.after.op === 'mul' ? 'multiplied' : 'divided'} by ${e.after.b.text}`;
   }
-  return `${print(e.after, say)} where the course has ${print(e.before, say)}`;
+  const text = `${print(e.after, say)} where the course has ${print(e.before, say)}`;
+  const why = e.kind === 'constant' ? constantWhy(e.after.key) : '';
+  if (why) return `${text} (${why} in Python: the power binds before the division)`;
+  if (e.kind !== 'transpose-axes') return text;
+  const which = e.after.perm[0] === 0 ? 'your arrays without the batch axis' : 'the 4-D array';
+  return `${text} (${say(e.after.a.name ?? 'x')}.T on ${which}: .T reverses every axis)`;
 }
 
 // the line of a pair's first change, when it is in another statement than the second's

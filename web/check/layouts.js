@@ -135,6 +135,8 @@ export function layoutRole(key) {
 // it named by one projection word once generic words are dropped; null otherwise
 const GRAD_PART = /^(grad|grads|gradient|gradients)$/;
 const KIND_PART = { weight: 'weight', weights: 'weight', w: 'weight', kernel: 'weight' };
+// (a module's own gradient of its weights: dweights, dW, dkernel)
+const GRAD_KIND = { dweights: 'weight', dweight: 'weight', dw: 'weight', dkernel: 'weight' };
 Object.assign(KIND_PART, { bias: 'bias', biases: 'bias', b: 'bias' });
 const GENERIC_WORDS = new Set(['linear', 'lin', 'proj', 'projection', 'layer', 'dense', 'fc']);
 ['weights', 'weight', 'w', 'matrix', 'mat', 'self', 'module', 'param', 'params'].forEach((w) =>
@@ -160,7 +162,9 @@ function moduleRole(key) {
     grad = true;
     parts.pop();
   }
-  const kind = KIND_PART[parts.at(-1)?.toLowerCase()];
+  const last = parts.at(-1)?.toLowerCase();
+  if (GRAD_KIND[last]) grad = true;
+  const kind = KIND_PART[last] ?? GRAD_KIND[last];
   const module = parts.at(-2);
   if (!kind || module == null) return null;
   const words = module
@@ -176,8 +180,11 @@ function moduleRole(key) {
   return { kind: 'weight', name: `${grad ? 'd' : ''}W${x}`, grad };
 }
 
-// layoutRole of a name already lower-cased without '_' and module path
+// layoutRole of a name already lower-cased without '_' and module path; a stack's mark in front
+// (heads_Wq: the heads' weights in one array) read through
 function roleOfNorm(n) {
+  const bare = /^(?:allheads|perhead|heads|head)(w[qkvo])$/.exec(n);
+  if (bare) return roleOfNorm(bare[1]);
   const plain = plainRole(n);
   if (plain) return { ...plain, grad: false };
   for (const base of gradientBases(n)) {
@@ -502,11 +509,20 @@ const SELF_NOTE = Symbol('self-attention input');
 
 // C from the file's weights when they agree on one: (C, C), fused (C, 3C) / (3C, C), a head's
 // (C, hs) / (hs, C) (its larger side); null when none is read or they disagree
+// C of a stack of the heads' projections, (h, C, hs) or (h, hs, C) with C = h·hs; else null
+function stackWidth(a, role) {
+  if (!isArray(a) || a.shape.length !== 3 || role?.kind !== 'weight' || role.grad) return null;
+  const [n, r, c] = a.shape;
+  return r !== c && n * Math.min(r, c) === Math.max(r, c) ? Math.max(r, c) : null;
+}
+
 function weightsWidth(arrays) {
   const sizes = new Set();
   for (const [key, a] of Object.entries(arrays)) {
     const role = layoutRole(key);
     const head = headKeyOf(key);
+    const stacked = stackWidth(a, role);
+    if (stacked) sizes.add(stacked);
     if (!isArray(a) || a.shape.length !== 2 || role?.grad || head?.name.startsWith('d')) continue;
     const [r, c] = a.shape;
     if (role?.kind === 'weight' && head == null && r === c) sizes.add(r);
@@ -515,6 +531,9 @@ function weightsWidth(arrays) {
   }
   return sizes.size === 1 ? [...sizes][0] : null;
 }
+
+// a training run's weights before or after it (Wo_after, W_init …): never X
+const TRAINING_MARK = /_?(after|new|next|updated|trained|final|init|initial)$/i;
 
 // X saved under a name of its own (h, hidden, tokens …) when the file has no X: the one array
 // no name reads, (T, C) or (B, T, C) with the C of the file's weights, read as X and said
@@ -529,7 +548,8 @@ function unnamedInput(arrays) {
     courseName(key) == null &&
     layoutRole(key) == null &&
     headKeyOf(key) == null &&
-    headOf(key, 'bias') == null;
+    headOf(key, 'bias') == null &&
+    !TRAINING_MARK.test(key);
   // (not a gradient beside another array: x.grad, grad_h, dh)
   const keys = Object.keys(arrays);
   const gradient = (k) =>
@@ -1029,10 +1049,31 @@ function decideConvention(st) {
   if (verdicts.size === 1) return [...verdicts][0];
   const Y = mergedResult(st, 'Y');
   const W = WEIGHTS.map((w) => weightOf(st, w));
-  if (!Y || W.some((w) => !w) || !validHeads(st.heads, st.C)) return null;
+  if (W.some((w) => !w) || !validHeads(st.heads, st.C)) return null;
   const data = W.map((w) => w.data);
   const run = (transB) => [false, true].map((causal) => forwardY(st, data, { transB, causal }));
-  return verdictOf(Y, [st.X, ...W], run);
+  if (Y) return verdictOf(Y, [st.X, ...W], run);
+  return lossVerdict(st, [st.X, ...W], run);
+}
+
+// A training file without Y: its first loss, at the initial weights, against the MSE loss of
+// each reading's Y and the file's target
+function lossVerdict(st, inputs, run) {
+  const key = Object.keys(st.arrays).find((k) => /^(losses|loss_?history|history)$/i.test(k));
+  const losses = key == null ? null : st.arrays[key];
+  const target = mergedResult(st, 'target');
+  if (!isArray(losses) || !losses.data?.length || !target) return null;
+  // (a loss computed from float32 arrays holds float32's precision, whatever it is saved as)
+  const f4 = [...inputs, target].some((a) => /f4/.test(a.dtype ?? ''));
+  const first = {
+    ...losses,
+    data: Float64Array.of(Number(losses.data[0])),
+    shape: [1],
+    ...(f4 ? { dtype: '<f4' } : {}),
+  };
+  const mse = (Y) =>
+    Float64Array.of(Y.reduce((a, y, i) => a + (y - target.data[i]) ** 2, 0) / Y.length);
+  return verdictOf(first, [...inputs, target], (transB) => run(transB).map(mse));
 }
 
 // The reading of the weights the student chose ('in-out': X @ W, the course's; 'out-in': X @ W.T,

@@ -23,10 +23,18 @@ const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
 
 // the layer's loss and gradients at weights W (the check's causes switched on); with
 // edit.inBackward, Wo is updated inside the backward, before dconcat = dY @ Wo.T reads it
-function lossAndGrads(ctx, W, edit) {
+// edit.causal: the loop's forward with the other mask; edit.dyStale: the backward fed the dY of
+// the run's first step (run.dY0, kept there)
+function lossAndGrads(ctx, W, edit, run = {}) {
   const target = ctx.inputs[edit?.target ?? 'target'];
-  const pipe = new Pipeline(ctx.s, { X: ctx.inputs.X, target, ...W });
+  const s = edit?.causal === undefined ? ctx.s : { ...ctx.s, causal: edit.causal };
+  const pipe = new Pipeline(s, { X: ctx.inputs.X, target, ...W });
   for (const [site, choice] of ctx.sites) pipe.adopt(site, choice);
+  if (edit?.dyStale && run.dY0) {
+    pipe.adopt('dY', { variant: { id: edit.id, fn: () => run.dY0 } });
+  } else if (edit?.dyStale) {
+    run.dY0 = pipe.value('dY');
+  }
   if (edit?.inBackward && !ctx.sites.has('dconcat')) {
     const stepped = update(W.Wo, pipe.value('dWo'), ctx.lr);
     const fn = (p) => project(p.dY, stepped, ctx.s, true);
@@ -86,8 +94,9 @@ export function unroll(ctx, edit = null, limit = Infinity) {
   let acc = null; // the gradients summed over the steps (never reset)
   let last = null; // the previous step's gradients (the update before the backward)
   let first = null; // the first step's gradients (never recomputed)
+  const state = {}; // what an edit keeps from one step to the next (the first step's dY)
   for (let k = 0; k < steps; k++) {
-    const { loss, g } = lossAndGrads(ctx, W, edit);
+    const { loss, g } = lossAndGrads(ctx, W, edit, state);
     acc = accumulated(acc, g, k === 0 ? runsBefore(edit) : 1);
     first ??= g;
     const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
@@ -116,6 +125,10 @@ export const LOOP_KINDS = Object.freeze({
     'another step size: lr squared, no lr, twice or half lr, or lr times a size of the layer',
   'loop-gradients-accumulated': 'gradients never reset: each step uses their sum so far',
   'loop-gradients-stale': 'gradients read once, before the loop: every step uses the first’s',
+  'loop-gradients-permuted':
+    'each weight updated with another’s gradient: weights and gradients paired in two orders',
+  'loop-dy-stale': 'the backward at every step fed the first step’s dY',
+  'loop-mask': 'the loop’s forward with the other causal mask than the layer’s',
   'loop-update-first': 'the update before the backward, with the previous step’s gradients',
   'loop-update-in-backward': 'Wo updated inside the backward, before dconcat = dY @ Wo.T reads it',
   'loop-target': 'the loss against X instead of target inside the loop',
@@ -248,6 +261,14 @@ const LOOP_EDITS = Object.freeze([
     text: 'each loss is recorded after the step’s update: losses[k] is the loss at W_{k+1}',
     line: 'losses.append(loss) before the update: losses[k] is the loss at W_k',
   },
+  {
+    id: 'loop-dy-stale',
+    dyStale: true,
+    text:
+      'every step’s backward is fed the first step’s dY, computed once before the loop (a dY ' +
+      'left from an earlier cell passed to backward, while the step computes its own)',
+    line: 'dY = 2 * (Y - target) / Y.size at each step, passed to backward',
+  },
   ...[-1, 1].map((steps) => ({
     id: 'loop-steps',
     steps,
@@ -285,6 +306,45 @@ function fittedFactors(ctx) {
   return [...new Set(out.map((c) => Number(c.toPrecision(12))))];
 }
 
+// every order of the gradients that moves at least two weights' (one weight's alone is a
+// WEIGHT_EDITS edit): [{ Wq: 'Wo', … }]
+function gradientOrders() {
+  const orders = (xs) =>
+    xs.length <= 1
+      ? [xs]
+      : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((o) => [x, ...o]));
+  return orders(WEIGHTS)
+    .filter((o) => o.filter((v, i) => v !== WEIGHTS[i]).length >= 2)
+    .map((o) => Object.fromEntries(WEIGHTS.map((w, i) => [w, o[i]])));
+}
+
+// each weight of an order updated with its gradient: "Wq with dWo, Wo with dWq"
+function permutedEdit(order) {
+  const moved = WEIGHTS.filter((w) => order[w] !== w);
+  const rules = Object.fromEntries(WEIGHTS.map((w) => [w, { c: 1, grad: order[w] }]));
+  return {
+    id: 'loop-gradients-permuted',
+    rules,
+    text:
+      `each of ${listText(moved)} is updated with another weight’s gradient: ` +
+      `${listText(moved.map((w) => `${w} with d${order[w]}`))} (the weights and the gradients ` +
+      'paired in two different orders, as a zip over two lists or dicts each filled in its ' +
+      'own order)',
+    line: 'W = W - lr * dW, each weight with its own gradient',
+  };
+}
+
+// the loop's forward with the mask the layer (as checked) does not have
+const maskEdit = (s) => ({
+  id: 'loop-mask',
+  causal: !s.causal,
+  text: s.causal
+    ? 'the loop’s forward runs without the causal mask (forward(X) where the layer was ' +
+      'checked with causal=True)'
+    : 'the loop’s forward runs with a causal mask the layer was checked without',
+  line: 'the same forward, with the same mask, in the loop as in the check',
+});
+
 /** The single edits of the loop, in the order they are tried: [{ id, ..., text, line }]. */
 export function loopEdits(lr, s = null, fitted = []) {
   const out = [];
@@ -304,7 +364,8 @@ export function loopEdits(lr, s = null, fitted = []) {
       out.push({ id: `loop-${kind}`, rules: { [w]: { c } }, text: `for ${w}: ${text}`, line });
     }
   }
-  return [...out, ...LOOP_EDITS];
+  const whole = [...gradientOrders().map(permutedEdit), ...(s ? [maskEdit(s)] : [])];
+  return [...out, ...LOOP_EDITS, ...whole];
 }
 
 // whether a run reproduces an observation: losses, or a W_after read as the weights after the
@@ -420,9 +481,16 @@ function lossScaleEdits(ctx, course) {
     [B * T, 'B·T', 'factor', `${divides} C only (a mean over the features)`],
     [C, 'C', 'factor', `${divides} B·T only (a mean over the tokens)`],
     [T * C, 'T·C', 'factor', `${divides} B only (the mean over the batch of each item's sum)`],
+    [
+      (2 / (B * T * C)) ** 2,
+      '(2 / Y.size)²',
+      'factor',
+      'the loss is the mean of the squares of dY = 2 * (Y - target) / Y.size: the error was ' +
+        'scaled in place (err *= 2 / err.size) before the loss read it',
+    ],
   ];
   return sizes
-    .filter(([q]) => q > 1 && Math.abs(k / q - 1) < 1e-3)
+    .filter(([q]) => q !== 1 && Math.abs(k / q - 1) < 1e-3)
     .map(([q, size, id, text]) => ({
       id,
       lossScale: q,

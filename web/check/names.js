@@ -129,17 +129,22 @@ const ALIASES = Object.freeze({
   projq: 'Q', // the projections, named by what made them
   projk: 'K',
   projv: 'V',
+  qsplit: 'Q', // split into heads (Q_split)
+  ksplit: 'K',
+  vsplit: 'V',
   qh: 'Q', // a projection with its head axis (Q_h)
   kh: 'K',
   vh: 'V',
 });
 
-// A container's mark at a name's end (x_np, result_np, w_q_list) and a layer's number inside a
-// result's name (attn1_out): dropped when what is left is a course name other than a weight's
+// A container's mark at a name's end (x_np, result_np, w_q_list, input_cache) and a layer's
+// number inside a result's name (attn1_out): dropped when what is left is a course name other
+// than a weight's
 const bareKeys = (key) =>
-  [key.replace(/(np|list|arr|array)$/, ''), key.replace(/^(\D+)\d+(\D*)$/, '$1$2')].filter(
-    (k) => k !== key && k.length > 0,
-  );
+  [
+    key.replace(/(np|list|arr|array|cache|cached)$/, ''),
+    key.replace(/^(\D+)\d+(\D*)$/, '$1$2'),
+  ].filter((k) => k !== key && k.length > 0);
 
 // (dY is in both lists: the map below keeps one)
 const ALL_NAMES = [...INPUT_NAMES, ...NOTEBOOK_NAMES];
@@ -188,6 +193,41 @@ function gradientName(key) {
   return null;
 }
 
+// A module's own input or output by its path (Q_linear.inputs, O_linear.outputs, out_proj.dinputs):
+// the module named by one projection word once generic words are dropped, the part after it
+// saying which; null otherwise
+const MODULE_GENERIC = new Set(['linear', 'lin', 'proj', 'projection', 'layer', 'dense', 'fc']);
+const MODULE_OF = Object.freeze({
+  ...Object.fromEntries(['q', 'query', 'queries', 'wq'].map((w) => [w, 'q'])),
+  ...Object.fromEntries(['k', 'key', 'keys', 'wk'].map((w) => [w, 'k'])),
+  ...Object.fromEntries(['v', 'value', 'values', 'wv'].map((w) => [w, 'v'])),
+  ...Object.fromEntries(['o', 'out', 'output', 'wo', 'concat'].map((w) => [w, 'o'])),
+});
+const MODULE_PART = Object.freeze({
+  ...Object.fromEntries(['inputs', 'input', 'x', 'in'].map((w) => [w, 'in'])),
+  ...Object.fromEntries(['outputs', 'output', 'out', 'y'].map((w) => [w, 'out'])),
+  ...Object.fromEntries(['dinputs', 'dinput', 'dx', 'din'].map((w) => [w, 'din'])),
+  ...Object.fromEntries(['doutputs', 'doutput', 'dout', 'dy'].map((w) => [w, 'dout'])),
+});
+const MODULE_RESULT = Object.freeze({
+  in: { q: 'X', k: 'X', v: 'X', o: 'concat' },
+  out: { q: 'Q', k: 'K', v: 'V', o: 'Y' },
+  din: { o: 'dconcat' },
+  dout: { q: 'dQ', k: 'dK', v: 'dV', o: 'dY' },
+});
+function moduleResult(key) {
+  const parts = key.split(/[./]/).filter(Boolean);
+  if (parts.length < 2) return null;
+  const part = MODULE_PART[parts.at(-1).toLowerCase().replaceAll('_', '')];
+  const words = parts
+    .at(-2)
+    .split(/_|-|(?<=[a-z])(?=[A-Z])/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w && !MODULE_GENERIC.has(w));
+  const x = words.length === 1 ? MODULE_OF[words[0]] : null;
+  return (part && x && MODULE_RESULT[part][x]) ?? null;
+}
+
 /**
  * The course name a file's array name stands for, or null (case and underscores ignored): the
  * course's spelling, an alias (attn, out …), or a gradient's spelling (grad_Wq, W_q_grads,
@@ -200,6 +240,8 @@ export function courseName(name) {
     const base = courseName(path[1] ?? path[2]);
     return base && !isGradient(base) && ALL_NAMES.includes(`d${base}`) ? `d${base}` : null;
   }
+  const module = moduleResult(String(name));
+  if (module) return module;
   const key = keyOf(String(name));
   const direct = plainName(key) ?? gradientName(key);
   if (direct != null) return direct;

@@ -41,6 +41,9 @@ const CONSTANTS = Object.freeze({
   2: { value: () => 2, text: '2' },
   'sqrt(hs)': { value: (s) => Math.sqrt(s.hs), text: 'np.sqrt(hs)' },
   hs: { value: (s) => s.hs, text: 'hs' },
+  // hs ** 1/2 and hs ** -1/2 as Python reads them: (hs ** 1) / 2 and (hs ** -1) / 2
+  'hs/2': { value: (s) => s.hs / 2, text: '(hs / 2)', why: 'hs ** 1/2 is (hs ** 1) / 2' },
+  '2*hs': { value: (s) => 2 * s.hs, text: '(2 * hs)', why: 'hs ** -1/2 is (hs ** -1) / 2' },
   'sqrt(C)': { value: (s) => Math.sqrt(s.C), text: 'np.sqrt(C)' },
   C: { value: (s) => s.C, text: 'C' },
   h: { value: (s) => s.heads, text: 'h' },
@@ -50,6 +53,9 @@ const CONSTANTS = Object.freeze({
   'Y.size': { value: (s) => s.n, text: 'Y.size' },
   lr: { value: (s) => s.lr, text: 'lr' },
 });
+/** Why a student's line gives this constant, when it is a slip of notation (else ''). */
+export const constantWhy = (key) => CONSTANTS[key]?.why ?? '';
+
 // the constants of a layer of sizes s (lr only when the file saved one)
 const constantsOf = (s) =>
   Object.entries(CONSTANTS).filter(([key, c]) => key !== 'lr' || Number.isFinite(c.value(s)));
@@ -128,17 +134,16 @@ export function reads(statements) {
   const out = new Set();
   const local = new Set();
   for (const st of statements) {
-    walk(st.expr, (t) => {
-      if (t.op === 'name' && !local.has(t.name)) out.add(t.name);
-    });
+    for (const t of subtrees(st.expr)) if (t.op === 'name' && !local.has(t.name)) out.add(t.name);
     local.add(st.name);
   }
   return [...out];
 }
 
-function walk(t, visit) {
-  visit(t);
-  for (const k of ['a', 'b']) if (t[k]) walk(t[k], visit);
+/** Every subtree of t, t first. */
+export function* subtrees(t) {
+  yield t;
+  for (const k of ['a', 'b']) if (t[k]) yield* subtrees(t[k]);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -267,11 +272,20 @@ const EDITS = {
       ? [['stepped', sub(t, mul(num('lr', 'lr'), name(`d${t.name}`)))]]
       : []),
   ],
-  transpose: (t) => {
+  transpose: (t, { rank }) => {
     const out = [['transpose-dropped', t.a]];
     if (t.a.op === 'reshape') {
       const dims = t.perm ? t.perm.map((ax) => t.a.dims[ax]) : [...t.a.dims].reverse();
       out.push(['reshape-without-transpose', reshape(t.a.a, dims)]);
+    }
+    // x.T on an array of three or more axes reverses them all: every axis, or every axis but the
+    // batch axis (the student's arrays without it)
+    const r = rank(t.a);
+    if (r >= 3) {
+      const all = [...Array(r).keys()].reverse();
+      for (const perm of [all, [0, ...all.slice(0, -1)]]) {
+        if (!same(perm, t.perm ?? all)) out.push(['transpose-axes', T(t.a, perm)]);
+      }
     }
     return out;
   },

@@ -24,14 +24,49 @@ const SAVE_LR = "save it: np.savez('mha_check.npz', ..., lr=lr)";
 // names: the course's spelling, any case, underscores ignored (as names.js reads the others)
 
 const keyOf = (name) => String(name).toLowerCase().replaceAll('_', '');
-// Wq_after, Wq_new, Wq_next, Wq_updated; lesson 1's Wq1 and Wq2 are two heads, never a step
-const AFTER_KEY = /^w([qkvo])(after|new|next|updated)$/;
+// Wq_after, Wq_new, Wq_next, Wq_updated, Wq_trained, Wq_final; lesson 1's Wq1 and Wq2 are two
+// heads, never a step
+const AFTER_KEY = /^w([qkvo])(after|new|next|updated|trained|final)$/;
 const OTHER_KEYS = Object.freeze({
   lr: ['lr', 'learningrate', 'eta', 'alpha'],
   lrs: ['lrs'], // the page's lesson-5 download: the learning rate of each step
   steps: ['steps', 'nsteps', 'numsteps'],
   losses: ['losses', 'losshistory', 'losscurve', 'history'],
 });
+
+// Wq_init, Wq_initial, Wq_start, Wq_before, init_Wq, initial_Wq: the weights before training
+const INIT_KEY =
+  /^(?:w([qkvo])(?:init|initial|start|before|orig|original)|(?:init|initial)w([qkvo]))$/;
+
+/**
+ * The arrays lesson 5's training is checked from. A file with the initial weights under names of
+ * their own (Wq_init …) beside the layer's weights saved after the loop (the page's layer line run
+ * after training) starts the run from the initial ones, and the layer's are the weights after it
+ * (unless the file names those too). { arrays, used (the initial weights' keys), notes }
+ */
+export function initialWeights(arrays) {
+  const inits = {};
+  for (const key of Object.keys(arrays)) {
+    const m = INIT_KEY.exec(keyOf(key));
+    if (m) inits[`W${m[1] ?? m[2]}`] ??= key;
+  }
+  const { found } = matchNames(arrays);
+  const weights = WEIGHTS.filter((w) => inits[w] && found[w]);
+  if (!weights.length) return { arrays, used: [], notes: [] };
+  const { keys } = trainingKeys(arrays);
+  const out = { ...arrays };
+  const notes = [];
+  for (const w of weights) {
+    const [init, key] = [inits[w], found[w].key];
+    out[key] = arrays[init];
+    delete out[init];
+    const after = !keys[`${w}_after`];
+    if (after) out[`${w}_after`] = arrays[key];
+    const trained = after ? `, and your ${key} as the weights after it` : '';
+    notes.push(`${init} read as the initial weights of the training run${trained}`);
+  }
+  return { arrays: out, used: weights.map((w) => inits[w]), notes };
+}
 
 /** The training name ('Wq_after', 'lr', 'lrs', 'steps', 'losses') of a file's key, or null. */
 function trainingName(key) {
@@ -111,7 +146,9 @@ function readInputs(arrays, heads, causal) {
     if (square(d)) dW[w] = d.data;
   }
   const name = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.key]));
-  return { s, X: X.data, W0, dW, name, targetEntry: found.target ?? null, target: null };
+  // a loss computed from float32 arrays has float32's precision, whatever it is saved as
+  const f32 = ['X', ...WEIGHTS].some((n) => /f4/.test(found[n]?.array?.dtype ?? ''));
+  return { s, X: X.data, W0, dW, name, targetEntry: found.target ?? null, target: null, f32 };
 }
 
 // target's data (the shape of X), or { why } the training step cannot be checked without it
@@ -617,14 +654,45 @@ function ranOtherSteps(ctx, row, n) {
 
 // Every row, in order: losses, then Wq_after … Wo_after (the losses' row made last: it may use
 // what the weights' rows found)
+// The file's biases its run trained: keys `<bias>_after` (b_q_after, q_proj.bias_after …) whose
+// numbers differ from the bias before (zeros when the file dropped it): their keys
+function trainedBiases(arrays) {
+  return Object.keys(arrays).filter((key) => {
+    const m = /^(.*(?:bias|^b_?[qkvo]))_?(?:after|new|next|updated|trained|final)$/i.exec(key);
+    const after = m && toArray(arrays[key]);
+    if (!after || after.shape.length !== 1) return false;
+    const before = toArray(arrays[m[1]]);
+    return after.data.some((x, i) => x !== (before?.data[i] ?? 0));
+  });
+}
+
+// A run that trains biases too: only the loss at the initial weights is the course's
+function untrainedOnly(ctx) {
+  const biases = trainedBiases(ctx.arrays);
+  if (!biases.length) return;
+  ctx.notes.push(
+    `your ${and(biases)} ${biases.length > 1 ? 'show' : 'shows'} your run trains biases, which ` +
+      "lesson 5's layer does not have: only the loss at your initial weights is checked " +
+      `(${ctx.keys.losses ?? 'losses'}[0]), not the steps after it or the weights after them`,
+  );
+  ctx.usedBiases = biases;
+  ctx.steps = 1; // (the first loss alone: the run as far as the course's loop follows it)
+  for (const w of WEIGHTS) delete ctx.keys[`${w}_after`];
+  if (ctx.losses) {
+    ctx.losses = { ...ctx.losses, data: ctx.losses.data.subarray(0, 1), shape: [1] };
+  }
+}
+
 function trainingRows(ctx) {
   ctx.grad = lossAt(ctx.mha, ctx.inp, ctx.inp.W0, true);
   ctx.steps = readSteps(ctx);
   if (ctx.keys.losses) {
     const read = readLosses(ctx);
     ctx.losses = read.array ?? null;
+    if (ctx.losses && ctx.inp.f32) ctx.losses = { ...ctx.losses, dtype: '<f4' };
     ctx.lossesRow = read.row ?? null;
   }
+  untrainedOnly(ctx);
   ctx.lr = savedLr(ctx) ?? lrFromWeights(ctx) ?? lrFromLosses(ctx);
   const frozen = ctx.lr ? null : frozenRows(ctx);
   if (frozen) return frozen;
@@ -732,7 +800,8 @@ export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
     const rows = trainingRows(ctx);
     const lr = ctx.lr && { value: ctx.lr.value, source: ctx.lr.source, lrs: [...ctx.lr.lrs] };
     aliasedWeights(ctx, rows);
-    return { rows, notes, used, lr, shown: shownLrs(ctx, rows) };
+    const read = [...used, ...(ctx.usedBiases ?? [])];
+    return { rows, notes, used: read, lr, shown: shownLrs(ctx, rows) };
   } catch (e) {
     notes.push(`The training step could not be checked: the engine failed (${e.message}).`);
     return { rows: [], notes, used, lr: null };

@@ -87,6 +87,59 @@ export function maskAnalysis(ctx, U = ctx.unmaskedScores()) {
   return null;
 }
 
+/**
+ * att the softmax of the scores before the mask, while the student's saved scores hold it (-inf
+ * above the diagonal): the masked array made and the softmax handed the other one.
+ */
+export function unusedMaskAnalysis(ctx) {
+  const { s, node } = ctx;
+  const given = ctx.givenValue('scores');
+  if (node !== 'att' || !s.causal || !given?.some((x) => x === -Infinity)) return null;
+  if (!ctx.reproduces(softmaxRows(ctx.unmaskedScores(), s.T))) return null;
+  return {
+    id: 'mask-not-used',
+    message:
+      'Your att is the softmax of the scores before the mask: your scores hold the mask (-inf ' +
+      'above the diagonal), but the softmax reads the unmasked array (softmax(scores) where the ' +
+      'masked one was meant), so every query sees the future keys. The course computes ' +
+      `${ctx.courseLine}, the softmax of the masked scores.`,
+  };
+}
+
+/**
+ * att a softmax whose denominator has a small constant added (e / (e.sum(...) + eps), a guard
+ * against dividing by zero): eps fitted from one row's sum, every row recomputed with it.
+ */
+export function epsilonAnalysis(ctx) {
+  const { s, node, yours } = ctx;
+  if (node !== 'att') return null;
+  const T = s.T;
+  const scores = s.causal ? masked(ctx.pipe.value('scores'), T, { k: 1, fill: -Infinity }) : null;
+  const U = scores ?? ctx.pipe.value('scores');
+  const e = new Float64Array(U.length);
+  const sums = [];
+  for (let r = 0; r < U.length / T; r++) {
+    const row = U.subarray(r * T, (r + 1) * T);
+    const max = Math.max(...row);
+    let sum = 0;
+    for (let j = 0; j < T; j++) sum += e[r * T + j] = Math.exp(row[j] - max);
+    sums.push(sum);
+  }
+  const mine = yours.subarray(0, T).reduce((a, x) => a + x, 0);
+  const eps = Number((sums[0] / mine - sums[0]).toPrecision(2));
+  if (!(eps > 0) || eps > 1e-3) return null;
+  const att = e.map((x, i) => x / (sums[Math.floor(i / T)] + eps));
+  if (!ctx.reproduces(att)) return null;
+  return {
+    id: 'softmax-epsilon',
+    message:
+      `Your att adds ${eps} to the softmax's denominator, e / (e.sum(axis=-1, keepdims=True) + ` +
+      `${eps}): a guard against dividing by zero, so each row sums to just under 1. After the ` +
+      'max is subtracted every row has an entry exp(0) = 1 and the sum is never below 1: the ' +
+      `course computes ${ctx.courseLine} with no guard.`,
+  };
+}
+
 // The student's own scores hold a constant finite value above the diagonal: a mask with that fill
 function givenFill(ctx) {
   const sc = ctx.givenValue('scores');

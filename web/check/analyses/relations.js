@@ -4,7 +4,7 @@
 // Every relation is fitted, then proven: the fitted array must reproduce the student's within the
 // row's tolerance.
 
-import { add, dot, mergeHeads, scale, sub } from '../ops.js';
+import { add, dot, matmul, mergeHeads, scale, sub } from '../ops.js';
 import { factorNumber, fitDigits, fitFactor, meanings, stepReadings } from './factor.js';
 import { headBlocks, isAre, layoutOf, meanAlong, shapeOf, shownName } from './layout.js';
 
@@ -284,6 +284,82 @@ export function batchSubsetAnalysis(ctx) {
       `Your ${ctx.name} sums over ${which} only, of the ${ctx.s.B}: a weight's gradient sums ` +
       `every batch item's share (X.reshape(-1, C) takes all B·T rows); the course computes ` +
       `${ctx.courseLine}.`,
+  };
+}
+
+// x (B, T, C) summed over its tokens: (B, C), or over the batch too (1, C)
+function tokenSums(x, { B, T, C }, batch) {
+  const out = new Float64Array((batch ? 1 : B) * C);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      for (let c = 0; c < C; c++) out[(batch ? 0 : b) * C + c] += x[(b * T + t) * C + c];
+    }
+  }
+  return out;
+}
+
+// sum over rows r of the outer products a[r] ⊗ g[r], a and g (R, C)
+function outerSum(a, g, C) {
+  const out = new Float64Array(C * C);
+  for (let r = 0; r < a.length / C; r++) {
+    for (let i = 0; i < C; i++) {
+      for (let j = 0; j < C; j++) out[i * C + j] += a[r * C + i] * g[r * C + j];
+    }
+  }
+  return out;
+}
+
+const EINSUMS = [
+  [false, "'bti,bsj->ij'", 'each batch item’s tokens summed before the product'],
+  [true, "'bti,csj->ij'", 'every token of every batch item summed before the product'],
+];
+
+/**
+ * A weight's gradient from sums over the tokens: an einsum whose two token axes have letters of
+ * their own ('bti,bsj->ij') sums each operand over its tokens first, where the course pairs each
+ * token's rows ('bti,btj->ij').
+ */
+export function tokenSumAnalysis(ctx) {
+  const { node, s, pipe } = ctx;
+  if (layoutOf(node) !== 'weight' || !node.startsWith('d') || s.T < 2) return null;
+  const parents = pipe.nodes[node]?.parents;
+  if (parents?.length !== 2) return null;
+  const [a, g] = parents.map((p) => pipe.value(p));
+  for (const [batch, einsum, what] of EINSUMS) {
+    if (batch && s.B < 2) continue;
+    if (!ctx.reproduces(outerSum(tokenSums(a, s, batch), tokenSums(g, s, batch), s.C))) continue;
+    const [x, y] = parents.map((p) => (/^d[QKV]m$/.test(p) ? `merge_heads(${p.slice(0, -1)})` : p));
+    return {
+      id: 'token-sums',
+      message:
+        `Your ${ctx.name} is the product of sums over the tokens, np.einsum(${einsum}, ${x}, ` +
+        `${y}): ${what}, because the two token axes have letters of their own. A weight's ` +
+        `gradient sums each token's product: np.einsum('bti,btj->ij', ${x}, ${y}); the course ` +
+        `computes ${ctx.courseLine}.`,
+    };
+  }
+  return null;
+}
+
+const INPUT_PATHS = { dQm: ['Wq', 'Q'], dKm: ['Wk', 'K'], dVm: ['Wv', 'V'] };
+
+/**
+ * dQ, dK or dV the gradient at the projection's input instead (dQm @ Wq.T: the Q path of dX),
+ * as a layer's backward returns it for its query, key and value inputs.
+ */
+export function projectionInputAnalysis(ctx) {
+  const path = INPUT_PATHS[ctx.node];
+  if (!path) return null;
+  const [W, x] = path;
+  const { B, T, C } = ctx.s;
+  const mine = matmul(ctx.local, ctx.pipe.value(W), { m: B * T, k: C, n: C, transB: true });
+  if (!ctx.reproduces(mine)) return null;
+  return {
+    id: 'input-gradient',
+    message:
+      `Your ${ctx.name} is the gradient at the projection's input, d${x}m @ ${W}.T (the ${x} ` +
+      `path of dX, what a layer's backward returns for its ${x.toLowerCase()} input), not at ` +
+      `${x} itself; the course computes ${ctx.courseLine}, and dX sums the three paths.`,
   };
 }
 

@@ -4,8 +4,8 @@
 // whole query rows masked (an integer mask used as an index). Each proven on the student's own
 // arrays: the exact values, the rest of the array the course's.
 
-import { layoutOf, shapeOf } from './layout.js';
-import { PROGRAM_NODES, evaluate, print, program } from '../program.js';
+import { isAre, layoutOf, shapeOf } from './layout.js';
+import { PROGRAM_NODES, evaluate, print, program, subtrees } from '../program.js';
 
 // the nodes computed from node (its children, theirs …)
 function descendants(pipe, node) {
@@ -74,7 +74,6 @@ function valueOf(ctx, n) {
     return null;
   }
 }
-const isAre = (name) => (/[^s]s$/.test(name) ? 'are' : 'is');
 
 // An elementwise part of a later line that reads this array directly (g = datt; g *= att inside
 // dscores' line: datt * att), computed into the array itself: yours holds that part's value,
@@ -108,11 +107,6 @@ function laterInPlace(ctx) {
     }
   }
   return null;
-}
-
-function* subtrees(t) {
-  yield t;
-  for (const k of ['a', 'b']) if (t[k]) yield* subtrees(t[k]);
 }
 
 // t's value with this step's array the course's and every other array its value in the check
