@@ -517,6 +517,16 @@ const LOOP_CASES = [
     says: /Wq with dWo, Wk with dWv, Wv with dWq and Wo with dWk/,
   },
   {
+    // one gradient array for the four weights (dict.fromkeys): each stepped with their sum
+    name: 'gradients-in-one-shared-array',
+    find: ['q', 'k', 'v', 'o'].map((w) => `W${w} = W${w} - lr * g["dW${w}"]`),
+    replace: ['q', 'k', 'v', 'o'].map(
+      (w) => `W${w} = W${w} - lr * (g["dWq"] + g["dWk"] + g["dWv"] + g["dWo"])`,
+    ),
+    id: 'loop-shared-gradient',
+    says: /every weight is stepped with the sum of the four gradients/,
+  },
+  {
     // the backward fed a dY kept from before the loop: the loop's layer takes it as an argument
     name: 'backward-fed-the-first-dY',
     find: [
@@ -823,5 +833,50 @@ test('a training file of (out, in) weights with biases it trains: read by its fi
     // one the losses prove
     const asIs = checkNotebook(mha, file, { heads: 2, weights: 'in-out' });
     assert.equal(asIs.rows.find((r) => r.name === 'losses')?.status, 'differs');
+  });
+});
+
+test('the layer saved after training, its initial weights not saved: a note, no losses row', () => {
+  const sizes = { B: 2, T: 4, C: 8, heads: 2, causal: false, seed: 5 };
+  const cases = [{ name: 'trained-layer', find: '', replace: '', sizes, drop: RESULTS }];
+  withNotebooks(cases, (load) => {
+    const a = load('trained-layer');
+    const file = { X: a.X, target: a.target, lr: a.lr, steps: a.steps, losses: a.losses };
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) file[w] = a[`${w}_after`];
+    const report = checkNotebook(mha, file, { heads: 2 });
+    assert.equal(
+      report.rows.find((r) => r.name === 'losses'),
+      undefined,
+    );
+    assert.ok(
+      report.notes.some((n) =>
+        /^losses not checked: the loss at your Wq, .* below every loss/.test(n),
+      ),
+      report.notes.join('\n'),
+    );
+    assert.ok(!report.notes.some((n) => /^lr = .* found from your losses/.test(n)));
+    // the same run with its initial weights as Wq_init …: checked from them, every row a match
+    const init = { ...file };
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) init[`${w}_init`] = a[w];
+    const rows = checkNotebook(mha, init, { heads: 2 }).rows.filter((r) => r.name === 'losses');
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['match'],
+    );
+    // the initial weights alone, under Wq_init …: read as the layer's
+    const only = { ...file };
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo']) {
+      only[`${w}_init`] = a[w];
+      only[`${w}_trained`] = a[`${w}_after`];
+      delete only[w];
+    }
+    const alone = checkNotebook(mha, only, { heads: 2 });
+    assert.ok(
+      alone.notes.includes("Wq_init read as Wq: your file's weights are the run's initial ones"),
+    );
+    assert.deepEqual(
+      alone.rows.filter((r) => r.status !== 'missing').map((r) => `${r.name} ${r.status}`),
+      ['losses match', 'Wq_after match', 'Wk_after match', 'Wv_after match', 'Wo_after match'],
+    );
   });
 });

@@ -599,3 +599,21 @@ test('round 7 readings: a stack under heads_, X beside trained weights, module p
   // a module's own gradient of its weights
   assert.deepEqual(layoutRole('Q_linear.dweights'), { kind: 'weight', name: 'dWq', grad: true });
 });
+
+test('round 8 readings: per-head modules by path, qkv_proj as a fused projection', () => {
+  assert.deepEqual(layoutRole('qkv_proj_weight'), { kind: 'fused', grad: false });
+  assert.equal(layoutRole('qkv_proj_bias')?.kind, 'fusedBias');
+  // heads.i.lin_Q.W (C, hs): head i's query map, joined into Wq; its .grad into dWq
+  const C = 6;
+  const head = (seed) => rand([C, 3], seed);
+  const arrays = { X: rand([2, C], 9), 'lin.W': rand([C, C], 10) };
+  for (const [i, x] of [0, 1].flatMap((n) => ['Q', 'K', 'V'].map((w) => [n, w]))) {
+    arrays[`heads.${i}.lin_${x}.W`] = head(10 * i + x.charCodeAt(0));
+  }
+  const read = adaptLayout(arrays, { heads: 2 });
+  assert.deepEqual(read.reading.missing, []);
+  assert.ok(
+    read.notes.some((n) => /heads\.0\.lin_Q\.W/.test(n)),
+    read.notes.join('\n'),
+  );
+});

@@ -180,6 +180,10 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
     if "mask-not-used" in m and causal:              # the masked array made, the softmax not fed it
         att = softmax(scores, axis=-1)
         scores = masked                              # (saved as the scores)
+    if "att-one-slot" in m:                         # an inner loop's i over the heads' i
+        slot = np.zeros_like(att)
+        slot[:, 0] = att[:, h - 1]                  # the last head written into slot 0
+        att = slot
     if "mask-after-softmax" in m and causal:
         att = softmax(scores, axis=-1) * ~mask           # the weights zeroed after the softmax
         if "renormalise" in m:
@@ -244,6 +248,8 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
     if "split-h-hs-swapped" in m:
         split, merge = split_heads_swapped, merge_heads_swapped
     Q, K, V, att, concat = f["Q"], f["K"], f["V"], f["att"], f["concat"]
+    if "backward-unmasked" in m:                     # A = softmax(S) again, the mask left out
+        att = softmax(Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs), axis=-1)
     scale = 1.0 if "missing-scale-backward" in m else np.sqrt(hs)
     if "scale-hs-backward" in m:
         scale = hs                                   # the forward's / hs again
@@ -325,6 +331,8 @@ def backward(f, X, Wq, Wk, Wv, Wo, h, dY, m):
         dX = (dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T).astype(np.int64)
     else:
         dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T
+    if "grads-shared" in m:                           # dict.fromkeys(names, np.zeros((C, C)))
+        dWq = dWk = dWv = dWo = dWq + dWk + dWv + dWo
     if "dq-input-gradient" in m:                     # the layer's gradient for its q input
         dQ = split(dQm @ Wq.T, h)
     return dict(dWo=dWo, dconcat=dconcat, dheadout=dheadout, dV=dV, datt=datt,
@@ -444,6 +452,14 @@ RUNS = [
     run("dx-missing-paths", mistakes={"dx-missing-paths"}, blame=[("dX", "dx-missing-paths")]),
     run("dwo-token-sums", mistakes={"dwo-token-sums"}, blame=[("dWo", "token-sums")],
         note="np.einsum('bti,bsj->ij', concat, dY)"),
+    run("att-one-slot", size=dict(B=2, T=4, C=8, h=4), causal=True, mistakes={"att-one-slot"},
+        blame=[("att", "head-slot")], note="every head written into the last slot"),
+    run("grads-shared", mistakes={"grads-shared"},
+        blame=[(g, "shared-gradient") for g in ("dWo", "dWq", "dWk", "dWv")],
+        note="one array for the four gradients"),
+    run("backward-unmasked", causal=True, mistakes={"backward-unmasked"},
+        blame=[("dV", "backward-unmasked"), ("dscores", "backward-unmasked")],
+        note="A = softmax(S) recomputed in the backward"),
     run("softmax-epsilon", causal=True, mistakes={"softmax-epsilon"},
         blame=[("att", "softmax-epsilon")], note="e / (e.sum(...) + 1e-6)"),
     run("dq-input-gradient", mistakes={"dq-input-gradient"}, merged=["dQ"],

@@ -21,6 +21,7 @@ import { courseLine } from './steps.js';
 import {
   attentionAnalyses,
   attentionFacts,
+  backwardUnmaskedAnalysis,
   epsilonAnalysis,
   hiddenAttentionAnalysis,
   unshiftedSumAnalysis,
@@ -35,7 +36,7 @@ import {
   wrongOperandAnalysis,
 } from './analyses/operand.js';
 import { permutationAnalysis } from './analyses/permute.js';
-import { headShareAnalysis, headSliceAnalysis } from './analyses/heads.js';
+import { headShareAnalysis, headSliceAnalysis, headSlotAnalysis } from './analyses/heads.js';
 import { EDIT_KINDS } from './edits.js';
 import { LOOP_KINDS } from './loop.js';
 import {
@@ -52,6 +53,7 @@ import {
   headMeanAnalysis,
   hiddenFactorAnalysis,
   projectionInputAnalysis,
+  sharedGradientAnalysis,
   tokenSumAnalysis,
 } from './analyses/relations.js';
 
@@ -306,22 +308,20 @@ const RECORDS = [
     analyses: [missingHeadAnalysis],
   },
   {
-    id: 'head-slice',
-    tensors: ['scores', 'headout', 'concat'],
+    id: 'backward-unmasked',
+    tensors: ['dV', 'dscores'],
     message:
-      'Your heads read the wrong columns of the merged Q, K or V: a loop over the heads that ' +
-      'slices V[:, :, i:i + hs] where head i is the columns i * hs:(i + 1) * hs (which columns ' +
-      'each head read).',
-    analyses: [headSliceAnalysis],
+      'Your dV or dscores is computed from an att without the causal mask: the backward ' +
+      "recomputes the softmax from the scores before the mask instead of using the forward's att.",
+    analyses: [backwardUnmaskedAnalysis],
   },
   {
-    id: 'head-share',
-    tensors: ['Y', 'dX'],
+    id: 'head-slot',
+    tensors: [],
     message:
-      "Your Y or dX holds some heads' shares only: a loop over the heads that assigns " +
-      '(dX = …) where it should add (dX += …), so only the last head is left, or that skips ' +
-      'heads.',
-    analyses: [headShareAnalysis],
+      "Your heads are each the course's head of another index, or zeros: a loop over the heads " +
+      'that writes to the wrong index (a loop variable reused inside the loop).',
+    analyses: [headSlotAnalysis],
   },
   {
     id: 'softmax-epsilon',
@@ -373,6 +373,14 @@ const RECORDS = [
     analyses: [headMeanAnalysis, batchSubsetAnalysis],
   },
   {
+    id: 'shared-gradient',
+    tensors: ['dWq', 'dWk', 'dWv', 'dWo'],
+    message:
+      "Your weight's gradient is the sum of several weights' gradients: one array shared by " +
+      'them (dict.fromkeys(names, np.zeros(...))), each backward line adding into it.',
+    analyses: [sharedGradientAnalysis],
+  },
+  {
     id: 'input-gradient',
     tensors: ['dQ', 'dK', 'dV'],
     message:
@@ -388,6 +396,24 @@ const RECORDS = [
       "token axes have letters of their own ('bti,bsj->ij') where the course pairs each " +
       "token's rows ('bti,btj->ij').",
     analyses: [tokenSumAnalysis],
+  },
+  {
+    id: 'head-slice',
+    tensors: ['scores', 'headout', 'concat'],
+    message:
+      'Your heads read the wrong columns of the merged Q, K or V: a loop over the heads that ' +
+      'slices V[:, :, i:i + hs] where head i is the columns i * hs:(i + 1) * hs (which columns ' +
+      'each head read).',
+    analyses: [headSliceAnalysis],
+  },
+  {
+    id: 'head-share',
+    tensors: ['Y', 'dX'],
+    message:
+      "Your Y or dX holds some heads' shares only: a loop over the heads that assigns " +
+      '(dX = …) where it should add (dX += …), so only the last head is left, or that skips ' +
+      'heads.',
+    analyses: [headShareAnalysis],
   },
   {
     id: 'softmax-diagonal-only',

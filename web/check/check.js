@@ -30,7 +30,7 @@ import { analysisContext, firstFound, measuredFacts } from './analyses/index.js'
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
 import { adaptLayout, layoutRole, readingNote } from './layouts.js';
-import { checkTraining, initialWeights, trainingKeys } from './training.js';
+import { checkTraining, initialAsWeights, initialWeights, trainingKeys } from './training.js';
 import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
 
@@ -1231,13 +1231,28 @@ function trainingPart(mha, arrays, { rows, sizes, inputs, causes, causal, notes 
   return { used: [...training.used, ...run.used] };
 }
 
+// The course's weights a file holds under any name it is read by (Wq, W_q, q_proj.weight …)
+function heldWeights(arrays) {
+  const held = new Set();
+  for (const key of Object.keys(arrays ?? {})) {
+    const name = courseName(key) ?? layoutRole(key)?.name;
+    if (/^W[qkvo]$/.test(name ?? '')) held.add(name);
+    if (layoutRole(key)?.kind === 'fused' && !layoutRole(key).grad) {
+      for (const w of ['Wq', 'Wk', 'Wv']) held.add(w);
+    }
+  }
+  return held;
+}
+
 function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
   requireOptions(arrays, heads, weights);
+  // (a run's initial weights as the layer's when the file has no other)
+  const initial = initialAsWeights(arrays, heldWeights);
   // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
   // a heads setting the file's split arrays contradict is replaced by theirs, with a note
-  const adapted = adaptLayout(arrays, { heads, weights });
+  const adapted = adaptLayout(initial.arrays, { heads, weights });
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
-  notes.unshift(...adapted.notes);
+  notes.unshift(...initial.notes, ...adapted.notes);
   const lacking = ['X', ...WEIGHTS].filter((n) => !found[n]);
   const readAny = Object.values(adapted.reading?.read ?? {}).some((keys) => keys.length);
   // (several matrices or larger, though none read by name: a layer saved in words of its own)

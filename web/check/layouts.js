@@ -89,6 +89,9 @@ const FUSED = new Set([
   'cattnw',
   'inproj',
   'inprojweight',
+  'qkvproj',
+  'qkvprojweight',
+  'qkvprojw',
   'linearlayers', // a list of the three projections saved as one (3, C, C) array
 ]);
 const FUSED_BIAS = new Set([
@@ -98,6 +101,8 @@ const FUSED_BIAS = new Set([
   'cattnbias',
   'cattnb',
   'inprojbias',
+  'qkvprojbias',
+  'qkvprojb',
   'inb', // (3, h, hs) or (3C,): the input projections' biases in one
   'inbias',
 ]);
@@ -162,7 +167,7 @@ function moduleRole(key) {
     grad = true;
     parts.pop();
   }
-  const last = parts.at(-1)?.toLowerCase();
+  const last = parts.at(-1)?.toLowerCase().replaceAll('_', '');
   if (GRAD_KIND[last]) grad = true;
   const kind = KIND_PART[last] ?? GRAD_KIND[last];
   const module = parts.at(-2);
@@ -396,6 +401,13 @@ export function headKeyOf(key) {
 
 // The role (kind 'weight' or 'bias') and head number of a per-head key, as headKeyOf
 function headOf(key, kind) {
+  // a module path with the head's number as one of its parts: heads.0.lin_Q.W, heads.1.lin_K.W.grad
+  const parts = String(key).split(/[./]/);
+  const at = parts.findIndex((p) => /^\d+$/.test(p));
+  if (at >= 0 && at < parts.length - 1) {
+    const role = layoutRole(parts.filter((_, k) => k !== at).join('.'));
+    if (role?.kind === kind) return { name: role.name, index: Number(parts[at]) };
+  }
   const flat = String(key)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '');

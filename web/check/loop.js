@@ -51,7 +51,10 @@ const update = (W, G, c) => W.map((x, i) => x - c * G[i]);
 function updated(ctx, W, G, w, rule = { c: 1 }, done = {}) {
   // the lines run in the course's order: a weight updated before this one is read updated
   const base = done[rule.base] ?? W[rule.base ?? w];
-  const grad = G?.[`d${rule.grad ?? w}`];
+  const grad =
+    rule.grad === 'sum' && G
+      ? WEIGHTS.map((v) => G[`d${v}`]).reduce((a, g) => a.map((x, i) => x + g[i]))
+      : G?.[`d${rule.grad ?? w}`];
   let out;
   if (rule.c === 0 || (!grad && rule.grad !== 'none')) out = Float64Array.from(base);
   else if (rule.grad === 'none') out = base.map((x) => x - rule.c * ctx.lr);
@@ -128,6 +131,8 @@ export const LOOP_KINDS = Object.freeze({
   'loop-gradients-permuted':
     'each weight updated with another’s gradient: weights and gradients paired in two orders',
   'loop-dy-stale': 'the backward at every step fed the first step’s dY',
+  'loop-shared-gradient':
+    'one gradient array shared by the four weights: each stepped with the sum',
   'loop-mask': 'the loop’s forward with the other causal mask than the layer’s',
   'loop-update-first': 'the update before the backward, with the previous step’s gradients',
   'loop-update-in-backward': 'Wo updated inside the backward, before dconcat = dY @ Wo.T reads it',
@@ -260,6 +265,15 @@ const LOOP_EDITS = Object.freeze([
     lossAfter: true,
     text: 'each loss is recorded after the step’s update: losses[k] is the loss at W_{k+1}',
     line: 'losses.append(loss) before the update: losses[k] is the loss at W_k',
+  },
+  {
+    id: 'loop-shared-gradient',
+    all: { c: 1, grad: 'sum' },
+    text:
+      'every weight is stepped with the sum of the four gradients: one array shared by them ' +
+      '(dict.fromkeys(names, np.zeros((C, C))) gives every name the same array), each ' +
+      'backward line adding into it',
+    line: 'one gradient array per weight: {n: np.zeros((C, C)) for n in names}',
   },
   {
     id: 'loop-dy-stale',

@@ -387,7 +387,8 @@ export function editsOf(statements, s, env, scope) {
     addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
     // the result multiplied or divided by a natural constant (a factor the course does not have)
     for (const [key, c] of constantsOf(s)) {
-      if (key === '1') continue;
+      // (a slip of notation replaces a constant the course writes; it is never a new factor)
+      if (key === '1' || c.why) continue;
       for (const op of [mul, div]) {
         const to = op(st.expr, num(key, c.text));
         addEdit(out, statements, i, to, { kind: 'factor', to }, st.expr);

@@ -68,6 +68,26 @@ export function initialWeights(arrays) {
   return { arrays: out, used: weights.map((w) => inits[w]), notes };
 }
 
+/**
+ * A file with a training run's initial weights (Wq_init …) and no weights under the course's
+ * names (the layer's are saved as Wq_trained …): the initial weights are the layer's.
+ * weightKeys(arrays) -> the course's weights the file holds in some form. { arrays, notes }
+ */
+export function initialAsWeights(arrays, weightKeys) {
+  const held = weightKeys(arrays);
+  const out = { ...arrays };
+  const notes = [];
+  for (const key of Object.keys(arrays)) {
+    const m = INIT_KEY.exec(keyOf(key));
+    const w = m && `W${m[1] ?? m[2]}`;
+    if (!w || held.has(w) || out[w]) continue;
+    out[w] = arrays[key];
+    delete out[key];
+    notes.push(`${key} read as ${w}: your file's weights are the run's initial ones`);
+  }
+  return { arrays: notes.length ? out : arrays, notes };
+}
+
 /** The training name ('Wq_after', 'lr', 'lrs', 'steps', 'losses') of a file's key, or null. */
 function trainingName(key) {
   const k = keyOf(key);
@@ -615,7 +635,33 @@ function lossesRow(ctx) {
   const ran = ranOtherSteps(ctx, row, n);
   if (ran) return ran;
   if (row.status === 'match') return row;
+  if (savedAfterTraining(ctx, a, expected)) return null;
   return { ...row, diagnosis: lossesFacts(ctx, a, row) };
+}
+
+// The file's weights are the trained ones, not the run's start (the page's layer line run after
+// the loop, the initial weights not saved): no weights after the run beside them, the losses go
+// down, the loss at the file's weights is below every loss recorded, and the losses are no
+// multiple of the course's. Said in a note; nothing to replay.
+function savedAfterTraining(ctx, a, expected) {
+  const L0 = expected[0];
+  const ys = Array.from(a.data);
+  if (WEIGHTS.some((w) => ctx.keys[`${w}_after`])) return false;
+  const down = ys.length >= 2 && ys.every(Number.isFinite) && ys.at(-1) < ys[0];
+  if (!down || !(L0 < Math.min(...ys) * (1 - 1e-6))) return false;
+  const ratios = ys.map((y, k) => y / expected[k]);
+  if (ratios.every((r) => Math.abs(r / ratios[0] - 1) < 1e-6)) return false;
+  const names = WEIGHTS.map((w) => ctx.inp.name[w] ?? w);
+  // (what was read from the losses as a run from these weights is not so: the lr, the steps)
+  const stale = (n) => /^lr = .* found from your /.test(n) || n.includes('] is compared with');
+  for (let i = ctx.notes.length - 1; i >= 0; i--) if (stale(ctx.notes[i])) ctx.notes.splice(i, 1);
+  ctx.notes.push(
+    `${ctx.keys.losses} not checked: the loss at your ${and(names)} is ${num(L0)}, below every ` +
+      `loss you recorded (the last ${num(ys.at(-1))}), so these are the weights after your ` +
+      'training, not where it started (the layer saved after the loop). Save the initial ' +
+      'weights too (np.savez(..., Wq_init=Wq0, ...)) and the run is checked from them.',
+  );
+  return true;
 }
 
 // What a differing losses row measures: its first differing step, and a factor when yours are

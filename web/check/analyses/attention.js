@@ -4,8 +4,8 @@
 // weight, masked entries 0). Each cause is proven by recomputing the student's array from their
 // own scores; what cannot be proven is reported as measured facts.
 
-import { softmaxRows } from '../ops.js';
-import { softmaxAll, softmaxAxis } from './layout.js';
+import { matmul, softmaxBackward, softmaxRows } from '../ops.js';
+import { isAre, softmaxAll, softmaxAxis } from './layout.js';
 
 const INF_TEXT = (f) => (f === -Infinity ? '-np.inf' : String(f));
 
@@ -137,6 +137,32 @@ export function epsilonAnalysis(ctx) {
       `${eps}): a guard against dividing by zero, so each row sums to just under 1. After the ` +
       'max is subtracted every row has an entry exp(0) = 1 and the sum is never below 1: the ' +
       `course computes ${ctx.courseLine} with no guard.`,
+  };
+}
+
+/**
+ * dV or dscores computed from an att without the causal mask: the backward recomputes the
+ * softmax from the scores it cached before the mask (A = softmax(S)) instead of the forward's att.
+ */
+export function backwardUnmaskedAnalysis(ctx) {
+  const { s, node, pipe } = ctx;
+  if (!s.causal || (node !== 'dV' && node !== 'dscores')) return null;
+  const A = softmaxRows(pipe.step('scores'), s.T);
+  const mine =
+    node === 'dV'
+      ? matmul(A, pipe.value('dheadout'), {
+          ...{ batch: s.B * s.heads, m: s.T, k: s.T, n: s.hs, transA: true },
+        })
+      : softmaxBackward(A, pipe.value('datt'), s.T);
+  if (!ctx.reproduces(mine)) return null;
+  return {
+    id: 'backward-unmasked',
+    message:
+      `Your ${ctx.name} ${isAre(ctx.name)} computed from an att without the causal mask: the ` +
+      'backward ' +
+      'recomputes the softmax from the scores before the mask (A = softmax(scores)) instead of ' +
+      "using the forward's att, whose future weights are 0. Use the att of the forward (cache " +
+      `it); the course computes ${ctx.courseLine}.`,
   };
 }
 

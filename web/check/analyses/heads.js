@@ -68,7 +68,7 @@ function valueStarts(ctx) {
   for (let i = 0; i < s.heads; i++) {
     const a = headBlock(att, i, s, s.T);
     const mine = outputBlock(node, ctx.yours, i, s);
-    const hit = starts(s).find((o) => {
+    const hit = [i * s.hs, ...starts(s)].find((o) => {
       const block = matmul(a, columns(V, o, s), { batch: s.B, m: s.T, k: s.T, n: s.hs });
       if (!close(block, mine, ctx.tolAbs + 1e-9)) return false;
       blocks.push(block);
@@ -91,11 +91,15 @@ function scoreStarts(ctx) {
   for (let i = 0; i < s.heads; i++) {
     const mine = headBlock(ctx.yours, i, s, s.T);
     const course = headBlock(ctx.local, i, s, s.T);
-    const pairs = starts(s).flatMap((o) => [
-      [o, o],
-      [i * s.hs, o],
-      [o, i * s.hs],
-    ]);
+    const pairs = [[i * s.hs, i * s.hs], ...starts(s)].flatMap((o) =>
+      Array.isArray(o)
+        ? [o]
+        : [
+            [o, o],
+            [i * s.hs, o],
+            [o, i * s.hs],
+          ],
+    );
     const hit = pairs.find(([q, k]) => {
       const block = matmul(columns(Q, q, s), columns(K, k, s), {
         batch: s.B,
@@ -129,7 +133,8 @@ function describe(found, array, s) {
   if (at.every((o, i) => o === i)) {
     return `${array}[:, :, i:i + hs] (head i from column i, columns ${at.map(range).join(', ')})`;
   }
-  return `columns ${at.map((o, i) => `${range(o)} for head ${i}`).join(', ')} of ${array}`;
+  const off = at.flatMap((o, i) => (o === i * s.hs ? [] : [`${range(o)} for head ${i}`]));
+  return `columns ${off.join(', ')} of ${array}`;
 }
 
 /**
@@ -224,4 +229,53 @@ export function headShareAnalysis(ctx) {
     };
   }
   return null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// heads written to the wrong slots
+
+const SLOT_NODES = new Set(['scores', 'att', 'headout', 'datt', 'dscores', 'dheadout', 'dV']);
+
+/**
+ * Each head of the student's (B, h, …) array the course's head of another index, or zeros, at
+ * least one out of its place: a loop over the heads that writes to the wrong index (a loop
+ * variable reused inside the loop: every head lands in one slot, the last written kept).
+ */
+export function headSlotAnalysis(ctx) {
+  const { s, node, yours, local } = ctx;
+  if (!SLOT_NODES.has(node) || s.heads < 2) return null;
+  const n = node === 'headout' || node === 'dheadout' || node === 'dV' ? s.hs : s.T;
+  const tol = ctx.tolAbs + 1e-9;
+  const slots = [];
+  for (let j = 0; j < s.heads; j++) {
+    const mine = headBlock(yours, j, s, n);
+    const zero = mine.every((x) => x === 0);
+    const from = [j, ...Array(s.heads).keys()].find((i) => {
+      const course = headBlock(local, i, s, n);
+      return (
+        !course.every((x) => x === 0 || !Number.isFinite(x)) && close(course, mine, tol, course)
+      );
+    });
+    if (from === undefined && !zero) return null;
+    slots.push(from === undefined ? null : from);
+  }
+  if (slots.every((from, j) => from === j)) return null;
+  const blocks = slots.map((from) =>
+    from === null ? new Float64Array(s.B * s.T * n) : headBlock(local, from, s, n),
+  );
+  if (!ctx.reproduces(assemble(node, blocks, s, n))) return null;
+  const moved = slots.flatMap((from, j) => (from !== null && from !== j ? [[from, j]] : []));
+  const zeros = slots.flatMap((from, j) => (from === null ? [j] : []));
+  const parts = [
+    ...moved.map(([from, j]) => `head ${from}'s numbers in head ${j}'s place`),
+    ...(zeros.length ? [`zeros in head${zeros.length > 1 ? 's' : ''} ${zeros.join(', ')}`] : []),
+  ];
+  return {
+    id: 'head-slot',
+    message:
+      `Your ${ctx.name} holds ${parts.join(', and ')}: the loop over the heads writes to the ` +
+      'wrong index (a loop variable reused inside the loop, an inner for i in range(T) over ' +
+      `the heads' i, lands every head in one place). The course computes ${ctx.courseLine}, ` +
+      'each head in its own place.',
+  };
 }

@@ -341,6 +341,35 @@ export function tokenSumAnalysis(ctx) {
   return null;
 }
 
+const WEIGHT_GRADS = ['dWq', 'dWk', 'dWv', 'dWo'];
+
+/**
+ * A weight's gradient the sum of all four (or of several): one array shared by the gradients
+ * (dict.fromkeys(names, np.zeros(...)) gives every key the same array), each backward line
+ * adding into it.
+ */
+export function sharedGradientAnalysis(ctx) {
+  if (!WEIGHT_GRADS.includes(ctx.node)) return null;
+  const grads = WEIGHT_GRADS.map((g) => (g === ctx.node ? ctx.local : ctx.pipe.step(g)));
+  for (let set = 1; set < 16; set++) {
+    const kept = WEIGHT_GRADS.filter((_, i) => set & (1 << i));
+    if (kept.length < 2 || !kept.includes(ctx.node)) continue;
+    const sum = grads
+      .filter((_, i) => set & (1 << i))
+      .reduce((acc, g) => acc.map((x, j) => x + g[j]));
+    if (!ctx.reproduces(sum)) continue;
+    return {
+      id: 'shared-gradient',
+      message:
+        `Your ${ctx.name} is the sum ${kept.join(' + ')}: one array shared by the gradients, ` +
+        'each backward line adding into it (dict.fromkeys(names, np.zeros((C, C))) gives every ' +
+        'name the same array; make one array per name: {n: np.zeros((C, C)) for n in names}). ' +
+        `The course computes ${ctx.courseLine}.`,
+    };
+  }
+  return null;
+}
+
 const INPUT_PATHS = { dQm: ['Wq', 'Q'], dKm: ['Wk', 'K'], dVm: ['Wv', 'V'] };
 
 /**
