@@ -1151,6 +1151,15 @@ test('round 7 names: a module’s inputs and outputs, a cache’s mark, a split 
   for (const [key, name] of Object.entries(cases)) assert.equal(courseName(key), name, key);
 });
 
+test('round 9 names: a layer saved as S, A, gWo, gX is read whole', () => {
+  // a layer saved in those names is read whole: every row compared, the same verdicts
+  const a = loadStudent('correct-f64-mse');
+  const renamed = { ...without(a, 'scores', 'att', 'dWo', 'dX'), S: a.scores, A: a.att };
+  Object.assign(renamed, { gWo: a.dWo, gX: a.dX });
+  const report = checkNotebook(mha, renamed, { heads: 3 });
+  for (const n of ['scores', 'att', 'dWo', 'dX']) assert.equal(rowOf(report, n).status, 'match', n);
+});
+
 test('another array under a result’s name: an alias of another shape is left out, said', () => {
   const a = loadStudent('correct-f64-mse'); // B = 2, T = 5, C = 12, h = 3
   // Y holding the heads' outputs (the author's name for headout), out the layer's output

@@ -309,6 +309,16 @@ const CASES = [
     id: 'edit-transpose-axes',
     says: /K\.transpose\(3, 2, 1, 0\) where the course has K\.transpose\(0, 1, 3, 2\)/,
   },
+  {
+    // the transpose made by a reshape to its shape, and the scale multiplied: a pair of edits
+    name: 'k-reshaped-for-its-transpose-scale-multiplied',
+    find: 'scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)',
+    replace: 'scores = Q @ K.reshape(B, h, hs, T) * np.sqrt(hs)',
+    sizes: { B: 2, T: 5, C: 12, heads: 3, seed: 4 },
+    row: 'scores',
+    id: 'edit-pair',
+    says: /scores multiplied by np\.sqrt\(hs\) where the course divides by it, and K\.reshape\(B, h, hs, T\) where the course has K\.transpose\(0, 1, 3, 2\)/,
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
@@ -358,6 +368,17 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
 // first array the loop records, the weights after it following from it; and a mistake in the
 // layer that the loop, replayed with it, carries into every training array.
 const LOOP_CASES = [
+  {
+    // a run that diverges (losses[6] is 4e9 × losses[0]): named from its losses before it
+    name: 'diverging-run-wv-without-its-gradient',
+    find: 'Wv = Wv - lr * g["dWv"]',
+    replace: 'Wv = Wv - lr',
+    sizes: { B: 1, T: 4, C: 32, heads: 4, causal: true, seed: 977800019 },
+    id: 'loop-gradient-dropped',
+    says: /it reproduces your losses\[0:6\] \(your run diverges: losses\[6\] is /,
+    follows:
+      /^follows from losses: the same loop diverges as your run does; your W[qkvo]_after, after it, is not compared\.$/,
+  },
   {
     name: 'wq-never-updated',
     find: 'Wq = Wq - lr * g["dWq"]',
@@ -425,6 +446,8 @@ const LOOP_CASES = [
     find: 'Wq = Wq - lr * g["dWq"]',
     replace: 'Wq = Wq - lr * lr * g["dWq"]',
     id: 'loop-lr',
+    // (at lr = 0.5, lr² is lr / 2: both named, one step)
+    says: /for Wq: the step is half the course’s: W = W - lr \* dW \/ 2; or, the same step at lr = 0\.5: the step is lr \* lr \* dW \(lr squared: 0\.25\)/,
   },
   {
     name: 'the-loss-against-x',
@@ -576,6 +599,26 @@ const LOOP_CASES = [
     says: /the step’s learning rate is 0\.01, not your lr = 0\.5: W = W - 0\.01 \* dW/,
   },
   {
+    // the learning rate decays after each update (lr *= 0.9): the losses agree at steps 0 and 1,
+    // then γ is fitted from losses[2] and proven by the whole run
+    name: 'learning-rate-decays',
+    find: '        Wo = Wo - lr * g["dWo"]\n',
+    replace: '        Wo = Wo - lr * g["dWo"]\n        lr *= 0.9\n',
+    id: 'loop-lr-schedule',
+    drop: RESULTS,
+    says: /the learning rate decays after every step \(lr \*= 0\.9\): step k takes lr × 0\.9\^k/,
+  },
+  {
+    // a step schedule: the learning rate halved every 3 steps
+    name: 'learning-rate-halved-every-3-steps',
+    find: '        Wo = Wo - lr * g["dWo"]\n',
+    replace:
+      '        Wo = Wo - lr * g["dWo"]\n        if step % 3 == 2:\n            lr = lr / 2\n',
+    id: 'loop-lr-schedule',
+    drop: RESULTS,
+    says: /the learning rate is multiplied by 0\.5 every 3 steps/,
+  },
+  {
     // two changes of the loop: its own learning rate, and one step fewer (9 losses, steps 10)
     name: 'own-learning-rate-one-step-fewer',
     find: [
@@ -721,6 +764,14 @@ const SEARCH_CASES = [
     row: 'att',
     kind: 'mask',
     causal: true,
+  },
+  {
+    // the scale multiplied where the course divides (the factor analysis names it first)
+    name: 'scale-multiplied',
+    find: 'dQ = dscores @ K / np.sqrt(hs)',
+    replace: 'dQ = dscores @ K * np.sqrt(hs)',
+    row: 'dQ',
+    kind: 'inverted',
   },
 ];
 

@@ -202,8 +202,12 @@ test('checkNotebook adapts layouts itself: the rows of the adapted arrays, the n
     const adapted = adaptLayout(file, { heads });
     const direct = checkNotebook(mha, file, { heads });
     const via = checkNotebook(mha, adapted.arrays, { heads: adapted.heads });
+    // (the adapted arrays alone have lost the file's biases: a row the bias explains is named
+    // there, and read with the file's biases, a match, when checkNotebook reads them itself)
+    const read = (r, i) =>
+      r.status === 'match' && via.rows[i].diagnosis?.id === 'bias' ? 'differs' : r.status;
     assert.deepEqual(
-      direct.rows.map((r) => [r.name, r.status]),
+      direct.rows.map((r, i) => [r.name, read(r, i)]),
       via.rows.map((r) => [r.name, r.status]),
       name,
     );

@@ -431,6 +431,41 @@ def module_names(name):
     elif name == "names-unnamed-wo":        # the output projection under a name of its own
         arrays = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, merge_dense_kernel=Wo, Y=L["Y"], dY=L["dY"],
                       grad_merge_dense_kernel=L["dWo"], mask=np.ones((8, 8)))
+    elif name == "names-sequence-first":    # X, dY, Y, dX (T, B, C): a batch_first=False layer
+        seq = lambda a: a.swapaxes(0, 1)
+        arrays = dict(X=seq(X), Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, dY=seq(L["dY"]), Y=seq(L["Y"]),
+                      dX=seq(L["dX"]), Q=L["Q"], att=L["att"])
+    elif name == "names-tokens-first":      # one sequence; scores, att (T, h, T): 'qhk' order
+        one = course_layer(X[:1], *W, h, target[:1])
+        arrays = dict(X=X[0], Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, Y=one["Y"][0],
+                      scores=one["scores"][0].transpose(1, 0, 2),
+                      att=one["att"][0].transpose(1, 0, 2))
+    elif name == "names-value-paths":       # query.weight.params, x_g, c_proj.w_g, gWq, S, A
+        arrays = {"x": X, "target": target, "S": L["scores"], "A": L["att"], "x_g": L["dX"], "out": L["Y"],
+                  "gWq": L["dWq"], "out_proj.w_g": L["dWo"]}
+        for w, Wx in zip(["query", "key", "value", "out_proj"], W):
+            arrays[f"{w}.weight.params" if w != "out_proj" else "out_proj.w.params"] = Wx
+    elif name == "names-packed":            # X (B·T, C) beside lengths, Y (B·T, C)
+        B, T, C = X.shape
+        arrays = dict(X=X.reshape(B * T, C), lengths=np.array([T] * B), Wq=Wq, Wk=Wk, Wv=Wv,
+                      Wo=Wo, Y=L["Y"].reshape(B * T, C))
+    elif name == "names-positional-table":  # the layer adds its table pe (T, C) to its input
+        pe = np.random.default_rng(54).standard_normal(X.shape[1:]) * 0.5
+        P = course_layer(X + pe, *W, h, target)
+        arrays = dict(x=X, pe=pe, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, target=target, Y=P["Y"],
+                      att=P["att"], dX=P["dX"], dW_q=P["dWq"])
+    elif name == "names-init-twins":        # module weights trained 3 steps, beside *_init
+        lr, now, losses = 0.5, list(W), []
+        for _ in range(3):
+            S = course_layer(X, *now, h, target)
+            losses.append(S["loss"])
+            now = [Wx - lr * S[f"dW{w}"] for Wx, w in zip(now, "qkvo")]
+        arrays = {"x": X, "target": target, "lr": np.float64(lr), "steps": np.int64(3),
+                  "losses": np.array(losses), "y": course_layer(X, *now, h, target)["Y"]}
+        for w, W0, W3 in zip("qkvo", W, now):
+            arrays[f"attn.{w}_proj.weight"] = W3
+            arrays[f"attn.{w}_proj.weight_init"] = W0
+        W = now  # (the layer's weights as read: the trained ones)
     else:                                   # np.savez(f, *params, *grads, x=..., out=...)
         params = [Wq, Wk, Wv, Wo, L["dWq"], L["dWk"], L["dWv"], L["dWo"]]
         arrays = {f"arr_{i}": a for i, a in enumerate(params)}
@@ -443,7 +478,9 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-positional", "names-camel-case", "names-param-grad", "names-two-outputs",
                 "names-self-attention-args", "names-input-affix-context", "names-lone-w",
                 "names-fused-interleaved", "names-state-dict-heads", "names-checkpoint-h",
-                "names-unnamed-wo", "names-attn-output", "names-vit-heads"]
+                "names-unnamed-wo", "names-attn-output", "names-vit-heads",
+                "names-sequence-first", "names-tokens-first", "names-value-paths", "names-packed",
+                "names-positional-table", "names-init-twins"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

@@ -90,6 +90,11 @@ test("courseName: gradients spelled d, grad, _grad, _grads, dL_d read as the cou
     Q_grad: 'dQ',
     grad_head_out: 'dheadout',
     d_concat: 'dconcat',
+    gWo: 'dWo', // a leading g (round 9's gWo, g_concat, gS)
+    g_concat: 'dconcat',
+    gS: 'dscores',
+    S: 'scores', // the lessons' own letters
+    A: 'att',
     inputs: 'X',
     // an autograd's gradient beside its array
     'x.grad': 'dX',
@@ -112,10 +117,10 @@ test("courseName: gradients spelled d, grad, _grad, _grads, dL_d read as the cou
   for (const key of ['loss_grad', 'dloss', 'd_target', 'grad_dWq', 'dWq_grads', 'grad', 'd']) {
     assert.equal(courseName(key), null, key);
   }
-  for (const key of ['loss.grad', 'dX.grad', 'grad.target', 'query.grad']) {
+  for (const key of ['loss.grad', 'dX.grad', 'grad.target', 'query.grad', 'gamma', 'gt']) {
     assert.equal(courseName(key), null, key);
   }
-  for (const key of ['grads', 'dL', 'Wq1_grad', 'W_grad_q', 'dropout', 'delta', 'gradient']) {
+  for (const key of ['grads', 'dL', 'Wq1_grad', 'W_grad_q', 'dropout', 'delta', 'gradient', 'g']) {
     assert.equal(courseName(key), null, key);
   }
   // the course's spelling wins over a gradient spelling of the same name, said
@@ -557,7 +562,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 19);
+  assert.equal(runs.length, 25);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -623,6 +628,31 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-unnamed-wo': [
       /merge_dense_kernel read as Wo \(your layer's one \(8, 8\) matrix besides Wq, Wk and Wv\), grad_merge_dense_kernel as dWo/,
     ],
+    'names-sequence-first': [
+      /X is \(4, 2, 8\) while your other arrays are \(B, T, …\) with B = 2, T = 4: X is saved sequence first, \(T, B, C\); read as X\.swapaxes\(0, 1\), \(2, 4, 8\); dY, Y, dX too, laid out as X is/,
+    ],
+    'names-tokens-first': [
+      /scores \(4, 2, 4\) is saved tokens first, \(B, T, h, T\): transposed to \(1, 2, 4, 4\)/,
+      /att \(4, 2, 4\) is saved tokens first/,
+    ],
+    'names-value-paths': [
+      /query\.weight\.params read as Wq/,
+      /out_proj\.w_g read as dWo/,
+      /x_g read as dX/,
+      /gWq read as dWq/,
+      /S read as scores/,
+      /A read as att/,
+    ],
+    'names-packed': [
+      /your lengths \[4, 4\] show X holds 2 sequences of 4 tokens one after another: read as \(B, T, C\) = \(2, 4, 8\), with Y/,
+    ],
+    'names-positional-table': [
+      /x read as x \+ pe: your layer adds pe \(4, 8\), a positional table, to its input, under which \d+ of your arrays match \(against 0 with x alone\)/,
+    ],
+    'names-init-twins': [
+      /attn\.q_proj\.weight_init, attn\.k_proj\.weight_init, attn\.v_proj\.weight_init, attn\.o_proj\.weight_init read as your layer's parameters before training, laid out as the trained ones are \(Wq_init, Wk_init, Wv_init, Wo_init\)/,
+      /Wq_init read as the initial weights of the training run, and your Wq as the weights after it/,
+    ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,
     ],
@@ -641,5 +671,9 @@ test('module names, containers, positions: each file read as the course layer, a
     assertMatches(report, results, run.name);
     const notes = [...adapted.notes, ...report.notes].join('\n');
     for (const re of said[run.name]) assert.match(notes, re, run.name);
+    // (the run replayed from the initial twins: its losses and weights after it compared)
+    if (run.name === 'names-init-twins') {
+      for (const n of ['losses', 'Wq_after', 'Wo_after']) assert.ok(results.includes(n), n);
+    }
   }
 });

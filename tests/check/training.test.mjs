@@ -781,3 +781,22 @@ test('losses k × the course’s: k named when it is B·T, C or T·C (B 2, T 6, 
   const row = rowOf(checkTraining(mha, { ...a, losses: zero }, { heads: 4 }), 'losses');
   assert.equal(row.diagnosis.id, 'step-differs', row.diagnosis.message);
 });
+
+test('a training run alone: h read from its first loss when the h set does not fit', () => {
+  for (const name of ['losses-only', 'correct-other-causal', 'ascent-other-f32']) {
+    const run = byName[name];
+    assert.equal(run.heads, 3);
+    const wrongH = checkNotebook(mha, load(name), { heads: 4, causal: run.causal });
+    const setH = checkNotebook(mha, load(name), { heads: 3, causal: run.causal });
+    assert.equal(wrongH.sizes.heads, 3, name);
+    assert.match(
+      wrongH.notes[0],
+      /^checked with h = 3 heads: your losses\[0\], the loss at your initial weights, is the course's with h = 3, not with h = 4 \(as set\)$/,
+    );
+    // (the same rows as with h = 3 set: the reading changes nothing else)
+    assert.deepEqual(statuses(wrongH), statuses(setH), name);
+  }
+  // the h set fits: no other h is tried, nothing said
+  const course = checkNotebook(mha, load('correct-course'), { heads: 4 });
+  assert.ok(!course.notes.some((n) => n.startsWith('checked with h')));
+});

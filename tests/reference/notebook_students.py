@@ -173,6 +173,9 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
     elif "softmax-epsilon" in m:                     # a guard against dividing by zero
         e = np.exp(masked - masked.max(axis=-1, keepdims=True))
         att = e / (e.sum(axis=-1, keepdims=True) + 1e-6)
+    elif "softmax-epsilon-every-exp" in m:           # the guard added to every exponential
+        e = np.exp(masked - masked.max(axis=-1, keepdims=True)) + 1e-8
+        att = e / e.sum(axis=-1, keepdims=True)
     elif "softmax-no-max" in m:
         att = np.exp(masked) / np.sum(np.exp(masked), axis=-1, keepdims=True)  # no max taken
     else:
@@ -197,6 +200,15 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         concat = headout.transpose(0, 2, 3, 1).reshape(B, T, C)  # (B, T, hs, h), not (B, T, h, hs)
     elif "tokens-reversed" in m:
         concat = merge(headout)[:, ::-1]                 # a stray [:, ::-1] left from an exercise
+    elif "batch-flattened" in m:                      # the batch as one sequence of B·T tokens
+        q1, k1, v1 = (split_heads(a.reshape(1, B * T, C), h) for a in (q, k, v))
+        s1 = q1 @ k1.transpose(0, 1, 3, 2) / np.sqrt(hs)
+        concat = merge_heads(softmax(s1) @ v1).reshape(B, T, C)
+    elif "heads-split-tokens" in m:                   # np.hsplit on (B, T, C): axis 1, the tokens
+        blocks = []
+        for qi, ki, vi in zip(np.hsplit(q, h), np.hsplit(k, h), np.hsplit(v, h)):
+            blocks.append(softmax(qi @ ki.transpose(0, 2, 1) / np.sqrt(hs)) @ vi)
+        concat = np.hstack(blocks)
     else:
         concat = merge(headout)
     if "heads-averaged" in m:
@@ -462,10 +474,18 @@ RUNS = [
         note="A = softmax(S) recomputed in the backward"),
     run("softmax-epsilon", causal=True, mistakes={"softmax-epsilon"},
         blame=[("att", "softmax-epsilon")], note="e / (e.sum(...) + 1e-6)"),
+    run("softmax-epsilon-every-exp", causal=True, mistakes={"softmax-epsilon-every-exp"},
+        blame=[("att", "softmax-epsilon")], note="(e + 1e-8) / (e + 1e-8).sum(...)"),
     run("dq-input-gradient", mistakes={"dq-input-gradient"}, merged=["dQ"],
         blame=[("dQ", "input-gradient")], note="dQ saved as the layer's input gradient"),
     run("mask-not-used", causal=True, mistakes={"mask-not-used"},
         blame=[("att", "mask-not-used")], note="softmax(scores) beside masked_scores"),
+    run("batch-flattened", size=dict(B=2, T=4, C=12, h=3), mistakes={"batch-flattened"},
+        save=["Q", "K", "V", "concat", "Y"],
+        blame=[("concat", "batch-flattened")], note="attention over X.reshape(1, B * T, C)"),
+    run("heads-split-tokens", size=dict(B=2, T=6, C=12, h=3), mistakes={"heads-split-tokens"},
+        save=["Q", "K", "V", "concat", "Y"],
+        blame=[("concat", "token-split")], note="np.hsplit(q, h) on (B, T, C): the tokens cut"),
     run("dx-last-head", causal=True, mistakes={"dx-last-head"}, blame=[("dX", "head-share")],
         note="dX = … in the loop over the heads"),
     run("y-heads-skipped", size=dict(B=2, T=3, C=8, h=4), mistakes={"y-heads-skipped"},

@@ -36,7 +36,13 @@ import {
   wrongOperandAnalysis,
 } from './analyses/operand.js';
 import { permutationAnalysis } from './analyses/permute.js';
-import { headShareAnalysis, headSliceAnalysis, headSlotAnalysis } from './analyses/heads.js';
+import {
+  headShareAnalysis,
+  headSliceAnalysis,
+  headSlotAnalysis,
+  tokenSplitAnalysis,
+  batchFlattenedAnalysis,
+} from './analyses/heads.js';
 import { EDIT_KINDS } from './edits.js';
 import { LOOP_KINDS } from './loop.js';
 import {
@@ -405,6 +411,23 @@ const RECORDS = [
       'slices V[:, :, i:i + hs] where head i is the columns i * hs:(i + 1) * hs (which columns ' +
       'each head read).',
     analyses: [headSliceAnalysis],
+  },
+  {
+    id: 'token-split',
+    tensors: ['concat', 'Y'],
+    message:
+      'Your heads are cut from the tokens, not the columns: np.hsplit(x, h) on a (B, T, C) ' +
+      'array splits axis 1, so each head is a block of T / h tokens with all C columns, and ' +
+      'np.hstack joins the blocks back along the tokens.',
+    analyses: [tokenSplitAnalysis],
+  },
+  {
+    id: 'batch-flattened',
+    tensors: ['concat', 'Y'],
+    message:
+      'Your layer runs on the whole batch as one sequence (X.reshape(B * T, C)): the items ' +
+      "attend to each other's tokens, where attention runs within each sequence.",
+    analyses: [batchFlattenedAnalysis],
   },
   {
     id: 'head-share',

@@ -30,7 +30,14 @@ import { analysisContext, firstFound, measuredFacts } from './analyses/index.js'
 import { shownName } from './analyses/layout.js';
 import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
 import { adaptLayout, layoutRole, readingNote } from './layouts.js';
-import { checkTraining, initialAsWeights, initialWeights, trainingKeys } from './training.js';
+import {
+  checkTraining,
+  initialAsWeights,
+  initialKeys,
+  initialWeights,
+  toArray,
+  trainingKeys,
+} from './training.js';
 import { explainLoop } from './loop.js';
 import * as ops from './ops.js';
 
@@ -326,6 +333,7 @@ function followsFrom(name, roots, from, { same = null, grows = false } = {}) {
   const growsText = grows ? " (your arrays' small differences grow in this step)" : '';
   return {
     id: 'follows-from',
+    roots,
     message:
       `follows from ${roots.join(' and ')}: ${name}, recomputed from your own ` +
       `${from.join(', ')}${sameText}, matches your array${growsText}.`,
@@ -482,15 +490,11 @@ function catalogued(edits, node, adopted) {
 // The rows' statuses against the course's layer with the file's biases (bq … bo) added, when it
 // has any: a reading of a biased layer is screened by the rows its biases explain
 function biasedStatuses({ rows, items }, s, inputs, biases = {}) {
-  const sites = Object.entries(BIAS_SITES).filter(([b]) => biases[b]);
-  if (!sites.length) return rows;
+  const choices = biasChoices(s, inputs, biases);
+  if (!choices.size) return rows;
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const pipe = new Pipeline(s, data);
-  for (const [b, site] of sites) {
-    const step = pipe.nodes[site].step;
-    const fn = (p) => step(p).map((v, i) => v + biases[b][i % biases[b].length]);
-    pipe.adopt(site, { variant: { id: 'bias', fn }, param: b });
-  }
+  for (const [site, choice] of choices) pipe.adopt(site, choice);
   const explained = new Set(
     items
       .filter(
@@ -500,6 +504,30 @@ function biasedStatuses({ rows, items }, s, inputs, biases = {}) {
       .map(({ row }) => row),
   );
   return rows.map((row) => (explained.has(row) ? { ...row, status: 'match' } : row));
+}
+
+// The file's biases as the pipeline's choices at their sites: Map site -> { variant, param }
+function biasChoices(s, inputs, biases = {}) {
+  const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
+  const { nodes } = new Pipeline(s, data);
+  const out = new Map();
+  for (const [b, site] of Object.entries(BIAS_SITES)) {
+    if (!biases[b]) continue;
+    const step = nodes[site].step;
+    const fn = (p) => step(p).map((v, i) => v + biases[b][i % biases[b].length]);
+    out.set(site, { variant: { id: 'bias', fn }, param: b });
+  }
+  return out;
+}
+
+// The layer's causes for the training run: the rows' own, and the file's biases at the sites no
+// row reached (a file of a training run alone has no rows to find them)
+function trainingCauses(causes, s, inputs, biases) {
+  const out = new Map(causes);
+  for (const [site, choice] of biasChoices(s, inputs, biases)) {
+    if (!out.has(site)) out.set(site, choice);
+  }
+  return out;
 }
 
 // The learning rate the file saved (a finite scalar), or undefined: an edit may read a weight
@@ -810,17 +838,22 @@ function aliasedLayer(rows, trainingRows) {
 // compared again with the layer with the biases, recomputed from X and the weights: a match,
 // said in the row's note. The course's layer has none, as the note says.
 function biasReading(items, s, data, state) {
-  const causes = [...state.causes.values()];
-  if (!causes.length || !causes.every((c) => c.variant.id === 'bias')) return;
+  const biased = [...state.causes].filter(([, c]) => c.variant.id === 'bias');
+  if (!biased.length) return;
+  // the rows the biases alone explain: each the layer with them, or following from those only
+  // (another cause's rows, and an array holding a later step's values, are said as they are)
+  const biasRows = new Set(
+    items.filter((it) => it.row.diagnosis?.id === 'bias').map((it) => it.row.name),
+  );
+  const fromBias = (d) => d?.id === 'follows-from' && d.roots?.every((r) => biasRows.has(r));
+  const explained = (d) => d?.id === 'bias' || fromBias(d);
   const differing = items.filter((it) => it.row.status === 'differs');
-  // (an array holding a later step's values is said as it is; the others read with the biases)
-  const read = ['bias', 'follows-from', 'overwritten'];
-  if (!differing.every((it) => read.includes(it.row.diagnosis?.id))) return;
   const pipe = new Pipeline(s, data);
-  for (const [site, choice] of state.causes) pipe.adopt(site, choice);
+  for (const [site, choice] of biased) pipe.adopt(site, choice);
   const names = BIAS_ORDER.filter((b) => state.biases[b]).map((b) => state.keyOf.get(b) ?? b);
   const none = "the course's layer has none";
   for (const { row, node, array, opts } of differing) {
+    if (!explained(row.diagnosis)) continue;
     const lines = row.diagnosis.lines;
     const note = lines
       ? `read with your biases (${lines}); ${none}`
@@ -896,7 +929,11 @@ export const WEIGHT_READINGS = Object.freeze(['auto', 'in-out', 'out-in']);
 export function checkNotebook(mha, arrays, options = {}) {
   const named = namesReading(mha, arrays, options);
   const fused = fusedReading(mha, named.arrays, options);
-  const chosen = fused ? { arrays: fused.arrays, notes: [...named.notes, ...fused.notes] } : named;
+  const read = fused ? { arrays: fused.arrays, notes: [...named.notes, ...fused.notes] } : named;
+  const positional = positionalReading(mha, read.arrays, options);
+  const chosen = positional
+    ? { arrays: positional.arrays, notes: [...read.notes, ...positional.notes] }
+    : read;
   const report = checkHeads(mha, chosen.arrays, options);
   report.notes.unshift(...chosen.notes);
   return report;
@@ -913,6 +950,45 @@ function screened(mha, arrays, options) {
   const count = (status) => (r?.rows ? r.rows.filter((row) => row.status === status).length : -1);
   return { match: count('match'), differs: count('differs') };
 }
+
+// A positional table the layer adds to its input (pe, pos_emb, wpe …: (T, C) or (1, T, C)) read
+// as part of X, X + pe, when that reading explains more of the file's arrays: { arrays, notes },
+// or null
+function positionalReading(mha, arrays, options) {
+  if (arrays == null || typeof arrays !== 'object') return null;
+  const xKey = matchNames(arrays).found.X?.key;
+  const X = xKey && toArray(arrays[xKey]);
+  const key = Object.keys(arrays).find((k) => POSITIONAL.has(k.toLowerCase().replace(/[_.]/g, '')));
+  const pe = key && toArray(arrays[key]);
+  if (!X || !pe || X.shape.length < 2) return null;
+  const [T, C] = X.shape.slice(-2);
+  const rows = pe.shape.filter((d, i) => !(d === 1 && i === 0));
+  if (rows.length !== 2 || rows[0] !== T || rows[1] !== C) return null;
+  // (a training run's first loss, the loss at its initial weights, screened as the layer's)
+  const probe = withFirstLoss(arrays);
+  const base = screened(mha, probe, options);
+  if (base.differs <= 0) return null;
+  const sum = X.data.map((x, i) => x + pe.data[i % (T * C)]);
+  const moved = { ...arrays, [xKey]: { ...arrays[xKey], data: sum } };
+  const tried = screened(mha, { ...probe, [xKey]: moved[xKey] }, options);
+  if (tried.match <= base.match) return null;
+  return {
+    arrays: moved,
+    notes: [
+      `${xKey} read as ${xKey} + ${key}: your layer adds ${key} ${shapeText(pe.shape)}, a ` +
+        `positional table, to its input, under which ${tried.match} of your arrays match ` +
+        `(against ${base.match} with ${xKey} alone); the course's layer takes X as it is`,
+    ],
+  };
+}
+const POSITIONAL = new Set(
+  ['pe', 'pos', 'wpe', 'posemb', 'posembed', 'posembedding', 'posenc', 'positional'].concat([
+    'positionalencoding',
+    'positionalembedding',
+    'positionembedding',
+    'positionembeddings',
+  ]),
+);
 
 // the orders of the three blocks (q, k, v), and of a fused axis's three factors: the block, the
 // head, the head's entry (einops' "(d k h)": entry, then block, then head fastest)
@@ -1118,13 +1194,10 @@ const headlessText = (maps, heads) =>
 // matches (one that depends on h among them: not only Q, K, V) is used, said in a note. null
 // when none or several do (the report with the heads set is made then).
 function headsReading(mha, arrays, options) {
-  let set;
-  try {
-    set = checkOnce(mha, arrays, { ...options, screen: true });
-  } catch {
-    return null;
-  }
   const compared = (r) => r.rows.filter((row) => row.status !== 'missing');
+  const read = screenedSet(mha, arrays, options, compared);
+  if (!read) return null;
+  const { set, probe } = read;
   if (!set.sizes || compared(set).every((row) => row.status === 'match')) return null;
   const { B, T, C, heads } = set.sizes;
   // (each h tried reads the file again: beyond the edit search's sizes, not tried)
@@ -1132,7 +1205,7 @@ function headsReading(mha, arrays, options) {
   // rows that match and depend on h
   const held = (r) =>
     compared(r).filter((row) => row.status === 'match' && !HEADS_FREE.has(row.name));
-  const { fits, partial } = triedHeads(mha, arrays, options, { C, heads, compared, held });
+  const { fits, partial } = triedHeads(mha, probe, options, { C, heads, compared, held });
   // none explains every row, the h set explains none of those depending on h: the one h under
   // which most of them match (a mistake in the file besides a heads field left as it was)
   if (!fits.length && partial.length && !held(set).length) {
@@ -1145,15 +1218,58 @@ function headsReading(mha, arrays, options) {
   if (fits.length !== 1) return null;
   const report = checkOnce(mha, arrays, { ...options, heads: fits[0] });
   const maps = fits[0] === 1 ? headlessMaps(set) : [];
-  report.notes.unshift(
-    maps.length
-      ? `${headlessText(maps, heads)}: checked as one head (h = 1), under which every one of ` +
-          'your arrays matches'
-      : `checked with h = ${fits[0]} heads: with h = ${heads} (as set) your arrays differ from ` +
-          `the course's layer, with ${fits[0]} every one of them matches`,
-  );
+  const losses = probe === arrays ? null : trainingKeys(arrays).keys.losses;
+  report.notes.unshift(headsNote(fits[0], heads, { maps, losses }));
   return report;
 }
+// The report with the heads set, rows alone: { set, probe (the arrays it read) }, or null. A file
+// of a training run alone is read with its first loss, the loss at the initial weights, as the
+// loss of the layer's rows: it depends on h.
+function screenedSet(mha, arrays, options, compared) {
+  try {
+    const set = checkOnce(mha, arrays, { ...options, screen: true });
+    const probe =
+      set.sizes && compared(set).every((r) => HEADS_FREE.has(r.name))
+        ? withFirstLoss(arrays)
+        : arrays;
+    if (probe === arrays) return { set, probe };
+    return { set: checkOnce(mha, probe, { ...options, screen: true }), probe };
+  } catch {
+    return null;
+  }
+}
+
+// The note of the h used when it is not the one set
+function headsNote(h, heads, { maps, losses }) {
+  if (losses) {
+    return (
+      `checked with h = ${h} heads: your ${losses}[0], the loss at your initial weights, is ` +
+      `the course's with h = ${h}, not with h = ${heads} (as set)`
+    );
+  }
+  if (maps.length) {
+    return `${headlessText(maps, heads)}: checked as one head (h = 1), under which every one of your arrays matches`;
+  }
+  return (
+    `checked with h = ${h} heads: with h = ${heads} (as set) your arrays differ from the ` +
+    `course's layer, with ${h} every one of them matches`
+  );
+}
+
+// The file with its losses[0] as the loss of the layer (a scalar, the MSE loss at the weights it
+// starts from) when it has losses, target, no loss of its own and no initial weights under names
+// of their own (whose loss that would be); else the file itself
+function withFirstLoss(arrays) {
+  const key = trainingKeys(arrays).keys.losses;
+  const losses = key ? toArray(arrays[key]) : null;
+  const keys = Object.keys(arrays);
+  const own = keys.some((k) => courseName(k) === 'loss');
+  const target = keys.some((k) => courseName(k) === 'target');
+  if (!losses?.data.length || own || !target || initialKeys(arrays).Wq) return arrays;
+  const first = { data: Float64Array.of(Number(losses.data[0])), shape: [] };
+  return { ...arrays, loss: { ...arrays[key], ...first } };
+}
+
 // Every other h dividing C tried on the rows alone: fits (every row matches), partial ([h, the
 // rows depending on h that match] for the others)
 function triedHeads(mha, arrays, options, { C, heads, compared, held }) {
@@ -1231,6 +1347,63 @@ function trainingPart(mha, arrays, { rows, sizes, inputs, causes, causal, notes 
   return { used: [...training.used, ...run.used] };
 }
 
+// The file's arrays in the course's layout, with a layer's initial parameters beside the trained
+// ones read the same way: { adapted (adaptLayout's), twins (initialTwins', or null) }
+function layoutReading(arrays, heads, weights) {
+  const laid = adaptLayout(arrays, { heads, weights });
+  const twins = initialTwins(arrays, laid, weights);
+  if (!twins) return { adapted: { ...laid, initUsed: [] }, twins };
+  const notes = [...laid.notes, ...twins.notes];
+  return { adapted: { ...laid, arrays: twins.arrays, notes, initUsed: twins.used }, twins };
+}
+
+// The layer's causes the training run replays: the rows' own and the file's biases, or with a
+// layer's initial parameters beside the trained ones, the initial biases alone
+const runCauses = (twins, causes, { sizes, inputs, adapted }) =>
+  twins
+    ? trainingCauses(new Map(), sizes, inputs, twins.biases)
+    : trainingCauses(causes, sizes, inputs, adapted.biases);
+
+// A layer's parameters saved twice, as trained under their own names and as they started under
+// the same names with an init mark (q_proj.weight and q_proj.weight_init): the initial ones read
+// with the same layout (a second adaptLayout, of the file with each initial array in its
+// parameter's place) and named Wq_init …, the run's start; a bias the run changed given as its
+// bias_after. { arrays (the adapted ones with those), biases (the initial), used, notes }, or null
+const INIT_MARK = /^(.+?)[._]?(?:init|initial)$/i;
+function initialTwins(arrays, adapted, weights) {
+  const twins = Object.keys(arrays)
+    .map((k) => [k, INIT_MARK.exec(k)?.[1]])
+    .filter(([k, base]) => base && arrays[base] && adapted.used.includes(base) && k !== base);
+  if (!twins.length) return null;
+  const start = { ...arrays };
+  for (const [k, base] of twins) {
+    start[base] = arrays[k];
+    delete start[k];
+  }
+  const laid = adaptLayout(start, { heads: adapted.heads, weights });
+  const out = { ...adapted.arrays };
+  const read = WEIGHTS.filter((w) => laid.arrays[w] && adapted.arrays[w]);
+  if (!read.length) return null;
+  for (const w of read) out[`${w}_init`] = laid.arrays[w];
+  for (const [b, trained] of Object.entries(adapted.biases ?? {})) {
+    const before = laid.biases?.[b];
+    if (!before || trained.some((x, i) => x !== before[i])) {
+      out[`${b}_after`] = { data: Float64Array.from(trained), shape: [trained.length] };
+      if (before) out[b] = { data: Float64Array.from(before), shape: [before.length] };
+    }
+  }
+  const keys = twins.map(([k]) => k);
+  return {
+    arrays: out,
+    biases: laid.biases ?? {},
+    used: keys,
+    notes: [
+      `${keys.join(', ')} read as your layer's parameters before training, laid out as the ` +
+        `trained ones are (${read.map((w) => `${w}_init`).join(', ')})`,
+    ],
+  };
+}
+
 // The course's weights a file holds under any name it is read by (Wq, W_q, q_proj.weight …)
 function heldWeights(arrays) {
   const held = new Set();
@@ -1250,7 +1423,7 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
   const initial = initialAsWeights(arrays, heldWeights);
   // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
   // a heads setting the file's split arrays contradict is replaced by theirs, with a note
-  const adapted = adaptLayout(initial.arrays, { heads, weights });
+  const { adapted, twins } = layoutReading(initial.arrays, heads, weights);
   const { found, ignored: unknown, notes } = matchNames(adapted.arrays);
   notes.unshift(...initial.notes, ...adapted.notes);
   const lacking = ['X', ...WEIGHTS].filter((n) => !found[n]);
@@ -1289,9 +1462,11 @@ function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', scree
     layer.free();
   }
   const trained = trainingPart(mha, adapted.arrays, {
-    ...{ rows, sizes, inputs, causes, causal, notes },
+    ...{ rows, sizes, inputs, causal, notes },
+    causes: runCauses(twins, causes, { sizes, inputs, adapted }),
   });
-  const ignored = unknown.filter((k) => !trained.used.includes(k));
+  const read = [...trained.used, ...adapted.initUsed];
+  const ignored = unknown.filter((k) => !read.includes(k));
   if (sizes.loss == null) {
     const unused = plan.results.filter((n) => found[n]);
     if (unused.length) {

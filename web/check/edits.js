@@ -305,6 +305,7 @@ export const EDIT_KINDS = Object.freeze({
   'term-dropped': 'a term or factor left out',
   'term-added': 'an array added to the result',
   sign: 'a sign changed',
+  inverted: 'multiplied by a number where the course divides by it',
   constant: 'another constant',
   factor: 'a factor the course does not have',
   mask: 'another causal mask',
@@ -376,6 +377,9 @@ function changeText(e, say) {
   if (e.kind === 'float32') return `${say(e.at)} computed in float32 (your inputs are float64)`;
   if (e.kind === 'factor') {
     return `${say(e.at)} ${e.after.op === 'mul' ? 'multiplied' : 'divided'} by ${e.after.b.text}`;
+  }
+  if (e.kind === 'inverted') {
+    return `${say(e.at)} multiplied by ${print(e.after.b, say)} where the course divides by it`;
   }
   const text = `${print(e.after, say)} where the course has ${print(e.before, say)}`;
   const why = e.kind === 'constant' ? constantWhy(e.after.key) : '';

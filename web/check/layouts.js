@@ -13,7 +13,7 @@
 // Q, K, V (B, h, T, hs) or (B, T, C); scores, att (B, h, T, T); dW* with the weight's shape.
 
 import { agrees, relativeResolution } from './compare.js';
-import { courseName, gradientBases, shapeText } from './names.js';
+import { AFTER_MARKS, INIT_MARKS, courseName, gradientBases, shapeText } from './names.js';
 import * as ops from './ops.js';
 
 const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
@@ -33,9 +33,9 @@ function norm(key) {
   const parts = String(key).toLowerCase().split(/[./]/);
   const grad = /^(grad|grads|gradient|gradients|derivative|derivatives)$/;
   const lead = parts.length > 1 && grad.test(parts[0]) ? parts[0] : '';
-  // Q_linear.grad_w: the gradient of Q_linear.w
-  const own = /^grad_?([wb])$/.exec(parts.at(-1));
-  if (own) parts.splice(-1, 1, own[1], 'grad');
+  // Q_linear.grad_w, c_attn.w_g: the gradient of Q_linear.w, of c_attn.w
+  const own = /^(?:grad_?([wb])|([wb])_g)$/.exec(parts.at(-1));
+  if (own) parts.splice(-1, 1, own[1] ?? own[2], 'grad');
   let keep = grad.test(parts.at(-1)) ? 2 : 1;
   if (/^(weight|bias|w|b)$/.test(parts.at(-keep) ?? '')) keep++;
   const body = parts.slice(-keep).join('').replaceAll('_', '');
@@ -159,14 +159,29 @@ const MODULE_WORDS = {
   concat: 'o', // the projection after the heads are joined
 };
 const FUSED_WORDS = new Set(['qkv', 'wqkv', 'attn', 'attention', 'inproj']);
-function moduleRole(key) {
+// a parameter object's value at a path's end (query.weight.params, w.data, kernel.value)
+const VALUE_PART = /^(params|param|data|value|val)$/;
+// A path's parts without its marks: { parts, grad (a gradient's mark: grad.…, ….grad, …_g) }
+function pathParts(key) {
   const parts = String(key).split(/[./]/).filter(Boolean);
+  if (parts.length > 2 && VALUE_PART.test(parts.at(-1).toLowerCase())) parts.pop();
   let grad = parts.length > 1 && GRAD_PART.test(parts[0].toLowerCase());
   if (grad) parts.shift();
   if (parts.length > 1 && GRAD_PART.test(parts.at(-1).toLowerCase())) {
     grad = true;
     parts.pop();
   }
+  // (a parameter's gradient marked at its end: c_attn.w_g)
+  if (parts.length > 1 && /_g$/i.test(parts.at(-1))) {
+    grad = true;
+    parts[parts.length - 1] = parts.at(-1).slice(0, -2);
+  }
+  return { parts, grad };
+}
+
+function moduleRole(key) {
+  const { parts } = pathParts(key);
+  let { grad } = pathParts(key);
   const last = parts.at(-1)?.toLowerCase().replaceAll('_', '');
   if (GRAD_KIND[last]) grad = true;
   const kind = KIND_PART[last] ?? GRAD_KIND[last];
@@ -544,8 +559,10 @@ function weightsWidth(arrays) {
   return sizes.size === 1 ? [...sizes][0] : null;
 }
 
-// a training run's weights before or after it (Wo_after, W_init …): never X
-const TRAINING_MARK = /_?(after|new|next|updated|trained|final|init|initial)$/i;
+// a training run's weights before or after it (Wo_after, W_init …): never X (X_orig, X_before
+// may be the input kept before a change, so only the init words of the before marks)
+const RUN_MARKS = [...AFTER_MARKS, ...INIT_MARKS.filter((m) => m.startsWith('init'))];
+const TRAINING_MARK = new RegExp(`_?(${RUN_MARKS.join('|')})$`, 'i');
 
 // X saved under a name of its own (h, hidden, tokens …) when the file has no X: the one array
 // no name reads, (T, C) or (B, T, C) with the C of the file's weights, read as X and said
@@ -831,6 +848,44 @@ function headsFirstCount(st, tt, shape) {
   return (tt ? x === st.T && st.C % p === 0 : p * x === st.C) ? p : null;
 }
 
+// h of a (T, T) map saved tokens first, (B, T, h, T) or (T, h, T) for B = 1 (an einsum's
+// 'bqhk' order): the query's axis before the head's; never when h = T (both layouts the same)
+function tokensFirstCount(st, shape) {
+  const { B, T, C } = st;
+  const lead = shape.length === 4 ? shape[0] : 1;
+  const [t, h, k] = shape.slice(-3);
+  if (shape.length < 3 || shape.length > 4 || lead !== B || (shape.length === 3 && B !== 1)) {
+    return null;
+  }
+  return t === T && k === T && h !== T && h >= 1 && C % h === 0 ? h : null;
+}
+
+// A (T, T) map saved tokens first, read as (B, h, T, T): the query's and the head's axes swapped
+function readTokensFirst(st, key, name) {
+  const a = st.arrays[key];
+  const h = tokensFirstCount(st, a.shape);
+  if (h == null) return false;
+  const { B, T } = st;
+  const src = new Int32Array(B * h * T * T);
+  const one = swapLeadingIndex(T, h, T);
+  const block = h * T * T;
+  for (let b = 0; b < B; b++) {
+    src.set(
+      one.map((j) => j + b * block),
+      b * block,
+    );
+  }
+  const shape = [B, h, T, T];
+  const target = owner(st.arrays, name) === key ? name : key;
+  put(st, target, gather(asF64(a), shape, src), [key]);
+  st.notes.push(
+    `${key} ${shapeText(a.shape)} is saved tokens first, (B, T, h, T): transposed to ` +
+      `${shapeText(shape)}, (B, h, T, T) as the course has it`,
+  );
+  st.evidence.push({ what: `${key} is ${shapeText(a.shape)}`, h, key, rank: 0 });
+  return true;
+}
+
 function readSplitResults(st) {
   for (const key of Object.keys(st.arrays)) {
     const name = courseName(key);
@@ -840,6 +895,7 @@ function readSplitResults(st) {
     const what = `${key} is ${shapeText(a.shape)}`;
     const h = splitHeadCount(st, tt, a.shape);
     if (h != null) st.evidence.push({ what, h, key, rank: 0 });
+    if (h == null && tt && readTokensFirst(st, key, name)) continue;
     const first = h == null ? headsFirstCount(st, tt, a.shape) : null;
     if (first == null) continue;
     const [p, q, t, x] = a.shape;
@@ -1397,6 +1453,107 @@ export function readingNote({ read, missing, misshaped }) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// X saved sequence first, (T, B, C)
+
+// (a, b, c) -> (b, a, c): the first two axes swapped
+function swapFirstIndex([a, b, c]) {
+  const src = new Int32Array(a * b * c);
+  for (let i = 0; i < a; i++) {
+    for (let j = 0; j < b; j++) src.set(range((i * b + j) * c, c), (j * a + i) * c);
+  }
+  return src;
+}
+
+// The file's arrays laid out as X (a, b, C) is when the others show it as (T, B, C): one of X's
+// rows of (b, a, C) (target, dY …) or a result with its heads, (b, h, a, …), and no result with
+// its heads (a, h, b, …). Those of X's shape, and X's rows flattened as (a·b, C), are sequence
+// first: their keys (X's first), or none.
+function sequenceFirstKeys(arrays, xKey, [a, b, c]) {
+  const named = Object.entries(arrays)
+    .map(([k, arr]) => [k, k === xKey ? null : courseName(k), arr])
+    .filter(([, name, arr]) => name && isArray(arr));
+  const heads = named.filter(([, name, arr]) => HEAD_RESULTS.has(name) && arr.shape.length === 4);
+  if (heads.some(([, , { shape }]) => shape[0] === a && shape[2] === b)) return [];
+  const rows = named.filter(([, name]) => TOKEN_ROWS.includes(name));
+  const is = (shape, ...dims) => sameShape(shape, dims);
+  const shown =
+    heads.some(([, , { shape }]) => shape[0] === b && shape[2] === a) ||
+    rows.some(([, , { shape }]) => is(shape, b, a, c));
+  if (!shown) return [];
+  const laidOut = rows.filter(([, , { shape }]) => is(shape, a, b, c) || is(shape, a * b, c));
+  return [xKey, ...laidOut.map(([k]) => k)];
+}
+const HEAD_RESULTS = new Set(['Q', 'K', 'V', 'scores', 'att', 'headout', 'dQ', 'dK', 'dV']);
+
+/**
+ * X saved sequence first, (T, B, C) (a layer that swaps a batch-first input and keeps the swapped
+ * one), read as X.swapaxes(0, 1) when the file's other arrays are (B, T, …); the arrays saved as
+ * X is swapped with it: { arrays, notes }.
+ */
+function readSequenceFirst(arrays) {
+  const xKey = owner(arrays, 'X');
+  const X = xKey == null ? null : arrays[xKey];
+  if (!isArray(X) || X.shape.length !== 3 || X.shape[0] === X.shape[1]) {
+    return { arrays, notes: [] };
+  }
+  const keys = sequenceFirstKeys(arrays, xKey, X.shape);
+  if (!keys.length) return { arrays, notes: [] };
+  const [a, b, c] = X.shape;
+  const out = { ...arrays };
+  for (const k of keys) out[k] = gather(asF64(arrays[k]), [b, a, c], swapFirstIndex(X.shape));
+  const rest = keys.slice(1);
+  const also = rest.length ? `; ${rest.join(', ')} too, laid out as ${xKey} is` : '';
+  const note =
+    `${xKey} is ${shapeText(X.shape)} while your other arrays are (B, T, …) with B = ${b}, ` +
+    `T = ${a}: ${xKey} is saved sequence first, (T, B, C); read as ${xKey}.swapaxes(0, 1), ` +
+    `${shapeText([b, a, c])}${also}`;
+  return { arrays: out, notes: [note] };
+}
+
+// ------------------------------------------------------------------------------------------------
+// several sequences saved one after another, (N, C), with their lengths
+
+const LENGTH_KEYS = new Set(['lengths', 'lens', 'seqlens', 'seqlengths', 'sequencelengths']);
+
+/**
+ * X (N, C) holding several sequences one after another, beside their lengths (`lengths` [4, 4]):
+ * of one length T, X and the arrays laid out as it is read as (B, T, C); of several, said in a
+ * note (the layer's attention runs within each sequence, the check's over all N rows). -> {
+ * arrays, notes, used }
+ */
+function readPacked(arrays) {
+  const none = { arrays, notes: [], used: [] };
+  const key = Object.keys(arrays).find((k) => LENGTH_KEYS.has(k.toLowerCase().replace(/_/g, '')));
+  const xKey = owner(arrays, 'X');
+  const X = xKey == null ? null : arrays[xKey];
+  const lengths = key && isArray(arrays[key]) ? [...arrays[key].data].map(Number) : [];
+  if (!isArray(X) || X.shape.length !== 2 || lengths.length < 2) return none;
+  const [N, C] = X.shape;
+  if (!lengths.every((n) => Number.isInteger(n) && n > 0)) return none;
+  if (lengths.reduce((a, b) => a + b, 0) !== N) return none;
+  const list = `[${lengths.join(', ')}]`;
+  if (lengths.some((n) => n !== lengths[0])) {
+    const note =
+      `your ${key} ${list} show ${xKey} holds ${lengths.length} sequences of different lengths, ` +
+      `one after another: your layer attends within each, the course's (B, T, C) layer has ` +
+      `one T, so ${xKey} is checked as one sequence of ${N} tokens and rows that mix them differ`;
+    return { arrays, notes: [note], used: [key] };
+  }
+  const T = lengths[0];
+  const B = lengths.length;
+  const out = { ...arrays };
+  const keys = Object.keys(arrays).filter((k) => {
+    const name = courseName(k);
+    return TOKEN_ROWS.includes(name) && isArray(arrays[k]) && sameShape(arrays[k].shape, [N, C]);
+  });
+  for (const k of keys) out[k] = { ...arrays[k], shape: [B, T, C] };
+  const note =
+    `your ${key} ${list} show ${xKey} holds ${B} sequences of ${T} tokens one after another: ` +
+    `read as (B, T, C) = ${shapeText([B, T, C])}${keys.length > 1 ? `, with ${keys.filter((k) => k !== xKey).join(', ')}` : ''}`;
+  return { arrays: out, notes: [note], used: [key] };
+}
+
+// ------------------------------------------------------------------------------------------------
 
 /**
  * Rewrite a notebook's arrays into the course's layout before checkNotebook (issue 18), each
@@ -1434,7 +1591,9 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
     return { ...unchanged, reading: { read: {}, missing: ['X', ...WEIGHTS], misshaped: [] } };
   }
   const input = unnamedInput(selfAttentionInput(arrays));
-  const first = readFeaturesFirst(input);
+  const packed = readPacked(input);
+  const sequence = readSequenceFirst(packed.arrays);
+  const first = readFeaturesFirst(sequence.arrays);
   const st = newState(first.arrays, heads);
   if (st) {
     st.weightsOption = weights;
@@ -1445,8 +1604,8 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
     st.notes.push(input[SELF_NOTE].note);
     input[SELF_NOTE].keys.forEach((k) => st.used.add(k));
   }
-  st.notes.push(...first.notes);
-  first.used.forEach((k) => st.used.add(k));
+  st.notes.push(...packed.notes, ...sequence.notes, ...first.notes);
+  [...packed.used, ...first.used].forEach((k) => st.used.add(k));
   readPositional(st);
   joinHeadLists(st);
   readWeights(st);

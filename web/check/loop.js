@@ -84,6 +84,10 @@ function recorded(ctx, edit, { loss, next, first }) {
   return edit?.lossScale ? out * edit.lossScale : out;
 }
 
+// the context of step k: its learning rate by the edit's schedule
+const scheduled = (ctx, edit, k) =>
+  edit?.schedule ? { ...ctx, lr: ctx.lr * edit.schedule(k) } : ctx;
+
 /**
  * The run of the loop with one edit (null: the course's): { losses (the loss of each step, as
  * the loop records it), W (the weights after it), W1 (the weights after its first step) }; with
@@ -99,13 +103,14 @@ export function unroll(ctx, edit = null, limit = Infinity) {
   let first = null; // the first step's gradients (never recomputed)
   const state = {}; // what an edit keeps from one step to the next (the first step's dY)
   for (let k = 0; k < steps; k++) {
-    const { loss, g } = lossAndGrads(ctx, W, edit, state);
+    const at = scheduled(ctx, edit, k);
+    const { loss, g } = lossAndGrads(at, W, edit, state);
     acc = accumulated(acc, g, k === 0 ? runsBefore(edit) : 1);
     first ??= g;
     const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
     last = g;
     const next = {};
-    for (const w of WEIGHTS) next[w] = updated(ctx, W, G, w, edit?.rules?.[w] ?? edit?.all, next);
+    for (const w of WEIGHTS) next[w] = updated(at, W, G, w, edit?.rules?.[w] ?? edit?.all, next);
     losses[k] = recorded(ctx, edit, { loss, next, first: k ? losses[0] : undefined });
     W = next;
     W1 ??= next;
@@ -139,6 +144,9 @@ export const LOOP_KINDS = Object.freeze({
   'loop-target': 'the loss against X instead of target inside the loop',
   'loop-loss-after-update': 'the loss recorded after the step’s update',
   'loop-steps': 'one step more or fewer than steps',
+  'loop-lr-schedule':
+    'the learning rate changed during the run: lr × γ at every step (lr *= γ), every n steps, ' +
+    'or lr / (1 + d·k); γ or d fitted from the first loss that departs',
   'loop-losses-not-recorded': 'losses saved empty: the loop never recorded a loss',
 });
 
@@ -177,21 +185,37 @@ const WEIGHT_EDITS = [
 
 // another factor on lr, for every weight or one: [c, text, kind]; with the layer's sizes s, a
 // size of it too (a gradient summed where the course averages: k × lr with k = Y.size, B·T …)
-const factorsOf = (lr, s = null) => [
-  [-1, 'the sign of the step is flipped: W = W + lr * dW (gradient ascent)', 'sign'],
-  [lr, `the step is lr * lr * dW (lr squared: ${num(lr * lr)})`, 'lr'],
-  [1 / lr, 'the step leaves lr out: W = W - dW', 'lr'],
-  [2, 'the step is twice the course’s: W = W - 2 * lr * dW', 'lr'],
-  [0.5, 'the step is half the course’s: W = W - lr * dW / 2', 'lr'],
-  ...[...new Set(sizeFactors(s).map(([k]) => k))]
+const factorsOf = (lr, s = null) =>
+  coinciding(
+    [
+      [-1, 'the sign of the step is flipped: W = W + lr * dW (gradient ascent)', 'sign'],
+      [2, 'the step is twice the course’s: W = W - 2 * lr * dW', 'lr'],
+      [0.5, 'the step is half the course’s: W = W - lr * dW / 2', 'lr'],
+      [lr, `the step is lr * lr * dW (lr squared: ${num(lr * lr)})`, 'lr'],
+      [1 / lr, 'the step leaves lr out: W = W - dW', 'lr'],
+      ...sizeSteps(s),
+    ],
+    lr,
+  );
+// factors of one value (at lr = 0.5, lr² is lr/2 and no lr is 2·lr): one entry that names each
+function coinciding(list, lr) {
+  const out = [];
+  for (const [c, text, kind] of list) {
+    const same = out.find(([d]) => Math.abs(d - c) <= 1e-12 * Math.abs(c));
+    if (!same) out.push([c, text, kind]);
+    else same[1] += `; or, the same step at lr = ${num(lr)}: ${text}`;
+  }
+  return out;
+}
+const sizeSteps = (s) =>
+  [...new Set(sizeFactors(s).map(([k]) => k))]
     .filter((k) => k > 2)
     .map((k) => {
       const names = sizeFactors(s)
         .filter(([q]) => q === k)
         .map(([, name]) => name);
       return [k, `the step is ${k} × lr * dW (${k} = ${names.join(' = ')})`, 'lr'];
-    }),
-];
+    });
 const sizeFactors = (s) =>
   s
     ? [
@@ -346,6 +370,59 @@ function permutedEdit(order) {
       'own order)',
     line: 'W = W - lr * dW, each weight with its own gradient',
   };
+}
+
+// The learning rate's schedules the first departing loss shows (losses[m] differs, the earlier
+// ones agree): the step m - 1 taken with c × lr, c fitted, then read as lr *= γ after every
+// step or every m - 1 steps, lr / (1 + d·k), or lr *= γ before each update (m = 1). Each is
+// a guess the whole run proves: [{ id, schedule(k) -> the factor on lr at step k, text, line }]
+function scheduleEdits(ctx, course) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  if (!o || o.data.length < 2 || !course.losses.length) return [];
+  const m = [...o.data].findIndex(
+    (x, k) => !agrees(Float64Array.of(x), Float64Array.of(course.losses[k] ?? NaN), o.opts),
+  );
+  if (m < 1 || m >= o.data.length) return [];
+  const c = fittedStep(ctx, m - 1, o.data[m]);
+  if (!(c > 0) || Math.abs(c - 1) < 1e-9) return [];
+  const g = num(c);
+  const id = 'loop-lr-schedule';
+  const line = 'W = W - lr * dW with the same lr at every step';
+  if (m === 1) {
+    const text = `the learning rate is multiplied by ${g} before each update (lr *= ${g} at the top of the loop): step k takes lr × ${g}^(k+1)`;
+    return [{ id, schedule: (k) => c ** (k + 1), text, line }];
+  }
+  const n = m - 1; // (the steps taken at lr before it changed)
+  const every =
+    n === 1
+      ? `the learning rate decays after every step (lr *= ${g}): step k takes lr × ${g}^k`
+      : `the learning rate is multiplied by ${g} every ${n} steps: step k takes lr × ${g}^(k // ${n})`;
+  const d = 1 / c - 1;
+  const out = [{ id, schedule: (k) => c ** Math.floor(k / n), text: every, line }];
+  if (n === 1) {
+    const text = `the learning rate decays as lr / (1 + ${num(d)} * k) at step k`;
+    out.push({ id, schedule: (k) => 1 / (1 + d * k), text, line });
+  }
+  return out;
+}
+
+// the factor c on lr at step j that takes the course's run to the loss `loss` at step j + 1 (the
+// steps before j the course's): a secant search from c = 1, or NaN
+function fittedStep(ctx, j, loss) {
+  const { W } = unroll(ctx, null, j);
+  const { g } = lossAndGrads(ctx, W);
+  const at = (c) => {
+    const next = Object.fromEntries(WEIGHTS.map((w) => [w, update(W[w], g[`d${w}`], c * ctx.lr)]));
+    return lossAndGrads(ctx, next).loss * (ctx.lossScale ?? 1) - loss;
+  };
+  let [a, fa, b, fb] = [1, at(1), 0.9, at(0.9)];
+  for (let i = 0; i < 40 && Number.isFinite(fb) && fb !== 0; i++) {
+    const c = b - (fb * (b - a)) / (fb - fa);
+    if (!Number.isFinite(c) || c <= 0 || c > 4) return NaN;
+    [a, fa, b, fb] = [b, fb, c, at(c)];
+    if (Math.abs(b - a) < 1e-15 * Math.abs(b)) break;
+  }
+  return Number.isFinite(fb) ? b : NaN;
 }
 
 // the loop's forward with the mask the layer (as checked) does not have
@@ -570,7 +647,7 @@ export function searchLoop(ctx) {
   const counted = ctx.observed.find((o) => o.name === 'losses')?.data.length;
   const stepsShow = anyAfter || (counted !== undefined && counted !== ctx.steps);
   const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => stepsShow || !e.steps);
-  for (const edit of [...lossScaleEdits(ctx, course), ...single]) {
+  for (const edit of [...lossScaleEdits(ctx, course), ...single, ...scheduleEdits(ctx, course)]) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }
@@ -582,7 +659,21 @@ export function searchLoop(ctx) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }
-  return null;
+  return divergedSearch(ctx);
+}
+
+// A run that diverges (a loss past 1e6 × the first, or not finite, at step k >= 3): searched
+// again on its losses before step k alone, the rest and the weights after the run left out
+// (their rounding grows with them): the found edit with diverged = k, or null
+function divergedSearch(ctx) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  if (!o || ctx.diverged) return null;
+  const limit = 1e6 * Math.abs(o.data[0]);
+  const k = [...o.data].findIndex((x) => !Number.isFinite(x) || Math.abs(x) > limit);
+  if (k < 3) return null;
+  const observed = [{ ...o, data: o.data.subarray(0, k) }];
+  const found = searchLoop({ ...ctx, steps: k, observed, diverged: k });
+  return found?.edit ? { ...found, diverged: k } : null;
 }
 
 // Two edits of the loop where one does not suffice: an edit of the loop as a whole (gradients
@@ -611,7 +702,7 @@ const RULED_OUT =
   'updated, updated with another’s gradient or from another weight, the step’s sign or size ' +
   '(lr², no lr, 2·lr, lr/2, a size of the layer × lr), gradients never reset or read once, the ' +
   'update before the backward, the loss after the update, a step more or fewer, or several ' +
-  'weights’ updates changed at once.';
+  'weights’ updates changed at once, or a learning rate that changes during the run.';
 
 // "losses, Wq_after, Wk_after", or with W_after read after the first step "losses, and Wq_after
 // and Wk_after as the weights after its first step" (rows: the compared rows, keyOf their keys)
@@ -621,6 +712,19 @@ function savedText(rows, keyOf, at) {
   if (at !== 'first' || !afters.length) return rows.map(keyOf).join(', ');
   const list = `${listText(afters)} as the weights after its first step`;
   return losses.length ? `${losses.join(', ')}, and ${list}` : list;
+}
+
+// "losses[0:4] (your run diverges: losses[4] is 1.44e+03, 1349 × losses[0]; the losses after it
+// and the weights after the run are not compared)"
+function divergedText(rows, keyOf, k) {
+  const row = rows.find((r) => r.name === 'losses');
+  const key = keyOf(row);
+  const [first, at] = [row.yours[0], row.yours[k]];
+  const grew = Number.isFinite(at) ? `${num(at)}, ${num(at / first)} × ${key}[0]` : String(at);
+  return (
+    `${key}[0:${k}] (your run diverges: ${key}[${k}] is ${grew}; the losses after it and the ` +
+    'weights after the run are not compared: their rounding grows with them)'
+  );
 }
 
 // the saved number of steps (one whole number >= 1), else null
@@ -652,7 +756,7 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   if (!found || (!found.edit && !root)) return;
   const keyOf = (r) => keys[r.name] ?? r.name;
   const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
-  const replay = `${replayText(ctx.steps, training.lr.value)}${withLayer}`;
+  const replay = `${replayText(found.diverged ?? ctx.steps, training.lr.value)}${withLayer}`;
   if (!found.edit) {
     for (const r of differing) {
       r.diagnosis = {
@@ -665,10 +769,15 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   const [first, ...rest] = differing;
   // (the first loss's difference is the convention's, not the edit's)
   if (convention && first.diagnosis?.facts !== undefined) first.diagnosis.facts = undefined;
-  const savedList = savedText(compared, keyOf, found.at);
   const read = convention ? `, ${convention.text}` : '';
-  nameEdit(found, { first, rest, keyOf, savedList, replay: replay + read });
+  nameEdit(found, { first, rest, keyOf, savedList: listOf(found, compared, keyOf) }, replay + read);
 }
+
+// what the found run reproduces: the saved rows, or the losses before a run diverges
+const listOf = (found, compared, keyOf) =>
+  found.diverged
+    ? divergedText(compared, keyOf, found.diverged)
+    : savedText(compared, keyOf, found.at);
 
 // The course's loop read with the layer's biases or a loss of another convention reproducing the
 // training rows: each compared again with it, said (true), or false
@@ -702,14 +811,14 @@ function loopContext(training, compared, { arrays, keys, sizes, inputs, causes }
     return { name: r.name, data: r.yours, opts: { dtype, resolution, printedDtype } };
   });
   const losses = compared.find((r) => r.name === 'losses');
-  const steps = savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
+  const steps = training.steps ?? savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
   const data = Object.fromEntries(Object.entries(inputs).map(([k, a]) => [k, a.data]));
   const shown = training.shown ?? [];
   return { s: sizes, inputs: data, sites: causes, lr: training.lr.value, steps, observed, shown };
 }
 
 // The first differing training row named by the loop's edit, the others following from it
-function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
+function nameEdit({ edit, at, diverged }, { first, rest, keyOf, savedList }, replay) {
   const after = at === 'first' ? ' as the weights after its first step' : '';
   const facts = first.diagnosis?.facts;
   const they = first.name === 'losses' ? 'They are' : 'It is';
@@ -722,10 +831,10 @@ function nameEdit({ edit, at }, { first, rest, keyOf, savedList, replay }) {
     message: `${lead} what the course's training loop gives with ${changes}: ${edit.text}. ${Replay}, it reproduces your ${savedList}. The course: ${edit.line}.`,
   };
   for (const r of rest) {
-    r.diagnosis = {
-      id: 'follows-from',
-      message: `follows from ${first.name}: the same loop reproduces your ${keyOf(r)}${after}.`,
-    };
+    const how = diverged
+      ? `the same loop diverges as your run does; your ${keyOf(r)}, after it, is not compared`
+      : `the same loop reproduces your ${keyOf(r)}${after}`;
+    r.diagnosis = { id: 'follows-from', message: `follows from ${first.name}: ${how}.` };
   }
 }
 

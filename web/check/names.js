@@ -50,6 +50,11 @@ export function resultNames(loss) {
   return [...FORWARD_NAMES, ...middle, ...BACKWARD_NAMES];
 }
 
+// The words that mark a training run's weights after it (Wq_after, Wq_trained …) and before it
+// (Wq_init, initial_Wq …): one list each, read by training.js and layouts.js
+export const AFTER_MARKS = Object.freeze(['after', 'new', 'next', 'updated', 'trained', 'final']);
+export const INIT_MARKS = Object.freeze(['init', 'initial', 'start', 'before', 'orig', 'original']);
+
 // Other spellings a notebook uses, after lower-casing and dropping underscores (so head_out,
 // W_q and d_X need no entry here).
 const ALIASES = Object.freeze({
@@ -57,6 +62,10 @@ const ALIASES = Object.freeze({
   attention: 'att',
   attnweights: 'att',
   attweights: 'att',
+  attnweight: 'att',
+  qktsoftmax: 'att',
+  attentionweight: 'att',
+  attnoutput: 'Y',
   out: 'Y',
   output: 'Y',
   score: 'scores',
@@ -126,15 +135,21 @@ const ALIASES = Object.freeze({
   merged: 'concat',
   mergedheads: 'concat',
   contextconcat: 'concat',
+  concatoutput: 'concat',
   projq: 'Q', // the projections, named by what made them
   projk: 'K',
   projv: 'V',
   qsplit: 'Q', // split into heads (Q_split)
   ksplit: 'K',
   vsplit: 'V',
-  qh: 'Q', // a projection with its head axis (Q_h)
+  qh: 'Q', // a projection with its head axis (Q_h), or moved before the tokens (q_t)
+  qt: 'Q',
+  kt: 'K',
+  vt: 'V',
   kh: 'K',
   vh: 'V',
+  s: 'scores', // the lessons' own letters: S = Q @ K.T / sqrt(hs), A = softmax(S)
+  a: 'att',
 });
 
 // A container's mark at a name's end (x_np, result_np, w_q_list, input_cache) and a layer's
@@ -153,9 +168,10 @@ const BY_KEY = new Map(ALL_NAMES.map((n) => [n.toLowerCase(), n]));
 const keyOf = (name) => name.toLowerCase().replaceAll('_', '');
 
 // How notebooks mark a gradient, around a name without underscores: grad_Wq, Wq_grad, W_q_grads,
-// Wq_gradient, d_input (a leading d); dL_dX and dLoss_dX (a d-name after dL).
-const GRAD_PREFIXES = ['gradients', 'gradient', 'grads', 'grad', 'd'];
-const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad', 'derivatives', 'derivative'];
+// Wq_gradient, d_input (a leading d), gWo and g_concat (a leading g), x_g (a trailing g); dL_dX and
+// dLoss_dX (a d-name after dL).
+const GRAD_PREFIXES = ['gradients', 'gradient', 'grads', 'grad', 'd', 'g'];
+const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad', 'derivatives', 'derivative', 'g'];
 
 /**
  * The names a key may be the gradient of, its gradient marks taken off (lower case, no
@@ -164,6 +180,8 @@ const GRAD_SUFFIXES = ['gradients', 'gradient', 'grads', 'grad', 'derivatives', 
  */
 export function gradientBases(key) {
   const out = [];
+  // (a mark alone is no gradient: grads is not grad + s, the scores)
+  if (GRAD_PREFIXES.includes(key) || GRAD_SUFFIXES.includes(key)) return out;
   const dl = /^(?:dloss|dl|derror|de)d(.+)$/.exec(key); // dL_dX, dE_dX: the gradient of X
   if (dl) out.push(dl[1]);
   for (const p of GRAD_PREFIXES) {

@@ -74,6 +74,8 @@ export class Pipeline {
     if (!sites.length) return null;
     const course = (site) => ({ variant: { id: 'course', fn: (p) => this.nodes[site].step(p) } });
     const extra = new Map(sites.map((site) => [site, course(site)]));
+    // (a row the variants do not change, one that agrees either way, disproves none of them)
+    if (agree(yours, this.step(node))) return null;
     return agree(yours, this.step(node, extra)) ? sites : null;
   }
 

@@ -272,11 +272,15 @@ const EDITS = {
       ? [['stepped', sub(t, mul(num('lr', 'lr'), name(`d${t.name}`)))]]
       : []),
   ],
-  transpose: (t, { rank }) => {
+  transpose: (t, { rank, shape, s }) => {
     const out = [['transpose-dropped', t.a]];
     if (t.a.op === 'reshape') {
       const dims = t.perm ? t.perm.map((ax) => t.a.dims[ax]) : [...t.a.dims].reverse();
       out.push(['reshape-without-transpose', reshape(t.a.a, dims)]);
+    } else if (t.a.op === 'name' && !same(shape(t), shape(t.a))) {
+      // an array reshaped to the transpose's shape (K.reshape(B, h, hs, T) for K's transpose)
+      const dims = dimNames(shape(t), s);
+      if (dims) out.push(['reshape-without-transpose', reshape(t.a, dims)]);
     }
     // x.T on an array of three or more axes reverses them all: every axis, or every axis but the
     // batch axis (the student's arrays without it)
@@ -323,7 +327,10 @@ const EDITS = {
     ['term-dropped', t.a],
     ['term-dropped', t.b],
   ],
-  div: (t) => [['term-dropped', t.a]],
+  div: (t) => [
+    ['term-dropped', t.a],
+    ['inverted', mul(t.a, t.b)],
+  ],
   num: (t, { s }) =>
     constantsOf(s)
       .filter(([key]) => key !== String(t.key))
@@ -347,8 +354,24 @@ function otherReduction(t) {
   return other ? [['reduction', { ...t, fn: other }]] : [];
 }
 
-function editsAt(t, scope, rank, s) {
-  return (EDITS[t.op]?.(t, { scope, rank, s }) ?? []).map(([kind, to]) => ({ kind, to }));
+function editsAt(t, scope, { rank, shape }, s) {
+  return (EDITS[t.op]?.(t, { scope, rank, shape, s }) ?? []).map(([kind, to]) => ({ kind, to }));
+}
+
+// A shape's sizes by name, as a notebook writes them in a reshape ((2, 4, 5, 3) -> B, h, hs, T
+// with B = 2, h = 4, T = 5, hs = 3): each axis the first name of its place whose size it is;
+// null when one has none
+const DIM_NAMES = {
+  2: [
+    ['T', 'C'],
+    ['T', 'C'],
+  ],
+  3: [['B'], ['T', 'C'], ['C', 'T']],
+  4: [['B'], ['h'], ['T', 'hs'], ['hs', 'T']],
+};
+function dimNames(shape, s) {
+  const names = shape.map((d, i) => DIM_NAMES[shape.length]?.[i].find((n) => dimOf(n, s) === d));
+  return names.every(Boolean) ? names : null;
 }
 
 const lastTwo = (r) => [...Array(r - 2).keys(), r - 1, r - 2];
@@ -372,7 +395,7 @@ export function editsOf(statements, s, env, scope) {
     for (const { sub: t, put } of places(st.expr)) {
       const fitting =
         t.op === 'name' ? scope.filter((n) => sameShape(env[n]?.shape, shape(t))) : [];
-      for (const e of editsAt(t, fitting, rank, s)) {
+      for (const e of editsAt(t, fitting, { rank, shape }, s)) {
         addEdit(out, statements, i, put(e.to), e, t);
         singles.push({ kind: e.kind, before: t, after: e.to });
       }

@@ -13,7 +13,7 @@
 // flat, row-major: X (B, T, C), W (C, C), losses (n,).
 
 import { agrees, comparedRow, toleranceFor, uncomparedRow } from './compare.js';
-import { matchNames, shapeText } from './names.js';
+import { AFTER_MARKS, INIT_MARKS, matchNames, shapeText } from './names.js';
 import { dot } from './ops.js';
 
 /** The four weights, in the course's order. */
@@ -26,7 +26,8 @@ const SAVE_LR = "save it: np.savez('mha_check.npz', ..., lr=lr)";
 const keyOf = (name) => String(name).toLowerCase().replaceAll('_', '');
 // Wq_after, Wq_new, Wq_next, Wq_updated, Wq_trained, Wq_final; lesson 1's Wq1 and Wq2 are two
 // heads, never a step
-const AFTER_KEY = /^w([qkvo])(after|new|next|updated|trained|final)$/;
+const AFTER = AFTER_MARKS.join('|');
+const AFTER_KEY = new RegExp(`^w([qkvo])(${AFTER})$`);
 const OTHER_KEYS = Object.freeze({
   lr: ['lr', 'learningrate', 'eta', 'alpha'],
   lrs: ['lrs'], // the page's lesson-5 download: the learning rate of each step
@@ -35,8 +36,19 @@ const OTHER_KEYS = Object.freeze({
 });
 
 // Wq_init, Wq_initial, Wq_start, Wq_before, init_Wq, initial_Wq: the weights before training
-const INIT_KEY =
-  /^(?:w([qkvo])(?:init|initial|start|before|orig|original)|(?:init|initial)w([qkvo]))$/;
+const INIT = INIT_MARKS.join('|');
+const INIT_KEY = new RegExp(`^(?:w([qkvo])(?:${INIT})|(?:init|initial)w([qkvo]))$`);
+
+// The file's keys of a run's initial weights, by the course's name: { Wq: 'Wq_init', … }: the one
+// reading both uses below share (before the layout, as the layer's; after it, as the run's start)
+export function initialKeys(arrays) {
+  const inits = {};
+  for (const key of Object.keys(arrays)) {
+    const m = INIT_KEY.exec(keyOf(key));
+    if (m) inits[`W${m[1] ?? m[2]}`] ??= key;
+  }
+  return inits;
+}
 
 /**
  * The arrays lesson 5's training is checked from. A file with the initial weights under names of
@@ -45,11 +57,7 @@ const INIT_KEY =
  * (unless the file names those too). { arrays, used (the initial weights' keys), notes }
  */
 export function initialWeights(arrays) {
-  const inits = {};
-  for (const key of Object.keys(arrays)) {
-    const m = INIT_KEY.exec(keyOf(key));
-    if (m) inits[`W${m[1] ?? m[2]}`] ??= key;
-  }
+  const inits = initialKeys(arrays);
   const { found } = matchNames(arrays);
   const weights = WEIGHTS.filter((w) => inits[w] && found[w]);
   if (!weights.length) return { arrays, used: [], notes: [] };
@@ -77,10 +85,8 @@ export function initialAsWeights(arrays, weightKeys) {
   const held = weightKeys(arrays);
   const out = { ...arrays };
   const notes = [];
-  for (const key of Object.keys(arrays)) {
-    const m = INIT_KEY.exec(keyOf(key));
-    const w = m && `W${m[1] ?? m[2]}`;
-    if (!w || held.has(w) || out[w]) continue;
+  for (const [w, key] of Object.entries(initialKeys(arrays))) {
+    if (held.has(w) || out[w]) continue;
     out[w] = arrays[key];
     delete out[key];
     notes.push(`${key} read as ${w}: your file's weights are the run's initial ones`);
@@ -700,13 +706,16 @@ function ranOtherSteps(ctx, row, n) {
 
 // Every row, in order: losses, then Wq_after … Wo_after (the losses' row made last: it may use
 // what the weights' rows found)
-// The file's biases its run trained: keys `<bias>_after` (b_q_after, q_proj.bias_after …) whose
-// numbers differ from the bias before (zeros when the file dropped it): their keys
+// The file's parameters besides the four weights its run trained: keys `<bias>_after` (b_q_after,
+// q_proj.bias_after, Q_b_after …) and `<positional table>_after` (pe_after) whose numbers differ
+// from the ones before (zeros when the file dropped them): their keys
+const EXTRA_AFTER = new RegExp(`^(.*(?:bias|^b_?[qkvo]|_b)|pe|pos\\w*)_?(?:${AFTER})$`, 'i');
 function trainedBiases(arrays) {
   return Object.keys(arrays).filter((key) => {
-    const m = /^(.*(?:bias|^b_?[qkvo]))_?(?:after|new|next|updated|trained|final)$/i.exec(key);
+    const m = EXTRA_AFTER.exec(key);
     const after = m && toArray(arrays[key]);
-    if (!after || after.shape.length !== 1) return false;
+    const rank = /bias|^b_?[qkvo]|_b$/i.test(m?.[1] ?? '') ? 1 : 2;
+    if (!after || after.shape.length !== rank) return false;
     const before = toArray(arrays[m[1]]);
     return after.data.some((x, i) => x !== (before?.data[i] ?? 0));
   });
@@ -717,7 +726,8 @@ function untrainedOnly(ctx) {
   const biases = trainedBiases(ctx.arrays);
   if (!biases.length) return;
   ctx.notes.push(
-    `your ${and(biases)} ${biases.length > 1 ? 'show' : 'shows'} your run trains biases, which ` +
+    `your ${and(biases)} ${biases.length > 1 ? 'show' : 'shows'} your run trains ` +
+      `${biases.some((k) => /^(pe|pos)/i.test(k)) ? 'parameters' : 'biases'}, which ` +
       "lesson 5's layer does not have: only the loss at your initial weights is checked " +
       `(${ctx.keys.losses ?? 'losses'}[0]), not the steps after it or the weights after them`,
   );
@@ -847,7 +857,9 @@ export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
     const lr = ctx.lr && { value: ctx.lr.value, source: ctx.lr.source, lrs: [...ctx.lr.lrs] };
     aliasedWeights(ctx, rows);
     const read = [...used, ...(ctx.usedBiases ?? [])];
-    return { rows, notes, used: read, lr, shown: shownLrs(ctx, rows) };
+    // (steps: the run as far as it is checked, when only its first loss is)
+    const out = { rows, notes, used: read, lr, shown: shownLrs(ctx, rows) };
+    return ctx.usedBiases ? { ...out, steps: ctx.steps } : out;
   } catch (e) {
     notes.push(`The training step could not be checked: the engine failed (${e.message}).`);
     return { rows: [], notes, used, lr: null };

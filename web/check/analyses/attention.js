@@ -127,16 +127,42 @@ export function epsilonAnalysis(ctx) {
   }
   const mine = yours.subarray(0, T).reduce((a, x) => a + x, 0);
   const eps = Number((sums[0] / mine - sums[0]).toPrecision(2));
+  const after =
+    'After the max is subtracted every row has an entry exp(0) = 1 and the sum is never below 1';
+  if (eps > 0 && eps <= 1e-3) {
+    const att = e.map((x, i) => x / (sums[Math.floor(i / T)] + eps));
+    if (ctx.reproduces(att)) {
+      return {
+        id: 'softmax-epsilon',
+        message:
+          `Your att adds ${eps} to the softmax's denominator, e / (e.sum(axis=-1, keepdims=True) ` +
+          `+ ${eps}): a guard against dividing by zero, so each row sums to just under 1. ${after}: ` +
+          `the course computes ${ctx.courseLine} with no guard.`,
+      };
+    }
+  }
+  return everyExpEpsilon(ctx, e, sums, after);
+}
+
+// (e + eps) / (e + eps).sum(…): eps added to every exponential, fitted from the student's first
+// row at its largest entry (e = 1 there): att (S + T·eps) = 1 + eps
+function everyExpEpsilon(ctx, e, sums, after) {
+  const { T } = ctx.s;
+  const row = e.subarray(0, T);
+  const j = row.indexOf(Math.max(...row));
+  const a = ctx.yours[j];
+  const eps = Number(((row[j] - a * sums[0]) / (a * T - 1)).toPrecision(2));
   if (!(eps > 0) || eps > 1e-3) return null;
-  const att = e.map((x, i) => x / (sums[Math.floor(i / T)] + eps));
+  const att = e.map((x, i) => (x + eps) / (sums[Math.floor(i / T)] + T * eps));
   if (!ctx.reproduces(att)) return null;
+  const hidden = ctx.s.causal ? ' (the masked keys too: a weight near eps, not 0)' : '';
   return {
     id: 'softmax-epsilon',
     message:
-      `Your att adds ${eps} to the softmax's denominator, e / (e.sum(axis=-1, keepdims=True) + ` +
-      `${eps}): a guard against dividing by zero, so each row sums to just under 1. After the ` +
-      'max is subtracted every row has an entry exp(0) = 1 and the sum is never below 1: the ' +
-      `course computes ${ctx.courseLine} with no guard.`,
+      `Your att adds ${eps} to every exponential before normalising, (e + ${eps}) / (e + ` +
+      `${eps}).sum(axis=-1, keepdims=True): a guard against dividing by zero that gives every ` +
+      `key a little weight${hidden}. ${after}: the course computes ${ctx.courseLine} with no ` +
+      'guard.',
   };
 }
 

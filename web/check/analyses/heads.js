@@ -4,8 +4,8 @@
 // (dX = … inside the loop where dX += … was meant). Each is found on the student's own arrays,
 // then the whole array is recomputed from what was found and must reproduce the student's.
 
-import { matmul, mergeHeads } from '../ops.js';
-import { verbS } from './layout.js';
+import { causalMask, matmul, mergeHeads, softmaxRows, splitHeads } from '../ops.js';
+import { isAre, verbS } from './layout.js';
 
 /** The column offsets tried for one head: every start at which hs columns fit. */
 const starts = (s) => [...Array(s.C - s.hs + 1).keys()];
@@ -277,5 +277,96 @@ export function headSlotAnalysis(ctx) {
       'wrong index (a loop variable reused inside the loop, an inner for i in range(T) over ' +
       `the heads' i, lands every head in one place). The course computes ${ctx.courseLine}, ` +
       'each head in its own place.',
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// heads split along the tokens
+
+// the layer with its heads cut from the tokens: T / h tokens to a head, each attending within
+// its block over all C columns (scaled by `scale`), the blocks joined back along T: (B, T, C)
+function tokenBlocks(ctx, scale) {
+  const { s, pipe } = ctx;
+  const [Q, K, V] = ['Q', 'K', 'V'].map((x) => mergeHeads(pipe.value(x), s));
+  const { C } = s;
+  const n = s.T / s.heads;
+  const out = new Float64Array(s.B * s.T * C);
+  for (let r = 0; r < s.B * s.T; r += n) {
+    const [q, k, v] = [Q, K, V].map((x) => x.subarray(r * C, (r + n) * C));
+    const raw = matmul(q, k, { m: n, k: C, n, transB: true }).map((x) => x / scale);
+    const att = softmaxRows(s.causal ? causalMask(raw, n) : raw, n);
+    out.set(matmul(att, v, { m: n, k: n, n: C }), r * C);
+  }
+  return out;
+}
+
+/**
+ * concat or Y from heads cut along the tokens (np.hsplit(x, h) on a (B, T, C) array splits axis
+ * 1; np.hstack joins the heads back along it), proven by the layer recomputed so.
+ */
+export function tokenSplitAnalysis(ctx) {
+  const { s, node } = ctx;
+  if ((node !== 'concat' && node !== 'Y') || s.heads < 2 || s.T % s.heads || ctx.large) {
+    return null;
+  }
+  for (const [scale, text] of [
+    [Math.sqrt(s.hs), 'np.sqrt(hs)'],
+    [Math.sqrt(s.C), 'np.sqrt(C)'],
+  ]) {
+    const concat = tokenBlocks(ctx, scale);
+    const mine =
+      node === 'Y'
+        ? matmul(concat, ctx.pipe.value('Wo'), { m: s.B * s.T, k: s.C, n: s.C })
+        : concat;
+    if (!ctx.reproduces(mine)) continue;
+    const n = s.T / s.heads;
+    return {
+      id: 'token-split',
+      message:
+        `Your ${ctx.name} ${isAre(ctx.name)} the layer's with its heads cut from the tokens, not ` +
+        `the columns: each head is a block of ${n} tokens with all ${s.C} columns, attending ` +
+        `within its block (scores scaled by ${text}), and the blocks joined back along the ` +
+        'tokens. np.hsplit(x, h) and np.hstack on a (B, T, C) array split and join axis 1, the ' +
+        'tokens; the heads are the columns: np.split(x, h, axis=-1) and np.concatenate(heads, ' +
+        `axis=-1), or split_heads and merge_heads. The course computes ${ctx.courseLine}.`,
+    };
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// the batch flattened into one sequence
+
+// the layer run on X.reshape(1, B·T, C): every token of the batch attends to every other (under a
+// causal mask, to those before it in the flattened order): (B, T, C) by the node
+function flattenedLayer(ctx, node) {
+  const { s, pipe } = ctx;
+  const one = { B: 1, T: s.B * s.T, C: s.C, heads: s.heads };
+  const n = one.T;
+  const [Q, K, V] = ['Q', 'K', 'V'].map((x) => splitHeads(mergeHeads(pipe.value(x), s), one));
+  const raw = matmul(Q, K, { batch: s.heads, m: n, k: s.hs, n, transB: true });
+  const scaled = raw.map((x) => x / Math.sqrt(s.hs));
+  const att = softmaxRows(s.causal ? causalMask(scaled, n) : scaled, n);
+  const concat = mergeHeads(matmul(att, V, { batch: s.heads, m: n, k: n, n: s.hs }), one);
+  if (node === 'concat') return concat;
+  return matmul(concat, pipe.value('Wo'), { m: n, k: s.C, n: s.C });
+}
+
+/**
+ * concat or Y of the layer run on the batch as one sequence, X.reshape(B·T, C) (a 2-D attention
+ * given the flattened batch: the items attend to each other), proven by recomputing it so.
+ */
+export function batchFlattenedAnalysis(ctx) {
+  const { s, node } = ctx;
+  if ((node !== 'concat' && node !== 'Y') || s.B < 2 || ctx.large) return null;
+  if (!ctx.reproduces(flattenedLayer(ctx, node))) return null;
+  return {
+    id: 'batch-flattened',
+    message:
+      `Your ${ctx.name} ${isAre(ctx.name)} the layer's on the whole batch as one sequence of ` +
+      `${s.B * s.T} tokens (X.reshape(B * T, C)): each item's tokens attend to the other ` +
+      `items' too, so the ${s.B} sequences mix. Attention runs within each sequence: the ` +
+      'scores are (B, h, T, T), Q @ K.transpose(0, 1, 3, 2) on (B, h, T, hs) arrays (with a ' +
+      `loop over the batch, one item at a time). The course computes ${ctx.courseLine}.`,
   };
 }
