@@ -289,6 +289,8 @@ async function openTab(driver, state, dir, url, { init, viewport = { width: 1280
       return r.undef ? undefined : r.value;
     },
     async screenshot({ path }) {
+      // a resize can land late (no window manager): the viewport is measured again first
+      await setViewport(driver, viewport);
       writeFileSync(path, Buffer.from(await driver.takeScreenshot(), 'base64'));
     },
     async setInputFiles(selector, path) {
