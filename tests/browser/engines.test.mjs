@@ -6,15 +6,19 @@
 // only), runs every gradient check to completion in its worker, and shows figures equal to the
 // Node API's (expected.mjs) and to the other engines', every number bit for bit; a student's
 // notebook (a NumPy .npz with a known mistake) goes in through the file input and gets the Node
-// API's statuses and diagnosis; and a screenshot of each engine at 1280 px goes to
+// API's statuses and diagnosis, and so does a training run whose learning rate decays (named
+// from its losses by the loop's search); and a screenshot of each engine at 1280 px goes to
 // test-results/browser/engine-<name>-1280.png.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { checkNotebook } from '../../web/check.js';
-import { loadStudent, studentsDir } from '../check/students.mjs';
+import { studentsDir } from '../check/students.mjs';
+import { PYTHON } from '../helpers.mjs';
+import { readNpz } from '../../web/io/npz.js';
 import { assertSame, assertSameArray, consoleErrors, repoRoot, resultPath } from './browser.mjs';
 import { CHECK_PANELS, ENGINE_NAMES, useEngines } from './engines.mjs';
 import * as X from './expected.mjs';
@@ -150,8 +154,8 @@ test('Chromium, Firefox and WebKit show the same figures, every number bit for b
 const STUDENT = 'backward-w-not-transposed';
 
 /** What the page's check shows for each row (window.mhaPage.check().rows), by Node's API. */
-function nodeCheckRows() {
-  const result = checkNotebook(X.mha, loadStudent(STUDENT), {});
+function nodeCheckRows(arrays, options) {
+  const result = checkNotebook(X.mha, arrays, options);
   return result.rows.map((r) => ({
     name: r.name,
     status: r.status,
@@ -159,36 +163,108 @@ function nodeCheckRows() {
   }));
 }
 
+// A lesson-5 training run whose learning rate decays (lr *= 0.9 after each update), saved as a
+// student saves it (X, target, the initial weights, lr, steps, losses, W_after): its γ is
+// fitted from the losses by a secant search whose residuals reach the loss's rounding (Chromium
+// once divided by their zero difference there and named nothing).
+const DECAY_PY = String.raw`
+import sys
+import numpy as np
+rng = np.random.default_rng(11)
+B, T, C, h = 2, 5, 12, 3
+hs = C // h
+X = rng.standard_normal((B, T, C))
+target = rng.standard_normal((B, T, C))
+W0 = {k: rng.standard_normal((C, C)) * 0.3 for k in ("Wq", "Wk", "Wv", "Wo")}
+
+def split(x): return x.reshape(B, T, h, hs).transpose(0, 2, 1, 3)
+def merge(x): return x.transpose(0, 2, 1, 3).reshape(B, T, C)
+
+def loss_and_grads(W):
+    Q, K, V = split(X @ W["Wq"]), split(X @ W["Wk"]), split(X @ W["Wv"])
+    s = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(hs)
+    e = np.exp(s - s.max(-1, keepdims=True)); a = e / e.sum(-1, keepdims=True)
+    cat = merge(a @ V); Y = cat @ W["Wo"]
+    dY = 2 * (Y - target) / Y.size
+    g = {"Wo": cat.reshape(-1, C).T @ dY.reshape(-1, C)}
+    dho = split(dY @ W["Wo"].T)
+    da = dho @ V.transpose(0, 1, 3, 2)
+    ds = a * (da - (da * a).sum(-1, keepdims=True))
+    for n, d in (("Wq", ds @ K / np.sqrt(hs)), ("Wk", ds.transpose(0, 1, 3, 2) @ Q / np.sqrt(hs)),
+                 ("Wv", a.transpose(0, 1, 3, 2) @ dho)):
+        g[n] = X.reshape(-1, C).T @ merge(d).reshape(-1, C)
+    return np.mean((Y - target) ** 2), g
+
+W = dict(W0)
+lr0 = lr = 0.5
+losses = []
+for step in range(8):
+    loss, g = loss_and_grads(W)
+    losses.append(loss)
+    W = {k: W[k] - lr * g[k] for k in W}
+    lr *= 0.9
+np.savez(sys.argv[1], X=X, target=target, lr=lr0, steps=8, losses=np.array(losses),
+         **W0, **{k + "_after": v for k, v in W.items()})
+`;
+
+/** The decaying run's .npz, written once (in test-results/browser/) by python3 + NumPy. */
+const decayFile = (() => {
+  let path = null;
+  return () => {
+    if (!path) {
+      path = resultPath('notebook-lr-decays.npz');
+      execFileSync(PYTHON, ['-c', DECAY_PY, path]);
+    }
+    return path;
+  };
+})();
+
+/**
+ * Drop `file` on the check's file input in engine e: the rows must be Node's (statuses and
+ * diagnosis ids, Node's checkNotebook given `options`: the page's heads field holds 4 when the
+ * shapes say nothing) and `named(rows)` must hold; the logs clean. Says which rows did not match.
+ */
+async function dropLikeNode(t, e, file, named, options = {}) {
+  const tab = await e.open(`${e.url}#notebook-check`); // (a link to the check's view)
+  try {
+    await tab.setInputFiles('#nb-file', file);
+    const rows = await tab.waitFor(() => window.mhaPage.check().rows, null, {
+      what: 'the check of the dropped file',
+    });
+    const expected = nodeCheckRows(readNpz(readFileSync(file)), options);
+    assert.deepEqual(rows, expected);
+    const wrong = expected.filter((r) => r.status !== 'match' && r.status !== 'missing');
+    assert.ok(named(wrong), `the diagnosis: ${JSON.stringify(wrong)}`);
+    await tab.flushLog();
+    assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
+    assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
+    const shown = wrong.map(
+      (r) => `${r.name} ${r.status}${r.diagnosis ? ` (${r.diagnosis})` : ''}`,
+    );
+    t.diagnostic(`${e.version}: ${rows.length} rows as Node's; not matching: ${shown.join(', ')}`);
+  } finally {
+    await tab.close();
+  }
+}
+
 engines.test(
   "a notebook's .npz through the file input: the Node API's statuses and diagnosis",
-  async (t, e) => {
-    const tab = await e.open(`${e.url}#notebook-check`); // (a link to the check's view)
-    try {
-      const file = join(studentsDir(), `${STUDENT}.npz`);
-      await tab.setInputFiles('#nb-file', file);
-      const rows = await tab.waitFor(() => window.mhaPage.check().rows, null, {
-        what: 'the check of the dropped file',
-      });
-      const expected = nodeCheckRows();
-      assert.deepEqual(rows, expected);
-      const wrong = expected.filter((r) => r.status !== 'match');
-      assert.ok(
-        wrong.some((r) => r.name === 'dconcat' && r.diagnosis === STUDENT),
-        `dconcat diagnosed: ${JSON.stringify(wrong)}`,
-      );
-      await tab.flushLog();
-      assert.deepEqual(consoleErrors(tab.log), [], 'console errors');
-      assert.deepEqual(tab.log.errors, [], 'uncaught exceptions');
-      const shown = wrong.map(
-        (r) => `${r.name} ${r.status}${r.diagnosis ? ` (${r.diagnosis})` : ''}`,
-      );
-      t.diagnostic(
-        `${e.version}: ${rows.length} rows as Node's; not matching: ${shown.join(', ')}`,
-      );
-    } finally {
-      await tab.close();
-    }
-  },
+  (t, e) =>
+    dropLikeNode(t, e, join(studentsDir(), `${STUDENT}.npz`), (wrong) =>
+      wrong.some((r) => r.name === 'dconcat' && r.diagnosis === STUDENT),
+    ),
+);
+
+engines.test(
+  'a training run whose learning rate decays: named from its losses, as in Node',
+  (t, e) =>
+    dropLikeNode(
+      t,
+      e,
+      decayFile(),
+      (wrong) => wrong.some((r) => r.name === 'losses' && r.diagnosis === 'loop-lr-schedule'),
+      { heads: 4, causal: false },
+    ),
 );
 
 engines.test('a screenshot at 1280 px, every check done', async (t, e) => {

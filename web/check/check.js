@@ -28,7 +28,7 @@ import { changedInput } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
-import { acceptedShapes, courseName, matchNames, shapeText } from './names.js';
+import { START_MARKS, acceptedShapes, courseName, matchNames, shapeText } from './names.js';
 import { adaptLayout, layoutRole, readingNote } from './layouts.js';
 import {
   checkTraining,
@@ -1369,7 +1369,7 @@ const runCauses = (twins, causes, { sizes, inputs, adapted }) =>
 // with the same layout (a second adaptLayout, of the file with each initial array in its
 // parameter's place) and named Wq_init …, the run's start; a bias the run changed given as its
 // bias_after. { arrays (the adapted ones with those), biases (the initial), used, notes }, or null
-const INIT_MARK = /^(.+?)[._]?(?:init|initial)$/i;
+const INIT_MARK = new RegExp(`^(.+?)[._]?(?:${START_MARKS.join('|')})$`, 'i');
 function initialTwins(arrays, adapted, weights) {
   const twins = Object.keys(arrays)
     .map((k) => [k, INIT_MARK.exec(k)?.[1]])

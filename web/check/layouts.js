@@ -13,7 +13,7 @@
 // Q, K, V (B, h, T, hs) or (B, T, C); scores, att (B, h, T, T); dW* with the weight's shape.
 
 import { agrees, relativeResolution } from './compare.js';
-import { AFTER_MARKS, INIT_MARKS, courseName, gradientBases, shapeText } from './names.js';
+import { AFTER_MARKS, START_MARKS, courseName, gradientBases, shapeText } from './names.js';
 import * as ops from './ops.js';
 
 const WEIGHTS = ['Wq', 'Wk', 'Wv', 'Wo'];
@@ -559,9 +559,8 @@ function weightsWidth(arrays) {
   return sizes.size === 1 ? [...sizes][0] : null;
 }
 
-// a training run's weights before or after it (Wo_after, W_init …): never X (X_orig, X_before
-// may be the input kept before a change, so only the init words of the before marks)
-const RUN_MARKS = [...AFTER_MARKS, ...INIT_MARKS.filter((m) => m.startsWith('init'))];
+// a training run's weights before or after it (Wo_after, W_init …): never X
+const RUN_MARKS = [...AFTER_MARKS, ...START_MARKS];
 const TRAINING_MARK = new RegExp(`_?(${RUN_MARKS.join('|')})$`, 'i');
 
 // X saved under a name of its own (h, hidden, tokens …) when the file has no X: the one array

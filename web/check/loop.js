@@ -416,7 +416,9 @@ function fittedStep(ctx, j, loss) {
     return lossAndGrads(ctx, next).loss * (ctx.lossScale ?? 1) - loss;
   };
   let [a, fa, b, fb] = [1, at(1), 0.9, at(0.9)];
-  for (let i = 0; i < 40 && Number.isFinite(fb) && fb !== 0; i++) {
+  // stop at the loss's rounding: two equal residuals there would divide by zero
+  const close = (f) => Math.abs(f) <= 1e-13 * Math.abs(loss);
+  for (let i = 0; i < 40 && Number.isFinite(fb) && !close(fb) && fb !== fa; i++) {
     const c = b - (fb * (b - a)) / (fb - fa);
     if (!Number.isFinite(c) || c <= 0 || c > 4) return NaN;
     [a, fa, b, fb] = [b, fb, c, at(c)];

@@ -54,6 +54,8 @@ export function resultNames(loss) {
 // (Wq_init, initial_Wq …): one list each, read by training.js and layouts.js
 export const AFTER_MARKS = Object.freeze(['after', 'new', 'next', 'updated', 'trained', 'final']);
 export const INIT_MARKS = Object.freeze(['init', 'initial', 'start', 'before', 'orig', 'original']);
+// the marks that only name a run's start (X_orig, X_before may be an input kept before a change)
+export const START_MARKS = Object.freeze(INIT_MARKS.filter((m) => m.startsWith('init')));
 
 // Other spellings a notebook uses, after lower-casing and dropping underscores (so head_out,
 // W_q and d_X need no entry here).
