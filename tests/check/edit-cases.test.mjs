@@ -33,7 +33,7 @@ function withNotebooks(cases, fn) {
 }
 
 // One mistake each, by hand: the line of the notebook replaced, the row it must be found at and
-// the diagnosis it must get.
+// the diagnosis it must get (`then`: later rows' diagnoses).
 const CASES = [
   {
     name: 'softmax-sum-over-queries',
@@ -227,6 +227,46 @@ const CASES = [
     never: ['causal-mismatch', 'edit-mask'],
   },
   {
+    // a causal mask built by a loop over the keys that stops one short: the last key is never
+    // hidden; read from the zeros of the student's att and proven by recomputing att with it
+    name: 'mask-loop-stops-one-short',
+    find: '        mask = np.triu(np.ones((T, T), dtype=bool), k=1)',
+    replace:
+      '        mask = np.zeros((T, T), dtype=bool)\n' +
+      '        for i in range(T):\n' +
+      '            for j in range(i + 1, T - 1):\n' +
+      '                mask[i, j] = True',
+    causal: true,
+    row: 'att',
+    id: 'mask-fill',
+    says: /the mask is one of your own: it leaves visible key \d+ from queries 0, 1, .*never masks the last key/,
+  },
+  {
+    // a finite-difference check after the backward that moves each weight entry by +eps and
+    // -2·eps and never puts it back: the saved weights are below the ones used (by 2e-5: the
+    // notebook's train() runs the layer once more on the same arrays before its first update)
+    name: 'weights-left-shifted-by-a-gradient-check',
+    find: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n',
+    replace:
+      '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n' +
+      '    for W in (Wq, Wk, Wv, Wo):\n' +
+      '        W -= 1e-5\n',
+    row: 'Q',
+    id: 'weight-changed',
+    says: /every entry of your saved Wq is 2e-5 below the one used: Q = X @ \(Wq \+ 2e-5\)/,
+    then: { K: 'follows-from', Y: 'follows-from', dconcat: 'follows-from', dX: 'follows-from' },
+  },
+  {
+    // one entry of Wv changed in place after the forward (twice: the layer runs again in
+    // train()): V is the step with the weight as used
+    name: 'one-weight-entry-changed-after-use',
+    find: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n',
+    replace: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n    Wv[1, 2] += 0.25\n',
+    row: 'V',
+    id: 'weight-changed',
+    says: /your saved Wv differs from the one used in 1 of 64 entries \(Wv\[1, 2\] 0\.5 above the one used\)/,
+  },
+  {
     // a softmax written in place over the scores: the file's scores are att's numbers
     name: 'softmax-in-place',
     find: [
@@ -357,6 +397,10 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
       }
       assert.equal(flagged[0].diagnosis?.id, c.id, `${c.name}: ${flagged[0].diagnosis?.message}`);
       if (c.says) assert.match(flagged[0].diagnosis.message, c.says, c.name);
+      for (const [name, id] of Object.entries(c.then ?? {})) {
+        const r = flagged.find((x) => x.name === name);
+        assert.equal(r?.diagnosis?.id, id, `${c.name}: ${name} ${r?.diagnosis?.message}`);
+      }
       for (const r of flagged) {
         assert.ok(!c.never?.includes(r.diagnosis?.id), `${c.name}: ${r.name} ${r.diagnosis?.id}`);
       }
@@ -418,6 +462,38 @@ const LOOP_CASES = [
       '        g = dict(g, **acc)\n',
     id: 'loop-gradients-accumulated',
     says: /already held the gradients of a backward run before the loop/,
+  },
+  {
+    // the weights' gradients through one helper that reshapes without the transpose
+    // (inp.reshape(C, -1) @ g.reshape(-1, C)), only the run saved: one edit of the layer's
+    // program made in four lines, found by replaying the loop with it (at B·T ≠ C: at B·T = C
+    // X.reshape(C, -1) holds X.reshape(-1, C)'s numbers)
+    name: 'weight-gradients-through-a-reshaping-helper',
+    sizes: { B: 2, T: 3, C: 4, heads: 2, causal: false, seed: 5 },
+    find: [
+      'dWo = concat.reshape(-1, C).T @ dY.reshape(-1, C)',
+      'dWq = X.reshape(-1, C).T @ dQm.reshape(-1, C)',
+      'dWk = X.reshape(-1, C).T @ dKm.reshape(-1, C)',
+      'dWv = X.reshape(-1, C).T @ dVm.reshape(-1, C)',
+    ],
+    replace: [
+      'dWo = concat.reshape(C, -1) @ dY.reshape(-1, C)',
+      'dWq = X.reshape(C, -1) @ dQm.reshape(-1, C)',
+      'dWk = X.reshape(C, -1) @ dKm.reshape(-1, C)',
+      'dWv = X.reshape(C, -1) @ dVm.reshape(-1, C)',
+    ],
+    drop: RESULTS,
+    id: 'loop-layer-edit',
+    says: /the same change in the lines of dWo, dWq, dWk and dWv \(one helper they share\) at every step: dWo = concat\.reshape\(C, -1\) @ dY\.reshape\(-1, C\)/,
+  },
+  {
+    // the softmax backward summed over the queries, in a training run saved alone
+    name: 'training-softmax-backward-over-the-queries',
+    find: 'dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True))',
+    replace: 'dscores = att * (datt - (datt * att).sum(axis=-2, keepdims=True))',
+    drop: RESULTS,
+    id: 'loop-layer-edit',
+    says: /a change in the line of dscores at every step: dscores = att \* \(datt - \(datt \* att\)\.sum\(axis=-2, keepdims=True\)\)/,
   },
   {
     name: 'ascent',

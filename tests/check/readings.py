@@ -454,6 +454,17 @@ def module_names(name):
         P = course_layer(X + pe, *W, h, target)
         arrays = dict(x=X, pe=pe, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, target=target, Y=P["Y"],
                       att=P["att"], dX=P["dX"], dW_q=P["dWq"])
+    elif name == "names-scaled-scores":     # scores the product before its scale, beside
+        arrays = dict(X=X, W_q=Wq, W_k=Wk, W_v=Wv, W_o=Wo, Y=L["Y"], att=L["att"],  # scaled_scores
+                      scores=L["scores"] * np.sqrt(hs), scaled_scores=L["scores"])
+    elif name == "names-normed-input":      # the layer on a LayerNorm of X, both saved
+        Xn = (X - X.mean(-1, keepdims=True)) / X.std(-1, keepdims=True)
+        N = course_layer(Xn, *W, h, target)
+        arrays = dict(X=X, Xnorm=Xn, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, target=target, Q=N["Q"],
+                      att=N["att"], Y=N["Y"], dWq=N["dWq"], dX=N["dX"])
+    elif name == "names-weights-stacks":    # weights_q (h, C, hs) per-head stacks, weights_o
+        arrays = dict(data=X, weights_q=heads_stack(Wq, h), weights_k=heads_stack(Wk, h),
+                      weights_v=heads_stack(Wv, h), weights_o=Wo, output=L["Y"])
     elif name == "names-init-twins":        # module weights trained 3 steps, beside *_init
         lr, now, losses = 0.5, list(W), []
         for _ in range(3):
@@ -480,7 +491,8 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-fused-interleaved", "names-state-dict-heads", "names-checkpoint-h",
                 "names-unnamed-wo", "names-attn-output", "names-vit-heads",
                 "names-sequence-first", "names-tokens-first", "names-value-paths", "names-packed",
-                "names-positional-table", "names-init-twins"]
+                "names-positional-table", "names-init-twins", "names-scaled-scores",
+                "names-normed-input", "names-weights-stacks"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

@@ -562,7 +562,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 25);
+  assert.equal(runs.length, 28);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -652,6 +652,16 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-init-twins': [
       /attn\.q_proj\.weight_init, attn\.k_proj\.weight_init, attn\.v_proj\.weight_init, attn\.o_proj\.weight_init read as your layer's parameters before training, laid out as the trained ones are \(Wq_init, Wk_init, Wv_init, Wo_init\)/,
       /Wq_init read as the initial weights of the training run, and your Wq as the weights after it/,
+    ],
+    'names-scaled-scores': [
+      /scaled_scores and scores both name scores: scaled_scores was read, the reading that explains more of your arrays \(scores, not compared, may be a step before it\)/,
+    ],
+    'names-normed-input': [
+      /Xnorm read as X, the input your attention computes from: your X does not give your other arrays \(it is the input before Xnorm\)/,
+    ],
+    'names-weights-stacks': [
+      /weights_q is a stack of 2 per-head \(8, 4\) matrices: joined into one \(8, 8\) Wq/,
+      /weights_o read as Wo/,
     ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,

@@ -499,6 +499,24 @@ const EDIT_RECORDS = [
       'that differs from your saved X in a few entries, or that gives every projection.',
   },
   {
+    id: 'weight-changed',
+    kind: 'edit of the program',
+    tensors: ['Q', 'K', 'V', 'Y'],
+    message:
+      'A weight was changed after the forward used it: your Q (K, V, Y) is exactly the step with ' +
+      'the saved weight moved by one constant over every entry (a finite-difference check that ' +
+      'never puts the entries back) or in a few entries.',
+  },
+  {
+    id: 'loop-layer-edit',
+    kind: 'edit of the loop',
+    tensors: ['losses'],
+    message:
+      'The training run is the course’s loop with an edit of the layer’s own program in every ' +
+      'step (a step of the backward, or one change made in several steps through a helper they ' +
+      'share): replayed from the initial weights, it reproduces the saved losses and weights.',
+  },
+  {
     id: 'loop-weights-aliased',
     kind: 'edit of the loop',
     tensors: ['losses'],

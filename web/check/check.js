@@ -20,11 +20,18 @@ import {
   shapesText,
   uncomparedRow,
 } from './compare.js';
-import { MISTAKES, analysesOf, recordOf, rightLine } from './catalogue.js';
+import { MISTAKES, analysesOf, namesEdit, recordOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
-import { editMessage, findEdits, searchable, studentLines } from './edits.js';
+import {
+  editMessage,
+  editVariant,
+  findEdits,
+  programEdits,
+  searchable,
+  studentLines,
+} from './edits.js';
 import { PROGRAM_NODES } from './program.js';
-import { changedInput } from './state.js';
+import { changedInput, changedWeight } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
@@ -437,11 +444,14 @@ function explain(item, pipe, state) {
     lineOf: (n) => courseLine(n, pipe.s),
     courseLine: courseLine(node, pipe.s),
   });
-  const early = firstFound(analysesOf('early'), ctx);
+  // a mistake an earlier row showed, in a step this row reads that was not saved, before a new
+  // cause of the same numbers (dQ divided by √C as the scores were, not a dY without its 2)
+  const prior = adoptedEdit(pipe, node, data, { opts, adopted });
+  const early = prior ? null : firstFound(analysesOf('early'), ctx);
   if (early) return causeOrFacts(early, item, pipe, { ...state, from, opts });
   // the edits of the course's program that reproduce the row: one a record names is the cause
-  const edits = findEdits(pipe, node, data, opts);
-  const named = catalogued(edits, node, adopted);
+  const edits = prior?.edits ?? findEdits(pipe, node, data, opts);
+  const named = prior?.named ?? catalogued(edits, node, adopted);
   if (!named) {
     const found = firstFound(analysesOf('late'), ctx) ?? measuredFacts(ctx, row);
     return causeOrFacts(found, item, pipe, { ...state, from, opts, edits });
@@ -476,6 +486,49 @@ function explain(item, pipe, state) {
 // The first hit of the edit search a record of the catalogue names, with the record; at dQ and
 // dK not the scale mistakes unless an earlier row has them (the scores'), whose factor the
 // factor analysis reads against the arrays that match (a batch mean gives the same number)
+// A mistake already adopted (a record an earlier row proved) made at the steps this row reads
+// that were not saved (each alone, then all together) and reproducing the row: { edits: [hit],
+// named: { hit, record } }, or null
+function adoptedEdit(pipe, node, data, { opts, adopted }) {
+  const s = pipe.s;
+  if (!adopted.size) return null;
+  const records = MISTAKES.filter((m) => adopted.has(m.id) && m.edits);
+  if (!records.length || !searchable(s)) return null;
+  const parts = [];
+  for (const site of pipe.hiddenAncestors(node)) {
+    for (const edit of programEdits(site, s)) {
+      const record = records.find((m) => namesEdit(m, site, edit));
+      if (record) parts.push({ site, edit, record });
+    }
+  }
+  const sets = [...parts.map((p) => [p]), ...(parts.length > 1 ? [parts] : [])];
+  for (const set of sets) {
+    if (set.some((p) => p.record !== set[0].record)) continue;
+    const extra = new Map(
+      set.map(({ site, edit }) => [site, { variant: editVariant(edit, site, s), param: site }]),
+    );
+    let mine;
+    try {
+      mine = pipe.step(node, extra);
+    } catch {
+      continue;
+    }
+    if (mine.length !== data.length || !agrees(data, mine, opts)) continue;
+    const [{ site, edit, record }] = set;
+    const { variant, param } = extra.get(site);
+    const hit = {
+      site,
+      edit,
+      variant,
+      param,
+      extra,
+      parts: set.map(({ site: at, edit: e }) => ({ site: at, edit: e })),
+    };
+    return { edits: [hit], named: { hit, record } };
+  }
+  return null;
+}
+
 function catalogued(edits, node, adopted) {
   for (const hit of edits) {
     const record = recordOf(hit, { searched: true });
@@ -693,6 +746,8 @@ function causeOrFacts(found, item, pipe, state) {
   if (cause) return analysed(found, item, pipe, state);
   const input = changedInput(pipe, item.node, item.array.data, state.opts, state.saved);
   if (input) return inputChanged(input, item, pipe, state);
+  const weight = changedWeight(pipe, item.node, item.array.data, state.opts);
+  if (weight) return weightChanged(weight, item, pipe, state);
   const ruledOut = edits.searched ? ` ${RULED_OUT}` : '';
   return analysed({ ...found, message: found.message + ruledOut }, item, pipe, state);
 }
@@ -712,6 +767,26 @@ function inputChanged(input, item, pipe, state) {
   state.sameAs.set('state:X', row.name);
   state.rootOf.set(node, [row.name]);
   return { id: 'input-changed', message: input.message };
+}
+
+// A weight changed after it was used (state.js): the weight as used is the pipeline's from now on
+// (the later steps that read it follow from this row); the first row it shows in names it, the
+// others (another weight changed the same way) are the same mistake
+function weightChanged(weight, item, pipe, state) {
+  const { row, node } = item;
+  pipe.provide(weight.W, weight.used);
+  const earlier = state.sameAs.get(weight.same);
+  state.rootOf.set(weight.W, [earlier ?? row.name]);
+  if (earlier) {
+    const roots = [...new Set([...rootsOf(pipe, node, state.rootOf, state.order), earlier])];
+    state.rootOf.set(node, roots);
+    return followsFrom(row.name, roots, state.from(), {
+      same: { label: 'weights changed after use', row: earlier },
+    });
+  }
+  state.sameAs.set(weight.same, row.name);
+  state.rootOf.set(node, [row.name]);
+  return { id: 'weight-changed', message: weight.message };
 }
 
 // Edits of the course's program that reproduce the row (edits.js) as its diagnosis; an edit in a
@@ -789,8 +864,10 @@ function diagnose(items, s, args) {
       item.row.diagnosis = explain(item, pipe, state);
       if (UNNAMED.has(item.row.diagnosis.id)) unnamed.push({ item, causes: state.causes.size });
     }
-    // (an array holding a later step's values is not this step's: later rows read the course's)
+    // (an array holding a later step's values is not this step's: later rows read the course's,
+    // and do not follow from it)
     if (item.row.diagnosis?.id !== 'overwritten') pipe.provide(item.node, item.array.data);
+    else state.rootOf.delete(item.node);
     state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, keyOf.get(item.node) ?? item.row.name);
   }
@@ -934,9 +1011,70 @@ export function checkNotebook(mha, arrays, options = {}) {
   const chosen = positional
     ? { arrays: positional.arrays, notes: [...read.notes, ...positional.notes] }
     : read;
-  const report = checkHeads(mha, chosen.arrays, options);
-  report.notes.unshift(...chosen.notes);
+  const other = otherReading(mha, chosen.arrays, options);
+  const final = other ? { arrays: other.arrays, notes: [...chosen.notes, ...other.notes] } : chosen;
+  const report = checkHeads(mha, final.arrays, options);
+  report.notes.unshift(...final.notes);
   return report;
+}
+
+// The other readings of a file's names, each tried when the first does not explain every row:
+// another array of the file under a name two of its keys give (scaled_scores beside scores, the
+// product before its scale), or an array no name reads, of X's shape, as X (the input after a
+// LayerNorm the file keeps beside its own input). [{ arrays, note }]
+function readingCandidates(arrays) {
+  const { found, ignored } = matchNames(arrays);
+  const out = [];
+  const byName = new Map();
+  for (const key of Object.keys(arrays)) {
+    const name = courseName(key);
+    if (name && found[name] && found[name].key !== key) byName.set(key, name);
+  }
+  for (const [key, name] of byName) {
+    const winner = found[name].key;
+    out.push({
+      arrays: without(arrays, winner),
+      note:
+        `${key} and ${winner} both name ${name}: ${key} was read, the reading that explains more ` +
+        `of your arrays (${winner}, not compared, may be a step before it)`,
+    });
+  }
+  const x = found.X && toArray(found.X.array);
+  for (const key of ignored) {
+    const a = toArray(arrays[key]);
+    if (!x || !a || a.shape.length !== x.shape.length || a.shape.some((d, i) => d !== x.shape[i])) {
+      continue;
+    }
+    out.push({
+      arrays: { ...without(arrays, key), [found.X.key]: a },
+      note:
+        `${key} read as X, the input your attention computes from: your ${found.X.key} does ` +
+        `not give your other arrays (it is the input before ${key}), and the rows say X for ${key}`,
+    });
+  }
+  return out;
+}
+
+const without = (arrays, key) =>
+  Object.fromEntries(Object.entries(arrays).filter(([k]) => k !== key));
+
+// The first other reading that explains more of the file's rows than the names do: { arrays,
+// notes }, or null
+function otherReading(mha, arrays, options) {
+  if (arrays == null || typeof arrays !== 'object') return null;
+  const candidates = readingCandidates(arrays);
+  if (!candidates.length) return null;
+  const probe = withFirstLoss(arrays);
+  const base = screened(mha, probe, options);
+  if (base.differs <= 0) return null;
+  let best = null;
+  for (const c of candidates.slice(0, 8)) {
+    const tried = screened(mha, withFirstLoss(c.arrays), options);
+    if (tried.match > (best?.tried.match ?? base.match) && tried.differs < base.differs) {
+      best = { ...c, tried };
+    }
+  }
+  return best && { arrays: best.arrays, notes: [best.note] };
 }
 
 // The rows of a reading alone: { match, differs } (-1 each when it cannot be checked)

@@ -271,6 +271,19 @@ function* pairsOf(statements, s, env, names) {
  * edits depend on their shapes only).
  */
 export function namedEdit(site, s, accept) {
+  const at = shapedProgram(site, s);
+  if (!at) return null;
+  const { statements, env, names } = at;
+  for (const edit of [...editsOf(statements, s, env, names), ...maskAdded(site, s)]) {
+    if (accept(edit)) return edit;
+  }
+  for (const edit of pairsOf(statements, s, env, names)) if (accept(edit)) return edit;
+  return null;
+}
+
+// site's statements with the arrays in scope as zeros of their shapes (an edit needs their
+// shapes only): { statements, env, names }, or null
+function shapedProgram(site, s) {
   const statements = program(site, s);
   if (!statements) return null;
   const earlier = PROGRAM_NODES.slice(0, Math.max(PROGRAM_NODES.indexOf(site), 0));
@@ -280,11 +293,13 @@ export function namedEdit(site, s, accept) {
     const shape = shapeOf(n, s);
     if (shape) env[n] = { data: new Float64Array(shape.reduce((a, b) => a * b, 1)), shape };
   }
-  for (const edit of [...editsOf(statements, s, env, names), ...maskAdded(site, s)]) {
-    if (accept(edit)) return edit;
-  }
-  for (const edit of pairsOf(statements, s, env, names)) if (accept(edit)) return edit;
-  return null;
+  return { statements, env, names };
+}
+
+/** The single edits of site's step at sizes s (for a replay that has no array of the step). */
+export function programEdits(site, s) {
+  const at = shapedProgram(site, s);
+  return at ? [...editsOf(at.statements, s, at.env, at.names), ...maskAdded(site, s)] : [];
 }
 const INPUTS = ['X', 'Wq', 'Wk', 'Wv', 'Wo', 'target', 'dY'];
 

@@ -15,8 +15,10 @@
 // choice) the layer's causes, lr, steps, observed: [{ name, data, opts }] }.
 
 import { agrees, comparedRow } from './compare.js';
+import { editVariant, programEdits, searchable } from './edits.js';
 import { dot } from './ops.js';
 import { Pipeline } from './pipeline.js';
+import { PROGRAM_NODES, likeness, printLine } from './program.js';
 import { project } from './steps.js';
 
 const WEIGHTS = Object.freeze(['Wq', 'Wk', 'Wv', 'Wo']);
@@ -661,7 +663,92 @@ export function searchLoop(ctx) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }
-  return divergedSearch(ctx);
+  return layerSearch(ctx, course, proven) ?? divergedSearch(ctx);
+}
+
+// ------------------------------------------------------------------------------------------------
+// the layer's own steps, edited inside the loop
+
+// the steps a training run shows an edit of: the forward's when the first loss differs, else
+// the backward's that reach the weights' gradients (dY's own edits are the loss's, tried above)
+const FORWARD_SITES = PROGRAM_NODES.slice(0, PROGRAM_NODES.indexOf('loss'));
+const BACKWARD_SITES = PROGRAM_NODES.slice(PROGRAM_NODES.indexOf('dY') + 1).filter(
+  (n) => n !== 'dX',
+);
+// the most runs the search replays (each a step or two of the layer first), and the most work
+// (runs × steps × entries × C: about 2.5 s at the course's size, B = 2, T = 6, C = 64)
+const MAX_LAYER_RUNS = 3000;
+const MAX_LAYER_WORK = 1e8;
+
+// One change at like places of several steps is one edit of a helper they share: the weights'
+// gradients through one function (X or concat its input, dQm … or dY its gradient)
+const helperLikeness = (kind, before, after) =>
+  likeness(kind, before, after)
+    .replace(/\b(X|concat)\b/g, 'IN')
+    .replace(/\b(dY|dPm)\b/g, 'G');
+
+// The candidate edits of the layer in the loop: each single edit of a step, then one change made
+// at every step of a likeness (two or more): [[[site, edit]]]
+function layerCandidates(sites, s) {
+  const singles = [];
+  const groups = new Map();
+  for (const site of sites) {
+    for (const edit of programEdits(site, s)) {
+      singles.push([[site, edit]]);
+      if (edit.pair || edit.kind === 'operand') continue;
+      const key = helperLikeness(edit.kind, edit.before, edit.after);
+      if (!groups.has(key)) groups.set(key, []);
+      const list = groups.get(key);
+      if (!list.some(([other]) => other === site)) list.push([site, edit]);
+    }
+  }
+  return [...singles, ...[...groups.values()].filter((g) => g.length > 1)];
+}
+
+// The course's step of each edit's site and the edited one, in the course's words
+function layerEditText(parts) {
+  const lines = parts.map(([, edit]) => printLine(edit.statements[edit.index]));
+  const course = parts.map(([, edit]) => printLine(edit.original));
+  const sites = listText(parts.map(([site]) => site));
+  const where =
+    parts.length > 1
+      ? `the same change in the lines of ${sites} (one helper they share)`
+      : `a change in the line of ${sites}`;
+  return {
+    text: `the layer runs with ${where} at every step: ${lines.join('; ')}`,
+    line: course.join('; '),
+  };
+}
+
+/**
+ * An edit of the layer's own program inside the loop (edits.js, at the steps the first loss
+ * points to): every candidate's first steps replayed against the saved losses, the whole run of
+ * those that agree against every observation. { edit, at } or null.
+ */
+function layerSearch(ctx, course, proven) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  if (!o || o.data.length < 2 || !searchable(ctx.s)) return null;
+  const first = { ...o, data: o.data.subarray(0, 1) };
+  const forward = !reproducesOne({ losses: course.losses.subarray(0, 1) }, first, 'last');
+  const sites = (forward ? FORWARD_SITES : BACKWARD_SITES).filter((n) => !ctx.sites.has(n));
+  const limit = forward ? 1 : 2;
+  const screen = { ...o, data: o.data.subarray(0, limit) };
+  let runs = 0;
+  for (const parts of layerCandidates(sites, ctx.s)) {
+    if (++runs > MAX_LAYER_RUNS || runs * limit * ctx.s.n * ctx.s.C > MAX_LAYER_WORK) return null;
+    const extra = parts.map(([site, edit]) => [
+      site,
+      { variant: editVariant(edit, site, ctx.s), param: `loop:${site}:${runs}` },
+    ]);
+    const edited = { ...ctx, sites: new Map([...ctx.sites, ...extra]) };
+    const start = tryUnroll(edited, null, limit);
+    if (!start || !reproducesOne(start, screen, 'last')) continue;
+    const at = proven(tryUnroll(edited, null));
+    if (!at) continue;
+    const id = 'loop-layer-edit';
+    return { edit: { id, ...layerEditText(parts), sites: extra }, at, ctx: edited };
+  }
+  return null;
 }
 
 // A run that diverges (a loss past 1e6 × the first, or not finite, at step k >= 3): searched
@@ -824,7 +911,7 @@ function nameEdit({ edit, at, diverged }, { first, rest, keyOf, savedList }, rep
   const after = at === 'first' ? ' as the weights after its first step' : '';
   const facts = first.diagnosis?.facts;
   const they = first.name === 'losses' ? 'They are' : 'It is';
-  const lead = facts ? `${facts} ${they}` : `Your ${keyOf(first)} is`;
+  const lead = facts ? `${facts} ${they}` : `Your ${keyOf(first)} ${they.split(' ')[1]}`;
   const several = edit.pair || (edit.rules && Object.keys(edit.rules).length > 1);
   const changes = several ? 'these changes' : 'one change';
   const Replay = `${replay[0].toUpperCase()}${replay.slice(1)}`;

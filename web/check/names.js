@@ -123,6 +123,8 @@ const ALIASES = Object.freeze({
   attentionlogits: 'scores',
   attnscores: 'scores',
   attentionscores: 'scores',
+  scaledscores: 'scores', // beside the product before the scale, often saved as scores too
+  scoresscaled: 'scores',
   attnpattern: 'att', // the attention pattern: the softmax's weights
   attentionpattern: 'att',
   queryvectors: 'Q', // the projections, named by what they hold

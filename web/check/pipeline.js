@@ -24,6 +24,7 @@ export class Pipeline {
     this.inputs = new Set(Object.keys(inputs));
     this.expected = null;
     this.sites = new Map(); // node -> { variant, param } adopted (nodes not given)
+    this.changed = new Set(); // inputs given again: not the values the engine was seeded with
     this.children = new Map(Object.keys(this.nodes).map((n) => [n, []]));
     for (const [n, { parents }] of Object.entries(this.nodes)) {
       for (const p of parents) this.children.get(p)?.push(n);
@@ -42,12 +43,19 @@ export class Pipeline {
   #pure(node) {
     if (!this.expected || !this.expected[node] || this.sites.has(node)) return false;
     return this.nodes[node].parents.every(
-      (p) => this.inputs.has(p) || (!this.given.has(p) && this.#pure(p)),
+      (p) => (this.inputs.has(p) && !this.changed.has(p)) || (!this.given.has(p) && this.#pure(p)),
     );
   }
 
-  /** Use the student's array for node from now on. */
+  /**
+   * Use the student's array for node from now on. An input given again (a weight as it was used,
+   * not as saved) is no longer the seeded values' and the engine's, which hold the saved one.
+   */
   provide(node, data) {
+    if (this.inputs.has(node) && this.given.get(node) !== data) {
+      this.changed.add(node);
+      this.engine = null;
+    }
     this.given.set(node, data);
     this.#invalidate(node);
   }

@@ -6,9 +6,16 @@
 // X in a few entries only (an edit of some entries).
 //
 //   changedInput(pipe, node, yours, opts)   { X0, changed: [flat index], message } or null
+//   changedWeight(pipe, node, yours, opts)  { W, used, message } or null
+//
+// A weight changed after it was used is the same edit on the other input of a projection: a
+// gradient check that moves each entry by +eps and -2·eps and never puts it back leaves every
+// entry eps below the one used. The weight used is solved for by least squares (the rows of the
+// input at least C) and named only when its difference from the saved one is simple: one
+// constant over every entry, or a few entries; proven by recomputing the array with it.
 
 import { agrees, unravel } from './compare.js';
-import { matmul, mergeHeads } from './ops.js';
+import { matmul, mergeHeads, transposeBlocks } from './ops.js';
 
 // the projections: the node, its merged form and its weight
 const PROJECTIONS = Object.freeze({
@@ -109,3 +116,104 @@ function stateMessage(node, { X, X0, changed, s, others }) {
 }
 
 const num = (x) => String(Number(x.toPrecision(4)));
+
+// the projections a weight may have been changed after: node -> its merged form, input, weight
+const WEIGHTED = Object.freeze({
+  Q: { merged: 'Qm', input: 'X', W: 'Wq' },
+  K: { merged: 'Km', input: 'X', W: 'Wk' },
+  V: { merged: 'Vm', input: 'X', W: 'Wv' },
+  Qm: { merged: 'Qm', input: 'X', W: 'Wq' },
+  Km: { merged: 'Km', input: 'X', W: 'Wk' },
+  Vm: { merged: 'Vm', input: 'X', W: 'Wv' },
+  Y: { merged: 'Y', input: 'concat', W: 'Wo' },
+});
+
+// D with A @ D = R for the input A (N, C), N >= C, by least squares (AᵀA D = AᵀR), or null
+function leastSquares(A, R, { N, C }) {
+  const AtA = matmul(A, A, { m: C, k: N, n: C, transA: true });
+  const AtR = matmul(A, R, { m: C, k: N, n: C, transA: true });
+  // (AᵀA is symmetric: Dᵀ @ AᵀA = (AᵀR)ᵀ, one row of Dᵀ at a time)
+  const Dt = solveRows(transposeBlocks(AtR, C), AtA, C);
+  return Dt && transposeBlocks(Dt, C);
+}
+
+// a number with a few significant digits when it is one within rounding (1e-5, not 1.0000003e-5)
+function roundish(c) {
+  for (let digits = 1; digits <= 6; digits++) {
+    const r = Number(c.toPrecision(digits));
+    if (Math.abs(r - c) <= 1e-6 * Math.abs(c)) return r;
+  }
+  return c;
+}
+
+// the simple forms of D: one constant over every entry, or its few entries (SPARSE), in turn
+function simpleForms(D) {
+  const scale = Math.max(...D.map(Math.abs));
+  if (!(scale > 0)) return [];
+  const forms = [];
+  const mean = D.reduce((a, x) => a + x, 0) / D.length;
+  if (D.every((x) => Math.abs(x - mean) <= 1e-4 * Math.abs(mean))) {
+    const c = roundish(mean);
+    forms.push({ kind: 'constant', c, D: new Float64Array(D.length).fill(c) });
+  }
+  const entries = [];
+  D.forEach((x, i) => Math.abs(x) > 1e-6 * scale && entries.push(i));
+  if (entries.length <= SPARSE * D.length) {
+    const sparse = new Float64Array(D.length);
+    for (const i of entries) sparse[i] = roundish(D[i]);
+    forms.push({ kind: 'entries', entries, D: sparse });
+  }
+  return forms;
+}
+
+/**
+ * The weight a differing projection (Q, K, V, their merged forms, or Y) was computed with, when
+ * it is the saved one changed in a simple way: { W (its name), used (the weight as used),
+ * message, same (the relation's key) }, or null.
+ */
+export function changedWeight(pipe, node, yours, opts) {
+  const proj = WEIGHTED[node];
+  const s = pipe.s;
+  if (!proj || !pipe.inputs.has(proj.W) || s.N < s.C) return null;
+  const merged = node === proj.merged ? yours : mergeHeads(yours, s);
+  const A = pipe.value(proj.input);
+  const W = pipe.value(proj.W);
+  const dims = { m: s.N, k: s.C, n: s.C };
+  const R = matmul(A, W, dims).map((x, i) => merged[i] - x);
+  const D = leastSquares(A, R, s);
+  if (!D) return null;
+  for (const form of simpleForms(D)) {
+    const used = W.map((w, i) => w + form.D[i]);
+    if (!agrees(merged, matmul(A, used, dims), { ...opts, skip: null })) continue;
+    const message = weightMessage(node, proj, form, s);
+    return { W: proj.W, used, message, same: 'state:weights' };
+  }
+  return null;
+}
+
+// 1e-5 rather than 0.00001
+const small = (x) => (Math.abs(x) < 1e-3 && x !== 0 ? x.toExponential() : num(x));
+
+function weightMessage(node, { W, input }, form, s) {
+  const how =
+    form.kind === 'constant'
+      ? `every entry of your saved ${W} is ${small(Math.abs(form.c))} ${form.c > 0 ? 'below' : 'above'} ` +
+        `the one used: ${node} = ${input} @ (${W} ${form.c > 0 ? '+' : '-'} ${small(Math.abs(form.c))})`
+      : `your saved ${W} differs from the one used in ${form.entries.length} of ${s.C * s.C} ` +
+        `entries (${form.entries
+          .slice(0, 3)
+          .map(
+            (i) =>
+              `${W}[${unravel(i, [s.C, s.C]).join(', ')}] ${small(Math.abs(form.D[i]))} ${form.D[i] < 0 ? 'above' : 'below'} the one used`,
+          )
+          .join('; ')}${form.entries.length > 3 ? ', …' : ''})`;
+  const why =
+    form.kind === 'constant'
+      ? 'A weight changed after it was used: a finite-difference check that moves each entry by ' +
+        '+eps and then -2·eps (W[idx] += eps … W[idx] -= 2 * eps) and never puts it back leaves ' +
+        'every entry eps lower. Restore each entry (W[idx] += eps after the second loss), or ' +
+        'check on a copy, and save the weights as they were used.'
+      : 'A weight changed after it was used (an in-place W[…] += … after the forward): save the ' +
+        'weights as they were used, or change them before the forward.';
+  return `Your ${node} was computed with another ${W} than the one you saved: ${how}. ${why}`;
+}

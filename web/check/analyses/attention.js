@@ -87,6 +87,86 @@ export function maskAnalysis(ctx, U = ctx.unmaskedScores()) {
   return null;
 }
 
+// The (query, key) pairs a causal mask of its own hides in every (T, T) block of att: the
+// entries that are exactly 0 in each one (exp(-inf) and exp(-1e9) are 0), or null when the
+// blocks disagree or nothing is 0
+function ownMask(yours, T) {
+  const hidden = new Uint8Array(T * T);
+  for (let i = 0; i < T * T; i++) hidden[i] = yours[i] === 0 ? 1 : 0;
+  if (!hidden.some(Boolean)) return null;
+  for (let o = T * T; o < yours.length; o += T * T) {
+    for (let i = 0; i < T * T; i++) if ((yours[o + i] === 0) !== (hidden[i] === 1)) return null;
+  }
+  return hidden;
+}
+
+// "key 4 is never hidden (from queries 0–3)" or the pairs, of the (query, key) pairs listed
+function pairsText(pairs, T) {
+  const keys = new Set(pairs.map(([, k]) => k));
+  const queries = (ps) => ps.map(([q]) => q).join(', ');
+  if (keys.size === 1) {
+    const [k] = keys;
+    return `key ${k} from ${pairs.length > 1 ? 'queries' : 'query'} ${queries(pairs)}`;
+  }
+  const shown = pairs.slice(0, 4).map(([q, k]) => `(query ${q}, key ${k})`);
+  return `${shown.join(', ')}${pairs.length > 4 ? `, … (${pairs.length} pairs of ${T * T})` : ''}`;
+}
+
+// How a mask of the student's own (hidden (query, key) pairs) departs from the course's
+function maskDeparture(hidden, { T, causal }) {
+  const open = [];
+  const extra = [];
+  for (let q = 0; q < T; q++) {
+    for (let k = 0; k < T; k++) {
+      const course = causal && k > q;
+      if (course && !hidden[q * T + k]) open.push([q, k]);
+      if (!course && hidden[q * T + k]) extra.push([q, k]);
+    }
+  }
+  const parts = [];
+  if (open.length) parts.push(`leaves visible ${pairsText(open, T)}, which the course hides`);
+  if (extra.length) parts.push(`hides ${pairsText(extra, T)}, which the course keeps`);
+  const last = open.length === T - 1 && open.every(([, k]) => k === T - 1);
+  const hint = last
+    ? ' (a loop over the keys that stops one short, range(T - 1), never masks the last key)'
+    : '';
+  return (
+    `the mask is one of your own: it ${parts.join(' and ')}${hint}; the course hides exactly ` +
+    'the keys after each query: np.triu(np.ones((T, T), bool), k=1)'
+  );
+}
+
+/**
+ * att the softmax of the scores under a mask of the student's own, read from the weights that are
+ * exactly 0 (the same pairs in every batch item and head) and proven by recomputing att from
+ * the unmasked scores with those pairs set to -inf; said as how it departs from the course's.
+ */
+export function ownMaskAnalysis(ctx, U = ctx.unmaskedScores()) {
+  const { s, node, yours } = ctx;
+  if (node !== 'att' || s.T < 2) return null;
+  const hidden = ownMask(yours, s.T);
+  // (the course's causal mask in a check that is not causal is the causal switch's analysis)
+  if (
+    !hidden ||
+    (!s.causal && hidden.every((h, i) => h === (i % s.T > Math.floor(i / s.T) ? 1 : 0)))
+  ) {
+    return null;
+  }
+  const scores = Float64Array.from(U);
+  for (let o = 0; o < scores.length; o += s.T * s.T) {
+    for (let i = 0; i < s.T * s.T; i++) if (hidden[i]) scores[o + i] = -Infinity;
+  }
+  if (!ctx.reproduces(softmaxRows(scores, s.T))) return null;
+  const why = maskDeparture(hidden, s);
+  return {
+    id: 'mask-fill',
+    same: { key: `mask:own:${Array.from(hidden).join('')}`, label: 'mask' },
+    message: `Your ${ctx.name}: ${why}.${switchNote(s)}`,
+    why,
+    site: 'scores',
+  };
+}
+
 /**
  * att the softmax of the scores before the mask, while the student's saved scores hold it (-inf
  * above the diagonal): the masked array made and the softmax handed the other one.
@@ -371,7 +451,11 @@ export function attentionAnalyses(ctx) {
   const U = ctx.unmaskedScores();
   if (ctx.node === 'att') {
     const scores = ctx.pipeValue('scores');
-    const hit = givenFillAnalysis(ctx) ?? maskAnalysis(ctx, U) ?? softmaxAnalysis(ctx, U, scores);
+    const hit =
+      givenFillAnalysis(ctx) ??
+      maskAnalysis(ctx, U) ??
+      ownMaskAnalysis(ctx, U) ??
+      softmaxAnalysis(ctx, U, scores);
     return hit;
   }
   // (at scores itself, the course's step from the student's Q and K: their own scores on the

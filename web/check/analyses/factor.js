@@ -38,9 +38,27 @@ function scaleReadings(s, node) {
     [s.hs * root, '1 / hs', 'divided by √hs three times'],
   ];
   const sites = [step];
-  return divisors
-    .filter(([d]) => d !== root)
-    .map(([d, expr, why, id]) => ({ value: root / d, expr, why, sites, id }));
+  return sameValues(
+    divisors
+      .filter(([d]) => d !== root)
+      .map(([d, expr, why, id]) => ({ value: root / d, expr, why, sites, id })),
+  );
+}
+
+// Readings of one value (√C = hs when h = hs) made one: the catalogued one (an id: the backward
+// carries it too) first, the others said with it
+function sameValues(readings) {
+  const out = [];
+  for (const r of readings) {
+    const twin = out.find((o) => near(o.value, r.value, 1e-12));
+    if (!twin) {
+      out.push({ ...r });
+      continue;
+    }
+    const [first, second] = !twin.id && r.id ? [r, twin] : [twin, r];
+    Object.assign(twin, first, { why: `${first.why}; at these sizes the same as ${second.why}` });
+  }
+  return out;
 }
 
 // The loss and dY: the course's loss is the mean over all n = B·T·C entries and
