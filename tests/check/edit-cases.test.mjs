@@ -267,6 +267,18 @@ const CASES = [
     says: /your saved Wv differs from the one used in 1 of 64 entries \(Wv\[1, 2\] 0\.5 above the one used\)/,
   },
   {
+    // lesson 4's dY drawn again in a later cell, after the backward used it: the dY solved from
+    // dconcat (with Wo) gives dWo too, and is not the saved one
+    name: 'dy-drawn-again-after-the-backward',
+    find: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n',
+    replace: '    dX = dQm @ Wq.T + dKm @ Wk.T + dVm @ Wv.T\n    dY = np.cos(dY)\n',
+    drop: ['target', 'loss'],
+    row: 'dWo',
+    id: 'upstream-changed',
+    says: /Your dWo was computed from another dY than the one you saved: the dY0 that gives your dconcat/,
+    then: { dconcat: 'follows-from', dX: 'follows-from' },
+  },
+  {
     // a softmax written in place over the scores: the file's scores are att's numbers
     name: 'softmax-in-place',
     find: [
@@ -494,6 +506,15 @@ const LOOP_CASES = [
     drop: RESULTS,
     id: 'loop-layer-edit',
     says: /a change in the line of dscores at every step: dscores = att \* \(datt - \(datt \* att\)\.sum\(axis=-2, keepdims=True\)\)/,
+  },
+  {
+    // the loss recorded as the norm of the error, not squared; the gradient the course's
+    name: 'loss-recorded-as-a-norm',
+    find: 'losses.append(g["loss"])',
+    replace: 'losses.append(np.linalg.norm(g["Y"] - target) / g["Y"].size)',
+    drop: RESULTS,
+    id: 'loop-loss-form',
+    says: /the loss is the norm of the error divided by its size, not squared/,
   },
   {
     name: 'ascent',

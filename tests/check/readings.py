@@ -465,6 +465,12 @@ def module_names(name):
     elif name == "names-weights-stacks":    # weights_q (h, C, hs) per-head stacks, weights_o
         arrays = dict(data=X, weights_q=heads_stack(Wq, h), weights_k=heads_stack(Wk, h),
                       weights_v=heads_stack(Wv, h), weights_o=Wo, output=L["Y"])
+    elif name == "names-swapped-maps":      # attn holds the scores, scores the weights
+        arrays = dict(x=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, y=L["Y"], attn=L["scores"],
+                      scores=L["att"])
+    elif name == "names-proj-suffix":       # Wq_proj … Wout_proj, h_in, backwards_gradient
+        arrays = dict(h_in=X, Wq_proj=Wq, Wk_proj=Wk, Wv_proj=Wv, Wout_proj=Wo, output=L["Y"],
+                      backwards_gradient=L["dY"], dWq_proj=L["dWq"], dWout_proj=L["dWo"])
     elif name == "names-init-twins":        # module weights trained 3 steps, beside *_init
         lr, now, losses = 0.5, list(W), []
         for _ in range(3):
@@ -492,7 +498,8 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-unnamed-wo", "names-attn-output", "names-vit-heads",
                 "names-sequence-first", "names-tokens-first", "names-value-paths", "names-packed",
                 "names-positional-table", "names-init-twins", "names-scaled-scores",
-                "names-normed-input", "names-weights-stacks"]
+                "names-normed-input", "names-weights-stacks", "names-swapped-maps",
+                "names-proj-suffix"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

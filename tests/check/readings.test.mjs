@@ -562,7 +562,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 28);
+  assert.equal(runs.length, 30);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -662,6 +662,16 @@ test('module names, containers, positions: each file read as the course layer, a
     'names-weights-stacks': [
       /weights_q is a stack of 2 per-head \(8, 4\) matrices: joined into one \(8, 8\) Wq/,
       /weights_o read as Wo/,
+    ],
+    'names-swapped-maps': [
+      /attn read as scores and scores as att, the reading that explains more of your arrays/,
+    ],
+    'names-proj-suffix': [
+      /h_in read as X/,
+      /Wq_proj read as Wq/,
+      /Wout_proj read as Wo/,
+      /dWout_proj read as dWo/,
+      /backwards_gradient read as dY/,
     ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,

@@ -508,6 +508,15 @@ const EDIT_RECORDS = [
       'never puts the entries back) or in a few entries.',
   },
   {
+    id: 'loop-loss-form',
+    kind: 'edit of the loop',
+    tensors: ['losses'],
+    message:
+      'The losses are recorded as another function of the error than the mean of its squares ' +
+      '(its norm, not squared; the root of the mean square), while the gradient is the mean ' +
+      'square’s: the training is the course’s, the numbers it records are not its loss.',
+  },
+  {
     id: 'loop-layer-edit',
     kind: 'edit of the loop',
     tensors: ['losses'],
@@ -515,6 +524,14 @@ const EDIT_RECORDS = [
       'The training run is the course’s loop with an edit of the layer’s own program in every ' +
       'step (a step of the backward, or one change made in several steps through a helper they ' +
       'share): replayed from the initial weights, it reproduces the saved losses and weights.',
+  },
+  {
+    id: 'upstream-changed',
+    kind: 'edit of the program',
+    tensors: ['dWo', 'dconcat'],
+    message:
+      'dY was changed after the backward used it: the dY0 solved from your dconcat (with Wo) ' +
+      'gives your dWo too, and it is not your saved dY.',
   },
   {
     id: 'loop-weights-aliased',

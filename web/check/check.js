@@ -31,7 +31,7 @@ import {
   studentLines,
 } from './edits.js';
 import { PROGRAM_NODES } from './program.js';
-import { changedInput, changedWeight } from './state.js';
+import { changedInput, changedUpstream, changedWeight } from './state.js';
 import { STEPS, courseLine, tensorPlan } from './steps.js';
 import { analysisContext, firstFound, measuredFacts } from './analyses/index.js';
 import { shownName } from './analyses/layout.js';
@@ -746,7 +746,9 @@ function causeOrFacts(found, item, pipe, state) {
   if (cause) return analysed(found, item, pipe, state);
   const input = changedInput(pipe, item.node, item.array.data, state.opts, state.saved);
   if (input) return inputChanged(input, item, pipe, state);
-  const weight = changedWeight(pipe, item.node, item.array.data, state.opts);
+  const weight =
+    changedWeight(pipe, item.node, item.array.data, state.opts) ??
+    changedUpstream(pipe, item.node, item.array.data, state.opts, state.saved);
   if (weight) return weightChanged(weight, item, pipe, state);
   const ruledOut = edits.searched ? ` ${RULED_OUT}` : '';
   return analysed({ ...found, message: found.message + ruledOut }, item, pipe, state);
@@ -780,13 +782,12 @@ function weightChanged(weight, item, pipe, state) {
   if (earlier) {
     const roots = [...new Set([...rootsOf(pipe, node, state.rootOf, state.order), earlier])];
     state.rootOf.set(node, roots);
-    return followsFrom(row.name, roots, state.from(), {
-      same: { label: 'weights changed after use', row: earlier },
-    });
+    const label = weight.W === 'dY' ? 'dY changed after use' : 'weights changed after use';
+    return followsFrom(row.name, roots, state.from(), { same: { label, row: earlier } });
   }
   state.sameAs.set(weight.same, row.name);
   state.rootOf.set(node, [row.name]);
-  return { id: 'weight-changed', message: weight.message };
+  return { id: weight.W === 'dY' ? 'upstream-changed' : 'weight-changed', message: weight.message };
 }
 
 // Edits of the course's program that reproduce the row (edits.js) as its diagnosis; an edit in a
@@ -1039,6 +1040,19 @@ function readingCandidates(arrays) {
         `of your arrays (${winner}, not compared, may be a step before it)`,
     });
   }
+  // (two maps of one shape under each other's names: attn the scores, scores the weights)
+  for (const [a, b] of SWAPPABLE) {
+    if (!found[a] || !found[b]) continue;
+    const [ka, kb] = [found[a].key, found[b].key];
+    // (under the course's names: each key would read as its own name again)
+    const swapped = without(without(arrays, ka), kb);
+    out.push({
+      arrays: { ...swapped, [a]: arrays[kb], [b]: arrays[ka] },
+      note:
+        `${kb} read as ${a} and ${ka} as ${b}, the reading that explains more of your arrays ` +
+        `(the rows say ${a} for your ${kb}, ${b} for your ${ka})`,
+    });
+  }
   const x = found.X && toArray(found.X.array);
   for (const key of ignored) {
     const a = toArray(arrays[key]);
@@ -1054,6 +1068,12 @@ function readingCandidates(arrays) {
   }
   return out;
 }
+
+// the course's arrays of one shape a file may hold under each other's names
+const SWAPPABLE = Object.freeze([
+  ['scores', 'att'],
+  ['dscores', 'datt'],
+]);
 
 const without = (arrays, key) =>
   Object.fromEntries(Object.entries(arrays).filter(([k]) => k !== key));

@@ -52,12 +52,13 @@ const PROJECTION_WORDS = Object.freeze({
   o: ['o', 'out', 'output'],
 });
 // a projection's weight under one of those words (q_proj, Q_linear.w, W_query, weights_q,
-// attn.W_q.weight …) and its bias (b_q, q_proj.bias, Q_linear.b, attn.W_q.bias …)
+// Wq_proj, attn.W_q.weight …) and its bias (b_q, q_proj.bias, Q_linear.b, attn.W_q.bias …)
 const weightForms = (x) =>
   ['proj', 'projweight', 'projection', 'projectionweight', 'linear', 'linearw', 'linearweight']
     .concat(['w', 'weights'])
     .map((end) => `${x}${end}`)
-    .concat([`w${x}`, `${x}weight`, `w${x}weight`, `w${x}w`, `weights${x}`, `weight${x}`]);
+    .concat([`w${x}`, `${x}weight`, `w${x}weight`, `w${x}w`, `weights${x}`, `weight${x}`])
+    .concat([`w${x}proj`, `w${x}projection`]);
 const biasForms = (x) =>
   ['bias', 'projbias', 'projb', 'projectionbias', 'linearb', 'linearbias', 'b']
     .map((end) => `${x}${end}`)

@@ -83,6 +83,7 @@ function recorded(ctx, edit, { loss, next, first }) {
   let out = edit?.lossAfter ? lossAndGrads(ctx, next, edit).loss : loss;
   if (ctx.lossScale) out *= ctx.lossScale;
   if (edit?.lossStale && first !== undefined) out = first;
+  if (edit?.lossForm) out = edit.lossForm(out);
   return edit?.lossScale ? out * edit.lossScale : out;
 }
 
@@ -594,6 +595,37 @@ function lossScaleEdits(ctx, course) {
     }));
 }
 
+// The losses recorded as another function of the error than the mean of its squares, the
+// gradient the course's: the norm not squared, the root of the mean square: [{ id, lossForm
+// (the course's loss -> the recorded one), text, line }] for those the first loss fits
+function lossFormEdits(ctx, course) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  const first = course.losses[0];
+  if (!o || !(first > 0)) return [];
+  const { n } = ctx.s;
+  const line = 'loss = np.mean((Y - target) ** 2)';
+  const forms = [
+    [
+      (L) => Math.sqrt(L * n) / n,
+      'the loss is the norm of the error divided by its size, not squared: loss = ' +
+        'np.linalg.norm(Y - target) / Y.size (the gradient is the mean square’s)',
+    ],
+    [
+      (L) => Math.sqrt(L),
+      'the loss is the root of the mean square, np.sqrt(np.mean((Y - target) ** 2)) (the ' +
+        'gradient is the mean square’s)',
+    ],
+    [
+      (L) => Math.sqrt(L * n),
+      'the loss is the norm of the error, np.linalg.norm(Y - target), not the mean of its ' +
+        'squares (the gradient is the mean square’s)',
+    ],
+  ];
+  return forms
+    .filter(([f]) => Math.abs(f(first) / o.data[0] - 1) < 1e-6)
+    .map(([lossForm, text]) => ({ id: 'loop-loss-form', lossForm, text, line }));
+}
+
 // Losses of another convention than the course's mean of the squares, the gradient taken of that
 // loss: not a mistake but a reading (the rows compared with the loop replayed with it, said)
 const LOSS_CONVENTIONS = Object.freeze([
@@ -651,7 +683,8 @@ export function searchLoop(ctx) {
   const counted = ctx.observed.find((o) => o.name === 'losses')?.data.length;
   const stepsShow = anyAfter || (counted !== undefined && counted !== ctx.steps);
   const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => stepsShow || !e.steps);
-  for (const edit of [...lossScaleEdits(ctx, course), ...single, ...scheduleEdits(ctx, course)]) {
+  const recordedAs = [...lossScaleEdits(ctx, course), ...lossFormEdits(ctx, course)];
+  for (const edit of [...recordedAs, ...single, ...scheduleEdits(ctx, course)]) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }

@@ -99,6 +99,11 @@ const ALIASES = Object.freeze({
   inputembeddings: 'X',
   hiddenstates: 'X',
   xin: 'X',
+  hin: 'X', // a block's hidden state in (h_in), its output h
+  minibatch: 'X',
+  upstreamgradient: 'dY', // the gradient handed to a module's backward
+  backwardsgradient: 'dY',
+  backwardgradient: 'dY',
   ypred: 'Y',
   yhat: 'Y',
   result: 'Y',

@@ -7,6 +7,7 @@
 //
 //   changedInput(pipe, node, yours, opts)   { X0, changed: [flat index], message } or null
 //   changedWeight(pipe, node, yours, opts)  { W, used, message } or null
+//   changedUpstream(pipe, node, yours, opts, saved)   { W: 'dY', used, message } or null
 //
 // A weight changed after it was used is the same edit on the other input of a projection: a
 // gradient check that moves each entry by +eps and -2·eps and never puts it back leaves every
@@ -216,4 +217,46 @@ function weightMessage(node, { W, input }, form, s) {
       : 'A weight changed after it was used (an in-place W[…] += … after the forward): save the ' +
         'weights as they were used, or change them before the forward.';
   return `Your ${node} was computed with another ${W} than the one you saved: ${how}. ${why}`;
+}
+
+/**
+ * The dY the backward was computed from, when it is not the saved one: solved from the saved
+ * dconcat (dconcat = dY0 @ Wo.T, Wo invertible) and named only when the same dY0 gives the
+ * differing dWo too (concat.T @ dY0): { W: 'dY', used, message, same }, or null. At dWo or
+ * dconcat, the first rows that read dY.
+ */
+export function changedUpstream(pipe, node, yours, opts, saved) {
+  if ((node !== 'dWo' && node !== 'dconcat') || !pipe.inputs.has('dY')) return null;
+  const dconcat = saved.get('dconcat');
+  const dWo = saved.get('dWo');
+  const s = pipe.s;
+  if (!dconcat || !dWo || s.N < s.C) return null;
+  const WoT = transposeBlocks(pipe.value('Wo'), s.C);
+  const dY0 = solveRows(dconcat, WoT, s.C);
+  if (!dY0) return null;
+  const dims = { m: s.N, k: s.C, n: s.C };
+  if (!agrees(dconcat, matmul(dY0, WoT, dims), { ...opts, skip: null })) return null;
+  const fromIt = matmul(pipe.value('concat'), dY0, { m: s.C, k: s.N, n: s.C, transA: true });
+  if (!agrees(dWo, fromIt, { ...opts, skip: null })) return null;
+  const dY = pipe.value('dY');
+  const scale = Math.max(...dY.map(Math.abs));
+  const changed = [];
+  dY0.forEach((x, i) => Math.abs(x - dY[i]) > 1e-8 * scale && changed.push(i));
+  if (!changed.length) return null;
+  const shown = changed.slice(0, 2).map((i) => {
+    const at = unravel(i, [s.B, s.T, s.C]).join(', ');
+    return `dY[${at}] ${num(dY0[i])} in it, ${num(dY[i])} in your file`;
+  });
+  const more = changed.length > 2 ? `, … (${changed.length} of ${dY.length} entries)` : '';
+  return {
+    W: 'dY',
+    used: dY0,
+    same: 'state:dY',
+    message:
+      `Your ${node} was computed from another dY than the one you saved: the dY0 that gives ` +
+      'your dconcat (dconcat = dY0 @ Wo.T, solved with your Wo) gives your dWo too ' +
+      `(concat.reshape(-1, C).T @ dY0), and it is not your dY (${shown.join('; ')}${more}). ` +
+      'dY was changed after the backward used it (drawn again in a later cell, or changed in ' +
+      'place): save the dY your gradients were computed from.',
+  };
 }
