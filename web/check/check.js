@@ -23,8 +23,8 @@ import {
 import { MISTAKES, analysesOf, namesEdit, recordOf, rightLine } from './catalogue.js';
 import { Pipeline } from './pipeline.js';
 import {
+  editHit,
   editMessage,
-  editVariant,
   findEdits,
   programEdits,
   searchable,
@@ -483,20 +483,15 @@ function explain(item, pipe, state) {
   });
 }
 
-// The first hit of the edit search a record of the catalogue names, with the record; at dQ and
-// dK not the scale mistakes unless an earlier row has them (the scores'), whose factor the
-// factor analysis reads against the arrays that match (a batch mean gives the same number)
 // A mistake already adopted (a record an earlier row proved) made at the steps this row reads
 // that were not saved (each alone, then all together) and reproducing the row: { edits: [hit],
 // named: { hit, record } }, or null
 function adoptedEdit(pipe, node, data, { opts, adopted }) {
-  const s = pipe.s;
-  if (!adopted.size) return null;
+  if (!adopted.size || !searchable(pipe.s)) return null;
   const records = MISTAKES.filter((m) => adopted.has(m.id) && m.edits);
-  if (!records.length || !searchable(s)) return null;
   const parts = [];
   for (const site of pipe.hiddenAncestors(node)) {
-    for (const edit of programEdits(site, s)) {
+    for (const edit of programEdits(site, pipe.s)) {
       const record = records.find((m) => namesEdit(m, site, edit));
       if (record) parts.push({ site, edit, record });
     }
@@ -504,31 +499,21 @@ function adoptedEdit(pipe, node, data, { opts, adopted }) {
   const sets = [...parts.map((p) => [p]), ...(parts.length > 1 ? [parts] : [])];
   for (const set of sets) {
     if (set.some((p) => p.record !== set[0].record)) continue;
-    const extra = new Map(
-      set.map(({ site, edit }) => [site, { variant: editVariant(edit, site, s), param: site }]),
+    const hit = editHit(
+      pipe,
+      node,
+      data,
+      opts,
+      set.map(({ site, edit }) => [site, edit]),
     );
-    let mine;
-    try {
-      mine = pipe.step(node, extra);
-    } catch {
-      continue;
-    }
-    if (mine.length !== data.length || !agrees(data, mine, opts)) continue;
-    const [{ site, edit, record }] = set;
-    const { variant, param } = extra.get(site);
-    const hit = {
-      site,
-      edit,
-      variant,
-      param,
-      extra,
-      parts: set.map(({ site: at, edit: e }) => ({ site: at, edit: e })),
-    };
-    return { edits: [hit], named: { hit, record } };
+    if (hit) return { edits: [hit], named: { hit, record: set[0].record } };
   }
   return null;
 }
 
+// The first hit of the edit search a record of the catalogue names, with the record; at dQ and
+// dK not the scale mistakes unless an earlier row has them (the scores'), whose factor the
+// factor analysis reads against the arrays that match (a batch mean gives the same number)
 function catalogued(edits, node, adopted) {
   for (const hit of edits) {
     const record = recordOf(hit, { searched: true });

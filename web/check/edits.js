@@ -168,17 +168,7 @@ function searchEdits(pipe, node, yours, opts) {
 // One change made at two or more of the sites together (edits of one likeness: Wq.T at Q and
 // Wk.T at K): the first set that reproduces, false when none does, null past the bound of work
 function sameAtSeveral(trial, bySite) {
-  const groups = new Map(); // likeness -> [[site, edit]], one edit per site
-  for (const [site, edits] of bySite) {
-    for (const edit of edits) {
-      if (edit.pair || edit.kind === 'operand') continue;
-      const key = `${likeness(edit.kind, edit.before, edit.after)}|${edit.everywhere ?? 1}`;
-      if (!groups.has(key)) groups.set(key, []);
-      const list = groups.get(key);
-      if (!list.some(([other]) => other === site)) list.push([site, edit]);
-    }
-  }
-  for (const list of groups.values()) {
+  for (const list of likeGroups(bySite)) {
     for (const set of siteSets(list)) {
       if (++trial.sets > MAX_SETS) return null;
       const hit = tryEdit(trial, set);
@@ -187,6 +177,26 @@ function sameAtSeveral(trial, bySite) {
   }
   return false;
 }
+
+/**
+ * The edits of bySite (Map site -> [edit]) grouped by likeness (`key`: the same change at like
+ * places), one edit per site: [[[site, edit]]] (pairs and replaced operands left out).
+ */
+export function likeGroups(bySite, key = likenessKey) {
+  const groups = new Map();
+  for (const [site, edits] of bySite) {
+    for (const edit of edits) {
+      if (edit.pair || edit.kind === 'operand') continue;
+      const k = key(edit);
+      if (!groups.has(k)) groups.set(k, []);
+      const list = groups.get(k);
+      if (!list.some(([other]) => other === site)) list.push([site, edit]);
+    }
+  }
+  return [...groups.values()];
+}
+const likenessKey = (edit) =>
+  `${likeness(edit.kind, edit.before, edit.after)}|${edit.everywhere ?? 1}`;
 
 // The sets of two or more sites to try one change at together: every subset of up to three
 // sites, smaller first; of more, all of them and the projections (or splits) Q, K, V
@@ -211,6 +221,13 @@ function dropsOwnMask(pipe, edit) {
   const given = pipe.given.get('scores');
   return given != null && given.some((x) => x === -Infinity);
 }
+
+/**
+ * The hit (as findEdits gives them) when the edits `parts` ([[site, edit]]) made together give
+ * `yours` back at node (the row's compare options), else null.
+ */
+export const editHit = (pipe, node, yours, opts, parts) =>
+  tryEdit({ tried: 0, pipe, node, yours, opts }, parts);
 
 // The hit when the edits (parts: [[site, edit]]) give the student's array back, else null
 function tryEdit(trial, parts) {

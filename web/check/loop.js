@@ -15,7 +15,7 @@
 // choice) the layer's causes, lr, steps, observed: [{ name, data, opts }] }.
 
 import { agrees, comparedRow } from './compare.js';
-import { editVariant, programEdits, searchable } from './edits.js';
+import { editVariant, likeGroups, programEdits, searchable } from './edits.js';
 import { dot } from './ops.js';
 import { Pipeline } from './pipeline.js';
 import { PROGRAM_NODES, likeness, printLine } from './program.js';
@@ -715,27 +715,17 @@ const MAX_LAYER_WORK = 1e8;
 
 // One change at like places of several steps is one edit of a helper they share: the weights'
 // gradients through one function (X or concat its input, dQm … or dY its gradient)
-const helperLikeness = (kind, before, after) =>
-  likeness(kind, before, after)
+const helperLikeness = (edit) =>
+  likeness(edit.kind, edit.before, edit.after)
     .replace(/\b(X|concat)\b/g, 'IN')
     .replace(/\b(dY|dPm)\b/g, 'G');
 
 // The candidate edits of the layer in the loop: each single edit of a step, then one change made
 // at every step of a likeness (two or more): [[[site, edit]]]
 function layerCandidates(sites, s) {
-  const singles = [];
-  const groups = new Map();
-  for (const site of sites) {
-    for (const edit of programEdits(site, s)) {
-      singles.push([[site, edit]]);
-      if (edit.pair || edit.kind === 'operand') continue;
-      const key = helperLikeness(edit.kind, edit.before, edit.after);
-      if (!groups.has(key)) groups.set(key, []);
-      const list = groups.get(key);
-      if (!list.some(([other]) => other === site)) list.push([site, edit]);
-    }
-  }
-  return [...singles, ...[...groups.values()].filter((g) => g.length > 1)];
+  const bySite = new Map(sites.map((site) => [site, programEdits(site, s)]));
+  const singles = [...bySite].flatMap(([site, edits]) => edits.map((edit) => [[site, edit]]));
+  return [...singles, ...likeGroups(bySite, helperLikeness).filter((g) => g.length > 1)];
 }
 
 // The course's step of each edit's site and the edited one, in the course's words

@@ -73,6 +73,14 @@ export function solveRows(Y, W, C) {
   return X;
 }
 
+// the flat indices where `used` differs from the saved array beyond rounding (10⁻⁸ of its largest)
+function differing(used, saved) {
+  const scale = Math.max(...saved.map(Math.abs));
+  const out = [];
+  used.forEach((x, i) => Math.abs(x - saved[i]) > 1e-8 * scale && out.push(i));
+  return out;
+}
+
 /**
  * The X a differing projection (Q, K, V or their merged forms) was computed from, when it is not
  * the saved X and the evidence says X was changed after use: { X0, changed (flat indices where
@@ -89,9 +97,7 @@ export function changedInput(pipe, node, yours, opts, saved) {
   if (!X0) return null;
   const dims = { m: s.N, k: s.C, n: s.C };
   if (!agrees(merged, matmul(X0, pipe.value(proj.W), dims), { ...opts, skip: null })) return null;
-  const scale = Math.max(...X.map(Math.abs));
-  const changed = [];
-  X0.forEach((x, i) => Math.abs(x - X[i]) > 1e-8 * scale && changed.push(i));
+  const changed = differing(X0, X);
   if (!changed.length) return null;
   const others = Object.entries(PROJECTIONS)
     .filter(([n, p]) => n === p.merged && p.W !== proj.W && saved.has(n))
@@ -239,9 +245,7 @@ export function changedUpstream(pipe, node, yours, opts, saved) {
   const fromIt = matmul(pipe.value('concat'), dY0, { m: s.C, k: s.N, n: s.C, transA: true });
   if (!agrees(dWo, fromIt, { ...opts, skip: null })) return null;
   const dY = pipe.value('dY');
-  const scale = Math.max(...dY.map(Math.abs));
-  const changed = [];
-  dY0.forEach((x, i) => Math.abs(x - dY[i]) > 1e-8 * scale && changed.push(i));
+  const changed = differing(dY0, dY);
   if (!changed.length) return null;
   const shown = changed.slice(0, 2).map((i) => {
     const at = unravel(i, [s.B, s.T, s.C]).join(', ');
