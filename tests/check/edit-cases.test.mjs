@@ -33,7 +33,7 @@ function withNotebooks(cases, fn) {
 }
 
 // One mistake each, by hand: the line of the notebook replaced, the row it must be found at and
-// the diagnosis it must get (`then`: later rows' diagnoses).
+// the diagnosis it must get (`then`: later rows' diagnoses; `thenSays`: their messages).
 const CASES = [
   {
     name: 'softmax-sum-over-queries',
@@ -371,6 +371,19 @@ const CASES = [
     id: 'edit-pair',
     says: /scores multiplied by np\.sqrt\(hs\) where the course divides by it, and K\.reshape\(B, h, hs, T\) where the course has K\.transpose\(0, 1, 3, 2\)/,
   },
+  {
+    // the mask hides the diagonal too, filled with -1e9 (query 0 sees no key: its row of att
+    // spreads 1/T over every key); att is the softmax of the saved scores, said so
+    name: 'diagonal-masked-with-a-large-fill',
+    find: ['np.ones((T, T), dtype=bool), k=1)', 'scores = np.where(mask, -np.inf, scores)'],
+    replace: ['np.ones((T, T), dtype=bool), k=0)', 'scores = np.where(mask, -1e9, scores)'],
+    causal: true,
+    row: 'scores',
+    id: 'mask-fill',
+    says: /hides the diagonal too/,
+    then: { att: 'mask-fill' },
+    thenSays: { att: /hides every key of query 0, whose row then spreads equal weights 1\/4/ },
+  },
   { name: 'clean', find: '', replace: '', row: null, causal: true },
 ];
 
@@ -413,6 +426,9 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
         const r = flagged.find((x) => x.name === name);
         assert.equal(r?.diagnosis?.id, id, `${c.name}: ${name} ${r?.diagnosis?.message}`);
       }
+      for (const [name, says] of Object.entries(c.thenSays ?? {})) {
+        assert.match(flagged.find((x) => x.name === name)?.diagnosis?.message ?? '', says, c.name);
+      }
       for (const r of flagged) {
         assert.ok(!c.never?.includes(r.diagnosis?.id), `${c.name}: ${r.name} ${r.diagnosis?.id}`);
       }
@@ -423,6 +439,13 @@ test('one hand-written mistake per notebook: named as an edit at its first diffe
 // Mistakes in lesson 5's loop (the notebook's `train`), lr and steps saved: named at losses, the
 // first array the loop records, the weights after it following from it; and a mistake in the
 // layer that the loop, replayed with it, carries into every training array.
+// the loop's update with the previous step's gradients (G), none at the first step
+const UPDATE_WITH_PREVIOUS = [
+  '        if step:',
+  ...['q', 'k', 'v', 'o'].map((w) => `            W${w} = W${w} - lr * G["dW${w}"]`),
+  '        G = g',
+  '        continue\n',
+].join('\n');
 const LOOP_CASES = [
   {
     // a run that diverges (losses[6] is 4e9 × losses[0]): named from its losses before it
@@ -566,13 +589,38 @@ const LOOP_CASES = [
   {
     name: 'update-before-the-backward',
     find: '        Wq = Wq - lr * g["dWq"]\n        Wk = Wk - lr * g["dWk"]\n',
-    replace: [
-      '        if step:',
-      ...['q', 'k', 'v', 'o'].map((w) => `            W${w} = W${w} - lr * G["dW${w}"]`),
-      '        G = g',
-      '        continue\n',
-    ].join('\n'),
+    replace: UPDATE_WITH_PREVIOUS,
     id: 'loop-update-first',
+  },
+  {
+    // the update between the forward and the backward (in place, with the previous step's
+    // gradients): the backward's dconcat = dY @ Wo.T reads the Wo just updated
+    name: 'update-between-the-forward-and-the-backward',
+    find: [
+      'def layer(X, Wq, Wk, Wv, Wo, target, h, causal):\n',
+      '    dconcat = dY @ Wo.T',
+      '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+      '        Wq = Wq - lr * g["dWq"]\n        Wk = Wk - lr * g["dWk"]\n',
+    ],
+    replace: [
+      'STEP = [0]\n\n\ndef layer(X, Wq, Wk, Wv, Wo, target, h, causal):\n',
+      '    dconcat = dY @ (Wo - STEP[0]).T',
+      '        STEP[0] = lr * G["dWo"] if step else 0\n' +
+        '        g = layer(X, Wq, Wk, Wv, Wo, target, h, causal)\n',
+      UPDATE_WITH_PREVIOUS,
+    ],
+    id: 'loop-update-first',
+    drop: RESULTS,
+    says: /between its forward and its backward.*dconcat = dY @ Wo\.T reads the updated Wo/,
+  },
+  {
+    // two changes: a layer's own mistake in every step (dWk from dV) and one step fewer
+    name: 'layer-edit-and-one-step-fewer',
+    find: ['    dKm = dK.transpose', '    for step in range(steps):'],
+    replace: ['    dKm = dV.transpose', '    for step in range(steps - 1):'],
+    id: 'loop-layer-edit',
+    drop: RESULTS,
+    says: /and the loop runs one step fewer than steps\. Replayed from your initial weights for 9 steps/,
   },
   {
     name: 'loss-after-the-update',
@@ -718,6 +766,36 @@ const LOOP_CASES = [
     id: 'loop-lr-schedule',
     drop: RESULTS,
     says: /the learning rate is multiplied by 0\.5 every 3 steps/,
+  },
+  {
+    // momentum: a velocity per gradient kept across steps (losses 0 and 1 agree, β fitted from
+    // losses[2] and proven by the whole run)
+    name: 'momentum',
+    find: ['    losses = []\n', '        losses.append(g["loss"])\n'],
+    replace: [
+      '    losses = []\n    v = dict.fromkeys(["dWq", "dWk", "dWv", "dWo"], 0)\n',
+      '        losses.append(g["loss"])\n' +
+        '        for n in v: v[n] = 0.9 * v[n] + g[n]; g[n] = v[n]\n',
+    ],
+    id: 'loop-momentum',
+    drop: RESULTS,
+    says: /momentum, a velocity kept per weight across steps: v = 0\.9 \* v \+ dW; W = W - lr \* v/,
+  },
+  {
+    // Adam with its usual constants and the bias correction, at the notebook's lr
+    name: 'adam',
+    find: ['    losses = []\n', '        losses.append(g["loss"])\n'],
+    replace: [
+      '    losses = []\n    m = dict.fromkeys(["dWq", "dWk", "dWv", "dWo"], 0); s = dict(m)\n',
+      '        losses.append(g["loss"])\n' +
+        '        for n in m:\n' +
+        '            m[n] = 0.9 * m[n] + 0.1 * g[n]; s[n] = 0.999 * s[n] + 0.001 * g[n] ** 2\n' +
+        '            g[n] = m[n] / (1 - 0.9 ** (step + 1))' +
+        ' / (np.sqrt(s[n] / (1 - 0.999 ** (step + 1))) + 1e-8)\n',
+    ],
+    id: 'loop-adam',
+    drop: RESULTS,
+    says: /Adam’s \(β1 = 0\.9, β2 = 0\.999, ε = 1e-8, with the bias correction\)/,
   },
   {
     // two changes of the loop: its own learning rate, and one step fewer (9 losses, steps 10)

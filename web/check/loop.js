@@ -37,8 +37,11 @@ function lossAndGrads(ctx, W, edit, run = {}) {
   } else if (edit?.dyStale) {
     run.dY0 = pipe.value('dY');
   }
-  if (edit?.inBackward && !ctx.sites.has('dconcat')) {
-    const stepped = update(W.Wo, pipe.value('dWo'), ctx.lr);
+  // (the step taken before dconcat reads Wo: this step's dWo, or the previous step's when the
+  // update comes between the forward and the backward)
+  const dWo = edit?.inBackward === 'previous' ? run.last?.dWo : edit?.inBackward && 'now';
+  if (dWo && !ctx.sites.has('dconcat')) {
+    const stepped = update(W.Wo, dWo === 'now' ? pipe.value('dWo') : dWo, ctx.lr);
     const fn = (p) => project(p.dY, stepped, ctx.s, true);
     pipe.adopt('dconcat', { variant: { id: edit.id, fn } });
   }
@@ -91,6 +94,41 @@ function recorded(ctx, edit, { loss, next, first }) {
 const scheduled = (ctx, edit, k) =>
   edit?.schedule ? { ...ctx, lr: ctx.lr * edit.schedule(k) } : ctx;
 
+// The direction an optimizer steps along at step k from the gradients G, its arrays kept in
+// `memory` across steps: momentum (v = β·v + dW, v = β·v + (1 - β)·dW, or Nesterov's dW + β·v)
+// or Adam (its two moments, with or without the bias correction)
+function optimized(opt, memory, G, k) {
+  const out = {};
+  for (const w of WEIGHTS) {
+    const g = G[`d${w}`];
+    if (!g) continue;
+    const m = (memory[w] ??= { v: new Float64Array(g.length), s: new Float64Array(g.length) });
+    if (opt.kind === 'adam') {
+      const [b1, b2, eps] = opt.betas;
+      const c1 = opt.corrected ? 1 - b1 ** (k + 1) : 1;
+      const c2 = opt.corrected ? 1 - b2 ** (k + 1) : 1;
+      out[`d${w}`] = g.map((x, i) => {
+        m.v[i] = b1 * m.v[i] + (1 - b1) * x;
+        m.s[i] = b2 * m.s[i] + (1 - b2) * x * x;
+        return m.v[i] / c1 / (Math.sqrt(m.s[i] / c2) + eps);
+      });
+      continue;
+    }
+    const gain = opt.form === 'ema' ? 1 - opt.beta : 1;
+    for (let i = 0; i < g.length; i++) m.v[i] = opt.beta * m.v[i] + gain * g[i];
+    out[`d${w}`] =
+      opt.form === 'nesterov' ? g.map((x, i) => x + opt.beta * m.v[i]) : Float64Array.from(m.v);
+  }
+  return out;
+}
+
+// the gradients step k takes: the edit's choice of them (its own, summed, the previous, the
+// first), through its optimizer when it has one
+function stepGradients(edit, choices, memory, k) {
+  const G = choices[edit?.gradients ?? 'step'];
+  return edit?.optimizer ? optimized(edit.optimizer, memory, G, k) : G;
+}
+
 /**
  * The run of the loop with one edit (null: the course's): { losses (the loss of each step, as
  * the loop records it), W (the weights after it), W1 (the weights after its first step) }; with
@@ -105,13 +143,15 @@ export function unroll(ctx, edit = null, limit = Infinity) {
   let last = null; // the previous step's gradients (the update before the backward)
   let first = null; // the first step's gradients (never recomputed)
   const state = {}; // what an edit keeps from one step to the next (the first step's dY)
+  const memory = {}; // an optimizer's arrays kept across steps (velocities, moments)
   for (let k = 0; k < steps; k++) {
     const at = scheduled(ctx, edit, k);
     const { loss, g } = lossAndGrads(at, W, edit, state);
     acc = accumulated(acc, g, k === 0 ? runsBefore(edit) : 1);
     first ??= g;
-    const G = { step: g, accumulated: acc, previous: last, first }[edit?.gradients ?? 'step'];
+    const G = stepGradients(edit, { step: g, accumulated: acc, previous: last, first }, memory, k);
     last = g;
+    state.last = g;
     const next = {};
     for (const w of WEIGHTS) next[w] = updated(at, W, G, w, edit?.rules?.[w] ?? edit?.all, next);
     losses[k] = recorded(ctx, edit, { loss, next, first: k ? losses[0] : undefined });
@@ -151,6 +191,13 @@ export const LOOP_KINDS = Object.freeze({
     'the learning rate changed during the run: lr × γ at every step (lr *= γ), every n steps, ' +
     'or lr / (1 + d·k); γ or d fitted from the first loss that departs',
   'loop-losses-not-recorded': 'losses saved empty: the loop never recorded a loss',
+  'loop-momentum':
+    'the step uses momentum, a velocity per weight kept across steps (v = β·v + dW; its ' +
+    'average form v = β·v + (1 - β)·dW; or Nesterov’s dW + β·v): β fitted from the first loss ' +
+    'that departs',
+  'loop-adam':
+    'the step is Adam’s (β1 = 0.9, β2 = 0.999, ε = 1e-8, with or without the bias ' +
+    'correction), not plain gradient descent',
 });
 
 const courseLine = (w) => `${w} = ${w} - lr * d${w}`;
@@ -274,6 +321,16 @@ const LOOP_EDITS = Object.freeze([
     line: 'forward, loss, backward, then W -= lr * dW, in that order',
   },
   {
+    id: 'loop-update-first',
+    gradients: 'previous',
+    inBackward: 'previous',
+    text:
+      'each step updates the weights between its forward and its backward, with the previous ' +
+      'step’s gradients (none at the first step), so the backward’s dconcat = dY @ Wo.T reads ' +
+      'the updated Wo',
+    line: 'forward, loss, backward, then W -= lr * dW, in that order',
+  },
+  {
     id: 'loop-update-in-backward',
     inBackward: true,
     text:
@@ -380,12 +437,8 @@ function permutedEdit(order) {
 // step or every m - 1 steps, lr / (1 + d·k), or lr *= γ before each update (m = 1). Each is
 // a guess the whole run proves: [{ id, schedule(k) -> the factor on lr at step k, text, line }]
 function scheduleEdits(ctx, course) {
-  const o = ctx.observed.find((x) => x.name === 'losses');
-  if (!o || o.data.length < 2 || !course.losses.length) return [];
-  const m = [...o.data].findIndex(
-    (x, k) => !agrees(Float64Array.of(x), Float64Array.of(course.losses[k] ?? NaN), o.opts),
-  );
-  if (m < 1 || m >= o.data.length) return [];
+  const { o, m } = departure(ctx, course);
+  if (!(m >= 1)) return [];
   const c = fittedStep(ctx, m - 1, o.data[m]);
   if (!(c > 0) || Math.abs(c - 1) < 1e-9) return [];
   const g = num(c);
@@ -409,6 +462,32 @@ function scheduleEdits(ctx, course) {
   return out;
 }
 
+// the saved losses and the first of them that departs from the course's run: { o, m } (m
+// undefined when none does, or when there are no losses to compare)
+function departure(ctx, course) {
+  const o = ctx.observed.find((x) => x.name === 'losses');
+  if (!o || o.data.length < 2 || !course.losses.length) return {};
+  const m = [...o.data].findIndex(
+    (x, k) => !agrees(Float64Array.of(x), Float64Array.of(course.losses[k] ?? NaN), o.opts),
+  );
+  return m < 0 ? {} : { o, m };
+}
+
+// a root of f by the secant method from a and b, kept in (lo, hi], stopped at the rounding of
+// `size` (two equal residuals there would divide by zero): the root, or NaN
+function secant(f, start, [lo, hi], size) {
+  let [a, b] = start;
+  let [fa, fb] = [f(a), f(b)];
+  const close = (x) => Math.abs(x) <= 1e-13 * Math.abs(size);
+  for (let i = 0; i < 40 && Number.isFinite(fb) && !close(fb) && fb !== fa; i++) {
+    const c = b - (fb * (b - a)) / (fb - fa);
+    if (!Number.isFinite(c) || c <= lo || c > hi) return NaN;
+    [a, fa, b, fb] = [b, fb, c, f(c)];
+    if (Math.abs(b - a) < 1e-15 * Math.abs(b)) break;
+  }
+  return Number.isFinite(fb) ? b : NaN;
+}
+
 // the factor c on lr at step j that takes the course's run to the loss `loss` at step j + 1 (the
 // steps before j the course's): a secant search from c = 1, or NaN
 function fittedStep(ctx, j, loss) {
@@ -418,16 +497,44 @@ function fittedStep(ctx, j, loss) {
     const next = Object.fromEntries(WEIGHTS.map((w) => [w, update(W[w], g[`d${w}`], c * ctx.lr)]));
     return lossAndGrads(ctx, next).loss * (ctx.lossScale ?? 1) - loss;
   };
-  let [a, fa, b, fb] = [1, at(1), 0.9, at(0.9)];
-  // stop at the loss's rounding: two equal residuals there would divide by zero
-  const close = (f) => Math.abs(f) <= 1e-13 * Math.abs(loss);
-  for (let i = 0; i < 40 && Number.isFinite(fb) && !close(fb) && fb !== fa; i++) {
-    const c = b - (fb * (b - a)) / (fb - fa);
-    if (!Number.isFinite(c) || c <= 0 || c > 4) return NaN;
-    [a, fa, b, fb] = [b, fb, c, at(c)];
-    if (Math.abs(b - a) < 1e-15 * Math.abs(b)) break;
+  return secant(at, [1, 0.9], [0, 4], loss);
+}
+
+// momentum's forms: [form, the first step that can depart (Nesterov's and the average's change
+// the first step, the plain velocity's the second), its text, its line]
+const MOMENTUM_FORMS = [
+  ['plain', 2, (b) => `v = ${b} * v + dW; W = W - lr * v`],
+  ['ema', 1, (b) => `v = ${b} * v + (1 - ${b}) * dW; W = W - lr * v`],
+  ['nesterov', 1, (b) => `v = ${b} * v + dW; W = W - lr * (dW + ${b} * v) (Nesterov’s)`],
+];
+const MOMENTUM_BETAS = [0.9, 0.99, 0.5];
+const ADAM_BETAS = [0.9, 0.999, 1e-8];
+
+// Another optimizer than the course's plain step: momentum, β fitted from the first departing
+// loss (or the common values when no losses are saved), or Adam with its usual constants:
+// [{ id, optimizer, text, line }], each a guess the whole run proves
+function optimizerEdits(ctx, course) {
+  const { o, m } = departure(ctx, course);
+  const line = 'W = W - lr * dW (plain gradient descent, no state kept across steps)';
+  const out = [];
+  for (const [form, from, formula] of MOMENTUM_FORMS) {
+    const edit = (beta) => ({ optimizer: { kind: 'momentum', form, beta } });
+    let betas = MOMENTUM_BETAS;
+    if (o) {
+      const at = (b) => tryUnroll(ctx, edit(b), m + 1)?.losses[m] - o.data[m];
+      betas = m >= from ? [secant(at, [0.9, 0.8], [0, 1 - 1e-9], o.data[m])] : [];
+    }
+    for (const beta of betas.filter((b) => b > 0)) {
+      const text = `the update uses momentum, a velocity kept per weight across steps: ${formula(num(beta))}`;
+      out.push({ id: 'loop-momentum', ...edit(beta), text, line });
+    }
   }
-  return Number.isFinite(fb) ? b : NaN;
+  for (const corrected of [true, false]) {
+    const optimizer = { kind: 'adam', betas: ADAM_BETAS, corrected };
+    const text = `the update is Adam’s (β1 = 0.9, β2 = 0.999, ε = 1e-8, ${corrected ? 'with' : 'without'} the bias correction), not the course’s plain step`;
+    out.push({ id: 'loop-adam', optimizer, text, line });
+  }
+  return out;
 }
 
 // the loop's forward with the mask the layer (as checked) does not have
@@ -684,7 +791,8 @@ export function searchLoop(ctx) {
   const stepsShow = anyAfter || (counted !== undefined && counted !== ctx.steps);
   const single = loopEdits(ctx.lr, ctx.s, fitted).filter((e) => stepsShow || !e.steps);
   const recordedAs = [...lossScaleEdits(ctx, course), ...lossFormEdits(ctx, course)];
-  for (const edit of [...recordedAs, ...single, ...scheduleEdits(ctx, course)]) {
+  const fittedRuns = [...scheduleEdits(ctx, course), ...optimizerEdits(ctx, course)];
+  for (const edit of [...recordedAs, ...single, ...fittedRuns]) {
     const at = proven(tryUnroll(ctx, edit));
     if (at) return { edit, at };
   }
@@ -756,6 +864,8 @@ function layerSearch(ctx, course, proven) {
   const sites = (forward ? FORWARD_SITES : BACKWARD_SITES).filter((n) => !ctx.sites.has(n));
   const limit = forward ? 1 : 2;
   const screen = { ...o, data: o.data.subarray(0, limit) };
+  // (losses one more or fewer than steps: the loop's count edited with the layer)
+  const stepEdit = LOOP_EDITS.find((e) => e.steps && e.steps === o.data.length - ctx.steps);
   let runs = 0;
   for (const parts of layerCandidates(sites, ctx.s)) {
     if (++runs > MAX_LAYER_RUNS || runs * limit * ctx.s.n * ctx.s.C > MAX_LAYER_WORK) return null;
@@ -766,10 +876,14 @@ function layerSearch(ctx, course, proven) {
     const edited = { ...ctx, sites: new Map([...ctx.sites, ...extra]) };
     const start = tryUnroll(edited, null, limit);
     if (!start || !reproducesOne(start, screen, 'last')) continue;
-    const at = proven(tryUnroll(edited, null));
+    const at = proven(tryUnroll(edited, stepEdit ?? null));
     if (!at) continue;
     const id = 'loop-layer-edit';
-    return { edit: { id, ...layerEditText(parts), sites: extra }, at, ctx: edited };
+    const { text, line } = layerEditText(parts);
+    const edit = stepEdit
+      ? { id, text: `${text}; and ${stepEdit.text}`, line, sites: extra, steps: stepEdit.steps }
+      : { id, text, line, sites: extra };
+    return { edit, at, ctx: edited };
   }
   return null;
 }
@@ -868,7 +982,7 @@ export function explainLoop(training, { arrays, keys, sizes, inputs, causes, roo
   if (!found || (!found.edit && !root)) return;
   const keyOf = (r) => keys[r.name] ?? r.name;
   const withLayer = root && causes.size ? ` with your ${root}'s mistake` : '';
-  const replay = `${replayText(found.diverged ?? ctx.steps, training.lr.value)}${withLayer}`;
+  const replay = `${replayText(stepsRun(found, ctx.steps), training.lr.value)}${withLayer}`;
   if (!found.edit) {
     for (const r of differing) {
       r.diagnosis = {
@@ -903,6 +1017,8 @@ function readAsLayer(found, ctx, { root, causes, differing, arrays, keys }) {
   return true;
 }
 
+// the steps the found run takes: up to where it diverges, or steps with the edit's change
+const stepsRun = (found, steps) => found.diverged ?? steps + (found.edit?.steps ?? 0);
 const replayText = (steps, lr) =>
   `replayed from your initial weights for ${steps} step${steps === 1 ? '' : 's'} (lr = ${num(lr)})`;
 

@@ -273,6 +273,8 @@ export function backwardUnmaskedAnalysis(ctx) {
 }
 
 // The student's own scores hold a constant finite value above the diagonal: a mask with that fill
+// ({ fill, scores, large: a fill whose exponential underflows to 0, as -np.inf's does, and the
+// queries whose every key it hides })
 function givenFill(ctx) {
   const sc = ctx.givenValue('scores');
   if (!sc || ctx.s.T < 2) return null;
@@ -283,17 +285,33 @@ function givenFill(ctx) {
     const j = i % T;
     const q = Math.floor(i / T) % T;
     if (j > q && sc[i] !== fill) return null;
-    if (j <= q) scale = Math.max(scale, Math.abs(sc[i]));
+    if (j <= q && sc[i] !== fill) scale = Math.max(scale, Math.abs(sc[i]));
   }
-  if (fill === -Infinity || fill <= -1e3 * Math.max(scale, 1)) return null;
-  return { fill, scores: sc };
+  if (fill === -Infinity) return null;
+  if (fill > -1e3 * Math.max(scale, 1)) return { fill, scores: sc, large: null };
+  const hidden = [];
+  for (let q = 0; q < T; q++) {
+    if (sc.every((x, i) => Math.floor(i / T) % T !== q || x === fill)) hidden.push(q);
+  }
+  return hidden.length ? { fill, scores: sc, large: hidden } : null;
 }
+
+// att from scores masked with a large finite fill, some queries' every key hidden
+const largeFillMessage = ({ fill, large }, s) =>
+  `Your att is the softmax of your own scores, masked with ${fill} in place of -np.inf: where ` +
+  'a query keeps a key it can see, that fill gives the same weights as -np.inf (its ' +
+  `exponential is 0); but your mask hides every key of ${large.length > 1 ? 'queries' : 'query'} ` +
+  `${large.join(', ')}, whose row${large.length > 1 ? 's' : ''} then spread${large.length > 1 ? '' : 's'} ` +
+  `equal weights 1/${s.T} over all the keys, the future ones too (with -np.inf: NaN). A causal ` +
+  'mask leaves each query its own key: np.triu(np.ones((T, T), bool), k=1), filled with ' +
+  `-np.inf.${switchNote(s)}`;
 
 /** att from scores the student masked with a finite fill (0, -1 …): named as such. */
 function givenFillAnalysis(ctx) {
   const found = givenFill(ctx);
   if (!found || ctx.node !== 'att') return null;
   if (!ctx.reproduces(softmaxRows(found.scores, ctx.s.T))) return null;
+  if (found.large) return { id: 'mask-fill', message: largeFillMessage(found, ctx.s) };
   return {
     id: 'mask-fill',
     message:
