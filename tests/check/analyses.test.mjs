@@ -172,7 +172,7 @@ test('meanings: k must be as close to a quantity as the precision allows', () =>
       .filter((r) => r.sites[0] === 'scores' && !r.generic && r.expr.includes('hs'))
       .map((r) => r.expr),
   );
-  assert.equal(stepReadings('dY', s).length, 10);
+  assert.equal(stepReadings('dY', s).length, 11);
   assert.equal(stepReadings('dQ', s)[0].expr, '√hs');
   assert.deepEqual(stepReadings('att', s), []);
 });

@@ -45,6 +45,19 @@ const CASES = [
     says: /^You computed att = e \/ e\.sum\(axis=-2, keepdims=True\); the course uses att = softmax\(scores, axis=-1\)\.$/,
   },
   {
+    // dropout on the attention weights, the kept ones scaled by 1/(1 - p): a fixed pattern of
+    // one weight in 7 dropped stands for the random one
+    name: 'attention-dropout',
+    find: '    att = e / e.sum(axis=-1, keepdims=True)',
+    replace:
+      '    att = e / e.sum(axis=-1, keepdims=True)\n' +
+      '    att = att * (np.arange(att.size).reshape(att.shape) % 7 != 3) / 0.875',
+    row: 'att',
+    id: 'attention-dropout',
+    says: /the kept ones scaled by 1\.14286 = 1\/\(1 - p\) for p = 0\.125/,
+    then: { headout: 'follows-from' },
+  },
+  {
     // the array saved as scores is the softmax's output (att not saved)
     name: 'scores-holding-att',
     find: '    att = e / e.sum(axis=-1, keepdims=True)',

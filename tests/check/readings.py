@@ -483,6 +483,41 @@ def module_names(name):
             arrays[f"attn.{w}_proj.weight"] = W3
             arrays[f"attn.{w}_proj.weight_init"] = W0
         W = now  # (the layer's weights as read: the trained ones)
+    elif name == "names-fused-head-axis":   # in_proj (C, 3h, hs), out_proj (h, hs, C), grads
+        C = X.shape[-1]                       # in a dict of their own: in_proj.grads.weight
+        fused = lambda a, b, c: np.concatenate([a, b, c], axis=1).reshape(C, 3 * h, hs)
+        arrays = {"inputs": X, "out": L["Y"], "grads_out": L["dY"], "dinputs": L["dX"],
+                  "in_proj.weight": fused(Wq, Wk, Wv), "out_proj.weight": Wo.reshape(h, hs, C),
+                  "in_proj.grads.weight": fused(L["dWq"], L["dWk"], L["dWv"]),
+                  "out_proj.grads.weight": L["dWo"].reshape(h, hs, C)}
+    elif name == "names-module-grads":      # W_q.weights, W_q.grad_weights, grad (dY), dX as
+        B, T, C = X.shape                     # its three paths stacked, dropout_output (att)
+        merge = lambda a: a.transpose(0, 2, 1, 3).reshape(B, T, C)
+        paths = [merge(L[f"d{x}"]) @ Wx.T for x, Wx in zip("QKV", W)]
+        arrays = {"x": X, "target": target, "output": L["Y"], "grad": L["dY"],
+                  "dropout_output": L["att"], "dX": np.stack(paths)}
+        for w, Wx in zip("qkvo", W):
+            arrays[f"W_{w}.weights"] = Wx
+            arrays[f"W_{w}.grad_weights"] = L[f"dW{w}"]
+    elif name in ("names-init-prefix", "names-before-after"):   # a run's start and end: init-
+        lr, now, losses = 0.5, list(W), []  # prefixed per-head keys beside the trained ones, or
+        for _ in range(3):                    # module weights saved _before and _after
+            S = course_layer(X, *now, h, target)
+            losses.append(S["loss"])
+            now = [Wx - lr * S[f"dW{w}"] for Wx, w in zip(now, "qkvo")]
+        arrays = {"X": X, "target": target, "lr": np.float64(lr), "num_iter": np.int64(3),
+                  "loss_history": np.array(losses)}
+        for w, W0, W3 in zip("qkvo", W, now):
+            if name == "names-before-after":
+                arrays[f"attn.{w}_proj.weight_before"] = W0
+                arrays[f"attn.{w}_proj.weight_after"] = W3
+            elif w == "o":
+                arrays["W"], arrays["initial-W"] = W3, W0
+            else:
+                for i, (b0, b3) in enumerate(zip(heads_stack(W0, h), heads_stack(W3, h))):
+                    arrays[f"W{w.upper()}-{i}"], arrays[f"initial-W{w.upper()}-{i}"] = b3, b0
+        arrays["y"] = course_layer(X, *now, h, target)["Y"]
+        W = now  # (the layer's weights as read: the trained ones)
     else:                                   # np.savez(f, *params, *grads, x=..., out=...)
         params = [Wq, Wk, Wv, Wo, L["dWq"], L["dWk"], L["dWv"], L["dWo"]]
         arrays = {f"arr_{i}": a for i, a in enumerate(params)}
@@ -499,7 +534,8 @@ MODULE_NAMES = ["names-stacked-lists", "names-head-axis-projections", "names-lin
                 "names-sequence-first", "names-tokens-first", "names-value-paths", "names-packed",
                 "names-positional-table", "names-init-twins", "names-scaled-scores",
                 "names-normed-input", "names-weights-stacks", "names-swapped-maps",
-                "names-proj-suffix"]
+                "names-proj-suffix", "names-fused-head-axis", "names-module-grads",
+                "names-init-prefix", "names-before-after"]
 
 RUNS = {
     **{name: gradient_names for name in GRADIENT_SPELLINGS},

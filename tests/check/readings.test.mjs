@@ -562,7 +562,7 @@ test('h as a reading: the one h under which every saved result matches is used, 
 
 test('module names, containers, positions: each file read as the course layer, all match', () => {
   const runs = manifest.filter((r) => r.name.startsWith('names-'));
-  assert.equal(runs.length, 30);
+  assert.equal(runs.length, 34);
   const said = {
     'names-stacked-lists': [
       /w_q_list is a stack of 2 per-head \(8, 4\) matrices/,
@@ -673,6 +673,25 @@ test('module names, containers, positions: each file read as the course layer, a
       /dWout_proj read as dWo/,
       /backwards_gradient read as dY/,
     ],
+    'names-fused-head-axis': [
+      /in_proj\.weight \(8, 6, 4\) holds Wq, Wk, Wv side by side, used as X @ W, each head's 4 columns in turn/,
+      /in_proj\.grads\.weight \(8, 6, 4\) holds dWq, dWk, dWv side by side/,
+      /out_proj\.grads\.weight is a stack of 2 per-head \(4, 8\) matrices: joined into one \(8, 8\) dWo/,
+      /grads_out read as dY/,
+    ],
+    'names-module-grads': [
+      /W_q\.grad_weights read as dWq/,
+      /W_o\.grad_weights read as dWo/,
+      /dropout_output read as att/,
+      /dX \(3, 2, 4, 8\) holds three arrays of X's shape, the paths of dX/,
+    ],
+    'names-init-prefix': [
+      /initial-WQ-0, initial-WQ-1, .*, initial-W read as your layer's parameters before training/,
+      /num_iter read as steps/,
+    ],
+    'names-before-after': [
+      /a run's start and end read: attn\.q_proj\.weight_before and attn\.q_proj\.weight_after as attn\.q_proj\.weight_init and attn\.q_proj\.weight/,
+    ],
     'names-positional': [
       /arr_0 … arr_3 \(saved without names\) read by their order as Wq, Wk, Wv, Wo, and arr_4 … arr_7 as dWq, dWk, dWv, dWo/,
     ],
@@ -683,8 +702,10 @@ test('module names, containers, positions: each file read as the course layer, a
     // (a key names.js reads, w_o or Wq, is left under its own name)
     const { found } = matchNames(adapted.arrays);
     const byCourse = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.array]));
-    // (a fused projection's order of blocks is a reading of the whole check: its rows decide)
-    if (run.name !== 'names-fused-interleaved') assertCourseWeights({ arrays: byCourse }, run);
+    // (a fused projection's order of blocks is a reading of the whole check: its rows decide;
+    // so is a pair of a run's start and end, read before the layout)
+    const whole = ['names-fused-interleaved', 'names-before-after'];
+    if (!whole.includes(run.name)) assertCourseWeights({ arrays: byCourse }, run);
     const report = checkNotebook(mha, arrays, { heads: run.heads });
     const results = report.rows.filter((r) => r.status !== 'missing').map((r) => r.name);
     assert.ok(results.includes('Y'), `${run.name}: Y compared`);
@@ -692,7 +713,7 @@ test('module names, containers, positions: each file read as the course layer, a
     const notes = [...adapted.notes, ...report.notes].join('\n');
     for (const re of said[run.name]) assert.match(notes, re, run.name);
     // (the run replayed from the initial twins: its losses and weights after it compared)
-    if (run.name === 'names-init-twins') {
+    if (['names-init-twins', 'names-init-prefix', 'names-before-after'].includes(run.name)) {
       for (const n of ['losses', 'Wq_after', 'Wo_after']) assert.ok(results.includes(n), n);
     }
   }

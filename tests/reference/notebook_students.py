@@ -191,6 +191,9 @@ def forward(X, Wq, Wk, Wv, Wo, h, causal, m, fill, bias=None):
         att = softmax(scores, axis=-1) * ~mask           # the weights zeroed after the softmax
         if "renormalise" in m:
             att = att / att.sum(axis=-1, keepdims=True)  # ... and made to sum to 1 again
+    if "attention-dropout" in m:                    # dropout on the weights (training mode)
+        keep = np.random.default_rng(3).random(att.shape) >= 0.2
+        att = att * keep / 0.8
     headout = att @ V
     if "head-slice-v" in m:                         # a heads loop: v[:, :, i:i + hs]
         headout = np.stack([att[:, i] @ v[:, :, i:i + hs] for i in range(h)], axis=1)
@@ -476,6 +479,8 @@ RUNS = [
         blame=[("att", "softmax-epsilon")], note="e / (e.sum(...) + 1e-6)"),
     run("softmax-epsilon-every-exp", causal=True, mistakes={"softmax-epsilon-every-exp"},
         blame=[("att", "softmax-epsilon")], note="(e + 1e-8) / (e + 1e-8).sum(...)"),
+    run("attention-dropout", mistakes={"attention-dropout"},
+        blame=[("att", "attention-dropout")], note="att * keep / (1 - p), a dropout left on"),
     run("dq-input-gradient", mistakes={"dq-input-gradient"}, merged=["dQ"],
         blame=[("dQ", "input-gradient")], note="dQ saved as the layer's input gradient"),
     run("mask-not-used", causal=True, mistakes={"mask-not-used"},

@@ -22,6 +22,7 @@ import {
   attentionAnalyses,
   attentionFacts,
   backwardUnmaskedAnalysis,
+  dropoutAnalysis,
   epsilonAnalysis,
   hiddenAttentionAnalysis,
   unshiftedSumAnalysis,
@@ -328,6 +329,14 @@ const RECORDS = [
       "Your heads are each the course's head of another index, or zeros: a loop over the heads " +
       'that writes to the wrong index (a loop variable reused inside the loop).',
     analyses: [headSlotAnalysis],
+  },
+  {
+    id: 'attention-dropout',
+    tensors: ['att'],
+    message:
+      "Your att is dropout on the course's weights: some set to 0, the rest kept as they are or " +
+      'scaled by 1/(1 - p); random at every call, for training only (the course has none).',
+    analyses: [dropoutAnalysis],
   },
   {
     id: 'softmax-epsilon',

@@ -667,6 +667,9 @@ const RULED_OUT =
   'you did not save (another operand, a transpose added or dropped, a reshape without its ' +
   'transpose, another axis or keepdims, another constant, a term dropped or added, a sign, the ' +
   'mask, float32).';
+// the readings of an array that holds another step's values (a later step's, a projection's
+// input gradient): not this step's, so the rows after it read the course's
+const OTHER_STEP = new Set(['overwritten', 'input-gradient']);
 // the analyses' findings that name no cause (what was measured)
 const UNNAMED = new Set(['step-differs', 'attention-invariant']);
 
@@ -852,7 +855,7 @@ function diagnose(items, s, args) {
     }
     // (an array holding a later step's values is not this step's: later rows read the course's,
     // and do not follow from it)
-    if (item.row.diagnosis?.id !== 'overwritten') pipe.provide(item.node, item.array.data);
+    if (!OTHER_STEP.has(item.row.diagnosis?.id)) pipe.provide(item.node, item.array.data);
     else state.rootOf.delete(item.node);
     state.arrays.set(item.node, item.array);
     state.nameOf.set(item.node, keyOf.get(item.node) ?? item.row.name);
@@ -1482,7 +1485,15 @@ function trainingPart(mha, arrays, { rows, sizes, inputs, causes, causal, notes 
   const training = checkTraining(mha, run.arrays, { heads: sizes.heads, causal });
   const root = rows.find((r) => r.status === 'differs' && r.diagnosis?.id !== 'follows-from');
   const { keys } = trainingKeys(run.arrays);
-  explainLoop(training, { arrays: run.arrays, keys, sizes, inputs, causes, root: root?.name });
+  const start = { ...inputs, ...runStart(arrays, run.used) };
+  explainLoop(training, {
+    arrays: run.arrays,
+    keys,
+    sizes,
+    inputs: start,
+    causes,
+    root: root?.name,
+  });
   aliasedLayer(rows, training.rows);
   rows.push(...training.rows);
   if (training.rows.length) notes.push(...run.notes);
@@ -1500,6 +1511,18 @@ function layoutReading(arrays, heads, weights) {
   return { adapted: { ...laid, arrays: twins.arrays, notes, initUsed: twins.used }, twins };
 }
 
+// The weights a training run starts from when the file saved them beside the layer's (Wq_init
+// …, read by initialWeights): { Wq: { data, shape }, … } for the loop's replay
+function runStart(arrays, used) {
+  const inits = initialKeys(arrays);
+  const out = {};
+  for (const w of WEIGHTS) {
+    const a = used.includes(inits[w]) ? arrays[inits[w]] : null;
+    if (a) out[w] = { data: Float64Array.from(a.data), shape: [...a.shape] };
+  }
+  return out;
+}
+
 // The layer's causes the training run replays: the rows' own and the file's biases, or with a
 // layer's initial parameters beside the trained ones, the initial biases alone
 const runCauses = (twins, causes, { sizes, inputs, adapted }) =>
@@ -1512,10 +1535,12 @@ const runCauses = (twins, causes, { sizes, inputs, adapted }) =>
 // with the same layout (a second adaptLayout, of the file with each initial array in its
 // parameter's place) and named Wq_init …, the run's start; a bias the run changed given as its
 // bias_after. { arrays (the adapted ones with those), biases (the initial), used, notes }, or null
-const INIT_MARK = new RegExp(`^(.+?)[._]?(?:${START_MARKS.join('|')})$`, 'i');
+// (the mark after the name, q_proj.weight_init, or before it: init.q_proj.weight, initial-WQ-0)
+const MARKS = [...START_MARKS].sort((a, b) => b.length - a.length).join('|');
+const INIT_MARK = new RegExp(`^(?:(.+?)[._-]?(?:${MARKS})|(?:${MARKS})[._-]?(.+))$`, 'i');
 function initialTwins(arrays, adapted, weights) {
   const twins = Object.keys(arrays)
-    .map((k) => [k, INIT_MARK.exec(k)?.[1]])
+    .map((k) => [k, ((m) => m && (m[1] ?? m[2]))(INIT_MARK.exec(k))])
     .filter(([k, base]) => base && arrays[base] && adapted.used.includes(base) && k !== base);
   if (!twins.length) return null;
   const start = { ...arrays };
@@ -1547,6 +1572,32 @@ function initialTwins(arrays, adapted, weights) {
   };
 }
 
+// A run's parameters saved as a pair, before and after, under no plain name (c_attn.weight_before,
+// c_attn.weight_after): the trained one under the plain name, the other as its start (_init),
+// which the readings of a training file then take up. { arrays, notes }
+function runPairs(arrays) {
+  const out = { ...arrays };
+  const read = [];
+  for (const key of Object.keys(arrays)) {
+    const base = /^(.+?)[._-]?before$/i.exec(key)?.[1];
+    const after =
+      base &&
+      Object.keys(arrays).find(
+        (k) =>
+          k.toLowerCase() === `${base}_after`.toLowerCase() ||
+          k.toLowerCase() === `${base}.after`.toLowerCase(),
+      );
+    if (!after || Object.hasOwn(arrays, base) || Object.hasOwn(arrays, `${base}_init`)) continue;
+    out[base] = arrays[after];
+    out[`${base}_init`] = arrays[key];
+    delete out[key];
+    delete out[after];
+    read.push(`${key} and ${after} as ${base}_init and ${base}`);
+  }
+  const notes = read.length ? [`a run's start and end read: ${read.join('; ')}`] : [];
+  return { arrays: read.length ? out : arrays, notes };
+}
+
 // The course's weights a file holds under any name it is read by (Wq, W_q, q_proj.weight …)
 function heldWeights(arrays) {
   const held = new Set();
@@ -1563,7 +1614,9 @@ function heldWeights(arrays) {
 function checkOnce(mha, arrays, { heads, causal = false, weights = 'auto', screen = false } = {}) {
   requireOptions(arrays, heads, weights);
   // (a run's initial weights as the layer's when the file has no other)
-  const initial = initialAsWeights(arrays, heldWeights);
+  const paired = runPairs(arrays);
+  const initial = initialAsWeights(paired.arrays, heldWeights);
+  initial.notes.unshift(...paired.notes);
   // real notebooks' layouts (per-head stacks, fused qkv, (out, in) weights, biases …) first;
   // a heads setting the file's split arrays contradict is replaced by theirs, with a note
   const { adapted, twins } = layoutReading(initial.arrays, heads, weights);

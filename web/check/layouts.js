@@ -133,16 +133,20 @@ function plainRole(n) {
  * biases are not read.
  */
 export function layoutRole(key) {
+  if (START_PREFIX.test(key)) return null;
   return roleOfNorm(norm(key)) ?? moduleRole(key);
 }
+// (a run's start under a mark in front, init.out_proj.weight: not the layer's own parameter)
+const START_PREFIX = new RegExp(`^(?:${START_MARKS.join('|')})[._-]`, 'i');
 
 // A module's parameter by its path's words (linear_wq.weights, query_weights.W, attn.weight,
 // concat_weights.b, value_proj.kernel.grad): the part that says weight or bias, the module before
 // it named by one projection word once generic words are dropped; null otherwise
 const GRAD_PART = /^(grad|grads|gradient|gradients)$/;
 const KIND_PART = { weight: 'weight', weights: 'weight', w: 'weight', kernel: 'weight' };
-// (a module's own gradient of its weights: dweights, dW, dkernel)
+// (a module's own gradient of its weights: dweights, dW, dkernel, grad_weights)
 const GRAD_KIND = { dweights: 'weight', dweight: 'weight', dw: 'weight', dkernel: 'weight' };
+Object.assign(GRAD_KIND, { gradweights: 'weight', gradweight: 'weight', gradw: 'weight' });
 Object.assign(KIND_PART, { bias: 'bias', biases: 'bias', b: 'bias' });
 const GENERIC_WORDS = new Set(['linear', 'lin', 'proj', 'projection', 'layer', 'dense', 'fc']);
 ['weights', 'weight', 'w', 'matrix', 'mat', 'self', 'module', 'param', 'params'].forEach((w) =>
@@ -159,7 +163,7 @@ const MODULE_WORDS = {
   values: 'v',
   concat: 'o', // the projection after the heads are joined
 };
-const FUSED_WORDS = new Set(['qkv', 'wqkv', 'attn', 'attention', 'inproj']);
+const FUSED_WORDS = new Set(['qkv', 'wqkv', 'attn', 'attention', 'inproj', 'in']);
 // a parameter object's value at a path's end (query.weight.params, w.data, kernel.value)
 const VALUE_PART = /^(params|param|data|value|val)$/;
 // A path's parts without its marks: { parts, grad (a gradient's mark: grad.…, ….grad, …_g) }
@@ -171,6 +175,11 @@ function pathParts(key) {
   if (parts.length > 1 && GRAD_PART.test(parts.at(-1).toLowerCase())) {
     grad = true;
     parts.pop();
+  }
+  // (a module's gradients in a dict of their own: in_proj.grads.weight)
+  if (parts.length > 2 && GRAD_PART.test(parts.at(-2).toLowerCase())) {
+    grad = true;
+    parts.splice(-2, 1);
   }
   // (a parameter's gradient marked at its end: c_attn.w_g)
   if (parts.length > 1 && /_g$/i.test(parts.at(-1))) {
@@ -341,6 +350,23 @@ function put(st, name, array, keys) {
   }
   st.arrays[name] = array;
   st.from[name] = [...(st.from[keys[0]] ?? keys)];
+}
+
+// dX saved as its three paths stacked, (3, B, T, C): dQm @ Wq.T, dKm @ Wk.T and dVm @ Wv.T, as a
+// layer's backward returns them for its q, k and v inputs: summed, as X feeds all three
+function readStackedPaths(st) {
+  const key = owner(st.arrays, 'dX');
+  const a = key == null ? null : st.arrays[key];
+  if (!isArray(a) || !sameShape(a.shape, [3, ...st.X.shape])) return;
+  const n = sizeOf(st.X.shape);
+  const data = asF64(a).data;
+  const sum = Float64Array.from({ length: n }, (_, i) => data[i] + data[n + i] + data[2 * n + i]);
+  put(st, 'dX', { data: sum, shape: [...st.X.shape], dtype: a.dtype }, [key]);
+  st.notes.push(
+    `${key} ${shapeText(a.shape)} holds three arrays of X's shape, the paths of dX ` +
+      '(dQm @ Wq.T, dKm @ Wk.T, dVm @ Wv.T, as a backward returns them for its q, k and v ' +
+      'inputs): summed into dX, as X feeds all three',
+  );
 }
 
 // the file's key read into something that is not an array of the check (a bias)
@@ -544,20 +570,30 @@ function stackWidth(a, role) {
   return r !== c && n * Math.min(r, c) === Math.max(r, c) ? Math.max(r, c) : null;
 }
 
+// C of a fused weight that keeps the heads' axis, (C, 3h, hs); else null
+const headsFusedWidth = (a, role) =>
+  isArray(a) && role?.kind === 'fused' && !role.grad && headsFused(a.shape, a.shape[0])
+    ? a.shape[0]
+    : null;
+
 function weightsWidth(arrays) {
   const sizes = new Set();
   for (const [key, a] of Object.entries(arrays)) {
     const role = layoutRole(key);
-    const head = headKeyOf(key);
-    const stacked = stackWidth(a, role);
-    if (stacked) sizes.add(stacked);
-    if (!isArray(a) || a.shape.length !== 2 || role?.grad || head?.name.startsWith('d')) continue;
-    const [r, c] = a.shape;
-    if (role?.kind === 'weight' && head == null && r === c) sizes.add(r);
-    else if (role?.kind === 'fused' && (c === 3 * r || r === 3 * c)) sizes.add(Math.min(r, c));
-    else if (head != null && r !== c) sizes.add(Math.max(r, c));
+    const width = stackWidth(a, role) ?? headsFusedWidth(a, role) ?? matrixWidth(key, a, role);
+    if (width) sizes.add(width);
   }
   return sizes.size === 1 ? [...sizes][0] : null;
+}
+
+// C of a weight matrix: (C, C), fused (C, 3C) / (3C, C), a head's (C, hs) / (hs, C); else null
+function matrixWidth(key, a, role) {
+  const head = headKeyOf(key);
+  if (!isArray(a) || a.shape.length !== 2 || role?.grad || head?.name.startsWith('d')) return null;
+  const [r, c] = a.shape;
+  if (role?.kind === 'weight' && head == null && r === c) return r;
+  if (role?.kind === 'fused' && (c === 3 * r || r === 3 * c)) return Math.min(r, c);
+  return head != null && r !== c ? Math.max(r, c) : null;
 }
 
 // a training run's weights before or after it (Wo_after, W_init …): never X
@@ -646,7 +682,9 @@ function readWeight(st, key, name) {
   if (!isArray(a)) return; // the check says what is wrong with it
   st.seen.add(name);
   const known = courseName(key) === name; // names.js reads it (and notes a second one)
-  const holder = st.weights[name] ?? owner(st.arrays, name);
+  // (a holder of another shape, a module's input gradient W_o.grad, is none)
+  let holder = st.weights[name] ?? owner(st.arrays, name);
+  if (holder !== st.weights[name] && st.arrays[holder]?.shape?.length === 3) holder = null;
   if (holder != null && holder !== key) {
     if (!known) st.notes.push(`${key} not used as ${name}: your file has ${holder}`);
     return;
@@ -670,12 +708,16 @@ function readWeight(st, key, name) {
 // ------------------------------------------------------------------------------------------------
 // fused projections: Wq | Wk | Wv in one matrix (or Q | K | V in one result)
 
+// A fused weight whose columns keep the heads' axis, (C, 3h, hs): (C, 3C) with the same entries
+const headsFused = ([c, n, hs, ...more], C) =>
+  !more.length && c === C && n % 3 === 0 && n * hs === 3 * C;
+
 // How a fused array of this shape splits, or null: its three parts' flat indices and shape
 function fusedLayout(st, shape) {
   const { C } = st;
   const lead = st.X.shape.slice(0, -1);
   const block = (i) => range(i * C * C, C * C);
-  if (sameShape(shape, [C, 3 * C])) {
+  if (sameShape(shape, [C, 3 * C]) || headsFused(shape, C)) {
     return { kind: 'columns', part: [C, C], src: (i) => columnsIndex(C, 3 * C, i * C, C) };
   }
   if (sameShape(shape, [3 * C, C])) return { kind: 'rows', part: [C, C], src: block };
@@ -693,7 +735,8 @@ function fusedNote(key, shape, names, layout, C) {
   switch (layout.kind) {
     case 'columns': {
       const use = grad ? '' : ', used as X @ W';
-      return `${head} side by side${use}: split into its three column blocks of ${C}`;
+      const heads = shape.length === 3 ? `, each head's ${shape[2]} columns in turn` : '';
+      return `${head} side by side${use}${heads}: split into its three column blocks of ${C}`;
     }
     case 'rows': {
       const use = grad ? '' : ' and used as X @ W.T';
@@ -1279,7 +1322,7 @@ function weightShapeSizes([p, q, r, ...more]) {
 function fusedShapeSizes([p, q, r, ...more]) {
   if (more.length) return [];
   if (r === undefined) return [...(p === 3 * q ? [q] : []), ...(q === 3 * p ? [p] : [])];
-  return p === 3 && q === r ? [q] : [];
+  return [...(p === 3 && q === r ? [q] : []), ...(headsFused([p, q, r], p) ? [p] : [])];
 }
 
 // The sizes C the file's weights show, read without X, by weight: { Wq: Set, … } from weights
@@ -1616,6 +1659,7 @@ export function adaptLayout(arrays, { heads, weights = 'auto' } = {}) {
   joinHeadBiases(st);
   readBiases(st);
   readSplitResults(st);
+  readStackedPaths(st);
   readOutputsNamedAtt(st);
   inferHeads(st);
   addIdentityWo(st);

@@ -1013,7 +1013,8 @@ function readAsLayer(found, ctx, { root, causes, differing, arrays, keys }) {
   const note = convention
     ? `compared with the course's loop ${convention.text}`
     : "compared with the course's loop replayed with your layer's biases";
-  readWith(unroll(found.ctx ?? ctx), note, found.at, differing, { arrays, keys });
+  const { observed } = ctx;
+  readWith(unroll(found.ctx ?? ctx), note, found.at, differing, { arrays, keys, observed });
   return true;
 }
 
@@ -1036,7 +1037,9 @@ function replayable({ lr }, differing, sizes, inputs) {
 function loopContext(training, compared, { arrays, keys, sizes, inputs, causes }) {
   const observed = compared.map((r) => {
     const { dtype, resolution, printedDtype } = arrays[keys[r.name]] ?? {};
-    return { name: r.name, data: r.yours, opts: { dtype, resolution, printedDtype } };
+    // (a loss computed from float32 inputs has their precision, whatever its dtype)
+    const held = training.f32 && r.name === 'losses' ? '<f4' : dtype;
+    return { name: r.name, data: r.yours, opts: { dtype: held, resolution, printedDtype } };
   });
   const losses = compared.find((r) => r.name === 'losses');
   const steps = training.steps ?? savedSteps(arrays, keys.steps) ?? losses?.yours.length ?? 1;
@@ -1068,13 +1071,16 @@ function nameEdit({ edit, at, diverged }, { first, rest, keyOf, savedList }, rep
 
 // The training rows read with the layer's biases or a loss of another convention (no differing
 // row of the layer left): each compared again with `run`, the loop replayed so, said in its note
-function readWith(run, note, at, differing, { arrays, keys }) {
+function readWith(run, note, at, differing, { arrays, keys, observed }) {
   const W = at === 'first' ? run.W1 : run.W;
   for (const r of differing) {
     const expected = r.name === 'losses' ? run.losses : W[r.name.replace('_after', '')];
     const array = arrays[keys[r.name]];
     if (!array || !expected) continue;
-    const again = comparedRow(r.name, { ...array, data: r.yours, shape: r.shape }, expected, {
+    // (held to the precision the search held it to)
+    const { dtype } = observed.find((o) => o.name === r.name)?.opts ?? array;
+    const yours = { ...array, dtype, data: r.yours, shape: r.shape };
+    const again = comparedRow(r.name, yours, expected, {
       note: [r.note, note].filter(Boolean).join('; '),
     });
     if (again.status === 'match') Object.assign(r, again);

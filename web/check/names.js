@@ -118,6 +118,9 @@ const ALIASES = Object.freeze({
   labels: 'target',
   attentionweights: 'att',
   attnprobs: 'att',
+  dropoutoutput: 'att', // the attention weights after their dropout
+  attndropout: 'att',
+  attentiondropout: 'att',
   probs: 'att', // the attention's probabilities
   attentionprobs: 'att',
   attentionprobabilities: 'att',

@@ -39,14 +39,14 @@ const swapLast = [0, 1, 3, 2];
 const CONSTANTS = Object.freeze({
   1: { value: () => 1, text: '1' },
   2: { value: () => 2, text: '2' },
-  'sqrt(hs)': { value: (s) => Math.sqrt(s.hs), text: 'np.sqrt(hs)' },
-  hs: { value: (s) => s.hs, text: 'hs' },
+  'sqrt(hs)': { value: (s) => Math.sqrt(s.hs), text: 'np.sqrt(hs)', heads: true },
+  hs: { value: (s) => s.hs, text: 'hs', heads: true },
   // hs ** 1/2 and hs ** -1/2 as Python reads them: (hs ** 1) / 2 and (hs ** -1) / 2
   'hs/2': { value: (s) => s.hs / 2, text: '(hs / 2)', why: 'hs ** 1/2 is (hs ** 1) / 2' },
   '2*hs': { value: (s) => 2 * s.hs, text: '(2 * hs)', why: 'hs ** -1/2 is (hs ** -1) / 2' },
-  'sqrt(C)': { value: (s) => Math.sqrt(s.C), text: 'np.sqrt(C)' },
+  'sqrt(C)': { value: (s) => Math.sqrt(s.C), text: 'np.sqrt(C)', heads: true },
   C: { value: (s) => s.C, text: 'C' },
-  h: { value: (s) => s.heads, text: 'h' },
+  h: { value: (s) => s.heads, text: 'h', heads: true },
   B: { value: (s) => s.B, text: 'B' },
   T: { value: (s) => s.T, text: 'T' },
   'B*T': { value: (s) => s.B * s.T, text: 'B * T' },
@@ -56,9 +56,15 @@ const CONSTANTS = Object.freeze({
 /** Why a student's line gives this constant, when it is a slip of notation (else ''). */
 export const constantWhy = (key) => CONSTANTS[key]?.why ?? '';
 
-// the constants of a layer of sizes s (lr only when the file saved one)
-const constantsOf = (s) =>
-  Object.entries(CONSTANTS).filter(([key, c]) => key !== 'lr' || Number.isFinite(c.value(s)));
+// the constants of a layer of sizes s (lr only when the file saved one); at the loss and its
+// gradient dY, those of the loss's sizes alone (the loss knows nothing of the heads or the scale)
+const LOSS_STEPS = new Set(['loss', 'dY']);
+const constantsOf = (s, site = null) =>
+  Object.entries(CONSTANTS).filter(
+    ([key, c]) =>
+      (key !== 'lr' || Number.isFinite(c.value(s))) &&
+      !(LOSS_STEPS.has(site) && (c.heads || key.includes('hs'))),
+  );
 
 const projection = (x) => ({ [`${x}m`]: mm(name('X'), name(`W${x.toLowerCase()}`)) });
 const splitOf = (x) => ({ [x]: split(name(`${x}m`)) });
@@ -331,8 +337,8 @@ const EDITS = {
     ['term-dropped', t.a],
     ['inverted', mul(t.a, t.b)],
   ],
-  num: (t, { s }) =>
-    constantsOf(s)
+  num: (t, { s, site }) =>
+    constantsOf(s, site)
       .filter(([key]) => key !== String(t.key))
       .map(([key, c]) => ['constant', num(key, c.text)]),
   mask: (t) => [
@@ -354,8 +360,9 @@ function otherReduction(t) {
   return other ? [['reduction', { ...t, fn: other }]] : [];
 }
 
-function editsAt(t, scope, { rank, shape }, s) {
-  return (EDITS[t.op]?.(t, { scope, rank, shape, s }) ?? []).map(([kind, to]) => ({ kind, to }));
+function editsAt(t, scope, { rank, shape, site }, s) {
+  const edits = EDITS[t.op]?.(t, { scope, rank, shape, s, site }) ?? [];
+  return edits.map(([kind, to]) => ({ kind, to }));
 }
 
 // A shape's sizes by name, as a notebook writes them in a reshape ((2, 4, 5, 3) -> B, h, hs, T
@@ -395,7 +402,7 @@ export function editsOf(statements, s, env, scope) {
     for (const { sub: t, put } of places(st.expr)) {
       const fitting =
         t.op === 'name' ? scope.filter((n) => sameShape(env[n]?.shape, shape(t))) : [];
-      for (const e of editsAt(t, fitting, { rank, shape }, s)) {
+      for (const e of editsAt(t, fitting, { rank, shape, site: st.name }, s)) {
         addEdit(out, statements, i, put(e.to), e, t);
         singles.push({ kind: e.kind, before: t, after: e.to });
       }
@@ -409,7 +416,7 @@ export function editsOf(statements, s, env, scope) {
     const root = { op: 'f32', a: st.expr };
     addEdit(out, statements, i, root, { kind: 'float32', to: root }, st.expr);
     // the result multiplied or divided by a natural constant (a factor the course does not have)
-    for (const [key, c] of constantsOf(s)) {
+    for (const [key, c] of constantsOf(s, st.name)) {
       // (a slip of notation replaces a constant the course writes; it is never a new factor)
       if (key === '1' || c.why) continue;
       for (const op of [mul, div]) {

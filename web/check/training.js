@@ -31,7 +31,7 @@ const AFTER_KEY = new RegExp(`^w([qkvo])(${AFTER})$`);
 const OTHER_KEYS = Object.freeze({
   lr: ['lr', 'learningrate', 'eta', 'alpha'],
   lrs: ['lrs'], // the page's lesson-5 download: the learning rate of each step
-  steps: ['steps', 'nsteps', 'numsteps'],
+  steps: ['steps', 'nsteps', 'numsteps', 'numiter', 'numiters', 'niter', 'iters', 'iterations'],
   losses: ['losses', 'losshistory', 'losscurve', 'history'],
 });
 
@@ -858,7 +858,9 @@ export function checkTraining(mha, arrays, { heads, causal = false } = {}) {
     aliasedWeights(ctx, rows);
     const read = [...used, ...(ctx.usedBiases ?? [])];
     // (steps: the run as far as it is checked, when only its first loss is)
+    // (f32: inputs in float32, whose precision every loss recorded from them has)
     const out = { rows, notes, used: read, lr, shown: shownLrs(ctx, rows) };
+    if (ctx.inp.f32) out.f32 = true;
     return ctx.usedBiases ? { ...out, steps: ctx.steps } : out;
   } catch (e) {
     notes.push(`The training step could not be checked: the engine failed (${e.message}).`);

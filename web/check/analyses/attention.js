@@ -224,6 +224,39 @@ export function epsilonAnalysis(ctx) {
   return everyExpEpsilon(ctx, e, sums, after);
 }
 
+/**
+ * att with dropout: the course's weights (from the student's scores) with some set to 0 and the
+ * rest kept, as they are or scaled by 1/(1 - p): the kept ones prove it (every one the course's
+ * times one factor), the zeros are read from the array.
+ */
+export function dropoutAnalysis(ctx) {
+  const { node, yours, local } = ctx;
+  if (node !== 'att') return null;
+  let [live, dropped, ratio] = [0, 0, NaN];
+  for (let i = 0; i < local.length; i++) {
+    if (!(local[i] > 0)) continue;
+    live++;
+    if (yours[i] === 0) dropped++;
+    else if (Number.isNaN(ratio)) ratio = yours[i] / local[i];
+  }
+  if (!dropped || dropped > live / 2 || !(ratio > 0)) return null;
+  const r = Math.abs(ratio - 1) < 1e-3 ? 1 : ratio;
+  if (!ctx.reproduces(local.map((x, i) => (yours[i] === 0 ? 0 : x * r)))) return null;
+  const p = dropped / live;
+  const scale =
+    r === 1
+      ? 'the kept ones as they are (no 1/(1 - p) rescale)'
+      : `the kept ones scaled by ${Number(r.toPrecision(6))} = 1/(1 - p) for p = ${Number((1 - 1 / r).toPrecision(3))}`;
+  return {
+    id: 'attention-dropout',
+    message:
+      `Your att is dropout applied to the course's weights: ${dropped} of its ${live} nonzero ` +
+      `weights are set to 0 (${(100 * p).toFixed(1)} %), ${scale}. Dropout is random at every ` +
+      "call and only for training; the course's layer has none: save the arrays with dropout " +
+      `off (training=False, model.eval()). The course computes ${ctx.courseLine}.`,
+  };
+}
+
 // (e + eps) / (e + eps).sum(…): eps added to every exponential, fitted from the student's first
 // row at its largest entry (e = 1 there): att (S + T·eps) = 1 + eps
 function everyExpEpsilon(ctx, e, sums, after) {

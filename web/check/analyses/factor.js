@@ -95,6 +95,13 @@ function lossReadings(s, node) {
       id: 'mse-grad-factor',
     },
     { value: s.n / 2, expr: 'Y.size / 2', why: 'dY = Y − target: no 2 and no division by Y.size' },
+    {
+      value: s.n / (2 * s.B),
+      expr: 'Y.size / (2·B)',
+      why:
+        'dY = (Y − target) / B: the gradient of half the sum of the squares, averaged over the ' +
+        'batch (0.5 * np.sum((Y - target) ** 2) / B), not of their mean',
+    },
     { value: 2, expr: '2', why: 'a factor 2 too many' },
     { value: -1, expr: '−1', why: 'the sign is flipped: target − Y' },
     {
