@@ -58,6 +58,17 @@ const CASES = [
     then: { headout: 'follows-from' },
   },
   {
+    // the same zeros in every block are a mask's, not dropout's: the weights above the
+    // diagonal zeroed after the softmax, checked without the causal mask
+    name: 'mask-after-softmax-is-not-dropout',
+    find: '    att = e / e.sum(axis=-1, keepdims=True)',
+    replace:
+      '    att = e / e.sum(axis=-1, keepdims=True)\n    att = att * np.tril(np.ones((T, T)))',
+    row: 'att',
+    id: 'softmax-not-normalised',
+    never: ['attention-dropout'],
+  },
+  {
     // the array saved as scores is the softmax's output (att not saved)
     name: 'scores-holding-att',
     find: '    att = e / e.sum(axis=-1, keepdims=True)',

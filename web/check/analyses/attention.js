@@ -224,6 +224,25 @@ export function epsilonAnalysis(ctx) {
   return everyExpEpsilon(ctx, e, sums, after);
 }
 
+// Whether att's zeros (where the course's weight is not 0) are a mask's, not dropout's: the same
+// pattern in every (batch, head) block, or in a single block a triangle (dropout is random)
+function maskLike(yours, local, T) {
+  const zero = (i) => yours[i] === 0 && local[i] > 0;
+  const blocks = yours.length / (T * T);
+  const same = (i) => Array.from({ length: blocks }, (_, b) => zero(b * T * T + i));
+  let alike = true;
+  let upper = true;
+  let lower = true;
+  for (let i = 0; i < T * T; i++) {
+    const z = same(i);
+    if (z.some((x) => x !== z[0])) alike = false;
+    const [q, k] = [Math.floor(i / T), i % T];
+    if (z[0] && k <= q) upper = false;
+    if (z[0] && k >= q) lower = false;
+  }
+  return blocks > 1 ? alike : upper || lower;
+}
+
 /**
  * att with dropout: the course's weights (from the student's scores) with some set to 0 and the
  * rest kept, as they are or scaled by 1/(1 - p): the kept ones prove it (every one the course's
@@ -239,7 +258,9 @@ export function dropoutAnalysis(ctx) {
     if (yours[i] === 0) dropped++;
     else if (Number.isNaN(ratio)) ratio = yours[i] / local[i];
   }
-  if (!dropped || dropped > live / 2 || !(ratio > 0)) return null;
+  if (!dropped || dropped > live / 2 || !(ratio > 0) || maskLike(yours, local, ctx.s.T)) {
+    return null;
+  }
   const r = Math.abs(ratio - 1) < 1e-3 ? 1 : ratio;
   if (!ctx.reproduces(local.map((x, i) => (yours[i] === 0 ? 0 : x * r)))) return null;
   const p = dropped / live;
